@@ -1,0 +1,275 @@
+// Indexing one repository into the store: scan → catalog → parse → embed.
+//
+// The catalog compares (path, size, mtime) first and sha256 only when those moved, so a no-change
+// re-index reads no file. Each parsed file is written in its own transaction and embeddings are
+// written per batch, with `embedded_with` marking what is done, so a killed run leaves a
+// consistent store and the next run resumes where it stopped.
+
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import type { Encoder } from '../embed/encoder.ts';
+import { ITEM_KINDS, type ItemKind, type Store } from '../store/store.ts';
+import { ParsePool } from './parse-pool.ts';
+import { checkRepositoryRoot, walkRepository, type WalkedFile } from './walk.ts';
+
+export type IndexPhase = 'scan' | 'catalog' | 'parse' | 'embed';
+
+export interface IndexStats {
+  repoId: number;
+  root: string;
+  status: 'completed' | 'cancelled';
+  files: { seen: number; added: number; changed: number; removed: number; touched: number; unchanged: number };
+  parsedFiles: number;
+  filesWithSyntaxErrors: number;
+  parseFailures: number;
+  skipped: Record<string, number>;
+  embeddedTexts: number;
+  encoder: { id: string; name: string; dim: number };
+  timings: Record<IndexPhase, number> & { total: number };
+}
+
+export type IndexEvent =
+  | { type: 'phase'; phase: IndexPhase }
+  | { type: 'progress'; phase: IndexPhase; done: number; total: number; current?: string }
+  | { type: 'warning'; path: string; message: string }
+  | { type: 'done'; stats: IndexStats };
+
+export interface IndexOptions {
+  store: Store;
+  root: string;
+  encoder: Encoder;
+  signal?: AbortSignal;
+  /** Parser worker threads (default: one per core). */
+  parseThreads?: number;
+  /** Texts sent to the encoder per call. */
+  embedBatch?: number;
+  maxFileBytes?: number;
+  /** Test hook: called after each file is written (crash-resume tests kill the run from here). */
+  onFileWritten?: (relPath: string) => void;
+}
+
+export class IndexCancelledError extends Error {
+  constructor() {
+    super('Indexing was cancelled; what was finished is kept and the next run resumes from there.');
+    this.name = 'IndexCancelledError';
+  }
+}
+
+function sha256(buf: Buffer): string {
+  return createHash('sha256').update(buf).digest('hex');
+}
+
+/** Indexes (or incrementally refreshes) `root`. Yields progress; the last event is `done`. */
+export async function* indexRepository(opts: IndexOptions): AsyncGenerator<IndexEvent, IndexStats> {
+  const { store, encoder, signal } = opts;
+  const t0 = performance.now();
+  const timings = { scan: 0, catalog: 0, parse: 0, embed: 0, total: 0 };
+  const root = await checkRepositoryRoot(opts.root);
+  const repo = store.upsertRepository(root);
+  const enc = store.registerEncoder(encoder);
+  const runId = store.startRun(repo.id, enc.id);
+  const stats: IndexStats = {
+    repoId: repo.id,
+    root,
+    status: 'completed',
+    files: { seen: 0, added: 0, changed: 0, removed: 0, touched: 0, unchanged: 0 },
+    parsedFiles: 0,
+    filesWithSyntaxErrors: 0,
+    parseFailures: 0,
+    skipped: {},
+    embeddedTexts: 0,
+    encoder: { id: encoder.id, name: encoder.name, dim: encoder.dim },
+    timings,
+  };
+  const cancelled = () => signal?.aborted === true;
+  let finished = false;
+  try {
+    // ── scan
+    yield { type: 'phase', phase: 'scan' };
+    let t = performance.now();
+    const walk = await walkRepository(root, { signal, maxFileBytes: opts.maxFileBytes });
+    const parseFailures: { path: string; reason: string; detail: string; isDir: boolean }[] = [];
+    timings.scan = performance.now() - t;
+    stats.files.seen = walk.files.length;
+
+    // ── catalog
+    yield { type: 'phase', phase: 'catalog' };
+    t = performance.now();
+    const known = store.catalog(repo.id);
+    const toParse: { file: WalkedFile; content?: Buffer; sha?: string; isNew: boolean }[] = [];
+    const touched: { id: number; size: number; mtimeMs: number }[] = [];
+    const seen = new Set<string>();
+    for (const f of walk.files) {
+      seen.add(f.relPath);
+      const prev = known.get(f.relPath);
+      if (!prev) {
+        toParse.push({ file: f, isNew: true });
+        continue;
+      }
+      if (prev.size === f.size && prev.mtime_ms === f.mtimeMs) {
+        stats.files.unchanged++;
+        continue;
+      }
+      let content: Buffer;
+      try {
+        content = await fs.readFile(f.absPath);
+      } catch (err) {
+        yield { type: 'warning', path: f.relPath, message: `could not read: ${(err as Error).message}` };
+        parseFailures.push({ path: f.relPath, reason: 'unreadable', detail: (err as Error).message, isDir: false });
+        continue;
+      }
+      const sha = sha256(content);
+      if (sha === prev.sha256) {
+        touched.push({ id: prev.id, size: f.size, mtimeMs: f.mtimeMs });
+      } else {
+        toParse.push({ file: f, content, sha, isNew: false });
+      }
+    }
+    store.touchFiles(touched);
+    stats.files.touched = touched.length;
+    const removed = [...known.values()].filter((k) => !seen.has(k.path)).map((k) => k.id);
+    store.removeFiles(removed);
+    stats.files.removed = removed.length;
+    timings.catalog = performance.now() - t;
+
+    // ── parse
+    yield { type: 'phase', phase: 'parse' };
+    t = performance.now();
+    if (toParse.length) {
+      // No more workers than files: a one-file re-index should not pay for starting idle parsers.
+      const pool = new ParsePool(Math.min(opts.parseThreads ?? os.availableParallelism(), toParse.length));
+      try {
+        const total = toParse.length;
+        let done = 0;
+        // Keep a few requests per worker in flight; write results in order of completion.
+        const window = pool.size * 4;
+        const inFlight = new Map<number, Promise<{ idx: number; events: IndexEvent[] }>>();
+        let next = 0;
+        const launch = (idx: number) => {
+          const job = toParse[idx]!;
+          const p = (async () => {
+            const events: IndexEvent[] = [];
+            let content = job.content;
+            if (!content) {
+              try {
+                content = await fs.readFile(job.file.absPath);
+              } catch (err) {
+                events.push({ type: 'warning', path: job.file.relPath, message: `could not read: ${(err as Error).message}` });
+                parseFailures.push({ path: job.file.relPath, reason: 'unreadable', detail: (err as Error).message, isDir: false });
+                return { idx, events };
+              }
+            }
+            const sha = job.sha ?? sha256(content);
+            const reply = await pool.parse(job.file.relPath, job.file.language, content.toString('utf8'));
+            if (!reply.ok) {
+              stats.parseFailures++;
+              events.push({ type: 'warning', path: job.file.relPath, message: `parser failed: ${reply.error.split('\n')[0]}` });
+              parseFailures.push({ path: job.file.relPath, reason: 'parse_failed', detail: reply.error.split('\n')[0] ?? '', isDir: false });
+              return { idx, events };
+            }
+            store.replaceFile(repo.id, { relPath: job.file.relPath, size: content.length, mtimeMs: job.file.mtimeMs, sha256: sha }, reply.result, reply.api);
+            stats.parsedFiles++;
+            if (job.isNew) stats.files.added++;
+            else stats.files.changed++;
+            if (reply.result.errors.length) {
+              stats.filesWithSyntaxErrors++;
+              const e = reply.result.errors[0]!;
+              events.push({ type: 'warning', path: job.file.relPath, message: `syntax error at line ${e.line}: ${e.message}; indexed what parsed` });
+            }
+            opts.onFileWritten?.(job.file.relPath);
+            return { idx, events };
+          })();
+          inFlight.set(idx, p);
+        };
+        while (next < total && inFlight.size < window) launch(next++);
+        while (inFlight.size) {
+          const { idx, events } = await Promise.race(inFlight.values());
+          inFlight.delete(idx);
+          done++;
+          for (const e of events) yield e;
+          yield { type: 'progress', phase: 'parse', done, total, current: toParse[idx]!.file.relPath };
+          if (cancelled()) {
+            await Promise.allSettled(inFlight.values());
+            throw new IndexCancelledError();
+          }
+          if (next < total) launch(next++);
+        }
+      } finally {
+        await pool.close();
+      }
+    }
+    const skips = [
+      ...walk.skipped.map((s) => ({ path: s.relPath, reason: s.reason, detail: s.detail ?? null, isDir: s.isDir })),
+      ...parseFailures,
+    ];
+    store.replaceSkips(repo.id, skips);
+    for (const s of skips) stats.skipped[s.reason] = (stats.skipped[s.reason] ?? 0) + 1;
+    timings.parse = performance.now() - t;
+
+    // ── embed
+    yield { type: 'phase', phase: 'embed' };
+    t = performance.now();
+    const total = store.countPendingEmbeddings(repo.id, enc.id);
+    const batch = opts.embedBatch ?? 256;
+    let done = 0;
+    for (const kind of ITEM_KINDS as ItemKind[]) {
+      for (;;) {
+        if (cancelled()) throw new IndexCancelledError();
+        const pending = store.pendingEmbeddings(repo.id, enc.id, kind, batch);
+        if (!pending.length) break;
+        const vectors = await encoder.embed(pending.map((p) => p.text));
+        store.storeEmbeddings(
+          repo.id,
+          enc.id,
+          kind,
+          pending.map((p, i) => ({ id: p.id, vector: vectors[i]! })),
+        );
+        done += pending.length;
+        stats.embeddedTexts += pending.length;
+        yield { type: 'progress', phase: 'embed', done, total };
+      }
+    }
+    timings.embed = performance.now() - t;
+    store.markIndexed(repo.id, enc.id);
+    timings.total = performance.now() - t0;
+    store.finishRun(runId, 'completed', stats);
+    finished = true;
+    yield { type: 'done', stats };
+    return stats;
+  } catch (err) {
+    timings.total = performance.now() - t0;
+    const isCancel = err instanceof IndexCancelledError || (err as Error)?.name === 'AbortError';
+    stats.status = 'cancelled';
+    try {
+      store.finishRun(runId, isCancel ? 'cancelled' : 'failed', { ...stats, error: String((err as Error)?.message ?? err) });
+    } catch {
+      // The store itself may be what failed (disk full); the original error is the one to report.
+    }
+    if (isCancel) {
+      finished = true;
+      yield { type: 'done', stats };
+      return stats;
+    }
+    throw err;
+  } finally {
+    if (!finished && stats.status === 'completed') {
+      // The consumer stopped iterating early (break / return): record the run as cancelled.
+      try {
+        store.finishRun(runId, 'cancelled', stats);
+      } catch {
+        /* see above */
+      }
+    }
+  }
+}
+
+/** Runs an index to completion, passing events to `onEvent`; returns the final stats. */
+export async function runIndex(opts: IndexOptions, onEvent?: (e: IndexEvent) => void): Promise<IndexStats> {
+  const it = indexRepository(opts);
+  for (;;) {
+    const r = await it.next();
+    if (r.done) return r.value;
+    onEvent?.(r.value);
+  }
+}

@@ -1,0 +1,23 @@
+// Worker thread: parses files with tree-sitter and derives API entries, so the main thread stays free.
+
+import { parentPort } from 'node:worker_threads';
+import { createExtractor } from './extract.ts';
+import { buildApiEntries } from './api.ts';
+import type { ParseRequest, ParseReply } from './parse-pool.ts';
+
+const port = parentPort;
+if (!port) throw new Error('parse-worker must run in a worker thread');
+
+const extractorReady = createExtractor();
+
+port.on('message', async (req: ParseRequest) => {
+  let reply: ParseReply;
+  try {
+    const extractor = await extractorReady;
+    const result = extractor.parse(req.relPath, req.language, req.source);
+    reply = { id: req.id, ok: true, result, api: buildApiEntries(result) };
+  } catch (err) {
+    reply = { id: req.id, ok: false, error: (err as Error)?.stack ?? String(err) };
+  }
+  port.postMessage(reply);
+});

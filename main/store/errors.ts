@@ -1,0 +1,63 @@
+// Typed errors of the store. Each names the database file and says what the user can do.
+
+export class StoreError extends Error {
+  constructor(
+    message: string,
+    readonly dbPath: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+/** The file exists but is not a readable SQLite database (or is damaged). Never deleted silently. */
+export class StoreCorruptError extends StoreError {
+  constructor(dbPath: string, detail: string, options?: { cause?: unknown }) {
+    super(
+      `The database ${dbPath} is damaged or is not an OpenCoder database (${detail}). ` +
+        `Nothing was changed. To start over, run the command again with --rebuild-db: the file is moved aside ` +
+        `(renamed to ${dbPath}.corrupt-<time>) and a new database is built.`,
+      dbPath,
+      options,
+    );
+    this.name = 'StoreCorruptError';
+  }
+}
+
+/** The database was written by a newer OpenCoder: opening it could lose data. */
+export class SchemaTooNewError extends StoreError {
+  constructor(
+    dbPath: string,
+    readonly found: number,
+    readonly supported: number,
+  ) {
+    super(
+      `The database ${dbPath} has schema version ${found}, but this OpenCoder understands versions up to ${supported}. ` +
+        `It was written by a newer release; update OpenCoder or use another --db file. The file was not changed.`,
+      dbPath,
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}
+
+/** A write failed (disk full, read-only medium, I/O error); the transaction was rolled back. */
+export class StoreWriteError extends StoreError {
+  constructor(dbPath: string, what: string, cause: unknown) {
+    const code = (cause as { code?: string } | undefined)?.code ?? '';
+    const reason =
+      code === 'SQLITE_FULL'
+        ? 'the disk is full'
+        : code === 'SQLITE_READONLY'
+          ? 'the database is read-only'
+          : code.startsWith('SQLITE_IOERR')
+            ? 'an I/O error occurred'
+            : String((cause as Error | undefined)?.message ?? cause);
+    super(
+      `Could not write ${what} to ${dbPath}: ${reason}. The change was rolled back; everything stored before is intact.`,
+      dbPath,
+      { cause },
+    );
+    this.name = 'StoreWriteError';
+  }
+}

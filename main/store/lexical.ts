@@ -1,0 +1,35 @@
+// Text prepared for the FTS5 lexical index. FTS5's unicode61 tokenizer already splits on `_` and
+// punctuation but not inside camelCase, so we append the camelCase parts of such identifiers.
+
+const CAMEL = /[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*/g;
+
+/** Splits `parseHTTPResponse2` into `parse http response2`. */
+export function splitCamel(identifier: string): string[] {
+  return identifier
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(' ')
+    .filter(Boolean);
+}
+
+export function lexicalText(text: string): string {
+  const extra = new Set<string>();
+  for (const m of text.matchAll(CAMEL)) {
+    for (const part of splitCamel(m[0])) extra.add(part);
+  }
+  return extra.size ? `${text}\n${[...extra].join(' ')}` : text;
+}
+
+/** Turns free text into a safe FTS5 OR-query of its word tokens (no FTS syntax can leak through). */
+export function ftsQuery(text: string, maxTerms = 32): string | null {
+  const terms = new Set<string>();
+  for (const word of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
+    for (const piece of word.split('_')) {
+      for (const part of splitCamel(piece)) if (part.length > 1) terms.add(part);
+    }
+    if (terms.size >= maxTerms) break;
+  }
+  if (!terms.size) return null;
+  return [...terms].slice(0, maxTerms).map((t) => `"${t}"`).join(' OR ');
+}

@@ -1,0 +1,149 @@
+// Numbered schema migrations. Each entry upgrades the schema from version (index) to (index + 1).
+// Never edit a migration that has shipped; add a new one.
+
+import type { Database } from 'better-sqlite3';
+import { lexicalText } from './lexical.ts';
+
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+  /** Data changes that SQL alone cannot express; runs in the same transaction as `sql`. */
+  backfill?: (db: Database) => void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'repositories, files, code units, context chunks, API entries, encoders',
+    sql: `
+      CREATE TABLE repositories (
+        id INTEGER PRIMARY KEY,
+        root TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        last_indexed_at TEXT,
+        encoder_id INTEGER REFERENCES encoders(id)
+      );
+      CREATE TABLE encoders (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        description TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE files (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ms REAL NOT NULL,
+        sha256 TEXT NOT NULL,
+        language TEXT NOT NULL,
+        module TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('indexed', 'partial')),
+        syntax_errors TEXT NOT NULL DEFAULT '[]',
+        indexed_at TEXT NOT NULL,
+        UNIQUE (repo_id, path)
+      );
+      CREATE TABLE units (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('module', 'class', 'function', 'method')),
+        name TEXT NOT NULL,
+        qualname TEXT NOT NULL,
+        parent_qualname TEXT,
+        signature TEXT NOT NULL,
+        params TEXT NOT NULL,
+        returns TEXT,
+        decorators TEXT NOT NULL,
+        is_async INTEGER NOT NULL,
+        docstring TEXT,
+        body TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        calls TEXT NOT NULL,
+        imports TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        embedded_with INTEGER
+      );
+      CREATE INDEX units_file ON units(file_id);
+      CREATE INDEX units_repo_qualname ON units(repo_id, qualname);
+      CREATE INDEX units_embed ON units(repo_id, embedded_with);
+      CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('module_header', 'class_skeleton', 'siblings')),
+        title TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        text TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        content_hash TEXT NOT NULL,
+        embedded_with INTEGER
+      );
+      CREATE INDEX chunks_file ON chunks(file_id);
+      CREATE INDEX chunks_embed ON chunks(repo_id, embedded_with);
+      CREATE TABLE api_entries (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        unit_id INTEGER REFERENCES units(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        qualname TEXT NOT NULL,
+        module TEXT NOT NULL,
+        owner TEXT,
+        signature TEXT NOT NULL,
+        description TEXT NOT NULL,
+        description_source TEXT NOT NULL,
+        text TEXT NOT NULL,
+        embedded_with INTEGER
+      );
+      CREATE INDEX api_file ON api_entries(file_id);
+      CREATE INDEX api_embed ON api_entries(repo_id, embedded_with);
+      CREATE INDEX api_repo_name ON api_entries(repo_id, name);
+    `,
+  },
+  {
+    version: 2,
+    description: 'skip records, index runs, FTS5 lexical indexes',
+    sql: `
+      CREATE TABLE skipped_paths (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        detail TEXT,
+        is_dir INTEGER NOT NULL,
+        PRIMARY KEY (repo_id, path)
+      );
+      CREATE TABLE index_runs (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'cancelled', 'failed')),
+        encoder_id INTEGER REFERENCES encoders(id),
+        stats TEXT
+      );
+      CREATE VIRTUAL TABLE fts_units USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE fts_chunks USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE fts_api USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+    `,
+    // A version-1 database already holds units: give them lexical entries so BM25 recall sees them.
+    backfill(db) {
+      const put = (table: string, rows: { id: number; text: string }[]) => {
+        const ins = db.prepare(`INSERT INTO ${table}(rowid, text) VALUES (?, ?)`);
+        for (const r of rows) ins.run(r.id, lexicalText(r.text));
+      };
+      put('fts_units', db.prepare(`SELECT id, qualname || ' ' || signature || ' ' || coalesce(docstring, '') || ' ' || body AS text FROM units WHERE kind != 'module'`).all() as { id: number; text: string }[]);
+      put('fts_chunks', db.prepare('SELECT id, text FROM chunks').all() as { id: number; text: string }[]);
+      put('fts_api', db.prepare('SELECT id, text FROM api_entries').all() as { id: number; text: string }[]);
+    },
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

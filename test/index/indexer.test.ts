@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -210,6 +210,48 @@ describe('crash and resume', () => {
     expect(unitNames(after).length).toBe(40);
     expect(after.countPendingEmbeddings(repo.id, after.stats(repo.id).encoder!.id)).toBe(0);
     after.close();
+  });
+});
+
+describe('hazards', () => {
+  it('indexes a folder full of hazards without crashing or hanging, recording each skip', async () => {
+    const { root, store } = setup({
+      'good.py': 'def fine():\n    return 1\n',
+      'blob.py': 'x = 1\n\0\0\0binary\n',
+      'big.py': `# big\n${'x = 1\n'.repeat(300_000)}`,
+      'app.min.js': 'var a=1;',
+      'gen_pb2.py': 'X = 1\n',
+      '.venv/pyvenv.cfg': 'home = /usr\n',
+      '.venv/lib/mod.py': 'def hidden(): pass\n',
+      'node_modules/x/index.js': 'module.exports = 1;\n',
+    });
+    fs.symlinkSync('/etc', path.join(root, 'outside'));
+    fs.symlinkSync('.', path.join(root, 'loop'));
+    fs.symlinkSync('missing.py', path.join(root, 'dangling.py'));
+    let fifo = false;
+    try {
+      execFileSync('mkfifo', [path.join(root, 'pipe.py')]);
+      fifo = true;
+    } catch {
+      console.warn('mkfifo unavailable: the FIFO case is not exercised here');
+    }
+    const stats = await runIndex({ store, root, encoder: fakeEncoder() });
+    expect(stats.status).toBe('completed');
+    expect(unitNames(store)).toEqual(['good.py:fine']);
+    const reasons = Object.fromEntries(store.listSkips(stats.repoId).map((k) => [k.path, k.reason]));
+    expect(reasons).toMatchObject({
+      'blob.py': 'binary',
+      'big.py': 'too_large',
+      'app.min.js': 'minified',
+      'gen_pb2.py': 'generated',
+      '.venv': 'virtualenv',
+      node_modules: 'dependencies',
+      outside: 'symlink_outside',
+      loop: 'symlink_loop',
+      'dangling.py': 'symlink_dangling',
+    });
+    if (fifo) expect(reasons['pipe.py']).toBe('special_file');
+    store.close();
   });
 });
 

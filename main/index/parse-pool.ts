@@ -3,7 +3,7 @@
 
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../util/worker.ts';
+import { siblingModule, startWorker } from '../util/worker.ts';
 import type { ApiEntry, Language, ParseResult } from './types.ts';
 
 export interface ParseRequest {
@@ -32,7 +32,7 @@ export class ParsePool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: startWorker(new URL('./parse-worker.ts', import.meta.url)), inFlight: new Map() };
+    const slot: Slot = { worker: startWorker(siblingModule(import.meta.url, 'parse-worker')), inFlight: new Map() };
     slot.worker.on('message', (reply: ParseReply) => {
       const waiter = slot.inFlight.get(reply.id);
       if (!waiter) return;

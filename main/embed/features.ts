@@ -1,0 +1,338 @@
+// Featurisation for the default (hashing) encoder.
+//
+// Code text → identifiers → lower-cased sub-tokens (camelCase, PascalCase with acronyms, snake_case, digit runs)
+// → three kinds of features:
+//   s:<sub-token>                 every sub-token of two or more characters that is not on the stop-list
+//   w:<sub_tokens_joined_by_underscore>  the whole identifier when it has two or more sub-tokens, so that
+//                                 `parseHttpResponse` and `parse_http_response` share a feature
+//   t:<trigram>                   character trigrams of each kept sub-token, with ^ and $ as boundary marks,
+//                                 for robustness to morphology (`format` / `formatter`)
+// Each feature is hashed into one of V buckets with a sign; colliding features add up. Counts get sublinear
+// weights (1 + ln tf) times a per-kind weight. The dense part (projection, sum, normalisation) is the ONNX model.
+
+export interface FeatureConfig {
+  /** Number of hash buckets (rows of the projection table). */
+  buckets: number;
+  /** Per-kind weights. A weight of 0 switches that kind of feature off. */
+  subtokenWeight: number;
+  identifierWeight: number;
+  trigramWeight: number;
+  /** Sub-tokens shorter than this are not features on their own (they still count in whole identifiers). */
+  minSubtokenLength: number;
+  /** At most this many buckets per text; the ones with the largest |weight| are kept. */
+  maxFeatures: number;
+  /** Seed mixed into every feature hash. */
+  hashSeed: number;
+  /** Words that are never features on their own: keywords and very common English words. */
+  stopWords: readonly string[];
+}
+
+/** Language keywords (Python, JS/TS, Java, Go, Rust, C-family) and frequent English words. */
+export const DEFAULT_STOP_WORDS: readonly string[] = [
+  // Python
+  'def', 'self', 'cls', 'return', 'class', 'if', 'elif', 'else', 'for', 'while', 'in', 'is', 'not', 'and', 'or',
+  'import', 'from', 'as', 'with', 'try', 'except', 'finally', 'raise', 'pass', 'break', 'continue', 'lambda',
+  'yield', 'none', 'true', 'false', 'global', 'nonlocal', 'del', 'assert', 'async', 'await',
+  // JS / TS
+  'const', 'let', 'var', 'function', 'new', 'this', 'null', 'undefined', 'typeof', 'instanceof', 'export',
+  'default', 'extends', 'implements', 'interface', 'type', 'enum', 'public', 'private', 'protected', 'static',
+  'readonly', 'void', 'catch', 'throw', 'throws', 'switch', 'case', 'do', 'of', 'super',
+  // Java / Go / Rust / C
+  'package', 'final', 'abstract', 'func', 'fn', 'pub', 'mut', 'impl', 'struct', 'use', 'mod', 'crate', 'go',
+  'defer', 'chan', 'nil', 'int', 'char', 'long', 'short', 'unsigned', 'signed', 'auto', 'include', 'define',
+  'boolean', 'bool', 'str', 'string', 'any', 'object', 'args', 'kwargs',
+  // English
+  'the', 'a', 'an', 'to', 'of', 'it', 'be', 'by', 'on', 'at', 'that', 'this', 'are', 'was', 'we', 'you', 'its',
+  'can', 'will', 'if', 'then', 'than', 'which', 'these', 'those', 'there', 'has', 'have', 'should', 'may',
+  'must', 'all', 'but', 'also', 'only',
+];
+
+export const DEFAULT_FEATURE_CONFIG: FeatureConfig = {
+  buckets: 8192,
+  subtokenWeight: 1,
+  identifierWeight: 0.5,
+  trigramWeight: 0.5,
+  minSubtokenLength: 2,
+  maxFeatures: 2048,
+  hashSeed: 0x9e3779b9,
+  stopWords: DEFAULT_STOP_WORDS,
+};
+
+// Upper-case run not followed by lower case (acronym), capitalised or lower-case word, digit run.
+// Letters without case (CJK…), title-case letters and combining marks count as lower case.
+const SUBTOKEN_RE = /\p{Lu}+(?![\p{Ll}\p{Lo}\p{Lm}\p{Lt}\p{M}])|\p{Lu}?[\p{Ll}\p{Lo}\p{Lm}\p{Lt}\p{M}]+|\p{N}+/gu;
+const IDENTIFIER_RE = /[\p{L}\p{N}\p{M}_$]+/gu;
+const HAS_LETTER_RE = /\p{L}/u;
+const NON_ASCII_RE = /[^\x00-\x7f]/;
+
+/** Splits one identifier into lower-cased sub-tokens: `parseHTTPResponse` → parse, http, response. */
+export function splitIdentifier(identifier: string): string[] {
+  return NON_ASCII_RE.test(identifier) ? splitIdentifierUnicode(identifier) : splitIdentifierAscii(identifier);
+}
+
+/** The general (regex) splitter; splitIdentifier uses a faster scanner with the same result on ASCII. */
+export function splitIdentifierUnicode(identifier: string): string[] {
+  const out: string[] = [];
+  for (const part of identifier.split(/[_$]+/)) {
+    if (part.length === 0) continue;
+    for (const m of part.matchAll(SUBTOKEN_RE)) out.push(m[0].toLowerCase());
+  }
+  return out;
+}
+
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+function splitIdentifierAscii(s: string): string[] {
+  const out: string[] = [];
+  const n = s.length;
+  let i = 0;
+  while (i < n) {
+    const c = s.charCodeAt(i);
+    let j = i + 1;
+    if (isLower(c)) {
+      while (j < n && isLower(s.charCodeAt(j))) j++;
+    } else if (isDigit(c)) {
+      while (j < n && isDigit(s.charCodeAt(j))) j++;
+    } else if (isUpper(c)) {
+      while (j < n && isUpper(s.charCodeAt(j))) j++;
+      if (j < n && isLower(s.charCodeAt(j))) {
+        // an acronym ends one letter before a capitalised word: HTTPResponse → HTTP, Response
+        if (j - i > 1) {
+          out.push(s.slice(i, j - 1).toLowerCase());
+          i = j - 1;
+        }
+        while (j < n && isLower(s.charCodeAt(j))) j++;
+      }
+    } else {
+      i = j; // separator (_ or $)
+      continue;
+    }
+    out.push(s.slice(i, j).toLowerCase());
+    i = j;
+  }
+  return out;
+}
+
+/** Identifier-like words of a text (letters, digits, underscore, $), skipping pure numbers. */
+export function extractIdentifiers(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(IDENTIFIER_RE)) {
+    if (HAS_LETTER_RE.test(m[0])) out.push(m[0]);
+  }
+  return out;
+}
+
+/** Character trigrams of a sub-token with boundary marks: `parse` → ^pa, par, ars, rse, se$. */
+export function trigrams(subtoken: string): string[] {
+  const chars = Array.from(`^${subtoken}$`);
+  const out: string[] = [];
+  for (let i = 0; i + 3 <= chars.length; i++) out.push(chars[i]! + chars[i + 1]! + chars[i + 2]!);
+  return out;
+}
+
+/** The named features of a text with their counts, before hashing (used by tests and for inspection). */
+export function countFeatures(text: string, config: FeatureConfig = DEFAULT_FEATURE_CONFIG): Map<string, number> {
+  const stop = stopSet(config);
+  // Distinct identifiers first: code repeats its names, and each distinct one is split only once.
+  const identCounts = new Map<string, number>();
+  for (const m of text.matchAll(IDENTIFIER_RE)) {
+    const w = m[0];
+    identCounts.set(w, (identCounts.get(w) ?? 0) + 1);
+  }
+  const subCounts = new Map<string, number>();
+  const counts = new Map<string, number>();
+  for (const [ident, n] of identCounts) {
+    if (!HAS_LETTER_RE.test(ident)) continue;
+    const subs = splitIdentifier(ident);
+    if (subs.length >= 2 && config.identifierWeight !== 0) {
+      const w = 'w:' + subs.join('_');
+      counts.set(w, (counts.get(w) ?? 0) + n);
+    }
+    for (const s of subs) subCounts.set(s, (subCounts.get(s) ?? 0) + n);
+  }
+  for (const [s, n] of subCounts) {
+    if (s.length < config.minSubtokenLength || stop.has(s) || !HAS_LETTER_RE.test(s)) continue;
+    if (config.subtokenWeight !== 0) counts.set('s:' + s, (counts.get('s:' + s) ?? 0) + n);
+    if (config.trigramWeight !== 0 && s.length >= 3) {
+      for (const t of trigrams(s)) counts.set('t:' + t, (counts.get('t:' + t) ?? 0) + n);
+    }
+  }
+  return counts;
+}
+
+const stopSets = new WeakMap<readonly string[], Set<string>>();
+function stopSet(config: FeatureConfig): Set<string> {
+  let s = stopSets.get(config.stopWords);
+  if (!s) {
+    s = new Set(config.stopWords);
+    stopSets.set(config.stopWords, s);
+  }
+  return s;
+}
+
+/** 32-bit FNV-1a over UTF-16 code units followed by the murmur3 finaliser, seeded. */
+export function hashFeature(feature: string, seed: number): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < feature.length; i++) {
+    h ^= feature.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Bucket and sign of one named feature. */
+export function bucketOf(feature: string, config: FeatureConfig): { bucket: number; sign: 1 | -1 } {
+  const h = hashFeature(feature, config.hashSeed);
+  return { bucket: h % config.buckets, sign: h & 0x80000000 ? -1 : 1 };
+}
+
+function kindWeight(feature: string, config: FeatureConfig): number {
+  switch (feature.charCodeAt(0)) {
+    case 115: return config.subtokenWeight; // 's'
+    case 119: return config.identifierWeight; // 'w'
+    default: return config.trigramWeight; // 't'
+  }
+}
+
+export interface HashedFeatures {
+  /** Bucket ids, ascending. */
+  ids: Int32Array;
+  /** Signed weight per bucket (colliding features summed). */
+  weights: Float32Array;
+}
+
+/** The bucket every text without features gets, so that its vector is still defined and unit length. */
+export const EMPTY_FEATURE = 'e:<empty>';
+
+const FNV_PRIME = 0x01000193;
+const SURROGATE_RE = /[\uD800-\uDFFF]/;
+
+function fnvStep(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function addCount(m: Map<number, number>, k: number, n: number) {
+  m.set(k, (m.get(k) ?? 0) + n);
+}
+
+let scratch = new Float64Array(0);
+
+/**
+ * Hashes a text's features into signed, weighted buckets: the sparse input to the ONNX model. Same result as
+ * hashing each feature of countFeatures() with bucketOf() (tested), without building the feature strings.
+ */
+export function hashFeatures(text: string, config: FeatureConfig = DEFAULT_FEATURE_CONFIG): HashedFeatures {
+  const stop = stopSet(config);
+  const seed = (0x811c9dc5 ^ config.hashSeed) >>> 0;
+  const seedS = fnvStep(seed, 's:');
+  const seedW = fnvStep(seed, 'w:');
+  const seedT = fnvStep(seed, 't:');
+  const identCounts = new Map<string, number>();
+  for (const m of text.matchAll(IDENTIFIER_RE)) identCounts.set(m[0], (identCounts.get(m[0]) ?? 0) + 1);
+  const subCounts = new Map<string, number>();
+  // feature counts keyed by the feature's 32-bit hash, one map per kind (they have different weights)
+  const sub = new Map<number, number>();
+  const whole = new Map<number, number>();
+  const tri = new Map<number, number>();
+  for (const [ident, n] of identCounts) {
+    if (!HAS_LETTER_RE.test(ident)) continue;
+    const subs = splitIdentifier(ident);
+    if (subs.length >= 2 && config.identifierWeight !== 0) addCount(whole, fmix(fnvStep(seedW, subs.join('_'))), n);
+    for (const x of subs) subCounts.set(x, (subCounts.get(x) ?? 0) + n);
+  }
+  for (const [x, n] of subCounts) {
+    if (x.length < config.minSubtokenLength || stop.has(x) || !HAS_LETTER_RE.test(x)) continue;
+    if (config.subtokenWeight !== 0) addCount(sub, fmix(fnvStep(seedS, x)), n);
+    if (config.trigramWeight !== 0 && x.length >= 3) {
+      if (!SURROGATE_RE.test(x)) {
+        // code units are code points: hash the trigrams of ^x$ straight from the char codes
+        let c0 = 94; // ^
+        let c1 = x.charCodeAt(0);
+        for (let i = 1; i <= x.length; i++) {
+          const c2 = i < x.length ? x.charCodeAt(i) : 36; // $
+          const h = Math.imul(Math.imul(Math.imul(seedT ^ c0, FNV_PRIME) ^ c1, FNV_PRIME) ^ c2, FNV_PRIME);
+          addCount(tri, fmix(h), n);
+          c0 = c1;
+          c1 = c2;
+        }
+      } else {
+        // trigrams by code point; each code point hashed as its UTF-16 code units
+        const cps = Array.from(x);
+        cps.unshift('^');
+        cps.push('$');
+        for (let i = 0; i + 3 <= cps.length; i++) {
+          addCount(tri, fmix(fnvStep(fnvStep(fnvStep(seedT, cps[i]!), cps[i + 1]!), cps[i + 2]!)), n);
+        }
+      }
+    }
+  }
+  const V = config.buckets;
+  if (scratch.length < V) scratch = new Float64Array(V);
+  const acc = scratch;
+  const touched: number[] = [];
+  const put = (m: Map<number, number>, kindW: number) => {
+    for (const [h, tf] of m) {
+      const b = h % V;
+      const w = (h & 0x80000000 ? -1 : 1) * kindW * (1 + Math.log(tf));
+      if (acc[b] === 0) touched.push(b);
+      acc[b]! += w;
+      if (acc[b] === 0) acc[b] = Number.MIN_VALUE; // keep it marked as touched; dropped below
+    }
+  };
+  put(sub, config.subtokenWeight);
+  put(whole, config.identifierWeight);
+  put(tri, config.trigramWeight);
+  let entries: Array<[number, number]> = [];
+  for (const b of touched) {
+    const w = acc[b]!;
+    acc[b] = 0;
+    if (Math.abs(w) > Number.MIN_VALUE) entries.push([b, w]);
+  }
+  if (entries.length === 0) entries = [[bucketOf(EMPTY_FEATURE, config).bucket, 1]];
+  if (entries.length > config.maxFeatures) {
+    entries.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0] - b[0]);
+    entries.length = config.maxFeatures;
+  }
+  entries.sort((a, b) => a[0] - b[0]);
+  const ids = new Int32Array(entries.length);
+  const weights = new Float32Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    ids[i] = entries[i]![0];
+    weights[i] = entries[i]![1];
+  }
+  return { ids, weights };
+}
+
+/** Plain version of hashFeatures built on countFeatures() and bucketOf(): the reference it is tested against. */
+export function hashFeaturesReference(text: string, config: FeatureConfig = DEFAULT_FEATURE_CONFIG): HashedFeatures {
+  const acc = new Map<number, number>();
+  for (const [feature, tf] of countFeatures(text, config)) {
+    const { bucket, sign } = bucketOf(feature, config);
+    acc.set(bucket, (acc.get(bucket) ?? 0) + sign * kindWeight(feature, config) * (1 + Math.log(tf)));
+  }
+  let entries = [...acc].filter(([, w]) => Math.abs(w) > Number.MIN_VALUE);
+  if (entries.length === 0) entries = [[bucketOf(EMPTY_FEATURE, config).bucket, 1]];
+  if (entries.length > config.maxFeatures) {
+    entries.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0] - b[0]);
+    entries.length = config.maxFeatures;
+  }
+  entries.sort((a, b) => a[0] - b[0]);
+  return { ids: Int32Array.from(entries, (e) => e[0]), weights: Float32Array.from(entries, (e) => e[1]) };
+}

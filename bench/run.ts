@@ -31,7 +31,7 @@ async function parseAlone(root: string): Promise<{ ms: number; files: number; un
     await Promise.all(
       walk.files.map(async (f) => {
         const source = await fs.promises.readFile(f.absPath, 'utf8');
-        const reply = await pool.parse(f.relPath, f.language, source);
+        const reply = await pool.parse(f.relPath, f.language, source, { lexical: false });
         if (reply.ok) units += reply.result.units.length;
       }),
     );

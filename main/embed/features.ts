@@ -228,9 +228,135 @@ function fmix(h: number): number {
   return h >>> 0;
 }
 
-function addCount(m: Map<number, number>, k: number, n: number) {
-  m.set(k, (m.get(k) ?? 0) + n);
+
+// Code repeats its names across texts, so the hashes of each distinct identifier and sub-token are
+// computed once and cached (bounded; cleared when full). Results are identical to computing them afresh.
+interface IdentInfo {
+  /** Hash of the whole-identifier feature, or null when it has none. */
+  whole: number | null;
+  /** Sub-tokens (empty for identifiers without letters, which give no features). */
+  subs: string[];
 }
+interface SubtokenInfo {
+  sub: number | null;
+  tris: number[];
+}
+const CACHE_LIMIT = 250_000;
+const caches = new WeakMap<FeatureConfig, { idents: Map<string, IdentInfo>; subs: Map<string, SubtokenInfo> }>();
+
+function cacheFor(config: FeatureConfig) {
+  let c = caches.get(config);
+  if (!c) {
+    c = { idents: new Map(), subs: new Map() };
+    caches.set(config, c);
+  }
+  return c;
+}
+
+function remember<V>(m: Map<string, V>, k: string, v: V): void {
+  if (m.size >= CACHE_LIMIT) m.clear();
+  m.set(k, v);
+}
+
+function identInfo(ident: string, config: FeatureConfig, seedW: number): IdentInfo {
+  if (!HAS_LETTER_RE.test(ident)) return { whole: null, subs: [] };
+  const subs = splitIdentifier(ident);
+  const whole = subs.length >= 2 && config.identifierWeight !== 0 ? fmix(fnvStep(seedW, subs.join('_'))) : null;
+  return { whole, subs };
+}
+
+function subtokenInfo(x: string, config: FeatureConfig, stop: Set<string>, seedS: number, seedT: number): SubtokenInfo {
+  const info: SubtokenInfo = { sub: null, tris: [] };
+  if (x.length < config.minSubtokenLength || stop.has(x) || !HAS_LETTER_RE.test(x)) return info;
+  if (config.subtokenWeight !== 0) info.sub = fmix(fnvStep(seedS, x));
+  if (config.trigramWeight !== 0 && x.length >= 3) {
+    if (!SURROGATE_RE.test(x)) {
+      // code units are code points: hash the trigrams of ^x$ straight from the char codes
+      let c0 = 94; // ^
+      let c1 = x.charCodeAt(0);
+      for (let i = 1; i <= x.length; i++) {
+        const c2 = i < x.length ? x.charCodeAt(i) : 36; // $
+        info.tris.push(fmix(Math.imul(Math.imul(Math.imul(seedT ^ c0, FNV_PRIME) ^ c1, FNV_PRIME) ^ c2, FNV_PRIME)));
+        c0 = c1;
+        c1 = c2;
+      }
+    } else {
+      // trigrams by code point; each code point hashed as its UTF-16 code units
+      const cps = Array.from(x);
+      cps.unshift('^');
+      cps.push('$');
+      for (let i = 0; i + 3 <= cps.length; i++) {
+        info.tris.push(fmix(fnvStep(fnvStep(fnvStep(seedT, cps[i]!), cps[i + 1]!), cps[i + 2]!)));
+      }
+    }
+  }
+  return info;
+}
+
+const KIND_SUB = 0;
+const KIND_WHOLE = 1;
+const KIND_TRI = 2;
+
+/** Counts per (32-bit feature hash, kind), reset in O(1) by a generation stamp. Grows when half full. */
+class FeatureTable {
+  keys = new Int32Array(0);
+  kinds = new Uint8Array(0);
+  counts = new Float64Array(0);
+  stamps = new Uint32Array(0);
+  used = new Int32Array(0);
+  usedCount = 0;
+  private mask = 0;
+  private gen = 0;
+
+  constructor(size: number) {
+    this.allocate(size);
+  }
+
+  private allocate(size: number): void {
+    this.keys = new Int32Array(size);
+    this.kinds = new Uint8Array(size);
+    this.counts = new Float64Array(size);
+    this.stamps = new Uint32Array(size);
+    this.used = new Int32Array(size);
+    this.mask = size - 1;
+    this.gen = 1;
+    this.usedCount = 0;
+  }
+
+  reset(): void {
+    this.usedCount = 0;
+    if (++this.gen === 0xffffffff) this.allocate(this.keys.length);
+  }
+
+  add(hash: number, kind: number, n: number): void {
+    const key = hash | 0;
+    let i = (key ^ (key >>> 15) ^ kind) & this.mask;
+    while (this.stamps[i] === this.gen) {
+      if (this.keys[i] === key && this.kinds[i] === kind) {
+        this.counts[i]! += n;
+        return;
+      }
+      i = (i + 1) & this.mask;
+    }
+    this.stamps[i] = this.gen;
+    this.keys[i] = key;
+    this.kinds[i] = kind;
+    this.counts[i] = n;
+    this.used[this.usedCount++] = i;
+    if (this.usedCount * 2 > this.keys.length) this.grow();
+  }
+
+  private grow(): void {
+    const old = { keys: this.keys, kinds: this.kinds, counts: this.counts, used: this.used, n: this.usedCount };
+    this.allocate(this.keys.length * 2);
+    for (let u = 0; u < old.n; u++) {
+      const s = old.used[u]!;
+      this.add(old.keys[s]!, old.kinds[s]!, old.counts[s]!);
+    }
+  }
+}
+
+const featureTable = new FeatureTable(1 << 14);
 
 let scratch = new Float64Array(0);
 
@@ -246,59 +372,41 @@ export function hashFeatures(text: string, config: FeatureConfig = DEFAULT_FEATU
   const seedT = fnvStep(seed, 't:');
   const identCounts = new Map<string, number>();
   for (const m of text.matchAll(IDENTIFIER_RE)) identCounts.set(m[0], (identCounts.get(m[0]) ?? 0) + 1);
-  const subCounts = new Map<string, number>();
-  // feature counts keyed by the feature's 32-bit hash, one map per kind (they have different weights)
-  const sub = new Map<number, number>();
-  const whole = new Map<number, number>();
-  const tri = new Map<number, number>();
+  // Feature counts live in a typed open-addressing table keyed by (hash, kind): far cheaper than Maps.
+  const table = featureTable;
+  table.reset();
+  const cache = cacheFor(config);
   for (const [ident, n] of identCounts) {
-    if (!HAS_LETTER_RE.test(ident)) continue;
-    const subs = splitIdentifier(ident);
-    if (subs.length >= 2 && config.identifierWeight !== 0) addCount(whole, fmix(fnvStep(seedW, subs.join('_'))), n);
-    for (const x of subs) subCounts.set(x, (subCounts.get(x) ?? 0) + n);
-  }
-  for (const [x, n] of subCounts) {
-    if (x.length < config.minSubtokenLength || stop.has(x) || !HAS_LETTER_RE.test(x)) continue;
-    if (config.subtokenWeight !== 0) addCount(sub, fmix(fnvStep(seedS, x)), n);
-    if (config.trigramWeight !== 0 && x.length >= 3) {
-      if (!SURROGATE_RE.test(x)) {
-        // code units are code points: hash the trigrams of ^x$ straight from the char codes
-        let c0 = 94; // ^
-        let c1 = x.charCodeAt(0);
-        for (let i = 1; i <= x.length; i++) {
-          const c2 = i < x.length ? x.charCodeAt(i) : 36; // $
-          const h = Math.imul(Math.imul(Math.imul(seedT ^ c0, FNV_PRIME) ^ c1, FNV_PRIME) ^ c2, FNV_PRIME);
-          addCount(tri, fmix(h), n);
-          c0 = c1;
-          c1 = c2;
-        }
-      } else {
-        // trigrams by code point; each code point hashed as its UTF-16 code units
-        const cps = Array.from(x);
-        cps.unshift('^');
-        cps.push('$');
-        for (let i = 0; i + 3 <= cps.length; i++) {
-          addCount(tri, fmix(fnvStep(fnvStep(fnvStep(seedT, cps[i]!), cps[i + 1]!), cps[i + 2]!)), n);
-        }
+    let info = cache.idents.get(ident);
+    if (!info) {
+      info = identInfo(ident, config, seedW);
+      remember(cache.idents, ident, info);
+    }
+    if (info.whole !== null) table.add(info.whole, KIND_WHOLE, n);
+    for (const x of info.subs) {
+      let si = cache.subs.get(x);
+      if (!si) {
+        si = subtokenInfo(x, config, stop, seedS, seedT);
+        remember(cache.subs, x, si);
       }
+      if (si.sub !== null) table.add(si.sub, KIND_SUB, n);
+      for (const h of si.tris) table.add(h, KIND_TRI, n);
     }
   }
   const V = config.buckets;
   if (scratch.length < V) scratch = new Float64Array(V);
   const acc = scratch;
   const touched: number[] = [];
-  const put = (m: Map<number, number>, kindW: number) => {
-    for (const [h, tf] of m) {
-      const b = h % V;
-      const w = (h & 0x80000000 ? -1 : 1) * kindW * (1 + Math.log(tf));
-      if (acc[b] === 0) touched.push(b);
-      acc[b]! += w;
-      if (acc[b] === 0) acc[b] = Number.MIN_VALUE; // keep it marked as touched; dropped below
-    }
-  };
-  put(sub, config.subtokenWeight);
-  put(whole, config.identifierWeight);
-  put(tri, config.trigramWeight);
+  const kindWeights = [config.subtokenWeight, config.identifierWeight, config.trigramWeight];
+  for (let u = 0; u < table.usedCount; u++) {
+    const slot = table.used[u]!;
+    const h = table.keys[slot]! >>> 0;
+    const b = h % V;
+    const w = (h & 0x80000000 ? -1 : 1) * kindWeights[table.kinds[slot]!]! * (1 + Math.log(table.counts[slot]!));
+    if (acc[b] === 0) touched.push(b);
+    acc[b]! += w;
+    if (acc[b] === 0) acc[b] = Number.MIN_VALUE; // keep it marked as touched; dropped below
+  }
   let entries: Array<[number, number]> = [];
   for (const b of touched) {
     const w = acc[b]!;

@@ -9,8 +9,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import type { Encoder } from '../embed/encoder.ts';
-import { ITEM_KINDS, type ItemKind, type Store } from '../store/store.ts';
-import { ParsePool } from './parse-pool.ts';
+import type { Store } from '../store/store.ts';
+import { EmbedPump } from './embed-pump.ts';
+import { IndexCancelledError } from './errors.ts';
+import { ParsePool, type ParseReply } from './parse-pool.ts';
+
+export { IndexCancelledError };
 import { checkRepositoryRoot, walkRepository, type WalkedFile } from './walk.ts';
 
 export type IndexPhase = 'scan' | 'catalog' | 'parse' | 'embed';
@@ -42,18 +46,13 @@ export interface IndexOptions {
   signal?: AbortSignal;
   /** Parser worker threads (default: one per core). */
   parseThreads?: number;
+  /** Parsed files written per transaction (default 32). */
+  writeBatch?: number;
   /** Texts sent to the encoder per call. */
   embedBatch?: number;
   maxFileBytes?: number;
   /** Test hook: called after each file is written (crash-resume tests kill the run from here). */
   onFileWritten?: (relPath: string) => void;
-}
-
-export class IndexCancelledError extends Error {
-  constructor() {
-    super('Indexing was cancelled; what was finished is kept and the next run resumes from there.');
-    this.name = 'IndexCancelledError';
-  }
 }
 
 function sha256(buf: Buffer): string {
@@ -84,6 +83,7 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
   };
   const cancelled = () => signal?.aborted === true;
   let finished = false;
+  let pump: EmbedPump | null = null;
   try {
     // ── scan
     yield { type: 'phase', phase: 'scan' };
@@ -133,17 +133,47 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
     stats.files.removed = removed.length;
     timings.catalog = performance.now() - t;
 
-    // ── parse
+    // ── parse (embedding of what is already written overlaps with it)
     yield { type: 'phase', phase: 'parse' };
     t = performance.now();
+    pump = new EmbedPump(store, encoder, repo.id, enc.id, opts.embedBatch ?? 256);
     if (toParse.length) {
       // No more workers than files: a one-file re-index should not pay for starting idle parsers.
       const pool = new ParsePool(Math.min(opts.parseThreads ?? os.availableParallelism(), toParse.length));
       try {
         const total = toParse.length;
         let done = 0;
-        // Keep a few requests per worker in flight; write results in order of completion.
-        const window = pool.size * 4;
+        // Parsed files are written in small batches (one transaction each): per-file commits cost more
+        // than the parse on large repositories, and a batch is still all-or-nothing after a crash.
+        const writeBatch = Math.max(1, opts.writeBatch ?? 32);
+        const ready: { job: (typeof toParse)[number]; size: number; sha: string; reply: Extract<ParseReply, { ok: true }> }[] = [];
+        let lastFlush = performance.now();
+        const flush = (): IndexEvent[] => {
+          lastFlush = performance.now();
+          if (!ready.length) return [];
+          const batch = ready.splice(0);
+          store.write(`the index of ${batch.length} files`, () => {
+            for (const r of batch) {
+              store.replaceFile(repo.id, { relPath: r.job.file.relPath, size: r.size, mtimeMs: r.job.file.mtimeMs, sha256: r.sha }, r.reply.result, r.reply.api, r.reply.lexical);
+            }
+          });
+          const events: IndexEvent[] = [];
+          for (const r of batch) {
+            stats.parsedFiles++;
+            if (r.job.isNew) stats.files.added++;
+            else stats.files.changed++;
+            if (r.reply.result.errors.length) {
+              stats.filesWithSyntaxErrors++;
+              const e = r.reply.result.errors[0]!;
+              events.push({ type: 'warning', path: r.job.file.relPath, message: `syntax error at line ${e.line}: ${e.message}; indexed what parsed` });
+            }
+            opts.onFileWritten?.(r.job.file.relPath);
+          }
+          pump!.kick();
+          return events;
+        };
+        // Many requests per worker in flight, so workers keep parsing while the writer commits a batch.
+        const window = pool.size * 32;
         const inFlight = new Map<number, Promise<{ idx: number; events: IndexEvent[] }>>();
         let next = 0;
         const launch = (idx: number) => {
@@ -168,16 +198,7 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
               parseFailures.push({ path: job.file.relPath, reason: 'parse_failed', detail: reply.error.split('\n')[0] ?? '', isDir: false });
               return { idx, events };
             }
-            store.replaceFile(repo.id, { relPath: job.file.relPath, size: content.length, mtimeMs: job.file.mtimeMs, sha256: sha }, reply.result, reply.api);
-            stats.parsedFiles++;
-            if (job.isNew) stats.files.added++;
-            else stats.files.changed++;
-            if (reply.result.errors.length) {
-              stats.filesWithSyntaxErrors++;
-              const e = reply.result.errors[0]!;
-              events.push({ type: 'warning', path: job.file.relPath, message: `syntax error at line ${e.line}: ${e.message}; indexed what parsed` });
-            }
-            opts.onFileWritten?.(job.file.relPath);
+            ready.push({ job, size: content.length, sha, reply });
             return { idx, events };
           })();
           inFlight.set(idx, p);
@@ -187,14 +208,17 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
           const { idx, events } = await Promise.race(inFlight.values());
           inFlight.delete(idx);
           done++;
+          if (ready.length >= writeBatch || performance.now() - lastFlush > 250 || (!inFlight.size && next >= total)) events.push(...flush());
           for (const e of events) yield e;
           yield { type: 'progress', phase: 'parse', done, total, current: toParse[idx]!.file.relPath };
           if (cancelled()) {
             await Promise.allSettled(inFlight.values());
+            // Parsed but unwritten files are dropped: the next run parses them again.
             throw new IndexCancelledError();
           }
           if (next < total) launch(next++);
         }
+        for (const e of flush()) yield e;
       } finally {
         await pool.close();
       }
@@ -207,29 +231,11 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
     for (const s of skips) stats.skipped[s.reason] = (stats.skipped[s.reason] ?? 0) + 1;
     timings.parse = performance.now() - t;
 
-    // ── embed
+    // ── embed: what the background pass has not done yet
     yield { type: 'phase', phase: 'embed' };
     t = performance.now();
-    const total = store.countPendingEmbeddings(repo.id, enc.id);
-    const batch = opts.embedBatch ?? 256;
-    let done = 0;
-    for (const kind of ITEM_KINDS as ItemKind[]) {
-      for (;;) {
-        if (cancelled()) throw new IndexCancelledError();
-        const pending = store.pendingEmbeddings(repo.id, enc.id, kind, batch);
-        if (!pending.length) break;
-        const vectors = await encoder.embed(pending.map((p) => p.text));
-        store.storeEmbeddings(
-          repo.id,
-          enc.id,
-          kind,
-          pending.map((p, i) => ({ id: p.id, vector: vectors[i]! })),
-        );
-        done += pending.length;
-        stats.embeddedTexts += pending.length;
-        yield { type: 'progress', phase: 'embed', done, total };
-      }
-    }
+    for await (const p of pump.finish(signal)) yield { type: 'progress', phase: 'embed', done: p.done, total: p.total };
+    stats.embeddedTexts = pump.embedded;
     timings.embed = performance.now() - t;
     store.markIndexed(repo.id, enc.id);
     timings.total = performance.now() - t0;
@@ -238,6 +244,8 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
     yield { type: 'done', stats };
     return stats;
   } catch (err) {
+    await pump?.stop();
+    if (pump) stats.embeddedTexts = pump.embedded;
     timings.total = performance.now() - t0;
     const isCancel = err instanceof IndexCancelledError || (err as Error)?.name === 'AbortError';
     stats.status = 'cancelled';
@@ -253,6 +261,7 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
     }
     throw err;
   } finally {
+    await pump?.stop();
     if (!finished && stats.status === 'completed') {
       // The consumer stopped iterating early (break / return): record the run as cancelled.
       try {

@@ -5,16 +5,19 @@ import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startWorker } from '../util/worker.ts';
 import type { ApiEntry, Language, ParseResult } from './types.ts';
+import type { LexicalTexts } from '../store/lexical.ts';
 
 export interface ParseRequest {
   id: number;
   relPath: string;
   language: Language;
   source: string;
+  /** Also prepare the FTS texts (the indexer does; the parse-only benchmark baseline does not). */
+  lexical: boolean;
 }
 
 export type ParseReply =
-  | { id: number; ok: true; result: ParseResult; api: ApiEntry[] }
+  | { id: number; ok: true; result: ParseResult; api: ApiEntry[]; lexical: LexicalTexts | undefined }
   | { id: number; ok: false; error: string };
 
 interface Slot {
@@ -57,13 +60,13 @@ export class ParsePool {
     return this.slots.reduce((n, s) => n + s.inFlight.size, 0);
   }
 
-  parse(relPath: string, language: Language, source: string): Promise<ParseReply> {
+  parse(relPath: string, language: Language, source: string, opts: { lexical?: boolean } = {}): Promise<ParseReply> {
     if (this.closed) return Promise.reject(new Error('parse pool is closed'));
     const slot = this.slots.reduce((a, b) => (b.inFlight.size < a.inFlight.size ? b : a));
     const id = this.nextId++;
     return new Promise((resolve) => {
       slot.inFlight.set(id, { resolve, relPath });
-      slot.worker.postMessage({ id, relPath, language, source } satisfies ParseRequest);
+      slot.worker.postMessage({ id, relPath, language, source, lexical: opts.lexical ?? true } satisfies ParseRequest);
     });
   }
 

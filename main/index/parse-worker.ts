@@ -3,6 +3,8 @@
 import { parentPort } from 'node:worker_threads';
 import { createExtractor } from './extract.ts';
 import { buildApiEntries } from './api.ts';
+import { isTestFile } from './test-files.ts';
+import { apiLexicalText, chunkLexicalText, unitLexicalText } from '../store/lexical.ts';
 import type { ParseRequest, ParseReply } from './parse-pool.ts';
 
 const port = parentPort;
@@ -15,7 +17,16 @@ port.on('message', async (req: ParseRequest) => {
   try {
     const extractor = await extractorReady;
     const result = extractor.parse(req.relPath, req.language, req.source);
-    reply = { id: req.id, ok: true, result, api: buildApiEntries(result) };
+    // Test code is indexed, but it is not API knowledge (see test-files.ts).
+    const api = isTestFile(req.relPath) ? [] : buildApiEntries(result);
+    const lexical = req.lexical
+      ? {
+          units: result.units.map((u) => (u.kind === 'module' ? '' : unitLexicalText(u))),
+          chunks: result.chunks.map(chunkLexicalText),
+          api: api.map(apiLexicalText),
+        }
+      : undefined;
+    reply = { id: req.id, ok: true, result, api, lexical };
   } catch (err) {
     reply = { id: req.id, ok: false, error: (err as Error)?.stack ?? String(err) };
   }

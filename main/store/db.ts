@@ -62,6 +62,9 @@ function openAndMigrate(dbPath: string, opts: OpenOptions): Database {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    // Indexing writes hundreds of MB of rows and index pages: a larger page cache avoids re-reading them.
+    db.pragma('cache_size = -65536');
+    db.pragma('temp_store = MEMORY');
     sqliteVec.load(db);
     if (current > 0) {
       const check = db.pragma('quick_check(1)', { simple: true }) as string;

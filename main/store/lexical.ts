@@ -1,7 +1,11 @@
-// Text prepared for the FTS5 lexical index. FTS5's unicode61 tokenizer already splits on `_` and
-// punctuation but not inside camelCase, so we append the camelCase parts of such identifiers.
+// Text prepared for the FTS5 lexical indexes (BM25 recall). FTS5's unicode61 tokenizer splits on `_`
+// and punctuation but not inside camelCase, so the camelCase parts of identifiers are appended.
+// A unit's lexical text is its name, signature and docstring plus the distinct identifiers of its body:
+// BM25 recall needs the vocabulary, not every repetition, and indexing whole bodies cost more than
+// parsing them.
 
 const CAMEL = /[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*/g;
+const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
 
 /** Splits `parseHTTPResponse2` into `parse http response2`. */
 export function splitCamel(identifier: string): string[] {
@@ -19,6 +23,29 @@ export function lexicalText(text: string): string {
     for (const part of splitCamel(m[0])) extra.add(part);
   }
   return extra.size ? `${text}\n${[...extra].join(' ')}` : text;
+}
+
+function distinctWords(text: string): string {
+  return [...new Set(text.match(WORD) ?? [])].join(' ');
+}
+
+export function unitLexicalText(u: { qualname: string; signature: string; docstring: string | null; body: string }): string {
+  return lexicalText(`${u.qualname}\n${u.signature}\n${u.docstring ?? ''}\n${distinctWords(u.body)}`);
+}
+
+export function chunkLexicalText(c: { text: string }): string {
+  return lexicalText(c.text);
+}
+
+export function apiLexicalText(a: { text: string }): string {
+  return lexicalText(a.text);
+}
+
+/** Lexical texts of one parsed file, computed where the parse happened (a worker) to spare the writer. */
+export interface LexicalTexts {
+  units: string[];
+  chunks: string[];
+  api: string[];
 }
 
 /** Turns free text into a safe FTS5 OR-query of its word tokens (no FTS syntax can leak through). */

@@ -2,7 +2,7 @@
 // Never edit a migration that has shipped; add a new one.
 
 import type { Database } from 'better-sqlite3';
-import { lexicalText } from './lexical.ts';
+import { apiLexicalText, chunkLexicalText, unitLexicalText } from './lexical.ts';
 
 export interface Migration {
   version: number;
@@ -71,7 +71,7 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX units_file ON units(file_id);
       CREATE INDEX units_repo_qualname ON units(repo_id, qualname);
-      CREATE INDEX units_embed ON units(repo_id, embedded_with);
+      CREATE INDEX units_repo ON units(repo_id);
       CREATE TABLE chunks (
         id INTEGER PRIMARY KEY,
         repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
@@ -86,7 +86,7 @@ export const MIGRATIONS: readonly Migration[] = [
         embedded_with INTEGER
       );
       CREATE INDEX chunks_file ON chunks(file_id);
-      CREATE INDEX chunks_embed ON chunks(repo_id, embedded_with);
+      CREATE INDEX chunks_repo ON chunks(repo_id);
       CREATE TABLE api_entries (
         id INTEGER PRIMARY KEY,
         repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
@@ -104,7 +104,7 @@ export const MIGRATIONS: readonly Migration[] = [
         embedded_with INTEGER
       );
       CREATE INDEX api_file ON api_entries(file_id);
-      CREATE INDEX api_embed ON api_entries(repo_id, embedded_with);
+      CREATE INDEX api_repo ON api_entries(repo_id);
       CREATE INDEX api_repo_name ON api_entries(repo_id, name);
     `,
   },
@@ -135,13 +135,17 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
     // A version-1 database already holds units: give them lexical entries so BM25 recall sees them.
     backfill(db) {
-      const put = (table: string, rows: { id: number; text: string }[]) => {
+      const put = (table: string, rows: Iterable<{ id: number; text: string }>) => {
         const ins = db.prepare(`INSERT INTO ${table}(rowid, text) VALUES (?, ?)`);
-        for (const r of rows) ins.run(r.id, lexicalText(r.text));
+        for (const r of rows) ins.run(r.id, r.text);
       };
-      put('fts_units', db.prepare(`SELECT id, qualname || ' ' || signature || ' ' || coalesce(docstring, '') || ' ' || body AS text FROM units WHERE kind != 'module'`).all() as { id: number; text: string }[]);
-      put('fts_chunks', db.prepare('SELECT id, text FROM chunks').all() as { id: number; text: string }[]);
-      put('fts_api', db.prepare('SELECT id, text FROM api_entries').all() as { id: number; text: string }[]);
+      type UnitRow = { id: number; qualname: string; signature: string; docstring: string | null; body: string };
+      const units = db.prepare("SELECT id, qualname, signature, docstring, body FROM units WHERE kind != 'module'").all() as UnitRow[];
+      put('fts_units', units.map((u) => ({ id: u.id, text: unitLexicalText(u) })));
+      const chunks = db.prepare('SELECT id, text FROM chunks').all() as { id: number; text: string }[];
+      put('fts_chunks', chunks.map((c) => ({ id: c.id, text: chunkLexicalText(c) })));
+      const api = db.prepare('SELECT id, text FROM api_entries').all() as { id: number; text: string }[];
+      put('fts_api', api.map((a) => ({ id: a.id, text: apiLexicalText(a) })));
     },
   },
 ];

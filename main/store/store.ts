@@ -7,12 +7,14 @@ import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProble
 import type { EncoderInfo } from '../embed/encoder.ts';
 import { openDatabase, type OpenOptions } from './db.ts';
 import { StoreError, StoreWriteError } from './errors.ts';
-import { lexicalText } from './lexical.ts';
+import { apiLexicalText, chunkLexicalText, unitLexicalText, type LexicalTexts } from './lexical.ts';
 
 export type ItemKind = 'unit' | 'chunk' | 'api';
 export const ITEM_KINDS: readonly ItemKind[] = ['unit', 'chunk', 'api'];
 
 const ITEM_TABLE: Record<ItemKind, string> = { unit: 'units', chunk: 'chunks', api: 'api_entries' };
+/** The (repo_id) index, which ends in rowid: a cursor over one repository's items in id order. */
+const REPO_INDEX: Record<ItemKind, string> = { unit: 'units_repo', chunk: 'chunks_repo', api: 'api_repo' };
 const FTS_TABLE: Record<ItemKind, string> = { unit: 'fts_units', chunk: 'fts_chunks', api: 'fts_api' };
 /** What gets embedded per item kind. Module units are whole files: retrieval reads chunks instead. */
 const EMBED_TEXT_SQL: Record<ItemKind, string> = {
@@ -20,7 +22,9 @@ const EMBED_TEXT_SQL: Record<ItemKind, string> = {
   chunk: `substr(text, 1, 8000)`,
   api: `substr(text, 1, 4000)`,
 };
-const EMBED_FILTER_SQL: Record<ItemKind, string> = { unit: `AND kind != 'module'`, chunk: '', api: '' };
+// Similar-code retrieval searches function and method bodies. Modules and classes are reached through
+// context chunks (headers, class skeletons) and API entries, so embedding their whole bodies again is waste.
+const EMBED_FILTER_SQL: Record<ItemKind, string> = { unit: `AND kind IN ('function', 'method')`, chunk: '', api: '' };
 
 export interface RepositoryRow {
   id: number;
@@ -202,8 +206,11 @@ export class Store {
     });
   }
 
-  /** Replaces everything stored for one file by a fresh parse, atomically. Returns the file id. */
-  replaceFile(repoId: number, facts: FileFacts, parsed: ParseResult, api: ApiEntry[]): number {
+  /**
+   * Replaces everything stored for one file by a fresh parse, atomically. Returns the file id.
+   * `lexical` holds the FTS texts when the parser already computed them (see lexical.ts).
+   */
+  replaceFile(repoId: number, facts: FileFacts, parsed: ParseResult, api: ApiEntry[], lexical?: LexicalTexts): number {
     return this.write(`the index of ${facts.relPath}`, () => {
       const existing = this.stmt('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(repoId, facts.relPath) as { id: number } | undefined;
       if (existing) this.deleteFileContent(existing.id);
@@ -223,17 +230,17 @@ export class Store {
         );
       }
       const unitIds = new Map<string, number>();
-      for (const u of parsed.units) {
-        const id = this.insertUnit(repoId, fileId, u);
+      parsed.units.forEach((u, i) => {
+        const id = this.insertUnit(repoId, fileId, u, lexical?.units[i]);
         if (u.kind !== 'module') unitIds.set(u.qualname, id);
-      }
-      for (const c of parsed.chunks) this.insertChunk(repoId, fileId, c);
-      for (const a of api) this.insertApi(repoId, fileId, unitIds.get(a.qualname) ?? null, a);
+      });
+      parsed.chunks.forEach((c, i) => this.insertChunk(repoId, fileId, c, lexical?.chunks[i]));
+      api.forEach((a, i) => this.insertApi(repoId, fileId, unitIds.get(a.qualname) ?? null, a, lexical?.api[i]));
       return fileId;
     });
   }
 
-  private insertUnit(repoId: number, fileId: number, u: ExtractedUnit): number {
+  private insertUnit(repoId: number, fileId: number, u: ExtractedUnit, lexical?: string): number {
     const id = Number(
       this.stmt(
         `INSERT INTO units(repo_id, file_id, kind, name, qualname, parent_qualname, signature, params, returns, decorators, is_async,
@@ -251,7 +258,8 @@ export class Store {
         JSON.stringify(u.decorators),
         u.isAsync ? 1 : 0,
         u.docstring,
-        u.body,
+        // A module unit's body would be the whole file again; the file row and its chunks stand for it.
+        u.kind === 'module' ? '' : u.body,
         u.startLine,
         u.endLine,
         JSON.stringify(u.calls),
@@ -260,28 +268,25 @@ export class Store {
       ).lastInsertRowid,
     );
     if (u.kind !== 'module') {
-      this.stmt('INSERT INTO fts_units(rowid, text) VALUES (?, ?)').run(
-        id,
-        lexicalText(`${u.qualname} ${u.signature} ${u.docstring ?? ''} ${u.body}`),
-      );
+      this.stmt('INSERT INTO fts_units(rowid, text) VALUES (?, ?)').run(id, lexical ?? unitLexicalText(u));
     }
     return id;
   }
 
-  private insertChunk(repoId: number, fileId: number, c: ExtractedChunk): void {
+  private insertChunk(repoId: number, fileId: number, c: ExtractedChunk, lexical?: string): void {
     const id = this.stmt(
       'INSERT INTO chunks(repo_id, file_id, kind, title, owner, text, start_line, end_line, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(repoId, fileId, c.kind, c.title, c.owner, c.text, c.startLine, c.endLine, c.contentHash).lastInsertRowid;
-    this.stmt('INSERT INTO fts_chunks(rowid, text) VALUES (?, ?)').run(id, lexicalText(c.text));
+    this.stmt('INSERT INTO fts_chunks(rowid, text) VALUES (?, ?)').run(id, lexical ?? chunkLexicalText(c));
   }
 
-  private insertApi(repoId: number, fileId: number, unitId: number | null, a: ApiEntry): void {
+  private insertApi(repoId: number, fileId: number, unitId: number | null, a: ApiEntry, lexical?: string): void {
     const id = this.stmt(
       `INSERT INTO api_entries(repo_id, file_id, unit_id, kind, name, qualname, module, owner, signature, description, description_source, text)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(repoId, fileId, unitId, a.kind, a.name, a.qualname, a.module, a.owner, a.signature, a.description, a.descriptionSource, a.text)
       .lastInsertRowid;
-    this.stmt('INSERT INTO fts_api(rowid, text) VALUES (?, ?)').run(id, lexicalText(a.text));
+    this.stmt('INSERT INTO fts_api(rowid, text) VALUES (?, ?)').run(id, lexical ?? apiLexicalText(a));
   }
 
   /** Deletes a file's units, chunks, API entries and their lexical and vector rows (not the file row). */
@@ -338,19 +343,32 @@ export class Store {
     for (const kind of ITEM_KINDS) {
       n += (
         this.stmt(
-          `SELECT count(*) AS n FROM ${ITEM_TABLE[kind]} WHERE repo_id = ? AND (embedded_with IS NULL OR embedded_with != ?) ${EMBED_FILTER_SQL[kind]}`,
+          `SELECT count(*) AS n FROM ${ITEM_TABLE[kind]} WHERE repo_id = ? AND embedded_with IS NOT ? ${EMBED_FILTER_SQL[kind]}`,
         ).get(repoId, encoderId) as { n: number }
       ).n;
     }
     return n;
   }
 
-  /** Items not yet embedded by this encoder, lowest id first. */
-  pendingEmbeddings(repoId: number, encoderId: number, kind: ItemKind, limit: number): PendingText[] {
+  /** How many items after `afterId` wait for this encoder, counting no further than `limit` (reads no text). */
+  countPendingAfter(repoId: number, encoderId: number, kind: ItemKind, afterId: number, limit: number): number {
+    return (
+      this.stmt(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM ${ITEM_TABLE[kind]} INDEXED BY ${REPO_INDEX[kind]}
+         WHERE id > ? AND repo_id = ? AND embedded_with IS NOT ? ${EMBED_FILTER_SQL[kind]} LIMIT ?)`,
+      ).get(afterId, repoId, encoderId, limit) as { n: number }
+    ).n;
+  }
+
+  /**
+   * Items not yet embedded by this encoder with id > afterId, lowest id first. Walking the primary key
+   * with a cursor keeps each batch cheap; a full pass restarts from 0.
+   */
+  pendingEmbeddings(repoId: number, encoderId: number, kind: ItemKind, limit: number, afterId = 0): PendingText[] {
     return this.stmt(
-      `SELECT id, ${EMBED_TEXT_SQL[kind]} AS text FROM ${ITEM_TABLE[kind]}
-       WHERE repo_id = ? AND (embedded_with IS NULL OR embedded_with != ?) ${EMBED_FILTER_SQL[kind]} ORDER BY id LIMIT ?`,
-    ).all(repoId, encoderId, limit) as PendingText[];
+      `SELECT id, ${EMBED_TEXT_SQL[kind]} AS text FROM ${ITEM_TABLE[kind]} INDEXED BY ${REPO_INDEX[kind]}
+       WHERE id > ? AND repo_id = ? AND embedded_with IS NOT ? ${EMBED_FILTER_SQL[kind]} ORDER BY id LIMIT ?`,
+    ).all(afterId, repoId, encoderId, limit) as PendingText[];
   }
 
   storeEmbeddings(repoId: number, encoderId: number, kind: ItemKind, rows: { id: number; vector: Float32Array }[]): void {
@@ -360,9 +378,10 @@ export class Store {
       const ins = this.stmt(`INSERT INTO ${table}(rowid, repo_id, embedding) VALUES (?, ?, ?)`);
       const mark = this.stmt(`UPDATE ${ITEM_TABLE[kind]} SET embedded_with = ? WHERE id = ?`);
       for (const r of rows) {
+        // An item deleted since its text was read gets no vector (no orphan rows in the vector table).
+        if (mark.run(encoderId, r.id).changes !== 1) continue;
         del.run(BigInt(r.id));
         ins.run(BigInt(r.id), BigInt(repoId), r.vector);
-        mark.run(encoderId, r.id);
       }
     });
   }

@@ -11,6 +11,7 @@ await runIndex({
   root: root!,
   encoder: fakeEncoder('fake@1'),
   parseThreads: 2,
+  writeBatch: 4,
   onFileWritten: () => {
     if (++n === Number(after)) process.kill(process.pid, 'SIGKILL');
   },

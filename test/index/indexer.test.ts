@@ -63,9 +63,12 @@ describe('indexRepository', () => {
     expect(s.chunks).toBeGreaterThanOrEqual(3);
     expect(s.apiEntries).toBe(8);
     expect(s.encoder?.key).toBe('fake@1');
-    // Every embeddable item is embedded, and nothing twice.
+    // Every embeddable item (function and method bodies, chunks, API entries) is embedded, and nothing twice.
     expect(enc.seen.length).toBe(stats.embeddedTexts);
-    expect(stats.embeddedTexts).toBe(8 + s.chunks + s.apiEntries);
+    expect(stats.embeddedTexts).toBe(6 + s.chunks + s.apiEntries);
+    // The class body (methods indented inside it) is not embedded; the dedented method is.
+    expect(enc.seen.some((t) => t.includes('\n        self.side = side'))).toBe(false);
+    expect(enc.seen.some((t) => t.startsWith('def __init__(self, side):\n    self.side = side'))).toBe(true);
     expect(store.countPendingEmbeddings(stats.repoId, s.encoder!.id)).toBe(0);
     expect(store.listSkips(stats.repoId).some((k) => k.path.startsWith('build'))).toBe(true);
     // Progress: phases in order, parse progress reaches total, the last event is done.
@@ -153,6 +156,7 @@ describe('indexRepository', () => {
       encoder: fakeEncoder(),
       signal: controller.signal,
       parseThreads: 1,
+      writeBatch: 1,
       onFileWritten: () => {
         if (++written === 5) controller.abort();
       },

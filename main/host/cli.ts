@@ -94,7 +94,7 @@ function indexReport(stats: IndexStats, store: Store, notice: string | null): st
     `Repository: ${stats.root}`,
     `Run: ${stats.status} in ${(stats.timings.total / 1000).toFixed(2)} s ` +
       `(scan ${(stats.timings.scan / 1000).toFixed(2)} s, parse ${(stats.timings.parse / 1000).toFixed(2)} s, embed ${(stats.timings.embed / 1000).toFixed(2)} s)`,
-    `Files: ${f.seen} seen — ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.touched} touched (same content), ${f.unchanged} unchanged`,
+    `Files: ${f.seen} code files seen — ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.touched} touched (same content, re-hashed only), ${f.unchanged} unchanged; ${f.other} other files (no supported language)`,
     `This run: ${stats.parsedFiles} files parsed (${stats.filesWithSyntaxErrors} with syntax errors), ${stats.embeddedTexts} texts embedded`,
     `Indexed files: ${s.files.indexed + s.files.partial} (${s.files.partial} partially, after syntax errors)`,
     `Skipped: ${fmtCounts(stats.skipped)}`,

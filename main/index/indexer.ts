@@ -23,7 +23,8 @@ export interface IndexStats {
   repoId: number;
   root: string;
   status: 'completed' | 'cancelled';
-  files: { seen: number; added: number; changed: number; removed: number; touched: number; unchanged: number };
+  /** seen: code files walked; other: files in no supported language (counted, not indexed). */
+  files: { seen: number; added: number; changed: number; removed: number; touched: number; unchanged: number; other: number };
   parsedFiles: number;
   filesWithSyntaxErrors: number;
   parseFailures: number;
@@ -72,7 +73,7 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
     repoId: repo.id,
     root,
     status: 'completed',
-    files: { seen: 0, added: 0, changed: 0, removed: 0, touched: 0, unchanged: 0 },
+    files: { seen: 0, added: 0, changed: 0, removed: 0, touched: 0, unchanged: 0, other: 0 },
     parsedFiles: 0,
     filesWithSyntaxErrors: 0,
     parseFailures: 0,
@@ -92,6 +93,7 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
     const parseFailures: { path: string; reason: string; detail: string; isDir: boolean }[] = [];
     timings.scan = performance.now() - t;
     stats.files.seen = walk.files.length;
+    stats.files.other = walk.otherFiles;
 
     // ── catalog
     yield { type: 'phase', phase: 'catalog' };

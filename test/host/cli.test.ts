@@ -27,13 +27,14 @@ function workspace() {
 
 describe('opencoder index / status', () => {
   it('indexes a folder, prints a summary, and --json ends stdout with one document', async () => {
-    const repo = makeRepo({ 'a.py': 'def add(a, b):\n    """Add."""\n    return a + b\n', 'b.bin': '\0\0\0' });
+    const repo = makeRepo({ 'a.py': 'def add(a, b):\n    """Add."""\n    return a + b\n', 'b.py': 'x = 1\0\0\0' });
     cleanup.push(repo);
     const db = workspace();
     const text = await cli(['index', repo, '--db', db, '--quiet']);
     expect(text.code).toBe(0);
     const joined = text.out.join('\n');
-    expect(joined).toMatch(/Files: 1 seen — 1 added/);
+    expect(joined).toMatch(/Files: 1 code files seen — 1 added/);
+    expect(joined).toMatch(/Skipped: binary 1/);
     expect(joined).toMatch(/Units: .*function 1/);
     expect(joined).toMatch(/Encoder: /);
 

@@ -1,0 +1,122 @@
+// The plain task manifest: one JSON object per line. Every importer writes it and every command
+// (retrieve, validate, run, …) reads it. A task is a target function in a repository with a
+// requirement and executable tests, in one of two shapes:
+//   - repository + test_command (run from the repository root, e.g. `python3 -m unittest tests.test_x`)
+//   - a standalone `check_template` program (RepoExec-inline): the candidate replaces `placeholder`.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+export const DEFAULT_PLACEHOLDER = '# <<FOCAL_FUNCTION>>';
+
+export const TaskRecordSchema = z
+  .object({
+    id: z.string().min(1),
+    /** Repository folder; relative paths are relative to the manifest file's folder. */
+    repo: z.string().min(1),
+    /** Target file, relative to the repository root, '/' separators. */
+    file: z.string().min(1),
+    /** Target's qualified name inside its module (`Class.method`, `func`). */
+    qualname: z.string().min(1),
+    requirement: z.string(),
+    signature: z.string().min(1),
+    /** Reference solution (the target's full source), when known. Never shown to a generator. */
+    reference: z.string().optional(),
+    check_template: z.string().optional(),
+    placeholder: z.string().optional(),
+    test_command: z.string().optional(),
+    /** Test ids the task's tests consist of, when the harness names them. */
+    tests: z.array(z.string()).optional(),
+    /** Measured run time of the reference under the tests, in ms (calibrates time limits). */
+    reference_runtime_ms: z.number().positive().optional(),
+    /** Where the task came from: benchmark name, original ids, project, module. */
+    source: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((t) => t.check_template !== undefined || t.test_command !== undefined, {
+    message: 'a task needs either check_template or test_command',
+  });
+
+export type TaskRecord = z.infer<typeof TaskRecordSchema>;
+
+/** A task as read from a manifest: `repo` resolved to an absolute path. */
+export interface Task extends TaskRecord {
+  repoPath: string;
+}
+
+export class ManifestError extends Error {
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly line?: number,
+  ) {
+    super(message);
+    this.name = 'ManifestError';
+  }
+}
+
+export interface Manifest {
+  file: string;
+  /** sha256 of the manifest's bytes: what a run records to freeze its inputs. */
+  hash: string;
+  tasks: Task[];
+}
+
+export function readManifest(file: string): Manifest {
+  const abs = path.resolve(file);
+  let raw: Buffer;
+  try {
+    raw = fs.readFileSync(abs);
+  } catch (err) {
+    throw new ManifestError(`Cannot read the manifest ${abs}: ${(err as Error).message}`, abs);
+  }
+  const dir = path.dirname(abs);
+  const tasks: Task[] = [];
+  const seen = new Set<string>();
+  raw
+    .toString('utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      let json: unknown;
+      try {
+        json = JSON.parse(line);
+      } catch (err) {
+        throw new ManifestError(`${abs}:${i + 1}: not valid JSON (${(err as Error).message})`, abs, i + 1);
+      }
+      const parsed = TaskRecordSchema.safeParse(json);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((x) => `${x.path.join('.') || 'task'}: ${x.message}`).join('; ');
+        const id = (json as { id?: unknown })?.id;
+        throw new ManifestError(`${abs}:${i + 1}${typeof id === 'string' ? ` (task ${id})` : ''}: ${issues}`, abs, i + 1);
+      }
+      if (seen.has(parsed.data.id)) throw new ManifestError(`${abs}:${i + 1}: duplicate task id ${parsed.data.id}`, abs, i + 1);
+      seen.add(parsed.data.id);
+      tasks.push({ ...parsed.data, repoPath: path.resolve(dir, parsed.data.repo) });
+    });
+  return { file: abs, hash: createHash('sha256').update(raw).digest('hex'), tasks };
+}
+
+export function findTask(manifest: Manifest, id: string): Task {
+  const t = manifest.tasks.find((x) => x.id === id);
+  if (!t) {
+    const near = manifest.tasks.slice(0, 5).map((x) => x.id).join(', ');
+    throw new ManifestError(`No task ${id} in ${manifest.file} (${manifest.tasks.length} tasks, e.g. ${near})`, manifest.file);
+  }
+  return t;
+}
+
+/** Writes tasks as JSONL with `repo` relative to the manifest's folder. */
+export function writeManifest(file: string, tasks: (TaskRecord & { repoPath?: string })[]): Manifest {
+  const abs = path.resolve(file);
+  const dir = path.dirname(abs);
+  fs.mkdirSync(dir, { recursive: true });
+  const lines = tasks.map((t) => {
+    const { repoPath, ...rec } = t;
+    const repo = repoPath ? path.relative(dir, repoPath) || '.' : rec.repo;
+    return JSON.stringify({ ...rec, repo: repo.split(path.sep).join('/') });
+  });
+  fs.writeFileSync(abs, lines.join('\n') + '\n');
+  return readManifest(abs);
+}

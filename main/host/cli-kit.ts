@@ -1,0 +1,49 @@
+// Shared pieces of the command line: the command shape, common options, errors and formatting.
+
+import path from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
+import { defaultDbPath } from './paths.ts';
+
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** Options every command takes. */
+export const COMMON = {
+  db: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export interface CommandResult {
+  /** Human-readable lines for stdout (without --json). */
+  text: string[];
+  /** The document printed as the last line of stdout with --json. */
+  json: unknown;
+  /** Exit code; 0 when absent. */
+  exit?: number;
+}
+
+export interface Command {
+  summary: string;
+  usage: string;
+  options: ParseArgsConfig['options'];
+  run(args: { values: Record<string, unknown>; positionals: string[] }, io: Io): Promise<CommandResult>;
+}
+
+export function dbPathOf(values: Record<string, unknown>): string {
+  return path.resolve((values.db as string | undefined) ?? defaultDbPath());
+}
+
+export function fmtCounts(rec: Record<string, number>): string {
+  const parts = Object.entries(rec).map(([k, v]) => `${k} ${v}`);
+  return parts.length ? parts.join(', ') : 'none';
+}

@@ -1,0 +1,8 @@
+// Every command of the CLI. Each group of commands lives in its own file beside this one.
+
+import type { Command } from '../cli-kit.ts';
+import { INDEX_COMMANDS } from './index-commands.ts';
+
+export const COMMANDS: Record<string, Command> = {
+  ...INDEX_COMMANDS,
+};

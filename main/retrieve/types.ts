@@ -1,0 +1,76 @@
+// What retrieval produces: evidence items with their scores and fate, and the trace of a task.
+
+import type { Source } from '../pipeline/config.ts';
+
+export type { Source };
+
+/** Which candidate generator found an item. r is always the embedding cosine, whoever found it. */
+export type Finder = 'vector' | 'lexical' | 'structure';
+
+export interface UncertaintySignal {
+  /** Short stable name, e.g. `margin`, `doc_missing`, `incompatible`, `redundant`. */
+  name: string;
+  /** The signal's value in [0, 1]; higher means less trustworthy. */
+  value: number;
+  /** Its weight in the item's u. */
+  weight: number;
+  /** One line: what was measured. */
+  detail: string;
+}
+
+export interface Evidence {
+  /** Stable key of the underlying item (`unit:12`, `chunk:3`, `api:40`): dedup across sources and steps. */
+  key: string;
+  source: Source;
+  /** Step index (0-based) whose sub-query retrieved it. */
+  step: number;
+  rank: number;
+  finders: Finder[];
+  /** What the item is: qualified name / chunk title, file and lines. */
+  title: string;
+  file: string;
+  startLine: number;
+  endLine: number;
+  /** The text a prompt would show. */
+  text: string;
+  /** Relevance: cosine of the query and item embeddings. */
+  r: number;
+  /** Source-intent weight w_m(s) of the step. */
+  w: number;
+  /** Uncertainty in [0, 1] and the signals it is made of. */
+  u: number;
+  signals: UncertaintySignal[];
+  /** Fused score γ = r · w · max(0, 1 − α·u). */
+  gamma: number;
+  kept: boolean;
+  /** Why it was dropped (or `kept`), human readable: `below top 70 % of api in step 2`, `API refinement: the target itself`. */
+  reason: string;
+  /** Every (source, step) that found the same item, after dedup. */
+  provenance: { source: Source; step: number; gamma: number }[];
+}
+
+export interface Step {
+  index: number;
+  text: string;
+  /** Source-intent weights, summing to 1. */
+  weights: Record<Source, number>;
+  /** Per-source sub-queries. */
+  queries: Record<Source, string>;
+}
+
+export interface RetrievalTrace {
+  taskId: string;
+  steps: Step[];
+  /** How the steps were made: `llm:<model>` or `fallback`. */
+  decomposition: string;
+  /** Every retrieved item, kept or not. */
+  evidence: Evidence[];
+  /** Mean u per source over its retrieved items (ū_A, ū_X, ū_S); null when the source returned nothing or was off. */
+  sourceUncertainty: Record<Source, number | null>;
+  /** The fused top-K list, best first. */
+  fused: Evidence[];
+  encoder: { id: string; name: string };
+  /** Units masked because they are the target or contain its reference body. */
+  masked: string[];
+  timingsMs: Record<string, number>;
+}

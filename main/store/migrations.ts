@@ -148,6 +148,22 @@ export const MIGRATIONS: readonly Migration[] = [
       put('fts_api', api.map((a) => ({ id: a.id, text: apiLexicalText(a) })));
     },
   },
+  {
+    version: 3,
+    description: 'retrieval traces',
+    sql: `
+      CREATE TABLE retrieval_traces (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        task_id TEXT NOT NULL,
+        config_hash TEXT NOT NULL,
+        encoder_id INTEGER REFERENCES encoders(id),
+        created_at TEXT NOT NULL,
+        trace TEXT NOT NULL
+      );
+      CREATE INDEX retrieval_traces_task ON retrieval_traces(task_id, created_at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

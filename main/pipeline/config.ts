@@ -15,6 +15,8 @@ export interface PipelineConfig {
     maxSteps: number;
     /** Candidates the lexical (FTS5 BM25) generator adds per source before cosine rescoring. */
     lexicalCandidates: number;
+    /** Leave test files out of every source: a task's own tests would leak its expected outputs. */
+    excludeTests: boolean;
   };
   fusion: {
     /** γ = r · w · max(0, 1 − α·u). */
@@ -58,6 +60,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
     minSteps: 2,
     maxSteps: 6,
     lexicalCandidates: 32,
+    excludeTests: true,
   },
   fusion: { alpha: 0.5, keepFraction: 0.7, topK: 10, perSourceCap: null, useUncertainty: true, refineApi: true },
   generation: {

@@ -28,6 +28,9 @@ export interface Evidence {
   finders: Finder[];
   /** What the item is: qualified name / chunk title, file and lines. */
   title: string;
+  /** Module and qualified name of the underlying item ('' qualname for chunks without an owner). */
+  module: string;
+  qualname: string;
   file: string;
   startLine: number;
   endLine: number;

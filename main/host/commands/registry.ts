@@ -2,7 +2,9 @@
 
 import type { Command } from '../cli-kit.ts';
 import { INDEX_COMMANDS } from './index-commands.ts';
+import { RETRIEVE_COMMANDS } from './retrieve-commands.ts';
 
 export const COMMANDS: Record<string, Command> = {
   ...INDEX_COMMANDS,
+  ...RETRIEVE_COMMANDS,
 };

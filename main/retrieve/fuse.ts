@@ -1,0 +1,78 @@
+// Fusion: γ = r · w_m(s) · max(0, 1 − α·u); per source and step keep the top ⌈keepFraction · n⌉ items
+// (ceil, so a source that found anything keeps at least one); merge steps and sources, deduplicate by
+// underlying item (the best γ wins and every provenance is remembered), and keep the top K overall,
+// with an optional per-source cap. Without uncertainty (Baseline RAG), γ = r · w.
+
+import type { PipelineConfig, Source } from '../pipeline/config.ts';
+import type { Evidence } from './types.ts';
+
+export function gammaOf(r: number, w: number, u: number, alpha: number, useUncertainty: boolean): number {
+  return useUncertainty ? r * w * Math.max(0, 1 - alpha * u) : r * w;
+}
+
+export function keepCount(n: number, fraction: number): number {
+  if (n <= 0) return 0;
+  return Math.min(n, Math.max(1, Math.ceil(fraction * n - 1e-9)));
+}
+
+/**
+ * Applies the keep rule and fusion to evidence already scored (r, w, u) and refined (items removed by
+ * refinement arrive with kept = false and their reason). Mutates kept / reason / gamma / provenance;
+ * returns the fused list, best first.
+ */
+export function fuse(evidence: Evidence[], config: PipelineConfig['fusion']): Evidence[] {
+  for (const e of evidence) e.gamma = gammaOf(e.r, e.w, e.u, config.alpha, config.useUncertainty);
+  // 1. top fraction per (source, step), among items refinement left in
+  const groups = new Map<string, Evidence[]>();
+  for (const e of evidence) {
+    if (!e.kept) continue;
+    const k = `${e.source}|${e.step}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = []));
+    g.push(e);
+  }
+  for (const g of groups.values()) {
+    g.sort((a, b) => b.gamma - a.gamma || a.rank - b.rank);
+    const keep = keepCount(g.length, config.keepFraction);
+    g.forEach((e, i) => {
+      if (i >= keep) {
+        e.kept = false;
+        e.reason = `below the top ${Math.round(config.keepFraction * 100)} % of ${e.source} in step ${e.step + 1} (kept ${keep} of ${g.length})`;
+      }
+    });
+  }
+  // 2. dedup by underlying item: best γ wins, provenances merge
+  const best = new Map<string, Evidence>();
+  for (const e of evidence.filter((x) => x.kept).sort((a, b) => b.gamma - a.gamma || a.rank - b.rank)) {
+    const prev = best.get(e.key);
+    if (!prev) {
+      best.set(e.key, e);
+      e.provenance = [{ source: e.source, step: e.step, gamma: e.gamma }];
+      continue;
+    }
+    prev.provenance.push({ source: e.source, step: e.step, gamma: e.gamma });
+    e.kept = false;
+    e.reason = `duplicate of the same item found by ${prev.source} in step ${prev.step + 1} with higher γ`;
+  }
+  // 3. top K overall with an optional per-source cap
+  const ranked = [...best.values()].sort((a, b) => b.gamma - a.gamma || a.rank - b.rank);
+  const fused: Evidence[] = [];
+  const perSource = new Map<Source, number>();
+  for (const e of ranked) {
+    const n = perSource.get(e.source) ?? 0;
+    if (config.perSourceCap != null && n >= config.perSourceCap) {
+      e.kept = false;
+      e.reason = `over the per-source cap of ${config.perSourceCap} for ${e.source}`;
+      continue;
+    }
+    if (fused.length >= config.topK) {
+      e.kept = false;
+      e.reason = `outside the fused top ${config.topK}`;
+      continue;
+    }
+    perSource.set(e.source, n + 1);
+    e.reason = `kept: fused rank ${fused.length + 1}`;
+    fused.push(e);
+  }
+  return fused;
+}

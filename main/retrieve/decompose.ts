@@ -30,10 +30,17 @@ const ABBREV = /\b(e\.g|i\.e|etc|vs|cf|Mr|Dr|No)\.$/i;
 
 /** Splits text into sentences (a period, question or exclamation mark followed by space and a capital or end). */
 export function sentences(text: string): string[] {
-  const clean = text
-    // doctest examples and reST field lists describe the interface, not steps
-    .split('\n')
-    .filter((l) => !/^\s*(>>>|\.\.\.|:param|:type|:return|:rtype|:raises)/.test(l))
+  // Doctest examples (a >>> line and its output, up to a blank line) and reST field lists describe
+  // the interface, not steps.
+  const kept: string[] = [];
+  let inDoctest = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*>>>/.test(line)) inDoctest = true;
+    else if (!line.trim()) inDoctest = false;
+    if (inDoctest || /^\s*(\.\.\.|:param|:type|:return|:rtype|:raises)/.test(line)) continue;
+    kept.push(line);
+  }
+  const clean = kept
     .join(' ')
     .replace(/\s+/g, ' ')
     .trim();
@@ -54,12 +61,34 @@ export function sentences(text: string): string[] {
   return out;
 }
 
+/** Splits on commas outside brackets and quotes. */
+function splitTopLevel(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let quote: string | null = null;
+  let cur = '';
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if ('([{'.includes(ch)) depth++;
+    else if (')]}'.includes(ch)) depth--;
+    else if (ch === ',' && depth === 0) {
+      out.push(cur);
+      cur = '';
+      continue;
+    }
+    cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
 /** Name, parameter names and return annotation of a Python/TS signature line, as words. */
 export function signatureWords(signature: string): { name: string; params: string[]; returns: string | null } {
   const m = /(?:def|function)\s+([A-Za-z_$][\w$]*)\s*\(([\s\S]*)\)\s*(?:->\s*([^:]+))?/.exec(signature);
   const name = m?.[1] ?? signature.trim().split(/[\s(]/)[0] ?? '';
-  const params = (m?.[2] ?? '')
-    .split(',')
+  const params = splitTopLevel(m?.[2] ?? '')
     .map((p) => p.replace(/[:=].*$/s, '').replace(/^[*\s]+/, '').trim())
     .filter((p) => p && p !== 'self' && p !== 'cls' && p !== '/' && p !== '*');
   return { name, params, returns: m?.[3]?.trim() ?? null };

@@ -2,6 +2,7 @@
 // run so ratios hold on a noisy machine. Not a test: nothing here fails the build.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { runIndex } from '../main/index/indexer.ts';
 import { ParsePool } from '../main/index/parse-pool.ts';
@@ -11,6 +12,7 @@ import { openConfiguredEncoder } from '../main/embed/select.ts';
 import { defaultModelsDir } from '../main/host/paths.ts';
 import { copyStdlib } from './stdlib.ts';
 import { benchDefaultEncoder, benchUnixcoderSized } from './embed.ts';
+import { benchRetrieval, retrievalCorpus } from './retrieve.ts';
 
 const rows: { what: string; value: string; baseline: string; ratio: string; target: string }[] = [];
 
@@ -20,7 +22,7 @@ function record(what: string, value: string, baseline: string, ratio: string, ta
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder,retrieve').split(','));
 
 async function parseAlone(root: string): Promise<{ ms: number; files: number; units: number }> {
   const t = performance.now();
@@ -109,6 +111,29 @@ async function indexBench() {
   }
 }
 
+async function retrieveBench() {
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-bench-retrieve-'));
+  const { encoder } = await openConfiguredEncoder({ prefer: 'default', modelsDir: defaultModelsDir() });
+  try {
+    for (const size of ['10k', '100k'] as const) {
+      const root = retrievalCorpus(size, parent);
+      const store = Store.open(path.join(parent, `${size}.db`));
+      const r = await benchRetrieval(store, encoder, root);
+      store.close();
+      record(
+        `retrieval at ${r.units} units, 3 sources + fusion`,
+        `p50 ${r.approx.p50.toFixed(1)} ms, p95 ${r.approx.p95.toFixed(1)} ms (${r.queries} tasks)`,
+        `exact brute-force scan p50 ${r.exact.p50.toFixed(1)} ms, p95 ${r.exact.p95.toFixed(1)} ms`,
+        `${(r.exact.p50 / r.approx.p50).toFixed(1)}× faster; recall@8 ${r.recallAt8.toFixed(3)}`,
+        'p50 < 20 ms at 100k; recall@8 ≥ 0.95',
+      );
+    }
+  } finally {
+    await encoder.dispose();
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
+}
+
 async function encoderBench() {
   const d = await benchDefaultEncoder();
   record('default encoder throughput', `${d.ours.toFixed(0)} texts/s`, `raw onnxruntime ${d.raw.toFixed(0)} texts/s`, `${(d.ours / d.raw).toFixed(2)}`);
@@ -124,5 +149,6 @@ async function encoderBench() {
 
 if (only.has('index')) await indexBench();
 if (only.has('encoder')) await encoderBench();
+if (only.has('retrieve')) await retrieveBench();
 console.log('\nSummary');
 console.table(rows);

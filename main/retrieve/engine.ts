@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Encoder } from '../embed/encoder.ts';
 import { DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../pipeline/config.ts';
 import type { ItemKind, Store } from '../store/store.ts';
-import { ftsQuery } from '../store/lexical.ts';
+import { ftsQuery, queryTerms } from '../store/lexical.ts';
 import { isTestFile } from '../index/test-files.ts';
 import { decompose, signatureWords, type Decomposer } from './decompose.ts';
 import { fuse } from './fuse.ts';
@@ -41,6 +41,8 @@ export interface RetrieveOptions {
   cache?: VectorIndexCache;
   /** Store the trace (default true). */
   persist?: boolean;
+  /** Vector search: the sign-code prefilter with exact rescoring (default), or an exact scan (benchmark baseline). */
+  search?: 'approx' | 'exact';
 }
 
 const defaultCache = new VectorIndexCache();
@@ -74,9 +76,38 @@ function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
   return ids;
 }
 
+const docCounts = new Map<string, number>();
+
+function docCount(store: Store, repoId: number, kind: ItemKind): number {
+  const key = `${store.path}|${kind}|${store.getRepository(repoId)?.last_indexed_at ?? ''}`;
+  let n = docCounts.get(key);
+  if (n === undefined) {
+    n = (store.db.prepare(`SELECT count(*) AS n FROM ${TABLE[kind]}`).get() as { n: number }).n;
+    docCounts.set(key, n);
+  }
+  return n;
+}
+
+/**
+ * BM25 recall over the FTS5 index with the query's most informative terms: those in at most 1 % of
+ * the documents (rarest first, at most 4). Common words would make every document a match and BM25
+ * would have to score them all; they add nothing the embedding does not already capture.
+ */
 function lexicalHits(store: Store, kind: ItemKind, repoId: number, query: string, limit: number, masked: Set<number>): number[] {
-  const q = ftsQuery(query);
-  if (!q || limit <= 0) return [];
+  if (limit <= 0) return [];
+  const terms = queryTerms(query);
+  if (!terms.length) return [];
+  const docs = docCount(store, repoId, kind);
+  const df = store.db
+    .prepare(`SELECT term, doc FROM ${FTS[kind]}_vocab WHERE term IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(terms)) as { term: string; doc: number }[];
+  const informative = df
+    .filter((d) => d.doc <= Math.max(20, docs * 0.01))
+    .sort((a, b) => a.doc - b.doc)
+    .slice(0, 4)
+    .map((d) => d.term);
+  const q = ftsQuery(informative);
+  if (!q) return [];
   const rows = store.db
     .prepare(
       `SELECT f.rowid AS id FROM ${FTS[kind]} f JOIN ${TABLE[kind]} t ON t.id = f.rowid
@@ -190,7 +221,8 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
         if (!s) found.set(id, (s = new Set()));
         s.add(f);
       };
-      for (const h of index.search(qv, k * 2, masked)) add(h.id, 'vector');
+      const hits = opts.search === 'exact' ? index.exactSearch(qv, k * 2, masked) : index.search(qv, k * 2, masked);
+      for (const h of hits) add(h.id, 'vector');
       for (const id of lexicalHits(store, kind, repoId, q.text, config.retrieval.lexicalCandidates, masked)) add(id, 'lexical');
       if (source === 'context') for (const id of [...structural, ...imported]) add(id, 'structure');
       const candidates: Candidate[] = [];

@@ -76,17 +76,21 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
   if (refText) {
     const core = referenceCore(refText);
     // Only units that could contain it: the same file, or definitions with the target's name anywhere.
-    const rows = store.db
-      .prepare(
-        `SELECT id, body, qualname, kind FROM units WHERE repo_id = ? AND kind != 'module' AND (${fileId != null ? 'file_id = ? OR ' : ''}name = ?)`,
-      )
-      .all(...(fileId != null ? [repoId, fileId, info.name] : [repoId, info.name])) as { id: number; body: string; qualname: string; kind: string }[];
+    const rows = [
+      ...(fileId != null
+        ? (store.db.prepare("SELECT id, body FROM units WHERE file_id = ? AND kind != 'module'").all(fileId) as { id: number; body: string }[])
+        : []),
+      ...(store.db.prepare("SELECT id, body FROM units WHERE repo_id = ? AND name = ? AND kind != 'module'").all(repoId, info.name) as {
+        id: number;
+        body: string;
+      }[]),
+    ];
     for (const r of rows) {
       if (core.length >= 20 && squash(r.body).includes(core)) info.masked.units.add(r.id);
     }
     const chunks = store.db
-      .prepare(`SELECT id, text, title FROM chunks WHERE repo_id = ? ${fileId != null ? 'AND file_id = ?' : ''}`)
-      .all(...(fileId != null ? [repoId, fileId] : [repoId])) as { id: number; text: string; title: string }[];
+      .prepare(fileId != null ? 'SELECT id, text FROM chunks WHERE file_id = ?' : 'SELECT id, text FROM chunks WHERE repo_id = ?')
+      .all(fileId ?? repoId) as { id: number; text: string }[];
     for (const c of chunks) if (core.length >= 20 && squash(c.text).includes(core)) info.masked.chunks.add(c.id);
   }
   if (info.masked.units.size) {

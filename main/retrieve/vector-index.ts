@@ -9,14 +9,12 @@
 import type { Store, ItemKind } from '../store/store.ts';
 import { vecTableName } from '../store/store.ts';
 
-const POPCOUNT8 = new Uint8Array(256).map((_, i) => {
-  let n = 0;
-  for (let v = i; v; v >>= 1) n += v & 1;
-  return n;
-});
-
+/** Bit count of a 32-bit word (SWAR: no table lookups in the hot loop). */
 function popcount32(x: number): number {
-  return POPCOUNT8[x & 0xff]! + POPCOUNT8[(x >>> 8) & 0xff]! + POPCOUNT8[(x >>> 16) & 0xff]! + POPCOUNT8[x >>> 24]!;
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
 }
 
 export interface Hit {
@@ -107,10 +105,10 @@ export class VectorIndex {
     const bestD = new Int32Array(c).fill(0x7fffffff);
     const bestI = new Int32Array(c).fill(-1);
     let worst = 0x7fffffff;
-    for (let i = 0; i < this.size; i++) {
+    const codes = this.codes;
+    for (let i = 0, o = 0; i < this.size; i++, o += words) {
       let d = 0;
-      const o = i * words;
-      for (let w = 0; w < words; w++) d += popcount32((this.codes[o + w]! ^ qc[w]!) >>> 0);
+      for (let w = 0; w < words; w++) d += popcount32(codes[o + w]! ^ qc[w]!);
       if (d >= worst) continue;
       if (exclude?.has(this.ids[i]!)) continue;
       let p = c - 1;

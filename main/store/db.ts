@@ -16,6 +16,7 @@ export interface OpenOptions {
 }
 
 const CORRUPT_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+const QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024;
 
 function isCorruption(err: unknown): boolean {
   const code = (err as { code?: string } | undefined)?.code ?? '';
@@ -66,7 +67,9 @@ function openAndMigrate(dbPath: string, opts: OpenOptions): Database {
     db.pragma('cache_size = -65536');
     db.pragma('temp_store = MEMORY');
     sqliteVec.load(db);
-    if (current > 0) {
+    // quick_check reads every page: worth it on open for a small database; a large one (whose check
+    // would take seconds on every command) reports damage through SQLITE_CORRUPT when it is read.
+    if (current > 0 && (dbPath === ':memory:' || fs.statSync(dbPath).size <= QUICK_CHECK_MAX_BYTES)) {
       const check = db.pragma('quick_check(1)', { simple: true }) as string;
       if (check !== 'ok') {
         const err = new Error(`integrity check failed: ${check}`) as Error & { code: string };

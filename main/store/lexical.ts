@@ -48,15 +48,26 @@ export interface LexicalTexts {
   api: string[];
 }
 
-/** Turns free text into a safe FTS5 OR-query of its word tokens (no FTS syntax can leak through). */
-export function ftsQuery(text: string, maxTerms = 32): string | null {
+const STOP = new Set(
+  ('a an and are as at be by can do does for from has have if in into is it its may must not of on or ' +
+    'should so than that the then there these this those to was were when which will with without ' +
+    'def return self cls none true false class import raise lambda yield pass else elif while').split(' '),
+);
+
+/** The distinct lower-case word tokens of free text (identifiers split at `_` and camelCase), stop words left out. */
+export function queryTerms(text: string, maxTerms = 64): string[] {
   const terms = new Set<string>();
   for (const word of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
     for (const piece of word.split('_')) {
-      for (const part of splitCamel(piece)) if (part.length > 1) terms.add(part);
+      for (const part of splitCamel(piece)) if (part.length > 1 && !STOP.has(part)) terms.add(part);
     }
     if (terms.size >= maxTerms) break;
   }
-  if (!terms.size) return null;
-  return [...terms].slice(0, maxTerms).map((t) => `"${t}"`).join(' OR ');
+  return [...terms];
+}
+
+/** A safe FTS5 OR-query of the given terms (quoted: no FTS syntax can leak through), or null. */
+export function ftsQuery(terms: string[]): string | null {
+  const clean = terms.filter((t) => /^[a-z0-9]+$/.test(t));
+  return clean.length ? clean.map((t) => `"${t}"`).join(' OR ') : null;
 }

@@ -150,7 +150,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    description: 'retrieval traces',
+    description: 'retrieval traces, name index, FTS vocabularies',
     sql: `
       CREATE TABLE retrieval_traces (
         id INTEGER PRIMARY KEY,
@@ -162,6 +162,58 @@ export const MIGRATIONS: readonly Migration[] = [
         trace TEXT NOT NULL
       );
       CREATE INDEX retrieval_traces_task ON retrieval_traces(task_id, created_at);
+      CREATE INDEX units_repo_name ON units(repo_id, name);
+      CREATE VIRTUAL TABLE fts_units_vocab USING fts5vocab(fts_units, 'row');
+      CREATE VIRTUAL TABLE fts_chunks_vocab USING fts5vocab(fts_chunks, 'row');
+      CREATE VIRTUAL TABLE fts_api_vocab USING fts5vocab(fts_api, 'row');
+    `,
+  },
+  {
+    version: 4,
+    description: 'LLM exchanges (record / replay), generation runs and their candidate sets',
+    sql: `
+      CREATE TABLE generation_runs (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        backend TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        prompt_version TEXT NOT NULL,
+        prompt_hash TEXT NOT NULL,
+        prompts TEXT NOT NULL,
+        config TEXT NOT NULL,
+        manifest_hash TEXT,
+        summary TEXT
+      );
+      CREATE TABLE llm_exchanges (
+        id INTEGER PRIMARY KEY,
+        request_hash TEXT NOT NULL,
+        run_id TEXT REFERENCES generation_runs(id) ON DELETE SET NULL,
+        task_id TEXT,
+        purpose TEXT,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        request TEXT NOT NULL,
+        response TEXT,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+        error TEXT,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL,
+        latency_ms REAL NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX llm_exchanges_hash ON llm_exchanges(request_hash, status);
+      CREATE INDEX llm_exchanges_run ON llm_exchanges(run_id, task_id);
+      CREATE TABLE generation_results (
+        run_id TEXT NOT NULL REFERENCES generation_runs(id) ON DELETE CASCADE,
+        task_id TEXT NOT NULL,
+        purpose TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        result TEXT NOT NULL,
+        PRIMARY KEY (run_id, task_id, purpose)
+      );
     `,
   },
 ];

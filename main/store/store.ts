@@ -6,7 +6,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProblem } from '../index/types.ts';
 import type { EncoderInfo } from '../embed/encoder.ts';
 import { openDatabase, type OpenOptions } from './db.ts';
-import { StoreError, StoreWriteError } from './errors.ts';
+import { StoreCorruptError, StoreError, StoreWriteError } from './errors.ts';
 import { apiLexicalText, chunkLexicalText, unitLexicalText, type LexicalTexts } from './lexical.ts';
 
 export type ItemKind = 'unit' | 'chunk' | 'api';
@@ -124,6 +124,7 @@ export class Store {
     } catch (err) {
       if (err instanceof StoreError) throw err;
       const code = (err as { code?: string }).code;
+      if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw new StoreCorruptError(this.path, (err as Error).message, { cause: err });
       if (typeof code === 'string' && code.startsWith('SQLITE_')) throw new StoreWriteError(this.path, what, err);
       throw err;
     }

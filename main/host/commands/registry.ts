@@ -2,9 +2,11 @@
 
 import type { Command } from '../cli-kit.ts';
 import { INDEX_COMMANDS } from './index-commands.ts';
+import { IMPORT_COMMANDS } from './import-commands.ts';
 import { RETRIEVE_COMMANDS } from './retrieve-commands.ts';
 
 export const COMMANDS: Record<string, Command> = {
   ...INDEX_COMMANDS,
+  ...IMPORT_COMMANDS,
   ...RETRIEVE_COMMANDS,
 };

@@ -95,10 +95,15 @@ export interface PredictedApi {
   u: number;
 }
 
-/** API evidence after refinement, deduplicated by canonical API (the lowest-u occurrence kept). */
-export function predictedApis(trace: RetrievalTrace): PredictedApi[] {
+/**
+ * API evidence after refinement (`retrieved`: every API item of any step that refinement kept), or only
+ * the API items that reached the fused list shown to the generator (`fused`); deduplicated by canonical
+ * API, the lowest-u occurrence kept.
+ */
+export function predictedApis(trace: RetrievalTrace, scope: 'retrieved' | 'fused' = 'retrieved'): PredictedApi[] {
   const out = new Map<string, PredictedApi>();
-  for (const e of trace.evidence) {
+  const items = scope === 'fused' ? trace.fused : trace.evidence;
+  for (const e of items) {
     if (e.source !== 'api' || e.reason.startsWith('API refinement')) continue;
     const key = canonicalKey(e.module, e.qualname);
     const prev = out.get(key);

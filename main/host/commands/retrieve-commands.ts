@@ -133,26 +133,32 @@ export const RETRIEVE_COMMANDS: Record<string, Command> = {
         const repos = await ensureIndexed(ws, tasks, io, values.quiet === true);
         const cache = new VectorIndexCache();
         const results: TaskApiResult[] = [];
+        const fusedResults: TaskApiResult[] = [];
         let done = 0;
         for (const task of tasks.filter((t) => t.reference)) {
           const repoId = repos.get(task.repoPath)!;
           const trace = await retrieveForTask({ store: ws.store, encoder: ws.encoder, repoId, task, config, cache, persist: false });
           const moduleRow = ws.store.db.prepare('SELECT module FROM files WHERE repo_id = ? AND path = ?').get(repoId, task.file) as { module: string } | undefined;
           const truth = resolveTruth(ws.store, repoId, await referenceCalls(task.reference!), { module: moduleRow?.module ?? null, qualname: task.qualname });
-          results.push(scoreTask(task.id, truth, predictedApis(trace)));
+          results.push(scoreTask(task.id, truth, predictedApis(trace, 'retrieved')));
+          fusedResults.push(scoreTask(task.id, truth, predictedApis(trace, 'fused')));
           if (!values.quiet && ++done % 20 === 0) io.err(`[eval-api] ${done}/${tasks.length}`);
         }
         const s = summarise(results);
+        const sf = summarise(fusedResults);
         const f = (x: number) => (Number.isNaN(x) ? 'n/a' : x.toFixed(3));
         const text = [
           `Manifest ${manifest.file} (${manifest.hash.slice(0, 12)}), ${s.tasks} tasks, API refinement ${config.fusion.refineApi ? 'on' : 'off'}, encoder ${ws.encoder.name}`,
           `Tasks whose reference calls repository APIs: ${s.tasksWithTruth}`,
-          `Macro precision ${f(s.precision)}, recall ${f(s.recall)}, F1 ${f(s.f1)}, exact-set match ${f(s.exactMatch)}`,
-          `Count reliability: over ${s.count.over}, exact ${s.count.exact}, under ${s.count.under}`,
+          `API evidence after refinement (all steps): macro precision ${f(s.precision)}, recall ${f(s.recall)}, F1 ${f(s.f1)}, exact-set match ${f(s.exactMatch)}; count over ${s.count.over}, exact ${s.count.exact}, under ${s.count.under}`,
+          `API items in the fused top ${config.fusion.topK}: macro precision ${f(sf.precision)}, recall ${f(sf.recall)}, F1 ${f(sf.f1)}, exact-set match ${f(sf.exactMatch)}; count over ${sf.count.over}, exact ${sf.count.exact}, under ${sf.count.under}`,
           `Uncertainty on the held-out half (${s.uncertainty.heldOutTasks} tasks, ${s.uncertainty.items} items, ${s.uncertainty.wrongItems} wrong): ` +
             `AUROC ${f(s.uncertainty.auroc)}, AUPRC ${f(s.uncertainty.auprc)}, ECE raw ${f(s.uncertainty.eceRaw)}, ECE after Platt scaling (fit on the other half) ${f(s.uncertainty.eceCalibrated)} (10 equal-width bins)`,
         ];
-        return { text, json: { ok: true, command: 'eval-api', manifestHash: manifest.hash, refine: config.fusion.refineApi, summary: s, tasks: results } };
+        return {
+          text,
+          json: { ok: true, command: 'eval-api', manifestHash: manifest.hash, refine: config.fusion.refineApi, summary: s, fusedSummary: sf, tasks: results, fusedTasks: fusedResults },
+        };
       } finally {
         await ws.close();
       }

@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../main/host/cli.ts';
+import { tmpDir } from '../helpers/tmp-repo.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SAMPLE = path.join(ROOT, 'resources', 'sample-repo', 'tasks.jsonl');
+const BENCH = process.env.OPENCODER_BENCH_DIR ?? path.resolve(ROOT, '..', 'shared', 'bench');
+const hasBench = fs.existsSync(path.join(BENCH, 'repoexec', 'repoexec_inline.jsonl'));
+const dir = tmpDir('oc-retrieve-cli-');
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err, json: () => JSON.parse(out.at(-1)!) };
+}
+
+describe('opencoder retrieve / eval-api', () => {
+  it('retrieve indexes the task repository on a fresh database and prints r, w, u, γ and reasons', async () => {
+    const db = path.join(dir, 'a.db');
+    const text = await cli(['retrieve', '--manifest', SAMPLE, '--id', 'inventory/add_tax', '--db', db, '--quiet']);
+    expect(text.code).toBe(0);
+    const joined = text.out.join('\n');
+    expect(joined).toMatch(/Fused evidence \(top \d+\):/);
+    expect(joined).toMatch(/r \d\.\d{3}\s+w \d\.\d{3}\s+u \d\.\d{3}\s+γ \d\.\d{3}/);
+    expect(joined).toMatch(/— (below the top 70 %|duplicate of|outside the fused|API refinement)/);
+    const json = await cli(['retrieve', '--manifest', SAMPLE, '--id', 'inventory/add_tax', '--db', db, '--quiet', '--json']);
+    const doc = json.json();
+    expect(doc.ok).toBe(true);
+    expect(doc.trace.fused.length).toBeGreaterThan(0);
+    expect(doc.trace.fused.length).toBeLessThanOrEqual(10);
+  });
+
+  it('reports a missing task id with the manifest named', async () => {
+    const r = await cli(['retrieve', '--manifest', SAMPLE, '--id', 'nope', '--db', path.join(dir, 'b.db'), '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json().error.message).toMatch(/No task nope in .*tasks\.jsonl/);
+  });
+
+  it('eval-api reports precision / recall / F1 / count reliability with and without refinement', async () => {
+    const db = path.join(dir, 'c.db');
+    const on = (await cli(['eval-api', '--manifest', SAMPLE, '--db', db, '--quiet', '--json'])).json();
+    const off = (await cli(['eval-api', '--manifest', SAMPLE, '--db', db, '--quiet', '--json', '--no-refine'])).json();
+    expect(on.refine).toBe(true);
+    expect(off.refine).toBe(false);
+    expect(on.summary.tasks).toBe(11);
+    expect(on.summary.tasksWithTruth).toBeGreaterThan(3);
+    for (const k of ['precision', 'recall', 'f1']) expect(on.summary[k]).toBeGreaterThanOrEqual(0);
+    expect(on.summary.count.over + on.summary.count.exact + on.summary.count.under).toBe(on.summary.tasksWithTruth);
+    // Refinement only removes items: never more predicted APIs than without it.
+    const size = (doc: { tasks: { predicted: unknown[] }[] }) => doc.tasks.reduce((n, t) => n + t.predicted.length, 0);
+    expect(size(on)).toBeLessThanOrEqual(size(off));
+  });
+
+  it.skipIf(!hasBench)('on an imported RepoExec task the reference body appears in no source', async () => {
+    const out = path.join(dir, 'rx');
+    expect((await cli(['import', 'repoexec', path.join(BENCH, 'repoexec'), '--out', out, '--subset', 'python_string_utils_inline', '--quiet'])).code).toBe(0);
+    const manifest = path.join(out, 'tasks.jsonl');
+    const task = JSON.parse(fs.readFileSync(manifest, 'utf8').split('\n')[0]!);
+    const doc = (await cli(['retrieve', '--manifest', manifest, '--id', task.id, '--db', path.join(dir, 'rx.db'), '--quiet', '--json'])).json();
+    const squash = (s: string) => s.replace(/\s+/g, '');
+    expect(doc.trace.masked.length).toBeGreaterThan(0);
+    for (const e of doc.trace.evidence) expect(squash(e.text).includes(squash(task.reference))).toBe(false);
+  });
+  if (!hasBench) console.warn(`../shared/bench not found at ${BENCH}: the RepoExec retrieval check is skipped`);
+});

@@ -221,9 +221,13 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
         if (!s) found.set(id, (s = new Set()));
         s.add(f);
       };
+      let tt = performance.now();
       const hits = opts.search === 'exact' ? index.exactSearch(qv, k * 2, masked) : index.search(qv, k * 2, masked);
       for (const h of hits) add(h.id, 'vector');
+      timings.vector = (timings.vector ?? 0) + performance.now() - tt;
+      tt = performance.now();
       for (const id of lexicalHits(store, kind, repoId, q.text, config.retrieval.lexicalCandidates, masked)) add(id, 'lexical');
+      timings.lexical = (timings.lexical ?? 0) + performance.now() - tt;
       if (source === 'context') for (const id of [...structural, ...imported]) add(id, 'structure');
       const candidates: Candidate[] = [];
       for (const [id, finders] of found) {
@@ -235,7 +239,9 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
       }
       lists.push({ step: q.step, query: q.text, found: candidates });
     }
+    let tf = performance.now();
     const items = fetchItems(store, kind, [...allIds]);
+    timings.fetch = (timings.fetch ?? 0) + performance.now() - tf;
     for (const list of lists) {
       const withItems: (ScoredItem & Candidate)[] = [];
       for (const c of list.found) {

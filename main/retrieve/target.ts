@@ -51,6 +51,7 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
     maskedTitles: [],
   };
   let fileId: number | null = null;
+  let span: { start: number; end: number } | null = null;
   if (task.file) {
     const f = store.db.prepare('SELECT id, module FROM files WHERE repo_id = ? AND path = ?').get(repoId, task.file) as
       | { id: number; module: string }
@@ -64,11 +65,12 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
   }
   if (fileId != null && task.qualname) {
     const u = store.db
-      .prepare("SELECT id, body, parent_qualname FROM units WHERE file_id = ? AND qualname = ? AND kind != 'module' ORDER BY start_line LIMIT 1")
-      .get(fileId, task.qualname) as { id: number; body: string; parent_qualname: string | null } | undefined;
+      .prepare("SELECT id, body, parent_qualname, start_line, end_line FROM units WHERE file_id = ? AND qualname = ? AND kind != 'module' ORDER BY start_line LIMIT 1")
+      .get(fileId, task.qualname) as { id: number; body: string; parent_qualname: string | null; start_line: number; end_line: number } | undefined;
     if (u) {
       info.unitId = u.id;
       info.className = u.parent_qualname;
+      span = { start: u.start_line, end: u.end_line };
     }
   }
   const refText = task.reference ?? (info.unitId != null ? ((store.db.prepare('SELECT body FROM units WHERE id = ?').get(info.unitId) as { body: string }).body) : null);
@@ -77,8 +79,13 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
     const core = referenceCore(refText);
     // Only units that could contain it: the same file, or definitions with the target's name anywhere.
     const rows = [
+      // In the target's file only the units enclosing it can contain it (when it was located).
       ...(fileId != null
-        ? (store.db.prepare("SELECT id, body FROM units WHERE file_id = ? AND kind != 'module'").all(fileId) as { id: number; body: string }[])
+        ? (span
+            ? store.db
+                .prepare("SELECT id, body FROM units WHERE file_id = ? AND kind != 'module' AND start_line <= ? AND end_line >= ?")
+                .all(fileId, span.start, span.end)
+            : store.db.prepare("SELECT id, body FROM units WHERE file_id = ? AND kind != 'module'").all(fileId)) as { id: number; body: string }[]
         : []),
       ...(store.db.prepare("SELECT id, body FROM units WHERE repo_id = ? AND name = ? AND kind != 'module'").all(repoId, info.name) as {
         id: number;

@@ -174,17 +174,7 @@ function stopSet(config: FeatureConfig): Set<string> {
 
 /** 32-bit FNV-1a over UTF-16 code units followed by the murmur3 finaliser, seeded. */
 export function hashFeature(feature: string, seed: number): number {
-  let h = (0x811c9dc5 ^ seed) >>> 0;
-  for (let i = 0; i < feature.length; i++) {
-    h ^= feature.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix(fnvStep((0x811c9dc5 ^ seed) >>> 0, feature));
 }
 
 /** Bucket and sign of one named feature. */

@@ -1,0 +1,209 @@
+// The shapes every generation backend speaks: one chat request with n samples in, normalised choices out.
+
+import type { Evidence, RetrievalTrace, Source } from '../retrieve/types.ts';
+
+export type { Evidence, RetrievalTrace, Source };
+
+/** Who produced a response. `offline` and `imported` never call a model. */
+export type Provider = 'openai' | 'gemini' | 'offline' | 'imported';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** A JSON schema the reply must follow (structured output). */
+export interface JsonSchemaSpec {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
+/** What a prompt was built from, in structured form. Network backends ignore it; the offline backend reads it. */
+export interface GroundingContext {
+  purpose: 'generate' | 'repair' | 'decompose';
+  task: PromptTask;
+  /** The fused evidence the prompt shows (empty when there is none). */
+  evidence: Evidence[];
+  /** Uncertainty-guided prompt (true) or plain concatenation (Baseline RAG). */
+  guided: boolean;
+  /** Repair only: the candidate that failed. */
+  failing?: string;
+  /** Decomposition only: how many steps are allowed. */
+  steps?: { min: number; max: number };
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  /** Samples wanted from this call. */
+  n: number;
+  temperature: number;
+  maxTokens: number;
+  jsonSchema?: JsonSchemaSpec;
+  /** Ask for log-probabilities with this many alternatives per token (0: only the chosen token's). Ignored when the backend has none. */
+  topLogprobs?: number;
+  seed?: number;
+  /**
+   * Ordinal of this call among identical requests of one generation (fill-up calls when a backend
+   * ignores `n`). Part of the request hash, so replay tells the calls apart.
+   */
+  call?: number;
+  /** Not sent to network backends and not part of the request hash (it mirrors what the messages say). */
+  grounding?: GroundingContext;
+}
+
+/** Metadata about a call: not part of the request, not sent, not hashed. */
+export interface ChatContext {
+  signal?: AbortSignal;
+  taskId?: string;
+  runId?: string;
+  purpose?: string;
+}
+
+export interface TopLogprob {
+  token: string;
+  logprob: number;
+}
+
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  /** Alternatives at this position (may include the chosen token), best first. Empty when not asked for. */
+  top: TopLogprob[];
+}
+
+export interface ChatChoice {
+  index: number;
+  text: string;
+  /** Normalised: `stop`, `length`, `refused`, or the vendor's own value. */
+  finishReason: string | null;
+  /** Set when the model refused (OpenAI `refusal`, Gemini safety blocks): the text then holds the refusal. */
+  refused?: boolean;
+  logprobs: TokenLogprob[] | null;
+  /** Output tokens of this choice when the backend says (Gemini per candidate; OpenAI: logprob count). */
+  outputTokens?: number;
+  /** Offline / imported: where the candidate came from. */
+  origin?: string;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** `reported` by the vendor, `none` when unknown (imported samples), `zero` for offline. */
+  source: 'reported' | 'none' | 'zero';
+}
+
+/** How a call is billed: metered by a vendor, a model on the analyst's machine, or no model at all. */
+export type Billing = 'metered' | 'local' | 'none';
+
+export interface ChatResponse {
+  provider: Provider;
+  billing: Billing;
+  /** The model asked for. */
+  model: string;
+  /** The model the vendor says answered, when it says. */
+  servedModel?: string;
+  choices: ChatChoice[];
+  usage: Usage;
+  /** HTTP calls made (more than one when a backend ignores `n`, or after retries). */
+  calls: number;
+  /** Retries after 429 / 5xx / network errors, over all calls. */
+  retries: number;
+  latencyMs: number;
+  warnings: string[];
+  /** Set by the replay backend: answered from the exchange store, no network. */
+  replayed?: boolean;
+}
+
+export interface BackendCapabilities {
+  /** Returns several samples from one call when asked (`n` / `candidateCount`). May turn false at run time. */
+  nativeN: boolean;
+  logprobs: boolean;
+  jsonSchema: boolean;
+  network: boolean;
+}
+
+export interface LlmBackend {
+  /** `openai:gpt-4o-mini`, `gemini:gemini-2.5-flash`, `offline:retrieve-and-adapt@1`, `replay:openai:gpt-4o-mini` */
+  readonly id: string;
+  readonly provider: Provider;
+  readonly model: string;
+  /** One line for people: what produced the candidates. */
+  readonly label: string;
+  readonly capabilities: BackendCapabilities;
+  /** How its calls are billed (replay: `none`, nothing is spent now). */
+  readonly billing: Billing;
+  chat(req: ChatRequest, ctx?: ChatContext): Promise<ChatResponse>;
+  dispose?(): Promise<void>;
+}
+
+/** The task as prompts see it (a manifest Task fits). */
+export interface PromptTask {
+  id: string;
+  requirement: string;
+  signature: string;
+  file?: string;
+  qualname?: string;
+}
+
+export interface LogprobSummary {
+  tokens: number;
+  meanLogprob: number;
+  /** Mean per-token entropy (nats) from the top alternatives; null when only chosen tokens were given. */
+  meanEntropy: number | null;
+  /** Entropy normalised to [0, 1]; with chosen tokens only, 1 − exp(mean logprob) stands in (see uncertainty.ts). */
+  normalised: number;
+}
+
+export interface Candidate {
+  index: number;
+  /** The code extracted from the reply ('' only when extraction failed; then `extraction.ok` is false). */
+  code: string;
+  reply: string;
+  extraction: { ok: boolean; blocks: number; note: string };
+  finishReason: string | null;
+  refused: boolean;
+  /** Output tokens of this candidate when known. */
+  tokens: number | null;
+  logprobs: LogprobSummary | null;
+  /** Index (into the set's `groups`) of its self-consistency group. */
+  group: number;
+  origin?: string;
+}
+
+export interface UncertaintyPart {
+  value: number | null;
+  /** How it was measured, e.g. `token-logprobs(top 5)`, `group-entropy (no log-probs)`, `ast`. */
+  method: string;
+}
+
+export interface GenerationUncertainty {
+  entropy: UncertaintyPart;
+  consistency: UncertaintyPart;
+  variance: UncertaintyPart;
+  /** Weighted aggregate over the parts that have a value; weights renormalised over those. */
+  aggregate: number;
+  weights: { entropy: number; consistency: number; variance: number };
+  /** Groups of candidate indexes, in order of first appearance. */
+  groups: number[][];
+}
+
+export interface CostFigure {
+  usd: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  /** Why the figure is what it is (price source, `local model: 0`, `no price for X`). */
+  note: string;
+}
+
+export interface CandidateSet {
+  taskId: string;
+  purpose: 'generate' | 'repair';
+  backend: { id: string; provider: Provider; model: string; label: string; replayed: boolean };
+  prompt: { version: string; kind: 'uncertainty-guided' | 'baseline' | 'repair'; messages: ChatMessage[] };
+  candidates: Candidate[];
+  uncertainty: GenerationUncertainty;
+  usage: { inputTokens: number; outputTokens: number; calls: number; retries: number; source: Usage['source'] };
+  cost: CostFigure;
+  latencyMs: number;
+  warnings: string[];
+}

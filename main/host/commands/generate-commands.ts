@@ -1,0 +1,360 @@
+// Commands of the generation layer: generate (one task: retrieval → prompt → candidates with their generation
+// uncertainty, tokens and cost), uncertainty-eval (failure-detection AUROC of the uncertainty signals on labelled
+// sample sets) and prices (the editable price table).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
+import { openConfiguredEncoder, type EncoderPreference } from '../../embed/select.ts';
+import { findTask, readManifest } from '../../experiment/manifest.ts';
+import { makeConfig, type PipelineConfig } from '../../pipeline/config.ts';
+import { retrieveForTask } from '../../retrieve/engine.ts';
+import type { RetrievalTrace } from '../../retrieve/types.ts';
+import { ExchangeStore } from '../../store/exchanges.ts';
+import { BACKEND_KINDS, createBackend, type BackendKind } from '../../generate/backends.ts';
+import { DEFAULT_PRICES, estimateGeneration, loadPriceTable, writeDefaultPriceTable, type CostEstimate } from '../../generate/cost.ts';
+import { evaluateSampleSets } from '../../generate/eval.ts';
+import { generateCandidates, generationRequest, llmDecomposer } from '../../generate/generate.ts';
+import { loadSampleSets } from '../../generate/imported-backend.ts';
+import { promptTemplatesRecord } from '../../generate/prompts.ts';
+import { recordExchanges } from '../../generate/record.ts';
+import type { CandidateSet, LlmBackend, Provider } from '../../generate/types.ts';
+import { defaultModelsDir, packageRoot, userDataDir } from '../paths.ts';
+import { UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { ENCODER_OPTS } from './index-commands.ts';
+import { ensureIndexed, openWorkspace } from './retrieve-commands.ts';
+
+/** The price table the user edits (created by `opencoder prices --init`). */
+export function defaultPricesPath(): string {
+  return path.join(userDataDir(), 'prices.json');
+}
+
+/** ../shared/bench next to the checkout, or OPENCODER_BENCH_DIR. */
+export function benchDir(): string {
+  return process.env.OPENCODER_BENCH_DIR ? path.resolve(process.env.OPENCODER_BENCH_DIR) : path.resolve(packageRoot(), '..', 'shared', 'bench');
+}
+
+export const CODEREVAL_CHATGPT_SAMPLES = path.join('codereval', 'experimental-results', 'GenerateResultPython', 'ChatGPT', 'Raw_Input.jsonl_out.jsonl');
+
+const f3 = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(3));
+const usd = (x: number | null) => (x === null ? 'unknown (no price)' : `$${x.toFixed(x < 0.01 ? 6 : 4)}`);
+
+// ---- generate -------------------------------------------------------------------------------------------------
+
+const GENERATE_OPTS = {
+  ...ENCODER_OPTS,
+  manifest: { type: 'string' },
+  id: { type: 'string' },
+  backend: { type: 'string', default: 'offline' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  samples: { type: 'string' },
+  'replay-run': { type: 'string' },
+  'replay-provider': { type: 'string' },
+  prices: { type: 'string' },
+  candidates: { type: 'string' },
+  temperature: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'top-logprobs': { type: 'string' },
+  seed: { type: 'string' },
+  'thinking-budget': { type: 'string' },
+  timeout: { type: 'string' },
+  retries: { type: 'string' },
+  concurrency: { type: 'string' },
+  decompose: { type: 'string' },
+  'baseline-prompt': { type: 'boolean', default: false },
+  'no-record': { type: 'boolean', default: false },
+  'estimate-only': { type: 'boolean', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+function num(values: Record<string, unknown>, key: string, opts: { int?: boolean; min?: number } = {}): number | undefined {
+  const raw = values[key];
+  if (raw === undefined) return undefined;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || (opts.int && !Number.isInteger(v)) || (opts.min !== undefined && v < opts.min)) {
+    throw new UsageError(`--${key} must be ${opts.int ? 'an integer' : 'a number'}${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}, got ${JSON.stringify(raw)}`);
+  }
+  return v;
+}
+
+function generationConfig(values: Record<string, unknown>): PipelineConfig {
+  const candidates = num(values, 'candidates', { int: true, min: 1 });
+  const temperature = num(values, 'temperature', { min: 0 });
+  const maxTokens = num(values, 'max-tokens', { int: true, min: 1 });
+  return makeConfig({
+    generation: {
+      ...(candidates !== undefined ? { candidates } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(values['baseline-prompt'] ? { uncertaintyGuided: false } : {}),
+    },
+  });
+}
+
+function estimateLine(est: CostEstimate): string {
+  return (
+    `Estimate before the run: ${est.calls} call(s), ~${est.inputTokens} input tokens, ~${est.outputTokensExpected} output tokens expected ` +
+    `(at most ${est.outputTokensMax}); cost ≈ ${usd(est.usdExpected)} (at most ${usd(est.usdMax)}). ${est.note}.`
+  );
+}
+
+function candidateLines(set: CandidateSet): string[] {
+  const u = set.uncertainty;
+  const lines = [
+    `Backend: ${set.backend.label}${set.backend.replayed ? ' — replayed from the store, no network' : ''}`,
+    `Prompt: ${set.prompt.version}, ${set.prompt.kind}`,
+    '',
+  ];
+  for (const c of set.candidates) {
+    const meta = [
+      `group ${c.group + 1}`,
+      c.tokens !== null ? `${c.tokens} tokens` : null,
+      c.logprobs ? `token entropy ${f3(c.logprobs.normalised)}` : null,
+      c.refused ? 'REFUSED' : null,
+      c.extraction.ok ? null : `NO CODE (${c.extraction.note})`,
+      c.origin ?? null,
+    ].filter(Boolean);
+    lines.push(`Candidate ${c.index + 1} [${meta.join('; ')}]`);
+    lines.push(...(c.code || c.reply || '(empty reply)').replace(/\s+$/, '').split('\n').map((l) => `    ${l}`), '');
+  }
+  lines.push(
+    `Generation uncertainty ${f3(u.aggregate)} (weights entropy ${u.weights.entropy} / consistency ${u.weights.consistency} / variance ${u.weights.variance})`,
+    `  token entropy     ${f3(u.entropy.value)}  — ${u.entropy.method}`,
+    `  self-consistency  ${f3(u.consistency.value)}  — ${u.consistency.method}; groups ${u.groups.map((g) => `{${g.map((i) => i + 1).join(',')}}`).join(' ')}`,
+    `  semantic variance ${f3(u.variance.value)}  — ${u.variance.method}`,
+    `Tokens: ${set.usage.inputTokens} in, ${set.usage.outputTokens} out (${set.usage.source}); ${set.usage.calls} call(s), ${set.usage.retries} retries; ${(set.latencyMs / 1000).toFixed(2)} s`,
+    `Cost: ${usd(set.cost.usd)} — ${set.cost.note}`,
+  );
+  for (const w of set.warnings) lines.push(`warning: ${w}`);
+  return lines;
+}
+
+export type RetrieveFn = typeof retrieveForTask;
+
+export interface GenerateDeps {
+  /** Retrieval (tests inject a hand-made trace). */
+  retrieve?: RetrieveFn;
+  env?: NodeJS.ProcessEnv;
+  /** Keys handed over by the desktop app (never logged or stored). */
+  apiKeys?: { openai?: string; gemini?: string };
+}
+
+/** `opencoder generate`: retrieval for the task, then candidates with their uncertainty, tokens and cost. */
+export function makeGenerateCommand(deps: GenerateDeps = {}): Command {
+  const retrieve = deps.retrieve ?? retrieveForTask;
+  return {
+    summary: 'generate candidates for one task, with their generation uncertainty, tokens and cost',
+    usage:
+      'opencoder generate --manifest FILE --id ID --backend offline|openai|gemini|replay|imported [--model M] [--base-url URL] ' +
+      '[--samples FILE] [--replay-run RUN] [--candidates N] [--temperature T] [--baseline-prompt] [--estimate-only] [--no-record] [--prices FILE]',
+    options: GENERATE_OPTS,
+    async run({ values }, io: Io): Promise<CommandResult> {
+      if (!values.manifest) throw new UsageError('--manifest FILE is required');
+      if (!values.id) throw new UsageError('--id ID is required');
+      const kind = values.backend as BackendKind;
+      if (!BACKEND_KINDS.includes(kind)) throw new UsageError(`--backend must be one of ${BACKEND_KINDS.join(', ')}, got ${JSON.stringify(values.backend)}`);
+      const decompose = (values.decompose as string | undefined) ?? (kind === 'openai' || kind === 'gemini' || kind === 'replay' ? 'llm' : 'fallback');
+      if (decompose !== 'llm' && decompose !== 'fallback') throw new UsageError('--decompose must be llm or fallback');
+      const manifest = readManifest(values.manifest as string);
+      const task = findTask(manifest, values.id as string);
+      const config = generationConfig(values);
+      const pricesFile = (values.prices as string | undefined) ?? defaultPricesPath();
+      const { table: prices, source: pricesSource } = loadPriceTable(pricesFile);
+      const timeout = num(values, 'timeout', { min: 1 });
+      const retries = num(values, 'retries', { int: true, min: 0 });
+      const concurrency = num(values, 'concurrency', { int: true, min: 1 });
+      const topLogprobs = num(values, 'top-logprobs', { int: true, min: 0 });
+      const seed = num(values, 'seed', { int: true });
+      const thinkingBudget = num(values, 'thinking-budget', { int: true, min: -1 });
+
+      const ws = await openWorkspace(values, io);
+      const controller = new AbortController();
+      const onSigint = () => {
+        io.err('cancelling… (recorded exchanges are kept)');
+        controller.abort();
+      };
+      process.once('SIGINT', onSigint);
+      try {
+        const exchanges = new ExchangeStore(ws.store.db, ws.store.path);
+        const apiKey = kind === 'openai' ? deps.apiKeys?.openai : kind === 'gemini' ? deps.apiKeys?.gemini : undefined;
+        const backend: LlmBackend = createBackend(
+          {
+            kind,
+            ...(values.model ? { model: values.model as string } : {}),
+            ...(values['base-url'] ? { baseURL: values['base-url'] as string } : {}),
+            ...(apiKey ? { apiKey } : {}),
+            ...(values.samples ? { samplesFile: values.samples as string } : {}),
+            ...(values['replay-run'] ? { replayRun: values['replay-run'] as string } : {}),
+            ...(values['replay-provider'] ? { replayProvider: values['replay-provider'] as Provider } : {}),
+            ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
+            store: exchanges,
+            reliability: {
+              ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+              ...(retries !== undefined ? { maxRetries: retries } : {}),
+              ...(concurrency !== undefined ? { concurrency } : {}),
+            },
+            onRetry: (m) => io.err(`retry: ${m}`),
+          },
+          deps.env ?? process.env,
+        );
+        const estimateOnly = values['estimate-only'] === true;
+        const record = !estimateOnly && kind !== 'replay' && values['no-record'] !== true;
+        const runId = record
+          ? exchanges.beginRun({ backend: backend.id, provider: backend.provider, model: backend.model, prompts: promptTemplatesRecord(), config, manifestHash: manifest.hash })
+          : undefined;
+        const llm = record ? recordExchanges(backend, exchanges, { runId: runId!, prices }) : backend;
+
+        const repos = await ensureIndexed(ws, [task], io, values.quiet === true);
+        const decomposer = decompose === 'llm' && !estimateOnly ? llmDecomposer(llm, { taskId: task.id, signal: controller.signal, ...(runId ? { runId } : {}) }) : undefined;
+        const trace: RetrievalTrace = await retrieve({
+          store: ws.store,
+          encoder: ws.encoder,
+          repoId: repos.get(task.repoPath)!,
+          task,
+          config,
+          ...(decomposer ? { decomposer } : {}),
+        });
+
+        const { request } = generationRequest(task, trace, { config });
+        const estimate = estimateGeneration(
+          { messages: request.messages, n: request.n, maxTokens: request.maxTokens, nativeN: backend.capabilities.nativeN },
+          backend.model,
+          backend.billing,
+          prices,
+        );
+        const traceSummary = {
+          decomposition: trace.decomposition,
+          steps: trace.steps.length,
+          fused: trace.fused.length,
+          sourceUncertainty: trace.sourceUncertainty,
+        };
+        const header = [
+          `Task ${task.id} — ${backend.label}`,
+          `Retrieval: ${trace.steps.length} steps (${trace.decomposition}), ${trace.fused.length} fused items; ū_A ${f3(trace.sourceUncertainty.api)}, ū_X ${f3(trace.sourceUncertainty.context)}, ū_S ${f3(trace.sourceUncertainty.similar)}`,
+          `Prices: ${pricesSource}`,
+        ];
+        if (estimateOnly) {
+          return {
+            text: [...header, estimateLine(estimate)],
+            json: { ok: true, command: 'generate', task: task.id, backend: backend.id, estimate, trace: traceSummary, prices: pricesSource },
+          };
+        }
+        io.err(estimateLine(estimate)); // before any token is spent, even with --quiet
+
+        const set = await generateCandidates(task, trace, {
+          backend: llm,
+          config,
+          encoder: ws.encoder,
+          prices,
+          signal: controller.signal,
+          ...(runId ? { runId } : {}),
+          ...(topLogprobs !== undefined ? { topLogprobs } : {}),
+          ...(seed !== undefined ? { seed } : {}),
+        });
+        let run = null;
+        if (runId) {
+          exchanges.saveResult(runId, task.id, 'generate', { trace: traceSummary, set });
+          const usage = exchanges.usageOfRun(runId);
+          exchanges.finishRun(runId, { tasks: 1, usage });
+          run = { id: runId, usage };
+        }
+        const text = [...header, ...(runId ? [`Run: ${runId} (recorded; replay with --backend replay --replay-run ${runId})`] : []), estimateLine(estimate), '', ...candidateLines(set)];
+        if (run) {
+          text.push(`Run total: ${run.usage.calls} call(s) (${run.usage.errors} failed), ${run.usage.inputTokens} in / ${run.usage.outputTokens} out, ${usd(run.usage.costUsd)}`);
+        }
+        return {
+          text,
+          json: { ok: true, command: 'generate', task: task.id, manifestHash: manifest.hash, backend: backend.id, run, estimate, trace: traceSummary, result: set, prices: pricesSource },
+        };
+      } finally {
+        process.off('SIGINT', onSigint);
+        await ws.close();
+      }
+    },
+  };
+}
+
+export const GENERATE_COMMAND: Command = makeGenerateCommand();
+
+// ---- uncertainty-eval, prices --------------------------------------------------------------------------------
+
+export const GENERATE_COMMANDS: Record<string, Command> = {
+  generate: GENERATE_COMMAND,
+  'uncertainty-eval': {
+    summary: 'failure-detection AUROC / AUPRC of the generation-uncertainty signals on labelled sample sets (default: CoderEval ChatGPT)',
+    usage: 'opencoder uncertainty-eval [--samples FILE] [--encoder default|auto|unixcoder] [--python PATH] [--per-task]',
+    options: {
+      samples: { type: 'string' },
+      encoder: { type: 'string', default: 'default' },
+      models: { type: 'string' },
+      python: { type: 'string' },
+      'per-task': { type: 'boolean', default: false },
+    },
+    async run({ values }, io) {
+      const file = (values.samples as string | undefined) ?? path.join(benchDir(), CODEREVAL_CHATGPT_SAMPLES);
+      if (!fs.existsSync(file)) {
+        throw new UsageError(
+          `No sample file at ${file}. Pass --samples FILE (JSONL: CoderEval's Raw_Input.jsonl_out.jsonl, or {task_id, samples: [{code, passed}]} lines), ` +
+            'or set OPENCODER_BENCH_DIR to the folder holding codereval/.',
+        );
+      }
+      const sets = loadSampleSets(file);
+      const { encoder, notice } = await openConfiguredEncoder({
+        prefer: values.encoder as EncoderPreference,
+        modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
+      });
+      if (notice) io.err(`note: ${notice}`);
+      try {
+        const res = await evaluateSampleSets(sets, {
+          encoder,
+          weights: makeConfig().generation.uncertaintyWeights,
+          ...(values.python ? { python: { python: values.python as string } } : {}),
+        });
+        const text = [
+          `Samples: ${file}`,
+          `Protocol: ${res.protocol}`,
+          `Tasks: ${res.tasks} (${res.skipped} without labels skipped), samples per task ${res.samplesPerTask.join('/')}; first sample fails in ${res.positives} (${f3(res.positives / res.tasks)} — the AUPRC of a random score)`,
+          `Normalisation of ${Object.values(res.normalisation).reduce((a, b) => a + b, 0)} samples: ${Object.entries(res.normalisation).map(([k, v]) => `${k} ${v}`).join(', ')}; encoder ${res.encoder}`,
+          'Token entropy needs log-probabilities, which these samples lack: group entropy stands in for it.',
+          '',
+          `${'signal'.padEnd(64)} AUROC   AUPRC`,
+          ...res.signals.map((s) => `${s.signal.padEnd(64)} ${f3(s.auroc)}   ${f3(s.auprc)}`),
+          '',
+          `ECE of the aggregate read as P(first sample fails), 10 bins: ${f3(res.aggregateEce)} (uncalibrated)`,
+          ...res.notes.map((n) => `note: ${n}`),
+        ];
+        if (values['per-task']) {
+          text.push('', 'task                       n  groups  consistency  variance  aggregate  first-fails  pass-rate');
+          for (const t of res.perTask) {
+            text.push(`${t.taskId.padEnd(26)} ${String(t.n).padStart(2)}  ${String(t.groups).padStart(6)}  ${f3(t.consistency).padStart(11)}  ${f3(t.variance).padStart(8)}  ${f3(t.aggregate).padStart(9)}  ${String(t.firstFailed).padStart(11)}  ${f3(t.passRate).padStart(9)}`);
+          }
+        }
+        const { perTask, ...summary } = res;
+        return { text, json: { ok: true, command: 'uncertainty-eval', samples: file, ...summary, ...(values['per-task'] ? { perTask } : {}) } };
+      } finally {
+        await encoder.dispose();
+      }
+    },
+  },
+  prices: {
+    summary: 'show the price table used for cost figures (--init writes the defaults to edit)',
+    usage: 'opencoder prices [--prices FILE] [--init]',
+    options: { prices: { type: 'string' }, init: { type: 'boolean', default: false } },
+    async run({ values }) {
+      const file = (values.prices as string | undefined) ?? defaultPricesPath();
+      const text: string[] = [];
+      if (values.init) {
+        writeDefaultPriceTable(file);
+        text.push(`Wrote the default price table to ${file}; edit it to change prices or add models.`);
+      }
+      const { table, source } = loadPriceTable(file);
+      text.push(`Price table: ${source}${source === 'built-in defaults' ? ` (run opencoder prices --init to write ${file} and edit it)` : ''}`, '');
+      text.push(`${'model'.padEnd(24)} ${'in $/M'.padStart(8)} ${'out $/M'.padStart(8)}  as of       source`);
+      for (const [model, p] of Object.entries(table.models)) {
+        text.push(`${model.padEnd(24)} ${p.inputPerMTok.toFixed(3).padStart(8)} ${p.outputPerMTok.toFixed(3).padStart(8)}  ${p.asOf}  ${p.source ?? ''}${p.note ? ` (${p.note})` : ''}`);
+      }
+      text.push('', 'Local servers (a base URL on this machine or a private network) and the offline backend cost 0 unless priced here.');
+      return { text, json: { ok: true, command: 'prices', source, table, defaults: table === DEFAULT_PRICES } };
+    },
+  },
+};

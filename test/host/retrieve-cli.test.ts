@@ -65,6 +65,12 @@ describe('opencoder retrieve / eval-api', () => {
     const squash = (s: string) => s.replace(/\s+/g, '');
     expect(doc.trace.masked.length).toBeGreaterThan(0);
     for (const e of doc.trace.evidence) expect(squash(e.text).includes(squash(task.reference))).toBe(false);
+    // The offline backend runs retrieval and generation on the same task with no model.
+    const gen = await cli(['generate', '--manifest', manifest, '--id', task.id, '--backend', 'offline', '--db', path.join(dir, 'rx.db'), '--quiet', '--json']);
+    expect(gen.code, gen.err.join('\n')).toBe(0);
+    const set = gen.json();
+    expect(JSON.stringify(set)).toMatch(/offline/);
+    expect(gen.out.join('\n')).toContain(`def ${task.qualname.split('.').pop()}`);
   });
   if (!hasBench) console.warn(`../shared/bench not found at ${BENCH}: the RepoExec retrieval check is skipped`);
 });

@@ -13,6 +13,7 @@ import { defaultModelsDir } from '../main/host/paths.ts';
 import { copyStdlib } from './stdlib.ts';
 import { benchDefaultEncoder, benchUnixcoderSized } from './embed.ts';
 import { benchRetrieval, retrievalCorpus } from './retrieve.ts';
+import { benchValidate } from './validate.ts';
 
 const rows: { what: string; value: string; baseline: string; ratio: string; target: string }[] = [];
 
@@ -22,7 +23,7 @@ function record(what: string, value: string, baseline: string, ratio: string, ta
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder,retrieve').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder,retrieve,validate').split(','));
 
 async function parseAlone(root: string): Promise<{ ms: number; files: number; units: number }> {
   const t = performance.now();
@@ -150,5 +151,6 @@ async function encoderBench() {
 if (only.has('index')) await indexBench();
 if (only.has('encoder')) await encoderBench();
 if (only.has('retrieve')) await retrieveBench();
+if (only.has('validate')) await benchValidate(record);
 console.log('\nSummary');
 console.table(rows);

@@ -5,10 +5,12 @@ import { INDEX_COMMANDS } from './index-commands.ts';
 import { IMPORT_COMMANDS } from './import-commands.ts';
 import { RETRIEVE_COMMANDS } from './retrieve-commands.ts';
 import { GENERATE_COMMANDS } from './generate-commands.ts';
+import { VALIDATE_COMMANDS } from './validate-commands.ts';
 
 export const COMMANDS: Record<string, Command> = {
   ...INDEX_COMMANDS,
   ...IMPORT_COMMANDS,
   ...RETRIEVE_COMMANDS,
   ...GENERATE_COMMANDS,
+  ...VALIDATE_COMMANDS,
 };

@@ -1,0 +1,89 @@
+// `opencoder validate`: runs one candidate (or the task's reference) against the task's tests in
+// the sandbox and prints the verdict.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { findTask, readManifest } from '../../experiment/manifest.ts';
+import { createValidator } from '../../validate/validator.ts';
+import type { Verdict } from '../../validate/types.ts';
+import { UsageError, type Command, type CommandResult } from '../cli-kit.ts';
+
+const MIB = 2 ** 20;
+
+export function verdictLines(v: Verdict): string[] {
+  const lines = [
+    `Verdict: ${v.status.toUpperCase()} — ${v.reason}`,
+    `Duration: ${v.durationMs} ms (limit ${v.timeoutMs} ms)${v.peakMemoryBytes !== null ? `; peak memory ${(v.peakMemoryBytes / MIB).toFixed(1)} MiB` : ''}${v.cached ? ' (reused verdict of an identical candidate)' : ''}`,
+    `Sandbox: ${v.sandbox.label}`,
+    `Events: ${v.sandbox.events.length ? v.sandbox.events.map((e) => `${e.kind} (${e.detail})`).join('; ') : 'none'}`,
+  ];
+  if (v.findings.length) {
+    lines.push(`Static findings (${v.findings.length}):`);
+    for (const f of v.findings) lines.push(`  ${f.line !== undefined ? `line ${f.line}: ` : ''}${f.severity} ${f.kind}: ${f.message}`);
+  } else {
+    lines.push('Static findings: none');
+  }
+  const counts = new Map<string, number>();
+  for (const t of v.tests) counts.set(t.outcome, (counts.get(t.outcome) ?? 0) + 1);
+  lines.push(`Tests: ${v.tests.length ? [...counts].map(([k, n]) => `${n} ${k}`).join(', ') : 'none ran'}`);
+  for (const t of v.tests) {
+    const mark = t.outcome === 'passed' ? 'ok  ' : t.outcome === 'skipped' || t.outcome === 'expected-failure' ? 'skip' : 'FAIL';
+    const msg = t.message ? ` — ${(t.message.trim().split('\n').filter(Boolean).slice(-1)[0] ?? '').slice(0, 200)}` : '';
+    lines.push(`  ${mark} ${t.id}${t.outcome === 'passed' ? '' : ` (${t.outcome})`}${t.expected ? '' : ' [not one of the task’s tests]'}${msg}`);
+  }
+  return lines;
+}
+
+export const VALIDATE_COMMANDS: Record<string, Command> = {
+  validate: {
+    summary: "run a candidate (or the task's reference) against the task's tests in the sandbox",
+    usage:
+      'opencoder validate --manifest FILE --id ID (--candidate FILE | --reference) [--sandbox auto|strong|weak] [--timeout-ms N]',
+    options: {
+      manifest: { type: 'string' },
+      id: { type: 'string' },
+      candidate: { type: 'string' },
+      reference: { type: 'boolean', default: false },
+      sandbox: { type: 'string', default: 'auto' },
+      'timeout-ms': { type: 'string' },
+    },
+    async run({ values }): Promise<CommandResult> {
+      const manifestFile = values.manifest as string | undefined;
+      const id = values.id as string | undefined;
+      if (!manifestFile || !id) throw new UsageError('validate needs --manifest FILE and --id ID');
+      const candidateFile = values.candidate as string | undefined;
+      const useReference = values.reference === true;
+      if (!!candidateFile === useReference) throw new UsageError('validate needs exactly one of --candidate FILE and --reference');
+      const mode = values.sandbox as string;
+      if (!['auto', 'strong', 'weak'].includes(mode)) throw new UsageError(`--sandbox must be auto, strong or weak (got ${mode})`);
+      let timeoutMs: number | undefined;
+      if (values['timeout-ms'] !== undefined) {
+        timeoutMs = Number(values['timeout-ms']);
+        if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new UsageError('--timeout-ms must be a positive number');
+      }
+      const task = findTask(readManifest(manifestFile), id);
+      let code: string;
+      if (useReference) {
+        if (!task.reference) throw new UsageError(`task ${id} has no reference solution in ${path.resolve(manifestFile)}`);
+        code = task.reference;
+      } else {
+        try {
+          code = fs.readFileSync(candidateFile!, 'utf8');
+        } catch (err) {
+          throw new UsageError(`cannot read the candidate ${candidateFile}: ${(err as Error).message}`);
+        }
+      }
+      const validator = await createValidator({ sandbox: { mode: mode as 'auto' | 'strong' | 'weak' } });
+      try {
+        const verdict = await validator.validate(task, code, { timeoutMs });
+        return {
+          text: [`Task: ${task.id} (${task.check_template !== undefined ? 'check template' : `repository, ${task.test_command}`})`, ...verdictLines(verdict)],
+          json: { ok: true, command: 'validate', task: task.id, candidate: useReference ? 'reference' : path.resolve(candidateFile!), verdict },
+          exit: verdict.status === 'passed' ? 0 : 4,
+        };
+      } finally {
+        validator.close();
+      }
+    },
+  },
+};

@@ -1,0 +1,111 @@
+// Removing a folder a candidate has worked in: it may have made folders unreadable (chmod 000),
+// planted symlinks to files outside, or nested folders past PATH_MAX. Never follows a symlink.
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Removes `root` and everything under it; returns null, or why it could not. */
+export function removeTree(root: string): string | null {
+  try {
+    removeIteratively(root);
+    return null;
+  } catch (err) {
+    // Very deep nesting (ENAMETOOLONG) and the like: rm's fts walks with *at() calls.
+    if (fs.existsSync(root) || isDanglingLink(root)) {
+      if (!isRoot()) spawnSync('chmod', ['-R', 'u+rwx', '--', root], { stdio: 'ignore' });
+      const r = spawnSync('rm', ['-rf', '--one-file-system', '--', root], { stdio: 'ignore' });
+      if (r.status === 0 && !fs.existsSync(root)) return null;
+      return `could not remove ${root}: ${(err as Error).message}`;
+    }
+    return null;
+  }
+}
+
+function isDanglingLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function removeIteratively(root: string): void {
+  const root0 = lstatOrNull(root);
+  if (!root0) return;
+  if (!root0.isDirectory()) {
+    fs.unlinkSync(root);
+    return;
+  }
+  const noDac = isRoot();
+  // Post-order walk with an explicit stack: a deep tree must not overflow the JS stack.
+  const stack: { dir: string; listed: boolean }[] = [{ dir: root, listed: false }];
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (top.listed) {
+      stack.pop();
+      fs.rmdirSync(top.dir);
+      continue;
+    }
+    top.listed = true;
+    // lstat said directory; chmod by path only when we lack root's override (a non-root run's
+    // candidate ran as us and has been killed, so nothing can swap the folder under us now).
+    if (!noDac) fs.chmodSync(top.dir, 0o700);
+    for (const name of fs.readdirSync(top.dir)) {
+      const p = path.join(top.dir, name);
+      const st = lstatOrNull(p);
+      if (!st) continue;
+      if (st.isDirectory()) stack.push({ dir: p, listed: false });
+      else fs.unlinkSync(p);
+    }
+  }
+}
+
+function lstatOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/**
+ * A private folder under the temp folder named after this process (`<prefix><pid>-XXXXXX`).
+ * Exit hooks do not run when a process is killed, so each new one first removes the folders of
+ * processes that no longer exist.
+ */
+export function processTempDir(prefix: string): string {
+  const tmp = os.tmpdir();
+  const me = typeof process.getuid === 'function' ? process.getuid() : null;
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(tmp);
+  } catch {
+    /* nothing to sweep */
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)-/.exec(name.slice(prefix.length)) : null;
+    if (!m || Number(m[1]) === process.pid || isAlive(Number(m[1]))) continue;
+    const p = path.join(tmp, name);
+    try {
+      const st = fs.lstatSync(p);
+      if (st.isDirectory() && (me === null || st.uid === me)) removeTree(p);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return fs.mkdtempSync(path.join(tmp, `${prefix}${process.pid}-`));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,465 @@
+// Runs the harness (and through it, untrusted candidate code) in a sandbox.
+//
+// Strong mode (Linux with bubblewrap): privileges are dropped to uid 65534 with setpriv *before*
+// bwrap starts (bwrap started by root with --uid only renames root), bwrap is started with an
+// empty environment (its first process's environment stays readable at /proc/1/environ), and
+// creates new user, PID, network, IPC, UTS and cgroup namespaces: no network, a read-only root
+// holding only /usr and a few /etc files, private size-limited tmpfs /tmp and /ws (the only
+// writable places; the repository is copied into /ws from a read-only bind at /base), no
+// capabilities, no further user namespaces, --die-with-parent and a new session. prlimit inside
+// the sandbox sets CPU, address-space, file-size, process-count and core limits (inside, so the
+// process count is per sandbox: RLIMIT_NPROC is counted per user namespace). The engine kills the
+// whole process group at the wall-clock limit and when captured output passes its cap; tearing
+// down the PID namespace reaps every background process.
+//
+// Weak mode (no bubblewrap, macOS, Windows, or a failed probe): the same limits (prlimit, or the
+// harness's own setrlimit), a clean environment, privilege drop to 65534 when running as root,
+// a host folder as workspace, and the wall-clock kill of the process group — but no filesystem,
+// network or PID isolation. Every verdict carries the mode's label.
+
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Duplex, Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { processTempDir, removeTree } from './cleanup.ts';
+import type { Limits, SandboxEvent, SandboxInfo } from './types.ts';
+
+export const HARNESS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'py');
+export const SANDBOX_UID = 65534;
+
+export const DEFAULT_LIMITS: Limits = {
+  cpuSeconds: 60, // for direct runSandboxed calls; the validator derives it from each time limit
+  addressSpaceBytes: 2 * 2 ** 30,
+  fileSizeBytes: 64 * 2 ** 20,
+  processes: 64,
+  workspaceBytes: 256 * 2 ** 20,
+  tmpBytes: 128 * 2 ** 20,
+  outputKeepBytes: 64 * 2 ** 10,
+  outputKillBytes: 16 * 2 ** 20,
+};
+
+export class SandboxUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
+export interface SandboxOptions {
+  /** 'strong' refuses to run without bubblewrap; 'weak' never uses it; 'auto' (default) prefers it. */
+  mode?: 'auto' | 'strong' | 'weak';
+  python?: string;
+  bwrap?: string | null;
+  setpriv?: string | null;
+  prlimit?: string | null;
+}
+
+const strongLabel = (uid: number) =>
+  `strong: bubblewrap — no network, read-only root, private /tmp and workspace, unprivileged uid ${uid} (uid 0 only inside its own user namespace), own PID namespace, no capabilities, rlimits`;
+const weakLabel = (reason: string, dropped: boolean) =>
+  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? ', uid 65534' : ''}; NO filesystem, network or process isolation`;
+
+function findTool(name: string, override: string | null | undefined): string | null {
+  if (override === null) return null;
+  if (override !== undefined) return isExecutable(override) ? override : null;
+  for (const dir of ['/usr/bin', '/bin', '/usr/local/bin', ...(process.env.PATH ?? '').split(path.delimiter)]) {
+    if (!dir) continue;
+    const p = path.join(dir, name);
+    if (isExecutable(p)) return p;
+  }
+  return null;
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function defaultPython(): string {
+  // Debian's interpreter: pyenv shims under /root are unreachable once privileges are dropped.
+  if (process.platform !== 'win32' && isExecutable('/usr/bin/python3')) return '/usr/bin/python3';
+  return findTool(process.platform === 'win32' ? 'python.exe' : 'python3', undefined) ?? 'python3';
+}
+
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+const detected = new Map<string, Promise<SandboxInfo>>();
+
+/** Which sandbox this machine gives, probed once per option set. */
+export function detectSandbox(opts: SandboxOptions = {}): Promise<SandboxInfo> {
+  const key = JSON.stringify(opts);
+  let p = detected.get(key);
+  if (!p) {
+    p = probe(opts);
+    detected.set(key, p);
+    p.catch(() => detected.delete(key));
+  }
+  return p;
+}
+
+async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
+  const mode = opts.mode ?? ((process.env.OPENCODER_SANDBOX as SandboxOptions['mode']) || 'auto');
+  const python = opts.python ?? defaultPython();
+  const linux = process.platform === 'linux';
+  const bwrap = linux ? findTool('bwrap', opts.bwrap) : null;
+  const setpriv = linux ? findTool('setpriv', opts.setpriv) : null;
+  const prlimit = linux ? findTool('prlimit', opts.prlimit) : null;
+  const tools = { bwrap, setpriv, prlimit, python };
+  const root = isRoot();
+  const weak = (reason: string): SandboxInfo => {
+    if (mode === 'strong') throw new SandboxUnavailableError(`the strong sandbox is required but unavailable: ${reason}`);
+    const dropped = root && !!setpriv;
+    return { strength: 'weak', label: weakLabel(reason, dropped), fallbackReason: reason, uid: dropped ? SANDBOX_UID : null, tools };
+  };
+  if (mode === 'weak') return weak('weak mode chosen in the settings');
+  if (!linux) return weak(`bubblewrap sandboxing needs Linux (this is ${process.platform})`);
+  if (!bwrap) return weak('bubblewrap (bwrap) is not installed');
+  if (root && !setpriv) return weak('running as root without setpriv to drop privileges before bwrap');
+  const uid = root ? SANDBOX_UID : null;
+  const info: SandboxInfo = { strength: 'strong', label: strongLabel(uid ?? process.getuid?.() ?? -1), uid, tools };
+  const res = await runSandboxed(info, {
+    stdin: '',
+    timeoutMs: 15_000,
+    limits: DEFAULT_LIMITS,
+    repo: null,
+    argv: [python, '-I', '-c', 'import sys; sys.stdout.write("ok")'],
+  });
+  if (res.exit.code !== 0 || res.stdout !== 'ok') {
+    const why = (res.stderr || res.stdout || `exit ${res.exit.code ?? res.exit.signal}`).trim().split('\n')[0]!.slice(0, 300);
+    return weak(`the bubblewrap probe failed (${why})`);
+  }
+  return info;
+}
+
+export interface SandboxRunSpec {
+  /** What is written to the program's stdin (then closed). */
+  stdin: string | ((paths: { ws: string; base: string | null; harness: string }) => string);
+  timeoutMs: number;
+  limits: Limits;
+  /** Host folder bound read-only at /base (strong) or read in place (weak). */
+  repo: string | null;
+  /** Extra bytes for the workspace tmpfs (the copied repository's size). */
+  repoBytes?: number;
+  /** Command to run instead of the harness (probes, benchmarks). */
+  argv?: string[];
+  signal?: AbortSignal;
+  /** Where weak-mode workspaces are made (default: the OS temp folder). */
+  workRoot?: string;
+}
+
+export interface SandboxRunResult {
+  exit: { code: number | null; signal: string | null };
+  stdout: string;
+  stderr: string;
+  /** Bytes the program wrote to fd 3 (the harness's report channel). */
+  channel: Buffer;
+  durationMs: number;
+  events: SandboxEvent[];
+  killedBy: 'wall-timeout' | 'output-limit' | 'aborted' | null;
+  outputBytes: number;
+}
+
+// What of /etc the sandbox sees: the account list (tests look users and groups up; the
+// passwords are in shadow, which stays out), name resolution for localhost, time zones, the
+// loader cache, MIME types and Debian's python3.X site configuration.
+const ETC_FILES = [
+  'passwd', 'group', 'localtime', 'timezone', 'hosts', 'nsswitch.conf', 'host.conf', 'gai.conf', 'protocols', 'services',
+  'mime.types', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'alternatives', 'ssl', 'ca-certificates',
+];
+let etcPython: string[] | null = null;
+function etcFiles(): string[] {
+  if (!etcPython) {
+    try {
+      etcPython = fs.readdirSync('/etc').filter((n) => /^python3(\.\d+)?$/.test(n));
+    } catch {
+      etcPython = [];
+    }
+  }
+  return [...ETC_FILES, ...etcPython];
+}
+
+// The harness as the sandbox user sees it: a world-readable copy made once per process, since
+// the checkout may sit where uid 65534 cannot read (a private home, a umask-077 clone).
+let harnessCopy: string | null = null;
+function harnessDirFor(info: SandboxInfo): string {
+  if (info.uid === null) return HARNESS_DIR;
+  if (!harnessCopy || !fs.existsSync(harnessCopy)) {
+    const dir = processTempDir('oc-harness-');
+    fs.chmodSync(dir, 0o755);
+    for (const f of fs.readdirSync(HARNESS_DIR).filter((n) => n.endsWith('.py'))) {
+      fs.copyFileSync(path.join(HARNESS_DIR, f), path.join(dir, f));
+      fs.chmodSync(path.join(dir, f), 0o644);
+    }
+    harnessCopy = dir;
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  return harnessCopy;
+}
+
+function harnessEntry(harnessDir: string): string {
+  const dir = JSON.stringify(harnessDir);
+  return `import sys; sys.path.insert(0, ${dir}); import _opencoder_harness as h; sys.path.remove(${dir}); h.main(${dir})`;
+}
+
+const sigOf = (code: number | null): string | null => {
+  if (code === null || code <= 128 || code > 128 + 64) return null;
+  const name = Object.entries(os.constants.signals).find(([, n]) => n === code - 128)?.[0];
+  return name ?? `SIG${code - 128}`;
+};
+
+function rootEntries(): string[] {
+  const out: string[] = [];
+  for (const name of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
+    const p = `/${name}`;
+    try {
+      const st = fs.lstatSync(p);
+      if (st.isSymbolicLink()) out.push('--symlink', fs.readlinkSync(p), p);
+      else if (st.isDirectory()) out.push('--ro-bind', p, p);
+    } catch {
+      /* absent */
+    }
+  }
+  return out;
+}
+
+function pythonPrefixBind(python: string): string[] {
+  let real = python;
+  try {
+    real = fs.realpathSync(python);
+  } catch {
+    /* keep */
+  }
+  if (real.startsWith('/usr/')) return [];
+  const prefix = path.dirname(path.dirname(real));
+  return ['--ro-bind', prefix, prefix];
+}
+
+function limitArgs(prlimit: string, l: Limits): string[] {
+  return [
+    prlimit,
+    `--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`,
+    `--as=${l.addressSpaceBytes}`,
+    `--fsize=${l.fileSizeBytes}`,
+    `--nproc=${l.processes}`,
+    '--core=0',
+    '--',
+  ];
+}
+
+const env = (ws: string) => ({
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  HOME: ws,
+  TMPDIR: '/tmp',
+  LANG: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  USER: 'sandbox',
+  LOGNAME: 'sandbox',
+});
+
+/** Runs the harness (or spec.argv) in the sandbox `info` describes. Never throws for what the program does. */
+export async function runSandboxed(info: SandboxInfo, spec: SandboxRunSpec): Promise<SandboxRunResult> {
+  const strong = info.strength === 'strong';
+  const python = info.tools.python;
+  let ws: string;
+  let cleanupDir: string | null = null;
+  let file: string;
+  let args: string[];
+  let cwd: string;
+  let childEnv: Record<string, string>;
+  let stdinText: string;
+  const limits = spec.limits;
+  if (strong) {
+    ws = '/ws';
+    const base = spec.repo ? '/base' : null;
+    const harness = '/opencoder';
+    stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base, harness }) : spec.stdin;
+    const wsBytes = limits.workspaceBytes + (spec.repoBytes ?? 0);
+    // Inside its user namespace the candidate is uid 0, as benchmark harnesses usually run tests
+    // (RepoExec's reference runs were made as root); outside it stays the unprivileged uid, and
+    // bwrap leaves it no capabilities (empty bounding set, no_new_privs).
+    const bw = [
+      '--unshare-all', '--unshare-user', '--uid', '0', '--gid', '0', '--disable-userns', '--die-with-parent', '--new-session',
+      '--cap-drop', 'ALL', '--hostname', 'sandbox',
+      '--ro-bind', '/usr', '/usr', ...rootEntries(), ...pythonPrefixBind(python),
+      '--dir', '/etc',
+      ...etcFiles().flatMap((f) => ['--ro-bind-try', `/etc/${f}`, `/etc/${f}`]),
+      '--proc', '/proc', '--dev', '/dev',
+      '--size', String(limits.tmpBytes), '--tmpfs', '/dev/shm',
+      '--size', String(limits.tmpBytes), '--tmpfs', '/tmp',
+      '--size', String(wsBytes), '--tmpfs', '/ws',
+      '--ro-bind', harnessDirFor(info), harness,
+      ...(spec.repo ? ['--ro-bind', spec.repo, '/base'] : []),
+      '--chdir', '/ws', '--remount-ro', '/',
+      ...Object.entries({ ...env('/ws'), USER: 'root', LOGNAME: 'root' }).flatMap(([k, v]) => ['--setenv', k, v]),
+      '--',
+    ];
+    const inner = [
+      ...(info.tools.prlimit ? limitArgs(info.tools.prlimit, limits) : []),
+      ...(spec.argv ?? [python, '-I', '-B', '-c', harnessEntry(harness)]),
+    ];
+    if (info.uid !== null && info.tools.setpriv) {
+      file = info.tools.setpriv;
+      args = [
+        `--reuid=${info.uid}`, `--regid=${info.uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all',
+        '--no-new-privs', info.tools.bwrap!, ...bw, ...inner,
+      ];
+    } else {
+      file = info.tools.bwrap!;
+      args = [...bw, ...inner];
+    }
+    cwd = '/';
+    childEnv = {};
+  } else {
+    const parent = spec.workRoot ?? os.tmpdir();
+    cleanupDir = fs.mkdtempSync(path.join(parent, 'oc-ws-'));
+    ws = path.join(cleanupDir, 'ws');
+    fs.mkdirSync(ws);
+    if (info.uid !== null) fs.chownSync(ws, info.uid, info.uid);
+    fs.chmodSync(cleanupDir, 0o711);
+    const harness = harnessDirFor(info);
+    stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base: spec.repo, harness }) : spec.stdin;
+    const inner = [
+      ...(info.tools.prlimit ? limitArgs(info.tools.prlimit, limits) : []),
+      ...(spec.argv ?? [python, '-I', '-B', '-c', harnessEntry(harness)]),
+    ];
+    if (info.uid !== null && info.tools.setpriv) {
+      file = info.tools.setpriv;
+      args = [`--reuid=${info.uid}`, `--regid=${info.uid}`, '--clear-groups', '--inh-caps=-all', '--no-new-privs', ...inner];
+    } else {
+      [file, ...args] = inner as [string, ...string[]];
+    }
+    cwd = ws;
+    childEnv = { ...env(ws), TMPDIR: ws };
+    if (process.platform === 'win32') Object.assign(childEnv, { SYSTEMROOT: process.env.SYSTEMROOT ?? 'C:\\Windows' });
+  }
+
+  const events: SandboxEvent[] = [];
+  const started = performance.now();
+  const keep = limits.outputKeepBytes;
+  const out = { stdout: [] as Buffer[], stderr: [] as Buffer[], kept: { stdout: 0, stderr: 0 }, total: 0 };
+  const channel: Buffer[] = [];
+  let channelBytes = 0;
+  let killedBy: SandboxRunResult['killedBy'] = null;
+
+  const child = spawn(file, args, { cwd, env: childEnv, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+  const closed = new Promise<void>((r) => child.once('close', () => r()));
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      try {
+        child.kill('SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  };
+  const kill = (why: NonNullable<SandboxRunResult['killedBy']>, detail: string) => {
+    if (!killedBy) {
+      killedBy = why;
+      events.push({ kind: why, detail });
+    }
+    killGroup();
+  };
+
+  const onOutput = (stream: 'stdout' | 'stderr') => (b: Buffer) => {
+    out.total += b.length;
+    if (out.kept[stream] < keep) {
+      const slice = b.subarray(0, keep - out.kept[stream]);
+      out[stream].push(slice);
+      out.kept[stream] += slice.length;
+    }
+    if (out.total > limits.outputKillBytes) kill('output-limit', `more than ${limits.outputKillBytes} bytes of output`);
+  };
+  child.stdout!.on('data', onOutput('stdout'));
+  child.stderr!.on('data', onOutput('stderr'));
+  const ch = child.stdio[3] as Duplex;
+  ch.on('data', (b: Buffer) => {
+    channelBytes += b.length;
+    if (channelBytes > limits.outputKillBytes) kill('output-limit', 'report channel flooded');
+    else channel.push(b);
+  });
+  for (const s of [child.stdin!, ch, child.stdout!, child.stderr!] as (Readable | Writable)[]) s.on('error', () => {});
+
+  const timer = setTimeout(() => kill('wall-timeout', `wall-clock limit of ${spec.timeoutMs} ms`), spec.timeoutMs);
+  const onAbort = () => kill('aborted', 'cancelled by the caller');
+  if (spec.signal?.aborted) onAbort();
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+
+  child.stdin!.end(stdinText);
+  let spawnError: Error | null = null;
+  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    child.once('error', (err) => {
+      spawnError = err;
+      resolve({ code: null, signal: null });
+    });
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  clearTimeout(timer);
+  spec.signal?.removeEventListener('abort', onAbort);
+  // Whatever is left of the group (weak mode has no PID namespace to take it down).
+  killGroup();
+  if (!strong && cleanupDir) killStragglers(info.uid, ws);
+  // Let the pipes drain; orphans that escaped the group could hold them open, so do not wait long.
+  let drainTimer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise<void>((r) => (drainTimer = setTimeout(r, 2000)))]);
+  clearTimeout(drainTimer);
+  for (const s of [child.stdout!, child.stderr!]) s.destroy();
+  ch.destroy();
+  const durationMs = performance.now() - started;
+  if (cleanupDir) {
+    const problem = removeTree(cleanupDir);
+    if (problem) events.push({ kind: 'sandbox-failure', detail: problem });
+  }
+  if (spawnError) events.push({ kind: 'sandbox-failure', detail: `could not start ${file}: ${(spawnError as Error).message}` });
+
+  let { code, signal } = exit;
+  if (strong && signal === null) {
+    // bwrap reports a child killed by signal N as exit code 128 + N.
+    const s = sigOf(code);
+    if (s) signal = s;
+  }
+  return {
+    exit: { code, signal },
+    stdout: Buffer.concat(out.stdout).toString('utf8'),
+    stderr: Buffer.concat(out.stderr).toString('utf8'),
+    channel: Buffer.concat(channel),
+    durationMs,
+    events,
+    killedBy,
+    outputBytes: out.total,
+  };
+}
+
+/** Weak mode: kills processes of the sandbox uid still working in this workspace (setsid escapees). */
+function killStragglers(uid: number | null, ws: string): void {
+  if (process.platform !== 'linux' || uid === null) return;
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      const st = fs.statSync(`/proc/${pid}`);
+      if (st.uid !== uid) continue;
+      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+      if (cwd === ws || cwd.startsWith(ws + path.sep)) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      /* gone or not ours */
+    }
+  }
+}
+
+export function newNonce(): string {
+  return randomBytes(32).toString('hex');
+}

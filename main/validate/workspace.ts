@@ -1,0 +1,257 @@
+// What a task needs before any candidate runs, computed once per task: its shape (a check
+// template or a repository with a test command), the test harness mode and arguments, the tests
+// it expects, the repository's file list (copied into each candidate's throw-away workspace),
+// and its time limit.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_PLACEHOLDER, type Task } from '../experiment/manifest.ts';
+import type { PipelineConfig } from '../pipeline/config.ts';
+
+export class TaskError extends Error {
+  constructor(
+    message: string,
+    readonly taskId: string,
+  ) {
+    super(`task ${taskId}: ${message}`);
+    this.name = 'TaskError';
+  }
+}
+
+export type HarnessMode = 'program' | 'unittest' | 'pytest';
+
+export interface RepoListing {
+  root: string;
+  dirs: string[];
+  files: string[];
+  links: [string, string][];
+  bytes: number;
+}
+
+export type HarnessTarget =
+  | { kind: 'template'; template: string; placeholder: string; qualname: string; signature: string | null }
+  | { kind: 'file'; file: string; qualname: string; signature: string | null };
+
+export interface TaskPlan {
+  task: Task;
+  kind: 'template' | 'repository';
+  mode: HarnessMode;
+  testArgs: string[];
+  expectedTests: string[] | null;
+  target: HarnessTarget;
+  perTestTimeoutS: number;
+  repo: RepoListing | null;
+  timeoutMs: number;
+  /** Names the module around the target binds (from the harness's facts mode); null until known. */
+  facts: unknown;
+}
+
+/** Time limit for one candidate run: the reference's run time × factor, within floor and ceiling. */
+export function timeoutFor(task: Pick<Task, 'reference_runtime_ms'>, v: PipelineConfig['validation']): number {
+  const floor = Math.max(1, v.timeoutFloorMs);
+  const ceiling = Math.max(floor, v.timeoutCeilingMs);
+  if (!task.reference_runtime_ms) return floor;
+  return Math.round(Math.min(ceiling, Math.max(floor, task.reference_runtime_ms * v.timeoutFactor)));
+}
+
+/** Splits a command line like a POSIX shell would for plain words and quotes (no expansions). */
+export function shellWords(cmd: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let has = false;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < cmd.length; i++) {
+    const c = cmd[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"' && i + 1 < cmd.length && '"\\$`'.includes(cmd[i + 1]!)) cur += cmd[++i];
+      else cur += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      has = true;
+    } else if (c === '\\' && i + 1 < cmd.length) {
+      cur += cmd[++i];
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has || cur) out.push(cur);
+      cur = '';
+      has = false;
+    } else {
+      cur += c;
+    }
+  }
+  if (quote) throw new Error('unterminated quote');
+  if (has || cur) out.push(cur);
+  return out;
+}
+
+/** `python3 -m unittest …`, `python -m pytest …`, `pytest …` → harness mode and arguments. */
+export function parseTestCommand(cmd: string, taskId: string): { mode: 'unittest' | 'pytest'; args: string[] } {
+  let words: string[];
+  try {
+    words = shellWords(cmd);
+  } catch (err) {
+    throw new TaskError(`cannot read test_command "${cmd}": ${(err as Error).message}`, taskId);
+  }
+  const exe = path.basename(words[0] ?? '');
+  if (exe === 'pytest' || exe === 'py.test') return { mode: 'pytest', args: words.slice(1) };
+  if (/^python(\d+(\.\d+)?)?(\.exe)?$/.test(exe)) {
+    let i = 1;
+    // interpreter flags before -m (-B, -u, -X opt, -W arg …)
+    while (i < words.length && words[i] !== '-m' && words[i]!.startsWith('-')) i += ['-X', '-W'].includes(words[i]!) ? 2 : 1;
+    if (words[i] === '-m' && (words[i + 1] === 'unittest' || words[i + 1] === 'pytest')) {
+      return { mode: words[i + 1] as 'unittest' | 'pytest', args: words.slice(i + 2) };
+    }
+  }
+  throw new TaskError(
+    `unsupported test_command "${cmd}": the validator needs per-test evidence, so it runs ` +
+      '`python3 -m unittest …`, `python3 -m pytest …` or `pytest …` through its own harness',
+    taskId,
+  );
+}
+
+const SKIP_DIRS = new Set([
+  '.git', '.hg', '.svn', '__pycache__', 'node_modules', '.tox', '.nox', '.mypy_cache', '.pytest_cache',
+  '.ruff_cache', '.venv', '.eggs', '.idea', '.vscode',
+]);
+
+/** The files of a repository that go into each workspace (VCS folders, caches, virtualenvs left out). */
+export function listRepository(root: string, taskId: string): RepoListing {
+  const listing: RepoListing = { root, dirs: [], files: [], links: [], bytes: 0 };
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(root);
+  } catch (err) {
+    throw new TaskError(`cannot read the repository ${root}: ${(err as Error).message}`, taskId);
+  }
+  if (!st.isDirectory()) throw new TaskError(`the repository ${root} is not a folder`, taskId);
+  const stack = [''];
+  while (stack.length) {
+    const rel = stack.pop()!;
+    const abs = rel ? path.join(root, rel) : root;
+    let names: string[];
+    try {
+      names = fs.readdirSync(abs);
+    } catch {
+      continue;
+    }
+    if (rel && names.includes('pyvenv.cfg')) continue; // a virtualenv
+    if (rel) listing.dirs.push(rel);
+    for (const name of names.sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      let s: fs.Stats;
+      try {
+        s = fs.lstatSync(path.join(abs, name));
+      } catch {
+        continue;
+      }
+      if (s.isDirectory()) {
+        if (!SKIP_DIRS.has(name) && !name.endsWith('.egg-info')) stack.push(r);
+      } else if (s.isSymbolicLink()) {
+        try {
+          listing.links.push([r, fs.readlinkSync(path.join(abs, name))]);
+        } catch {
+          /* unreadable link */
+        }
+      } else if (s.isFile()) {
+        listing.files.push(r);
+        listing.bytes += s.size;
+      }
+    }
+  }
+  listing.dirs.sort((a, b) => a.length - b.length || a.localeCompare(b));
+  return listing;
+}
+
+const TRAILER = /\n[ \t]*if __name__ == ['"]__main__['"]:[ \t]*\n[ \t]+__repoexec_run_all\(\)[ \t]*\n?\s*$/;
+
+/** Builds the plan of a task (without its facts, which need a sandbox run). */
+export function planTask(
+  task: Task,
+  validation: PipelineConfig['validation'],
+  listRepo: (root: string) => RepoListing = (root) => listRepository(root, task.id),
+): TaskPlan {
+  const timeoutMs = timeoutFor(task, validation);
+  if (task.check_template !== undefined) {
+    const placeholder = task.placeholder ?? DEFAULT_PLACEHOLDER;
+    const at = task.check_template.indexOf(placeholder);
+    if (at < 0) throw new TaskError(`its check_template does not contain the placeholder ${placeholder}`, task.id);
+    // Our harness runs the tests itself; the template's own runner would run them a second time.
+    const template = task.check_template.replace(TRAILER, '\n');
+    const perTest = /def __repoexec_run_all\(\s*per_test_timeout\s*=\s*(\d+)/.exec(template);
+    let tests = task.tests ?? null;
+    if (!tests) {
+      tests = [...template.slice(at).matchAll(/^def (test_\w+)\s*\(/gm)].map((m) => m[1]!);
+    }
+    if (!tests.length) throw new TaskError('its check_template defines no test_ functions and the task names no tests', task.id);
+    return {
+      task,
+      kind: 'template',
+      mode: 'program',
+      testArgs: [],
+      expectedTests: tests,
+      target: { kind: 'template', template, placeholder, qualname: task.qualname, signature: task.signature ?? null },
+      perTestTimeoutS: perTest ? Number(perTest[1]) : 5,
+      repo: null,
+      timeoutMs,
+      facts: null,
+    };
+  }
+  if (!task.test_command) throw new TaskError('it has neither check_template nor test_command', task.id);
+  const { mode, args } = parseTestCommand(task.test_command, task.id);
+  const file = task.file.replace(/\\/g, '/');
+  const abs = path.join(task.repoPath, file);
+  if (!fs.existsSync(abs)) throw new TaskError(`its target file ${file} is not in ${task.repoPath}`, task.id);
+  return {
+    task,
+    kind: 'repository',
+    mode,
+    testArgs: args,
+    expectedTests: task.tests?.length ? task.tests : null,
+    target: { kind: 'file', file, qualname: task.qualname, signature: task.signature ?? null },
+    perTestTimeoutS: 0,
+    repo: listRepo(task.repoPath),
+    timeoutMs,
+    facts: null,
+  };
+}
+
+/**
+ * A world-readable copy of the repository's listed files, made once per repository: the sandbox
+ * user (uid 65534) usually cannot read the original (a private home or temp folder), and the copy
+ * also keeps candidates' runs independent of edits to the original while the validator lives.
+ */
+export function snapshotRepository(listing: RepoListing, dest: string): RepoListing {
+  fs.mkdirSync(dest, { recursive: true });
+  fs.chmodSync(dest, 0o755);
+  for (const d of listing.dirs) {
+    const abs = path.join(dest, d);
+    fs.mkdirSync(abs, { recursive: true });
+    fs.chmodSync(abs, 0o755);
+  }
+  const files: string[] = [];
+  let bytes = 0;
+  for (const f of listing.files) {
+    const src = path.join(listing.root, f);
+    const dst = path.join(dest, f);
+    try {
+      fs.copyFileSync(src, dst, fs.constants.COPYFILE_FICLONE);
+      const st = fs.statSync(dst);
+      fs.chmodSync(dst, st.mode & 0o111 ? 0o755 : 0o644);
+      files.push(f);
+      bytes += st.size;
+    } catch {
+      /* unreadable: the tests could not have read it either */
+    }
+  }
+  const links: [string, string][] = [];
+  for (const [rel, target] of listing.links) {
+    try {
+      fs.symlinkSync(target, path.join(dest, rel));
+      links.push([rel, target]);
+    } catch {
+      /* skip */
+    }
+  }
+  return { root: dest, dirs: listing.dirs, files, links, bytes };
+}

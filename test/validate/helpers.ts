@@ -1,0 +1,91 @@
+// Shared pieces of the validator tests: tiny check-template tasks, the bench folder, a Python
+// driver for the static checker.
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Task } from '../../main/experiment/manifest.ts';
+import { HARNESS_DIR, defaultPython } from '../../main/validate/sandbox.ts';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SAMPLE_REPO = path.join(REPO_ROOT, 'resources', 'sample-repo');
+
+export function benchDir(): string {
+  return process.env.OPENCODER_BENCH_DIR ? path.resolve(process.env.OPENCODER_BENCH_DIR) : path.resolve(REPO_ROOT, '..', 'shared', 'bench');
+}
+
+export const PLACEHOLDER = '# <<FOCAL_FUNCTION>>';
+
+/** A standalone check program in the RepoExec-inline shape: f(x) must return x + 1. */
+export const TEMPLATE = `import sys, os, json
+from typing import *
+
+OFFSET = 1
+
+${PLACEHOLDER}
+
+# --- tests ---
+def test_0():
+    assert f(1) == 2
+
+def test_1():
+    assert f(41) == 42
+
+def test_2():
+    assert f(-1) == 0
+
+def __repoexec_run_all(per_test_timeout=5):
+    pass
+
+if __name__ == "__main__":
+    __repoexec_run_all()
+`;
+
+export const GOOD = 'def f(x):\n    return x + OFFSET\n';
+
+export function templateTask(id = 'tiny/f', template = TEMPLATE, extra: Partial<Task> = {}): Task {
+  return {
+    id,
+    repo: '.',
+    repoPath: REPO_ROOT,
+    file: 'x.py',
+    qualname: 'f',
+    requirement: 'return x + 1',
+    signature: 'def f(x):',
+    reference: GOOD,
+    check_template: template,
+    placeholder: PLACEHOLDER,
+    ...extra,
+  };
+}
+
+/** Runs the static checker in-process in Python on (target, candidate); returns its analysis. */
+export function analyze(target: Record<string, unknown>, candidate: string, root = '/nonexistent'): {
+  findings: { kind: string; severity: string; message: string; line?: number; name?: string }[];
+  blocking: boolean;
+  spliced: string | null;
+} {
+  const driver = [
+    'import json, sys',
+    `sys.path.insert(0, ${JSON.stringify(HARNESS_DIR)})`,
+    'import _opencoder_check as c',
+    'd = json.load(sys.stdin)',
+    'print(json.dumps(c.analyze(d["target"], d["candidate"], d["root"], sys.path[1:])))',
+  ].join('\n');
+  const r = spawnSync(defaultPython(), ['-I', '-B', '-c', driver], {
+    input: JSON.stringify({ target, candidate, root }),
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  if (r.status !== 0) throw new Error(`checker failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+export function readJsonl<T = Record<string, unknown>>(file: string): T[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+}

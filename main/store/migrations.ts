@@ -70,7 +70,6 @@ export const MIGRATIONS: readonly Migration[] = [
         embedded_with INTEGER
       );
       CREATE INDEX units_file ON units(file_id);
-      CREATE INDEX units_repo_qualname ON units(repo_id, qualname);
       CREATE INDEX units_repo ON units(repo_id);
       CREATE TABLE chunks (
         id INTEGER PRIMARY KEY,
@@ -105,7 +104,6 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX api_file ON api_entries(file_id);
       CREATE INDEX api_repo ON api_entries(repo_id);
-      CREATE INDEX api_repo_name ON api_entries(repo_id, name);
     `,
   },
   {

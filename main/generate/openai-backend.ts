@@ -4,7 +4,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { LlmError, redact, registerSecret } from './errors.ts';
-import { Limiter, parseRetryAfter, resolveReliability, withRetries, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
+import { callWithPolicy, Limiter, parseRetryAfter, resolveReliability, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
 import type { BackendCapabilities, Billing, ChatChoice, ChatContext, ChatRequest, ChatResponse, LlmBackend, TokenLogprob } from './types.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -109,31 +109,16 @@ export class OpenAiBackend implements LlmBackend {
 
   async chat(req: ChatRequest, ctx: ChatContext = {}): Promise<ChatResponse> {
     const started = performance.now();
-    const warnings: string[] = [];
-    let retries = 0;
-    const response = await this.limiter.run(async () => {
-      let wantLogprobs = req.topLogprobs !== undefined && this.capabilities.logprobs;
-      for (;;) {
-        try {
-          const { value, retries: r } = await withRetries(
-            this.id,
-            this.policy,
-            ({ signal }) => this.once(req, wantLogprobs, signal),
-            { signal: ctx.signal, onRetry: (e, wait) => this.#onRetry?.(`${e.message}; retrying in ${(wait / 1000).toFixed(1)} s`) },
-          );
-          retries += r;
-          return value;
-        } catch (e) {
-          // Some compatible servers reject log-probabilities: go on without them, and say so.
-          if (wantLogprobs && e instanceof LlmError && e.kind === 'bad_request' && /logprob/i.test(e.message)) {
-            wantLogprobs = false;
-            this.capabilities.logprobs = false;
-            warnings.push(`${this.label} does not offer log-probabilities (${e.message}); continuing without them`);
-            continue;
-          }
-          throw e;
-        }
-      }
+    const { value: response, retries, warnings } = await callWithPolicy({
+      id: this.id,
+      label: this.label,
+      policy: this.policy,
+      limiter: this.limiter,
+      capabilities: this.capabilities,
+      wantLogprobs: req.topLogprobs !== undefined,
+      signal: ctx.signal,
+      onRetry: this.#onRetry,
+      once: (logprobs, signal) => this.once(req, logprobs, signal),
     });
     const out = this.normalise(response, req, warnings);
     out.retries = retries;

@@ -171,3 +171,49 @@ export async function withRetries<T>(
     }
   }
 }
+
+export interface PolicyCall<T> {
+  /** Backend id and label, for retry messages and warnings. */
+  id: string;
+  label: string;
+  policy: ResolvedReliability;
+  limiter: Limiter;
+  /** Switched off (and kept off) when the server refuses log-probabilities. */
+  capabilities: { logprobs: boolean };
+  wantLogprobs: boolean;
+  signal?: AbortSignal;
+  onRetry?: (message: string) => void;
+  /** One attempt. */
+  once: (logprobs: boolean, signal: AbortSignal) => Promise<T>;
+}
+
+/**
+ * One backend call under the concurrency limit and the retry policy. A server that rejects
+ * log-probabilities (some models and compatible servers do) is asked again without them, with a warning.
+ */
+export async function callWithPolicy<T>(c: PolicyCall<T>): Promise<{ value: T; retries: number; warnings: string[] }> {
+  const warnings: string[] = [];
+  let retries = 0;
+  const value = await c.limiter.run(async () => {
+    let wantLogprobs = c.wantLogprobs && c.capabilities.logprobs;
+    for (;;) {
+      try {
+        const { value: v, retries: r } = await withRetries(c.id, c.policy, ({ signal }) => c.once(wantLogprobs, signal), {
+          signal: c.signal,
+          onRetry: (e, wait) => c.onRetry?.(`${e.message}; retrying in ${(wait / 1000).toFixed(1)} s`),
+        });
+        retries += r;
+        return v;
+      } catch (e) {
+        if (wantLogprobs && e instanceof LlmError && e.kind === 'bad_request' && /logprob/i.test(e.message)) {
+          wantLogprobs = false;
+          c.capabilities.logprobs = false;
+          warnings.push(`${c.label} does not offer log-probabilities (${e.message}); continuing without them`);
+          continue;
+        }
+        throw e;
+      }
+    }
+  });
+  return { value, retries, warnings };
+}

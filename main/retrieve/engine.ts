@@ -47,6 +47,11 @@ export interface RetrieveOptions {
 
 const defaultCache = new VectorIndexCache();
 
+/** Items a search must skip. */
+interface Excluded {
+  has(id: number): boolean;
+}
+
 interface Candidate {
   id: number;
   r: number;
@@ -93,7 +98,7 @@ function docCount(store: Store, repoId: number, kind: ItemKind): number {
  * the documents (rarest first, at most 4). Common words would make every document a match and BM25
  * would have to score them all; they add nothing the embedding does not already capture.
  */
-function lexicalHits(store: Store, kind: ItemKind, repoId: number, query: string, limit: number, masked: Set<number>): number[] {
+function lexicalHits(store: Store, kind: ItemKind, repoId: number, query: string, limit: number, masked: Excluded): number[] {
   if (limit <= 0) return [];
   const terms = queryTerms(query);
   if (!terms.length) return [];
@@ -114,11 +119,12 @@ function lexicalHits(store: Store, kind: ItemKind, repoId: number, query: string
        WHERE ${FTS[kind]} MATCH ? AND t.repo_id = ? ${kind === 'unit' ? "AND t.kind IN ('function', 'method')" : ''}
        ORDER BY bm25(${FTS[kind]}) LIMIT ?`,
     )
-    .all(q, repoId, limit + masked.size) as { id: number }[];
+    // Over-fetch so that masked and test-file hits can be dropped afterwards.
+    .all(q, repoId, limit * 4 + 16) as { id: number }[];
   return rows.map((r) => r.id).filter((id) => !masked.has(id)).slice(0, limit);
 }
 
-function structuralChunks(store: Store, repoId: number, target: TargetInfo, masked: Set<number>): number[] {
+function structuralChunks(store: Store, repoId: number, target: TargetInfo, masked: Excluded): number[] {
   if (!target.file) return [];
   const ids: number[] = [];
   const own = store.db
@@ -132,7 +138,7 @@ function structuralChunks(store: Store, repoId: number, target: TargetInfo, mask
   return ids.filter((id) => !masked.has(id));
 }
 
-function importedHeaders(store: Store, repoId: number, modules: string[], masked: Set<number>): number[] {
+function importedHeaders(store: Store, repoId: number, modules: string[], masked: Excluded): number[] {
   if (!modules.length) return [];
   return (
     store.db
@@ -165,13 +171,16 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   const target = resolveTarget(store, repoId, task);
   const sig = signatureWords(task.signature);
   const targetCtx: TargetContext = { module: target.module, imports: target.imports, arity: sig.params.length };
-  const maskedByKind: Record<ItemKind, Set<number>> = { unit: target.masked.units, chunk: target.masked.chunks, api: target.masked.api };
-  if (config.retrieval.excludeTests) {
-    for (const kind of ['unit', 'chunk', 'api'] as const) {
-      const tests = testItems(store, repoId, kind);
-      if (tests.size) maskedByKind[kind] = new Set([...maskedByKind[kind], ...tests]);
-    }
-  }
+  // Excluded per kind: the masked items, and test-file items (a cached set: checked, not copied).
+  const excluded = (masked: Set<number>, kind: ItemKind): Excluded => {
+    const tests = config.retrieval.excludeTests ? testItems(store, repoId, kind) : null;
+    return { has: (id: number) => masked.has(id) || (tests?.has(id) ?? false) };
+  };
+  const maskedByKind: Record<ItemKind, Excluded> = {
+    unit: excluded(target.masked.units, 'unit'),
+    chunk: excluded(target.masked.chunks, 'chunk'),
+    api: excluded(target.masked.api, 'api'),
+  };
   timings.target = performance.now() - t;
 
   t = performance.now();

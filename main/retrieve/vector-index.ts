@@ -95,7 +95,7 @@ export class VectorIndex {
   }
 
   /** Approximate top-k: Hamming prefilter to `candidates`, exact cosine rescoring. */
-  search(query: Float32Array, k: number, exclude?: ReadonlySet<number>, candidates = Math.max(384, k * 48)): Hit[] {
+  search(query: Float32Array, k: number, exclude?: { has(id: number): boolean }, candidates = Math.max(384, k * 48)): Hit[] {
     if (!this.size) return [];
     const words = this.words;
     const qc = new Uint32Array(words);
@@ -132,7 +132,7 @@ export class VectorIndex {
   }
 
   /** Exact top-k by brute force (the baseline the approximate search is measured against). */
-  exactSearch(query: Float32Array, k: number, exclude?: ReadonlySet<number>): Hit[] {
+  exactSearch(query: Float32Array, k: number, exclude?: { has(id: number): boolean }): Hit[] {
     const hits: Hit[] = [];
     let floor = -Infinity;
     for (let i = 0; i < this.size; i++) {

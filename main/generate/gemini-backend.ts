@@ -3,7 +3,7 @@
 
 import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Schema } from '@google/genai';
 import { LlmError, redact, registerSecret } from './errors.ts';
-import { callWithPolicy, Limiter, parseRetryAfter, resolveReliability, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
+import { chatWithPolicy, Limiter, parseRetryAfter, resolveReliability, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
 import type { BackendCapabilities, ChatChoice, ChatContext, ChatRequest, ChatResponse, LlmBackend, TokenLogprob } from './types.ts';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -115,9 +115,8 @@ export class GeminiBackend implements LlmBackend {
     return { id: this.id, provider: this.provider, model: this.model, baseURL: this.baseURL };
   }
 
-  async chat(req: ChatRequest, ctx: ChatContext = {}): Promise<ChatResponse> {
-    const started = performance.now();
-    const { value: response, retries, warnings } = await callWithPolicy({
+  chat(req: ChatRequest, ctx: ChatContext = {}): Promise<ChatResponse> {
+    return chatWithPolicy({
       id: this.id,
       label: this.label,
       policy: this.policy,
@@ -127,12 +126,8 @@ export class GeminiBackend implements LlmBackend {
       signal: ctx.signal,
       onRetry: this.#onRetry,
       once: (logprobs, signal) => this.once(req, logprobs, signal),
+      normalise: (response, warnings) => this.normalise(response, req, warnings),
     });
-    const out = this.normalise(response, req, warnings);
-    out.retries = retries;
-    out.calls = retries + 1;
-    out.latencyMs = performance.now() - started;
-    return out;
   }
 
   private async once(req: ChatRequest, logprobs: boolean, signal: AbortSignal): Promise<GenerateContentResponse> {

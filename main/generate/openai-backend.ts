@@ -4,7 +4,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { LlmError, redact, registerSecret } from './errors.ts';
-import { callWithPolicy, Limiter, parseRetryAfter, resolveReliability, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
+import { chatWithPolicy, Limiter, parseRetryAfter, resolveReliability, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
 import type { BackendCapabilities, Billing, ChatChoice, ChatContext, ChatRequest, ChatResponse, LlmBackend, TokenLogprob } from './types.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -107,9 +107,8 @@ export class OpenAiBackend implements LlmBackend {
     return { id: this.id, provider: this.provider, model: this.model, baseURL: this.baseURL };
   }
 
-  async chat(req: ChatRequest, ctx: ChatContext = {}): Promise<ChatResponse> {
-    const started = performance.now();
-    const { value: response, retries, warnings } = await callWithPolicy({
+  chat(req: ChatRequest, ctx: ChatContext = {}): Promise<ChatResponse> {
+    return chatWithPolicy({
       id: this.id,
       label: this.label,
       policy: this.policy,
@@ -119,12 +118,8 @@ export class OpenAiBackend implements LlmBackend {
       signal: ctx.signal,
       onRetry: this.#onRetry,
       once: (logprobs, signal) => this.once(req, logprobs, signal),
+      normalise: (response, warnings) => this.normalise(response, req, warnings),
     });
-    const out = this.normalise(response, req, warnings);
-    out.retries = retries;
-    out.calls = retries + 1;
-    out.latencyMs = performance.now() - started;
-    return out;
   }
 
   private async once(req: ChatRequest, logprobs: boolean, signal: AbortSignal): Promise<ChatCompletion> {

@@ -2,6 +2,7 @@
 // concurrency limit: the same policy for every network backend, whatever its SDK would do on its own.
 
 import { LlmError } from './errors.ts';
+import type { ChatResponse } from './types.ts';
 
 export interface ReliabilityOptions {
   /** Per attempt, in ms (default 120 000). */
@@ -185,13 +186,17 @@ export interface PolicyCall<T> {
   onRetry?: (message: string) => void;
   /** One attempt. */
   once: (logprobs: boolean, signal: AbortSignal) => Promise<T>;
+  /** Turns the vendor's response into ours. */
+  normalise: (response: T, warnings: string[]) => ChatResponse;
 }
 
 /**
- * One backend call under the concurrency limit and the retry policy. A server that rejects
- * log-probabilities (some models and compatible servers do) is asked again without them, with a warning.
+ * One backend chat call under the concurrency limit and the retry policy, normalised, with its retries,
+ * calls and latency. A server that rejects log-probabilities (some models and compatible servers do) is
+ * asked again without them, with a warning.
  */
-export async function callWithPolicy<T>(c: PolicyCall<T>): Promise<{ value: T; retries: number; warnings: string[] }> {
+export async function chatWithPolicy<T>(c: PolicyCall<T>): Promise<ChatResponse> {
+  const started = performance.now();
   const warnings: string[] = [];
   let retries = 0;
   const value = await c.limiter.run(async () => {
@@ -215,5 +220,9 @@ export async function callWithPolicy<T>(c: PolicyCall<T>): Promise<{ value: T; r
       }
     }
   });
-  return { value, retries, warnings };
+  const out = c.normalise(value, warnings);
+  out.retries = retries;
+  out.calls = retries + 1;
+  out.latencyMs = performance.now() - started;
+  return out;
 }

@@ -306,8 +306,16 @@ abstract class SourceFile {
   /** Called on entering each node during the walk; returns whether to descend into it. */
   protected abstract visit(type: string, depth: number): boolean;
   protected abstract onPop(frame: Frame): void;
-  protected abstract memberLines(cls: Rec, member: Rec, indent: string): string[];
-  protected abstract attrLines(attr: Attr, indent: string): string[];
+  /** A member's lines in a class skeleton: its stub (signature and first doc line, no body). */
+  protected memberLines(_cls: Rec, member: Rec, indent: string): string[] {
+    return this.stub(member, indent);
+  }
+
+  protected attrLines(attr: Attr, indent: string): string[] {
+    return indentLines(attr.text, indent).split('\n');
+  }
+
+  protected abstract stub(u: Rec, indent: string): string[];
   protected abstract classSkeleton(cls: Rec, body: string[]): string;
   protected abstract siblingEntry(fn: Rec): string;
 
@@ -883,7 +891,7 @@ class PythonFile extends SourceFile {
     return [`${indent}"""${lines[0]}`, ...lines.slice(1).map((l) => (l ? indent + l : l)), `${indent}"""`];
   }
 
-  private stub(r: Rec, indent: string): string[] {
+  protected stub(r: Rec, indent: string): string[] {
     const u = r.unit;
     const out = u.decorators.map((d) => `${indent}@${d}`);
     const first = firstDocLine(u.docstring);
@@ -893,14 +901,6 @@ class PythonFile extends SourceFile {
       out.push(`${indent}${u.signature}: ...`);
     }
     return out;
-  }
-
-  protected memberLines(_cls: Rec, member: Rec, indent: string): string[] {
-    return this.stub(member, indent);
-  }
-
-  protected attrLines(attr: Attr, indent: string): string[] {
-    return indentLines(attr.text, indent).split('\n');
   }
 
   protected classSkeleton(cls: Rec, body: string[]): string {
@@ -1485,7 +1485,7 @@ class ScriptFile extends SourceFile {
     return [`${indent}/**`, ...lines.map((l) => `${indent} *${l ? ' ' + l : ''}`), `${indent} */`].join('\n');
   }
 
-  private stub(r: Rec, indent: string): string[] {
+  protected stub(r: Rec, indent: string): string[] {
     const u = r.unit;
     const out: string[] = [];
     if (u.docstring) out.push(this.docComment(u.docstring, indent, true));
@@ -1496,14 +1496,6 @@ class ScriptFile extends SourceFile {
       for (const s of u.overloads ?? [u.signature]) out.push(`${indent}${s}${s.endsWith('=>') ? ' …;' : ';'}`);
     }
     return out;
-  }
-
-  protected memberLines(_cls: Rec, member: Rec, indent: string): string[] {
-    return this.stub(member, indent);
-  }
-
-  protected attrLines(attr: Attr, indent: string): string[] {
-    return indentLines(attr.text, indent).split('\n');
   }
 
   protected classSkeleton(cls: Rec, body: string[]): string {

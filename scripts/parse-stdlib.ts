@@ -1,22 +1,13 @@
 // Parses every .py file of the local Python standard library on one thread and prints throughput.
 // Usage: node bin/run-ts.js scripts/parse-stdlib.ts [STDLIB_DIR]
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createExtractor } from '../main/index/extract.ts';
 import { buildApiEntries } from '../main/index/api.ts';
+import { stdlibPath } from '../bench/stdlib.ts';
 
 function stdlibDir(): string {
-  const arg = process.argv[2];
-  if (arg) return arg;
-  for (const py of ['python3', 'python']) {
-    try {
-      return execFileSync(py, ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim();
-    } catch {
-      // try the next interpreter name
-    }
-  }
-  throw new Error('no python found; pass the stdlib directory as an argument');
+  return process.argv[2] ?? stdlibPath();
 }
 
 function listPy(dir: string, out: string[]): void {

@@ -93,6 +93,8 @@ export class Store {
   readonly db: Database;
   readonly path: string;
   private readonly stmts = new Map<string, Statement>();
+  /** Encoders whose vector tables this connection has made sure of. */
+  private readonly registered = new Set<number>();
 
   private constructor(db: Database, dbPath: string) {
     this.db = db;
@@ -158,6 +160,9 @@ export class Store {
 
   /** Registers an encoder (once per distinct id) and makes sure its vector tables exist. */
   registerEncoder(info: EncoderInfo): EncoderRow {
+    // Retrieval calls this for every task: a known encoder must not cost a write transaction.
+    const known = this.stmt('SELECT id, key, name, dim, description FROM encoders WHERE key = ?').get(info.id) as EncoderRow | undefined;
+    if (known && known.dim === info.dim && this.registered.has(known.id)) return known;
     return this.write(`encoder ${info.name}`, () => {
       this.stmt('INSERT INTO encoders(key, name, dim, description, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING').run(
         info.id,
@@ -176,6 +181,7 @@ export class Store {
             `repo_id INTEGER PARTITION KEY, embedding FLOAT[${row.dim}] distance_metric=cosine)`,
         );
       }
+      this.registered.add(row.id);
       return row;
     });
   }

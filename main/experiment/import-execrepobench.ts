@@ -1,0 +1,477 @@
+// Imports ExecRepoBench records (format in shared/bench/execrepobench/SOURCE.md) into
+//   <out>/repos/<safe name>/...  one folder per task: the sample's context files plus its masked
+//                                file put back together (prefix + middle + suffix)
+//   <out>/tasks.jsonl            one manifest line per record that carries a way to run its tests
+//   <out>/IMPORT.md              what became a task, and every record that did not, by reason
+//
+// A record is { repo_name, file_name, prefix_code, middle_code, suffix_code, context_code:
+// [[path, content], …], fill_type, task_id? }. Its target is the innermost def around the middle
+// span that the validator can address (a function, or a method of classes nested only in classes;
+// a def nested in a function gives way to the function around it). A record is a task only when it
+// carries a way to run tests: a `test_command` field, or an `evaluate_repo.py` among its context
+// files (ExecRepoBench's own runner, run as `python3 evaluate_repo.py`). Every path from a record
+// is checked before anything is written: an absolute path, `..` or anything that could escape the
+// output folder refuses the whole record.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { createExtractor, type Extractor } from '../index/extract.ts';
+import { parseTestCommand } from '../validate/workspace.ts';
+import { checkOutDir, checkRelPath, mdEscape, prepareOutDir, requirementFromSignature, underRoot, type ImportWarning } from './import-codereval.ts';
+import { writeManifest, type TaskRecord } from './manifest.ts';
+
+export type { ImportWarning } from './import-codereval.ts';
+
+export const EXECREPOBENCH_BENCHMARK = 'execrepobench';
+/** The runner ExecRepoBench puts at each repository's root. */
+export const EVALUATE_REPO = 'evaluate_repo.py';
+export const EVALUATE_REPO_COMMAND = 'python3 evaluate_repo.py';
+
+export class ExecRepoBenchImportError extends Error {
+  constructor(
+    message: string,
+    readonly file?: string,
+  ) {
+    super(message);
+    this.name = 'ExecRepoBenchImportError';
+  }
+}
+
+const fail = (message: string, file: string) => new ExecRepoBenchImportError(message, file);
+
+export interface ExecRepoBenchDropped {
+  reason: string;
+  /** The task id the record would have had (JSON-quoted when it is odd). */
+  id: string;
+  /** 1-based line of the record in the input file (0 for a record of a JSON array). */
+  line: number;
+  repo: string | null;
+  file: string | null;
+  message: string;
+}
+
+export interface ExecRepoBenchImportOptions {
+  /** The records: JSONL (one record a line) or a JSON array. */
+  recordsFile: string;
+  outDir: string;
+  onWarning?: (w: ImportWarning) => void;
+}
+
+export interface ExecRepoBenchImportResult {
+  recordsFile: string;
+  outDir: string;
+  manifestFile: string;
+  reportFile: string;
+  counts: {
+    /** Records read (JSON objects; lines that are not JSON are warnings only). */
+    records: number;
+    tasks: number;
+    dropped: number;
+    /** Files written under repos/. */
+    files: number;
+    /** Lines that are not JSON objects. */
+    malformed: number;
+  };
+  byFillType: Record<string, { records: number; tasks: number }>;
+  tasks: { id: string; repo: string; file: string; qualname: string; testCommand: string; testSource: 'test_command' | 'evaluate_repo.py' }[];
+  /** Task ids whose test command the validator cannot run yet (it runs unittest and pytest only). */
+  unsupportedCommands: { id: string; command: string; why: string }[];
+  dropped: Record<string, number>;
+  droppedEntries: ExecRepoBenchDropped[];
+  warnings: ImportWarning[];
+  warningCounts: Record<string, number>;
+}
+
+type Warn = (reason: string, file: string, line: number | undefined, message: string) => void;
+
+const DROP_REASONS: Record<string, string> = {
+  'invalid-record': 'The record lacks a required field or has one of the wrong type (repo_name, file_name, prefix_code, middle_code, suffix_code, context_code).',
+  'duplicate-id': 'Another record already has this task id; the first one is kept.',
+  'unsafe-path': 'A path of the record (file_name or a context_code path) is absolute, contains `..` or could escape the output folder; nothing of the record was written.',
+  'path-conflict': 'Two paths of the record cannot both exist (a file where another path needs a folder).',
+  'not-python': 'The masked file is not a Python file.',
+  'no-tests': 'The record carries no `test_command` and its context has no `evaluate_repo.py`: ExecRepoBench runs its tests in per-repository environments that are not distributed.',
+  'unparseable-file': 'The masked file, put back together, does not parse as Python.',
+  'no-enclosing-function': 'The middle span is not inside a function or method (module- or class-level code), so there is no target function to generate.',
+};
+
+function countBy<T>(xs: T[], key: (x: T) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const x of xs) out[key(x)] = (out[key(x)] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+interface Located {
+  value: Record<string, unknown>;
+  line: number;
+}
+
+function readRecords(file: string, warn: Warn): Located[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ExecRepoBenchImportError(`Cannot read ${file}: ${(err as Error).message}`, file);
+  }
+  const out: Located[] = [];
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('[')) {
+    let arr: unknown;
+    try {
+      arr = JSON.parse(text);
+    } catch (err) {
+      throw new ExecRepoBenchImportError(`${file}: starts like a JSON array but does not parse (${(err as Error).message})`, file);
+    }
+    (arr as unknown[]).forEach((v, i) => {
+      if (!v || typeof v !== 'object' || Array.isArray(v)) warn('malformed-record', file, undefined, `element #${i + 1} is not a JSON object, skipped`);
+      else out.push({ value: v as Record<string, unknown>, line: 0 });
+    });
+    return out;
+  }
+  text.split('\n').forEach((raw, i) => {
+    if (!raw.trim()) return;
+    let v: unknown;
+    try {
+      v = JSON.parse(raw);
+    } catch (err) {
+      warn('malformed-json', file, i + 1, `not valid JSON, line skipped (${(err as Error).message})`);
+      return;
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) {
+      warn('malformed-record', file, i + 1, 'not a JSON object, line skipped');
+      return;
+    }
+    out.push({ value: v as Record<string, unknown>, line: i + 1 });
+  });
+  return out;
+}
+
+/** [[path, content], …] (or [{path, content}, …]); null when it has another shape. */
+function contextOf(v: unknown): [unknown, string][] | null {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) return null;
+  const out: [unknown, string][] = [];
+  for (const e of v) {
+    if (Array.isArray(e) && e.length >= 2 && typeof e[1] === 'string') out.push([e[0], e[1]]);
+    else if (e && typeof e === 'object' && !Array.isArray(e) && typeof (e as Record<string, unknown>).content === 'string') {
+      const o = e as Record<string, unknown>;
+      out.push([o.path ?? o.file_path ?? o.name, o.content as string]);
+    } else return null;
+  }
+  return out;
+}
+
+/** A folder name from a task id: safe characters only, never `.`/`..`, unique (case-insensitively). */
+function folderFor(id: string, taken: Set<string>): string {
+  let base = id.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._-]+/, '').slice(0, 120) || 'task';
+  if (base === '.' || base === '..') base = 'task';
+  let name = base;
+  for (let k = 2; taken.has(name.toLowerCase()); k++) name = `${base}-${k}`;
+  taken.add(name.toLowerCase());
+  return name;
+}
+
+function lineCount(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** Removes the first line's indentation from every line that starts with it. */
+function dedentBlock(lines: string[]): string {
+  const lead = /^[ \t]*/.exec(lines[0] ?? '')![0];
+  return lines.map((l) => (lead && l.startsWith(lead) ? l.slice(lead.length) : l)).join('\n');
+}
+
+interface Target {
+  qualname: string;
+  signature: string;
+  requirement: string;
+  requirementSource: 'docstring' | 'signature';
+  reference: string;
+  startLine: number;
+  endLine: number;
+}
+
+/** The innermost def around lines [s, e] that the validator can address; null when none is. */
+function targetAround(ex: Extractor, file: string, source: string, s: number, e: number): Target | null {
+  const units = ex
+    .parse(file, 'python', source)
+    .units.filter((u) => (u.kind === 'function' || u.kind === 'method') && !u.qualname.includes('<locals>') && u.startLine <= s && u.endLine >= e)
+    .sort((a, b) => b.startLine - a.startLine || a.endLine - b.endLine);
+  const u = units[0];
+  if (!u) return null;
+  const lines = source.split('\n').slice(u.startLine - 1, u.endLine);
+  const decorators = u.decorators.map((d) => (d.startsWith('@') ? d : `@${d}`));
+  const signature = [...decorators, `${u.signature}:`].join('\n');
+  const doc = u.docstring?.trim() || null;
+  return {
+    qualname: u.qualname,
+    signature,
+    requirement: doc ?? requirementFromSignature(signature),
+    requirementSource: doc ? 'docstring' : 'signature',
+    reference: dedentBlock(lines).replace(/\s+$/, '') + '\n',
+    startLine: u.startLine,
+    endLine: u.endLine,
+  };
+}
+
+interface Planned {
+  task: TaskRecord & { repoPath: string };
+  files: Map<string, string>;
+}
+
+export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Promise<ExecRepoBenchImportResult> {
+  const recordsFile = path.resolve(opts.recordsFile);
+  const outDir = path.resolve(opts.outDir);
+  if (!fs.existsSync(recordsFile) || !fs.statSync(recordsFile).isFile()) {
+    throw new ExecRepoBenchImportError(`The records file ${recordsFile} does not exist (expected ExecRepoBench JSONL: repo_name, file_name, prefix_code, middle_code, suffix_code, context_code, …)`, recordsFile);
+  }
+  const warnings: ImportWarning[] = [];
+  const warn: Warn = (reason, file, line, message) => {
+    const w: ImportWarning = line === undefined ? { reason, file, message } : { reason, file, line, message };
+    warnings.push(w);
+    opts.onWarning?.(w);
+  };
+  checkOutDir(outDir, 'execrepobench', fail);
+  const records = readRecords(recordsFile, warn);
+  const malformed = warnings.length;
+
+  const ex = await createExtractor();
+  try {
+    const planned: Planned[] = [];
+    const droppedEntries: ExecRepoBenchDropped[] = [];
+    const byFill: Record<string, { records: number; tasks: number }> = {};
+    const ids = new Set<string>();
+    const folders = new Set<string>();
+    const unsupportedCommands: ExecRepoBenchImportResult['unsupportedCommands'] = [];
+
+    records.forEach(({ value: o, line }, index) => {
+      const repoName = typeof o.repo_name === 'string' ? o.repo_name : null;
+      const fileName = typeof o.file_name === 'string' ? o.file_name : null;
+      const rawId = o.task_id;
+      const id = typeof rawId === 'string' && rawId.trim() ? rawId.trim() : typeof rawId === 'number' ? String(rawId) : `execrepobench-${line || index + 1}`;
+      const fill = typeof o.fill_type === 'string' && o.fill_type ? o.fill_type : 'unknown';
+      byFill[fill] ??= { records: 0, tasks: 0 };
+      byFill[fill].records++;
+      const shownId = /^[\x21-\x7e]+$/.test(id) && !id.includes('`') ? id : JSON.stringify(id);
+      const at = line || undefined;
+      const drop = (reason: string, message: string): void => {
+        droppedEntries.push({ reason, id: shownId, line, repo: repoName, file: fileName, message });
+      };
+
+      // Shape.
+      const missing = ['repo_name', 'file_name', 'prefix_code', 'middle_code', 'suffix_code'].filter((k) => typeof o[k] !== 'string');
+      const context = contextOf(o.context_code);
+      if (missing.length || !context || (o.test_command !== undefined && typeof o.test_command !== 'string')) {
+        const why = missing.length
+          ? `missing or not a string: ${missing.join(', ')}`
+          : !context
+            ? 'context_code is not a list of [path, content]'
+            : 'test_command is not a string';
+        warn('invalid-record', recordsFile, at, `record ${shownId}: ${why}; skipped`);
+        drop('invalid-record', why);
+        return;
+      }
+      if (ids.has(id)) {
+        warn('duplicate-id', recordsFile, at, `task id ${shownId} appears again; this record is skipped`);
+        drop('duplicate-id', `task id ${shownId} already used by an earlier record`);
+        return;
+      }
+      ids.add(id);
+
+      // Paths: every one is checked before the record is used at all.
+      const refuse = (what: string, p: unknown, why: string) => {
+        const shownPath = typeof p === 'string' ? JSON.stringify(p) : String(p);
+        warn('unsafe-path', recordsFile, at, `record ${shownId} (${repoName}) refused: ${what} ${shownPath} ${why}`);
+        drop('unsafe-path', `${what} ${shownPath} ${why}`);
+      };
+      const target = checkRelPath(fileName);
+      if (!target.ok) return refuse('file_name', fileName, target.why);
+      const prefix = o.prefix_code as string;
+      const middle = o.middle_code as string;
+      const suffix = o.suffix_code as string;
+      const files = new Map<string, string>([[target.path, prefix + middle + suffix]]);
+      let skippedContext = 0;
+      for (const [p, content] of context) {
+        const c = checkRelPath(p);
+        if (!c.ok) return refuse('context_code path', p, c.why);
+        if (c.path === target.path) {
+          skippedContext++; // the masked file itself: its put-together text wins
+          continue;
+        }
+        if (files.has(c.path)) {
+          if (files.get(c.path) !== content) warn('duplicate-context-path', recordsFile, at, `record ${shownId}: ${c.path} appears twice in context_code with different contents; the first is kept`);
+          continue;
+        }
+        files.set(c.path, content);
+      }
+      const all = [...files.keys()];
+      const clash = all.find((a) => all.some((b) => b !== a && b.startsWith(`${a}/`)));
+      if (clash) {
+        drop('path-conflict', `${clash} is a file but another path of the record puts files inside it`);
+        return;
+      }
+      if (!/\.pyi?$/.test(target.path)) {
+        drop('not-python', `${target.path} is not a .py file`);
+        return;
+      }
+
+      // Tests.
+      const testCommand = typeof o.test_command === 'string' && o.test_command.trim() ? o.test_command.trim() : null;
+      const testSource = testCommand ? 'test_command' : files.has(EVALUATE_REPO) ? 'evaluate_repo.py' : null;
+      if (!testSource) {
+        drop('no-tests', `no test_command and no ${EVALUATE_REPO} among ${context.length} context files`);
+        return;
+      }
+
+      // Target.
+      const source = files.get(target.path)!;
+      const parsed = ex.parse(target.path, 'python', source);
+      if (parsed.errors.length) {
+        const e = parsed.errors[0]!;
+        drop('unparseable-file', `${target.path}:${e.line}: ${e.message}`);
+        return;
+      }
+      const s = lineCount(prefix) + 1;
+      const e = middle ? lineCount(prefix + middle.replace(/\n$/, '')) + 1 : s;
+      const t = targetAround(ex, target.path, source, s, e);
+      if (!t) {
+        drop('no-enclosing-function', `lines ${s}-${e} of ${target.path} are not inside a function or method`);
+        return;
+      }
+      const command = testCommand ?? EVALUATE_REPO_COMMAND;
+      try {
+        parseTestCommand(command, id);
+      } catch (err) {
+        unsupportedCommands.push({ id, command, why: (err as Error).message });
+      }
+      const folder = folderFor(id, folders);
+      const repo = `repos/${folder}`;
+      const tests = Array.isArray(o.tests) && o.tests.every((x) => typeof x === 'string') ? (o.tests as string[]) : undefined;
+      planned.push({
+        files,
+        task: {
+          id,
+          repo,
+          repoPath: path.join(outDir, 'repos', folder),
+          file: target.path,
+          qualname: t.qualname,
+          requirement: t.requirement,
+          signature: t.signature,
+          reference: t.reference,
+          test_command: command,
+          ...(tests ? { tests } : {}),
+          source: {
+            benchmark: EXECREPOBENCH_BENCHMARK,
+            ...(rawId !== undefined ? { task_id: rawId } : {}),
+            repo_name: repoName,
+            file_name: fileName,
+            fill_type: typeof o.fill_type === 'string' ? o.fill_type : null,
+            record_line: line || null,
+            middle_lines: [s, e],
+            target_lines: [t.startLine, t.endLine],
+            middle_code: middle,
+            test_source: testSource,
+            context_files: files.size - 1,
+            ...(skippedContext ? { context_masked_file_skipped: skippedContext } : {}),
+            requirement_source: t.requirementSource,
+          },
+        },
+      });
+      byFill[fill].tasks++;
+    });
+
+    const result: ExecRepoBenchImportResult = {
+      recordsFile,
+      outDir,
+      manifestFile: path.join(outDir, 'tasks.jsonl'),
+      reportFile: path.join(outDir, 'IMPORT.md'),
+      counts: {
+        records: records.length,
+        tasks: planned.length,
+        dropped: droppedEntries.length,
+        files: planned.reduce((a, p) => a + p.files.size, 0),
+        malformed,
+      },
+      byFillType: Object.fromEntries(Object.entries(byFill).sort(([a], [b]) => a.localeCompare(b))),
+      tasks: planned.map((p) => ({
+        id: p.task.id,
+        repo: p.task.repo,
+        file: p.task.file,
+        qualname: p.task.qualname,
+        testCommand: p.task.test_command!,
+        testSource: p.task.source!.test_source as 'test_command' | 'evaluate_repo.py',
+      })),
+      unsupportedCommands,
+      dropped: countBy(droppedEntries, (d) => d.reason),
+      droppedEntries,
+      warnings,
+      warningCounts: countBy(warnings, (w) => w.reason),
+    };
+
+    prepareOutDir(outDir, 'execrepobench', ['repos', 'tasks.jsonl', 'IMPORT.md'], fail);
+    for (const p of planned) {
+      fs.mkdirSync(p.task.repoPath, { recursive: true });
+      for (const [rel, content] of [...p.files.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+        const abs = underRoot(p.task.repoPath, rel);
+        fs.mkdirSync(path.dirname(abs), { recursive: true });
+        fs.writeFileSync(abs, content);
+      }
+    }
+    writeManifest(result.manifestFile, planned.map((p) => p.task));
+    fs.writeFileSync(result.reportFile, renderReport(result));
+    return result;
+  } finally {
+    ex.dispose();
+  }
+}
+
+function renderReport(r: ExecRepoBenchImportResult): string {
+  const c = r.counts;
+  const L: string[] = [];
+  L.push('# ExecRepoBench import', '');
+  L.push(`Made by \`opencoder import execrepobench\` from \`${r.recordsFile}\`.`);
+  L.push('Re-running the importer into this folder replaces `repos/`, `tasks.jsonl` and this file.', '');
+  L.push('## Totals', '');
+  L.push(`- records read: ${c.records}; lines that are not JSON objects: ${c.malformed}`);
+  L.push(`- tasks in tasks.jsonl: ${c.tasks} (${c.files} files written under repos/)`);
+  L.push(`- not runnable: ${c.dropped}${c.dropped ? ` (${Object.entries(r.dropped).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`);
+  L.push(`- accounted for: ${c.tasks} + ${c.dropped} = ${c.tasks + c.dropped} of ${c.records} records`);
+  L.push(`- warnings: ${Object.entries(r.warningCounts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`, '');
+  L.push('## Fill types', '');
+  L.push('| fill_type | records | tasks |', '| --- | ---: | ---: |');
+  for (const [k, n] of Object.entries(r.byFillType)) L.push(`| ${mdEscape(k)} | ${n.records} | ${n.tasks} |`);
+  L.push('', '## Tasks', '');
+  if (!r.tasks.length) L.push('None: no record carries a way to run its tests (see below).');
+  for (const t of r.tasks) L.push(`- \`${mdEscape(t.id)}\`: ${t.repo}/${t.file} \`${t.qualname}\` — \`${mdEscape(t.testCommand)}\` (from ${t.testSource})`);
+  if (r.unsupportedCommands.length) {
+    L.push('', '### Test commands the validator cannot run yet', '');
+    L.push('The validator needs per-test evidence and runs `python3 -m unittest …` or `pytest …` only; these tasks are in tasks.jsonl but');
+    L.push('`opencoder validate` reports a task error for them until it can run a repository program such as `evaluate_repo.py`.', '');
+    for (const u of r.unsupportedCommands) L.push(`- \`${mdEscape(u.id)}\`: \`${mdEscape(u.command)}\``);
+  }
+  L.push('', '## How tasks are made', '');
+  L.push(
+    '- The repository is the record’s `context_code` files plus its masked file put back together (prefix + middle + suffix).',
+    '- The target is the innermost def around the middle span that the validator can address: a function, or a method of',
+    '  classes nested only in classes (a def nested in a function gives way to the function around it). Its full source is',
+    '  the reference; its docstring (else a sentence from its signature) is the requirement.',
+    `- Tests: the record's \`test_command\`, else \`${EVALUATE_REPO_COMMAND}\` when \`${EVALUATE_REPO}\` is among its context files.`,
+    '',
+  );
+  L.push('## Not runnable, by reason', '');
+  if (!r.droppedEntries.length) L.push('None.', '');
+  for (const [reason, n] of Object.entries(r.dropped)) {
+    L.push(`### ${reason} (${n})`, '', DROP_REASONS[reason] ?? '', '');
+    for (const d of r.droppedEntries.filter((x) => x.reason === reason)) {
+      L.push(`- \`${mdEscape(d.id)}\`${d.line ? ` (line ${d.line})` : ''} ${d.repo ? mdEscape(d.repo) : 'repo unknown'}${d.file ? ` \`${mdEscape(d.file)}\`` : ''}: ${mdEscape(d.message)}`);
+    }
+    L.push('');
+  }
+  L.push('## Warnings', '');
+  if (!r.warnings.length) L.push('None.');
+  for (const w of r.warnings) L.push(`- ${w.reason}: ${w.file}${w.line ? `:${w.line}` : ''}: ${mdEscape(w.message)}`);
+  L.push('');
+  return L.join('\n');
+}

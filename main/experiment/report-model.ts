@@ -1,0 +1,169 @@
+// The data a report shows: built from stored runs by analysis.ts, rendered by report.ts as HTML, Markdown,
+// JSON and CSV. Every figure in a rendered report comes from this model, and the model comes only from the
+// store, so a report is regenerated without re-running anything.
+
+import type { Source } from '../pipeline/config.ts';
+import type { CalibrationBin } from './metrics.ts';
+
+export interface Interval {
+  estimate: number;
+  /** Percentile bootstrap interval bounds (NaN when undefined, e.g. one task). */
+  lo: number;
+  hi: number;
+}
+
+export interface RunProvenance {
+  id: string;
+  /** What started it: one method set (`run`), the 2³ factorial (`ablate`), the component ladder (`ladder`). */
+  kind: 'run' | 'ablate' | 'ladder';
+  createdAt: string;
+  finishedAt: string | null;
+  status: 'running' | 'done' | 'cancelled' | 'interrupted';
+  manifest: { file: string; hash: string; tasks: number };
+  conditions: { id: string; label: string; family: 'method' | 'ladder' | 'factorial' }[];
+  backend: { id: string; provider: string; model: string; label: string };
+  encoder: { id: string; name: string };
+  prompts: { version: string; hash: string };
+  /** sha256 of each condition's full PipelineConfig, in conditions order. */
+  configHashes: string[];
+  sandbox: string;
+  machine: { platform: string; arch: string; cpus: number; memoryGiB: number; node: string };
+  app: { name: string; version: string; commit: string | null };
+}
+
+export interface PassAtK {
+  k: number;
+  /** Mean over tasks of the unbiased estimator 1 − C(n−c, k) / C(n, k), with a bootstrap interval over tasks. */
+  value: Interval;
+}
+
+export interface ConditionSummary {
+  runId: string;
+  condition: string;
+  label: string;
+  family: 'method' | 'ladder' | 'factorial';
+  /** Tasks with a result, and tasks that failed to run (their errors are in the run). */
+  tasks: number;
+  failures: number;
+  /** Raw samples per task (the n of Pass@k; the smallest over tasks when they differ). */
+  samples: number;
+  passAtK: PassAtK[];
+  /** Mean c/n: Pass@1 of a raw sample. */
+  rawPass1: Interval;
+  /** Selected-output correctness: the effective Pass@1 of what the method returns. */
+  selectedCorrect: Interval;
+  repair: { attempted: number; recovered: number; rate: number | null };
+  uncertainty: {
+    /** Mean generation-uncertainty aggregate. */
+    mean: number;
+    /** The aggregate read as P(selected output fails). */
+    auroc: number;
+    auprc: number;
+    ece: number;
+    bins: CalibrationBin[];
+  };
+  /** API-knowledge retrieval quality over tasks with a truth set (null: none had one, or API evidence was off). */
+  api: { tasks: number; precision: number; recall: number; f1: number; exact: number; count: { over: number; exact: number; under: number } } | null;
+  cost: { usd: number | null; inputTokens: number; outputTokens: number };
+}
+
+export interface PairedComparison {
+  a: { runId: string; condition: string; label: string };
+  b: { runId: string; condition: string; label: string };
+  /** Tasks both have a result for (the pairing). */
+  tasks: number;
+  /** Selected-output correctness, paired: a right and b wrong (wins), the reverse (losses), equal (ties). */
+  wins: number;
+  losses: number;
+  ties: number;
+  /** Exact two-sided McNemar p on wins vs losses. */
+  mcnemarP: number;
+  /** Holm-adjusted within the comparison family of the report. */
+  mcnemarPHolm: number;
+  /** Difference a − b in selected-output correctness and in Pass@k, paired bootstrap intervals. */
+  selectedDiff: Interval;
+  passAtKDiff: { k: number; diff: Interval }[];
+}
+
+export interface FactorialEffect {
+  /** `API`, `Context`, `Similar code`, `API × Context`, … */
+  name: string;
+  kind: 'main' | 'interaction';
+  factors: Source[];
+  /** Effect as the mean over tasks of the per-task 2³ contrast (see stats.ts), with a paired bootstrap interval. */
+  value: Interval;
+  /** Two-sided p of the per-task contrasts (one-sample t), and Holm-adjusted within (backend, outcome). */
+  p: number;
+  pHolm: number;
+}
+
+export interface FactorialOutcome {
+  outcome: 'pass@1' | 'uncertainty';
+  label: string;
+  effects: FactorialEffect[];
+  /** Mean outcome per cell over the paired tasks. */
+  cells: { cell: string; sources: Record<Source, boolean>; mean: number }[];
+}
+
+export interface FactorialAnalysis {
+  runId: string;
+  backend: string;
+  /** Tasks with a result in all eight cells (only those are paired). */
+  tasks: number;
+  outcomes: FactorialOutcome[];
+}
+
+export interface TaskRow {
+  runId: string;
+  condition: string;
+  taskId: string;
+  n: number;
+  c: number;
+  /** Unbiased Pass@1 of the raw samples (c / n). */
+  pass1: number;
+  selectedCorrect: boolean;
+  selectedOrigin: 'candidate' | 'repair';
+  selectedIndex: number | null;
+  repairRounds: number;
+  repairRecovered: boolean;
+  uncertainty: number;
+  apiF1: number | null;
+  costUsd: number | null;
+  durationMs: number;
+  /** Set when the task failed to run (then the outcome columns are empty). */
+  error: string | null;
+}
+
+export interface CandidateRow {
+  runId: string;
+  condition: string;
+  taskId: string;
+  index: number;
+  group: number;
+  status: string;
+  passed: boolean;
+  passedTests: number;
+  totalTests: number;
+  durationMs: number;
+  reason: string;
+}
+
+export interface ReportModel {
+  title: string;
+  generatedAt: string;
+  tool: { name: string; version: string };
+  runs: RunProvenance[];
+  conditions: ConditionSummary[];
+  comparisons: PairedComparison[];
+  factorial: FactorialAnalysis[];
+  tasks: TaskRow[];
+  candidates: CandidateRow[];
+  statistics: {
+    seed: number;
+    resamples: number;
+    /** Interval level, e.g. 0.95. */
+    level: number;
+    eceBins: number;
+    notes: string[];
+  };
+}

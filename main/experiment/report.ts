@@ -1,0 +1,951 @@
+// Renders a ReportModel (report-model.ts) as one self-contained HTML file (inline CSS and hand-drawn inline
+// SVG, no external resource, strict CSP), GitHub Markdown, pretty JSON, or RFC 4180 CSV tables. Rendering is
+// pure: every figure shown comes from the model, so the HTML tables can be reproduced from the JSON/CSV.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ConditionSummary, FactorialAnalysis, FactorialOutcome, Interval, PairedComparison, ReportModel, RunProvenance, TaskRow } from './report-model.ts';
+import { escapeXml, forestPlot, groupedBars, reliabilityDiagram } from './svg-charts.ts';
+
+export type ReportFormat = 'html' | 'md' | 'json' | 'csv';
+export const REPORT_FORMATS: readonly ReportFormat[] = ['html', 'md', 'json', 'csv'];
+
+export type CsvTable = 'tasks' | 'candidates' | 'conditions' | 'effects' | 'comparisons';
+
+// ---------------------------------------------------------------------------------------------------------
+// Number formatting (shared by HTML and Markdown)
+
+const finite = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
+
+function fixed(x: number, digits: number): string {
+  const s = x.toFixed(digits);
+  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
+}
+
+/** A rate or score with 3 decimals; NaN/null as `n/a`. */
+export function formatRate(x: number | null | undefined): string {
+  return finite(x) ? fixed(x, 3) : 'n/a';
+}
+
+/** `0.412 [0.350, 0.470]`. */
+export function formatInterval(iv: Interval): string {
+  return `${formatRate(iv.estimate)} [${formatRate(iv.lo)}, ${formatRate(iv.hi)}]`;
+}
+
+/** `p < 0.001` when small, else `p = 0.034`; NaN as `n/a`. */
+export function formatP(p: number | null | undefined): string {
+  if (!finite(p)) return 'n/a';
+  return p < 0.001 ? 'p < 0.001' : `p = ${fixed(p, 3)}`;
+}
+
+export function formatUsd(usd: number | null | undefined): string {
+  return finite(usd) ? `$${fixed(usd, 4)}` : 'n/a';
+}
+
+function formatInt(n: number | null | undefined): string {
+  return finite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a';
+}
+
+function formatMs(ms: number): string {
+  if (!finite(ms)) return 'n/a';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${fixed(ms / 1000, 1)} s`;
+}
+
+function formatDuration(fromIso: string, toIso: string | null): string {
+  if (!toIso) return 'n/a';
+  const ms = Date.parse(toIso) - Date.parse(fromIso);
+  if (!finite(ms) || ms < 0) return 'n/a';
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h ? `${h} h ${m} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
+}
+
+function percentLevel(model: ReportModel): string {
+  const l = model.statistics.level;
+  return finite(l) ? `${+(l * 100).toFixed(1)} %` : 'n/a';
+}
+
+const KIND_LABEL: Record<RunProvenance['kind'], string> = { run: 'method run', ablate: '2³ factorial ablation', ladder: 'component ladder' };
+
+const OUTCOME_AXIS: Record<string, string> = {
+  'pass@1': 'Effect on Pass@1 (difference in proportion of tasks solved)',
+  uncertainty: 'Effect on mean uncertainty (difference on the 0–1 scale)',
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Shared views of the model
+
+function passKs(conditions: readonly ConditionSummary[]): number[] {
+  return [...new Set(conditions.flatMap((c) => c.passAtK.map((p) => p.k)))].sort((a, b) => a - b);
+}
+
+function comparisonKs(comparisons: readonly PairedComparison[]): number[] {
+  return [...new Set(comparisons.flatMap((c) => c.passAtKDiff.map((p) => p.k)))].sort((a, b) => a - b);
+}
+
+/** Conditions grouped by run, in the order of model.runs (then any run the provenance list lacks). */
+function conditionsByRun(model: ReportModel): { runId: string; run: RunProvenance | undefined; conditions: ConditionSummary[] }[] {
+  const ids = [...model.runs.map((r) => r.id), ...model.conditions.map((c) => c.runId)];
+  return [...new Set(ids)]
+    .map((runId) => ({ runId, run: model.runs.find((r) => r.id === runId), conditions: model.conditions.filter((c) => c.runId === runId) }))
+    .filter((g) => g.conditions.length || g.run);
+}
+
+/** Display name of a condition: its label, with the run id appended when another run uses the same label. */
+function displayNames(model: ReportModel): (runId: string, condition: string, label: string) => string {
+  const runsByLabel = new Map<string, Set<string>>();
+  for (const c of model.conditions) {
+    const s = runsByLabel.get(c.label) ?? new Set<string>();
+    s.add(c.runId);
+    runsByLabel.set(c.label, s);
+  }
+  return (runId, _condition, label) => ((runsByLabel.get(label)?.size ?? 0) > 1 ? `${label} · ${runId}` : label);
+}
+
+const isPartial = (run: RunProvenance | undefined): boolean => !!run && run.status !== 'done';
+
+function partialText(run: RunProvenance): string {
+  return `PARTIAL — run ${run.status}: results cover only the tasks that finished`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// HTML
+
+const h = escapeXml;
+
+const CSS = `
+:root { color-scheme: light; --ink: #1f2328; --muted: #57606a; --line: #d0d7de; --band: #f6f8fa; --warn-bg: #fff4e5; --warn: #9a4d00; --bad: #b42318; --good: #1a7f37; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: #fff; }
+main { max-width: 1480px; margin: 0 auto; padding: 24px 28px 64px; }
+h1 { font-size: 26px; margin: 0 0 4px; overflow-wrap: anywhere; }
+h2 { font-size: 20px; margin: 40px 0 12px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 16px; margin: 24px 0 8px; overflow-wrap: anywhere; }
+h4 { font-size: 14px; margin: 18px 0 6px; }
+p { margin: 6px 0; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+.muted { color: var(--muted); }
+.meta { color: var(--muted); margin: 0 0 12px; }
+nav.toc { margin: 12px 0 8px; font-size: 13px; }
+nav.toc a { margin-right: 14px; color: #0969da; text-decoration: none; }
+.banner { border: 1px solid #f0b46b; background: var(--warn-bg); color: var(--warn); padding: 10px 14px; border-radius: 6px; margin: 12px 0; font-weight: 600; }
+.badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 10px; border: 1px solid var(--line); background: var(--band); color: var(--muted); vertical-align: middle; }
+.badge.partial { background: var(--warn-bg); border-color: #f0b46b; color: var(--warn); }
+.badge.done { background: #e6f4ea; border-color: #9fd3ad; color: var(--good); }
+.run { border: 1px solid var(--line); border-radius: 8px; padding: 4px 16px 12px; margin: 14px 0; }
+.run.partial { border-color: #f0b46b; border-left: 6px solid #e69f00; }
+.table-wrap { overflow-x: auto; margin: 8px 0 12px; }
+table { border-collapse: collapse; font-size: 12.5px; }
+th, td { border-bottom: 1px solid var(--line); padding: 5px 7px; text-align: left; vertical-align: top; }
+th { background: var(--band); font-weight: 600; white-space: nowrap; vertical-align: bottom; }
+th .sub { font-weight: 400; font-size: 11px; color: var(--muted); }
+td.name { min-width: 11em; }
+table[data-table="summary"] td:first-child, table[data-table="summary"] th:first-child { position: sticky; left: 0; background: inherit; box-shadow: 1px 0 0 var(--line); }
+table[data-table="summary"] th:first-child { background: var(--band); }
+tbody tr { background: #fff; }
+tbody tr:nth-child(even) { background: #fbfcfd; }
+tbody tr:hover { background: #f0f6ff; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td .ci { color: var(--muted); font-size: 12px; }
+table.kv th { text-align: left; width: 150px; background: none; border-bottom: 1px solid var(--line); vertical-align: top; white-space: normal; }
+table.kv td { overflow-wrap: anywhere; }
+.hash { word-break: break-all; }
+td.ok { color: var(--good); font-weight: 600; }
+td.fail { color: var(--bad); font-weight: 600; }
+td.error { color: var(--bad); max-width: 360px; overflow-wrap: anywhere; }
+table[data-table="tasks"] td[data-col="runId"], table[data-table="tasks"] td[data-col="condition"], table[data-table="tasks"] td[data-col="selectedOrigin"], table[data-table="tasks"] td[data-col="selectedCorrect"] { white-space: nowrap; }
+table[data-table="tasks"] td[data-col="taskId"] { min-width: 12em; overflow-wrap: anywhere; }
+.chart-box { margin: 16px 0 24px; }
+.chart-box svg { display: block; border: 1px solid var(--line); border-radius: 6px; }
+.chart-missing { border: 1px dashed var(--line); border-radius: 6px; padding: 14px 16px; color: var(--muted); background: var(--band); margin: 16px 0 24px; }
+.chart-missing strong { color: var(--ink); }
+details { margin: 10px 0; }
+details > summary { cursor: pointer; font-weight: 600; padding: 6px 0; }
+footer { margin-top: 48px; color: var(--muted); font-size: 12px; }
+`;
+
+function td(content: string, col: string, cls = ''): string {
+  return `<td data-col="${h(col)}"${cls ? ` class="${cls}"` : ''}>${content}</td>`;
+}
+
+/** `0.412 [0.350, 0.470]`; stacked puts the interval on a second line (the text content stays the same). */
+function intervalHtml(iv: Interval, stacked = false): string {
+  return `<span class="est">${formatRate(iv.estimate)}</span>${stacked ? '<br>' : ' '}<span class="ci">[${formatRate(iv.lo)}, ${formatRate(iv.hi)}]</span>`;
+}
+
+interface Header {
+  label: string;
+  /** Second header line, e.g. the interval level. */
+  sub?: string;
+  num?: boolean;
+  title?: string;
+}
+
+function table(name: string, headers: Header[], rows: string[]): string {
+  const head = headers.map((x) => `<th${x.num ? ' class="num"' : ''}${x.title ? ` title="${h(x.title)}"` : ''}>${h(x.label)}${x.sub ? `<br><span class="sub">${h(x.sub)}</span>` : ''}</th>`).join('');
+  return `<div class="table-wrap"><table data-table="${h(name)}"><thead><tr>${head}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table></div>`;
+}
+
+function missing(chart: string, heading: string, why: string): string {
+  return `<div class="chart-missing" data-chart-missing="${h(chart)}" role="note"><strong>${h(heading)}</strong> ${h(why)}</div>`;
+}
+
+function runProvenanceHtml(run: RunProvenance): string {
+  const partial = isPartial(run);
+  const status = partial ? `<span class="badge partial">${h(partialText(run))}</span>` : `<span class="badge done">done</span>`;
+  const kv = (k: string, v: string) => `<tr><th scope="row">${h(k)}</th><td>${v}</td></tr>`;
+  const m = run.machine;
+  const rows = [
+    kv('Status', status),
+    kv('Kind', h(KIND_LABEL[run.kind] ?? run.kind)),
+    kv('Created', h(run.createdAt)),
+    kv('Finished', run.finishedAt ? h(run.finishedAt) : '<span class="muted">not finished</span>'),
+    kv('Duration', h(formatDuration(run.createdAt, run.finishedAt))),
+    kv('Manifest', `<code>${h(run.manifest.file)}</code> · ${formatInt(run.manifest.tasks)} tasks<br><span class="muted">sha256</span> <code class="hash">${h(run.manifest.hash)}</code>`),
+    kv('Backend', `${h(run.backend.label)} <span class="muted">(${h(run.backend.provider)} · model <code>${h(run.backend.model)}</code> · id <code>${h(run.backend.id)}</code>)</span>`),
+    kv('Encoder', `${h(run.encoder.name)} <span class="muted">(id <code>${h(run.encoder.id)}</code>)</span>`),
+    kv('Prompts', `version <code>${h(run.prompts.version)}</code> · <span class="muted">hash</span> <code class="hash">${h(run.prompts.hash)}</code>`),
+    kv('Sandbox', h(run.sandbox)),
+    kv('Machine', h(`${m.platform} ${m.arch} · ${m.cpus} CPUs · ${finite(m.memoryGiB) ? +m.memoryGiB.toFixed(1) : 'n/a'} GiB · Node ${m.node}`)),
+    kv('App', `${h(run.app.name)} ${h(run.app.version)}${run.app.commit ? ` <span class="muted">commit</span> <code class="hash">${h(run.app.commit)}</code>` : ' <span class="muted">(no commit recorded)</span>'}`),
+  ];
+  const condRows = run.conditions.map(
+    (c, i) =>
+      `<tr><td><code>${h(c.id)}</code></td><td>${h(c.label)}</td><td>${h(c.family)}</td><td><code class="hash">${h(run.configHashes[i] ?? 'n/a')}</code></td></tr>`,
+  );
+  return [
+    `<article class="run${partial ? ' partial' : ''}" data-run="${h(run.id)}" data-status="${h(run.status)}">`,
+    `<h3>Run <code>${h(run.id)}</code> ${status}</h3>`,
+    `<div class="table-wrap"><table class="kv" data-table="provenance">${rows.join('')}</table></div>`,
+    `<h4>Conditions and configuration hashes</h4>`,
+    table('run-conditions', [{ label: 'Condition' }, { label: 'Label' }, { label: 'Family' }, { label: 'Config sha256' }], condRows),
+    `</article>`,
+  ].join('\n');
+}
+
+function summaryTableHtml(conditions: ConditionSummary[], level: string): string {
+  const ks = passKs(conditions);
+  const ci = `${level} CI`;
+  const headers: Header[] = [
+    { label: 'Condition' },
+    { label: 'Tasks', num: true, title: 'Tasks with a result' },
+    { label: 'Failed', num: true, title: 'Tasks that failed to run' },
+    { label: 'n', num: true, title: 'Raw samples per task' },
+    ...ks.map((k) => ({ label: `Pass@${k}`, sub: ci, num: true, title: 'Unbiased Pass@k, bootstrap interval over tasks' })),
+    { label: 'Raw Pass@1', sub: ci, num: true, title: 'Mean c/n over raw samples' },
+    { label: 'Selected', sub: ci, num: true, title: 'Selected-output correctness: the output the method returns' },
+    { label: 'Repair', sub: 'recovered', num: true, title: 'Recovered / attempted (rate)' },
+    { label: 'Mean U', num: true, title: 'Mean generation-uncertainty aggregate' },
+    { label: 'AUROC', num: true, title: 'Uncertainty as a predictor of failure' },
+    { label: 'AUPRC', num: true },
+    { label: 'ECE', num: true },
+    { label: 'API P', num: true },
+    { label: 'API R', num: true },
+    { label: 'API F1', num: true },
+    { label: 'Cost', sub: 'USD', num: true },
+    { label: 'Tokens', sub: 'in / out', num: true },
+  ];
+  const rows = conditions.map((c) => {
+    const pk = new Map(c.passAtK.map((p) => [p.k, p.value]));
+    const cells = [
+      td(`${h(c.label)}<br><code class="muted">${h(c.condition)}</code>`, 'condition', 'name'),
+      td(formatInt(c.tasks), 'tasks', 'num'),
+      td(formatInt(c.failures), 'failures', 'num'),
+      td(formatInt(c.samples), 'samples', 'num'),
+      ...ks.map((k) => {
+        const v = pk.get(k);
+        return td(v ? intervalHtml(v, true) : 'n/a', `pass@${k}`, 'num');
+      }),
+      td(intervalHtml(c.rawPass1, true), 'rawPass1', 'num'),
+      td(intervalHtml(c.selectedCorrect, true), 'selectedCorrect', 'num'),
+      td(`${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)}<br><span class="ci">(${formatRate(c.repair.rate)})</span>`, 'repair', 'num'),
+      td(formatRate(c.uncertainty.mean), 'uncertaintyMean', 'num'),
+      td(formatRate(c.uncertainty.auroc), 'auroc', 'num'),
+      td(formatRate(c.uncertainty.auprc), 'auprc', 'num'),
+      td(formatRate(c.uncertainty.ece), 'ece', 'num'),
+      td(formatRate(c.api?.precision), 'apiPrecision', 'num'),
+      td(formatRate(c.api?.recall), 'apiRecall', 'num'),
+      td(formatRate(c.api?.f1), 'apiF1', 'num'),
+      td(formatUsd(c.cost.usd), 'costUsd', 'num'),
+      td(`${formatInt(c.cost.inputTokens)}<br><span class="ci">/ ${formatInt(c.cost.outputTokens)}</span>`, 'tokens', 'num'),
+    ];
+    return `<tr data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${cells.join('')}</tr>`;
+  });
+  return table('summary', headers, rows);
+}
+
+function comparisonsHtml(model: ReportModel, name: (r: string, c: string, l: string) => string, level: string): string {
+  if (!model.comparisons.length) return `<p class="muted">No paired comparisons in this report (they need two conditions with results on the same tasks).</p>`;
+  const ks = comparisonKs(model.comparisons);
+  const ci = `${level} CI`;
+  const headers: Header[] = [
+    { label: 'A' },
+    { label: 'B' },
+    { label: 'Paired', sub: 'tasks', num: true },
+    { label: 'W / L / T', num: true, title: 'A right and B wrong / the reverse / equal' },
+    { label: 'McNemar p', sub: 'exact', num: true, title: 'Exact two-sided' },
+    { label: 'Holm p', num: true, title: 'Holm-adjusted over the comparisons of this report' },
+    { label: 'Δ selected', sub: ci, num: true, title: 'A − B in selected-output correctness, paired bootstrap' },
+    ...ks.map((k) => ({ label: `Δ Pass@${k}`, sub: ci, num: true })),
+  ];
+  const rows = model.comparisons.map((c) => {
+    const pk = new Map(c.passAtKDiff.map((p) => [p.k, p.diff]));
+    const cells = [
+      td(`${h(name(c.a.runId, c.a.condition, c.a.label))}<br><code class="muted">${h(c.a.condition)}</code>`, 'a', 'name'),
+      td(`${h(name(c.b.runId, c.b.condition, c.b.label))}<br><code class="muted">${h(c.b.condition)}</code>`, 'b', 'name'),
+      td(formatInt(c.tasks), 'tasks', 'num'),
+      td(`${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`, 'wlt', 'num'),
+      td(formatP(c.mcnemarP), 'mcnemarP', 'num'),
+      td(formatP(c.mcnemarPHolm), 'mcnemarPHolm', 'num'),
+      td(intervalHtml(c.selectedDiff, true), 'selectedDiff', 'num'),
+      ...ks.map((k) => {
+        const d = pk.get(k);
+        return td(d ? intervalHtml(d, true) : 'n/a', `pass@${k}Diff`, 'num');
+      }),
+    ];
+    return `<tr data-run="${h(c.a.runId)}" data-a="${h(c.a.condition)}" data-b="${h(c.b.condition)}">${cells.join('')}</tr>`;
+  });
+  return table('comparisons', headers, rows);
+}
+
+function factorialHtml(model: ReportModel, level: string): string {
+  if (!model.factorial.length) {
+    return missing(
+      'factorial-effects',
+      'No factorial effects to show.',
+      'This report contains no 2³ factorial ablation run (kind "ablate") with a factorial analysis, so there are no main effects or interactions of the evidence sources to plot.',
+    );
+  }
+  const out: string[] = [];
+  model.factorial.forEach((fa: FactorialAnalysis, i) => {
+    const run = model.runs.find((r) => r.id === fa.runId);
+    out.push(`<h3>Run <code>${h(fa.runId)}</code> · backend ${h(fa.backend)} · ${formatInt(fa.tasks)} paired tasks ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`);
+    if (!fa.outcomes.length) out.push(`<p class="muted">The analysis has no outcomes.</p>`);
+    fa.outcomes.forEach((o: FactorialOutcome, j) => {
+      out.push(`<h4>${h(o.label)}</h4>`);
+      if (!o.effects.length) {
+        out.push(missing('factorial-effects', `No effects for ${o.label}.`, 'Too few tasks had a result in all eight cells to estimate effects.'));
+      } else {
+        out.push(
+          `<div class="chart-box">${forestPlot({
+            id: `chart-factorial-${i}-${j}`,
+            chart: 'factorial-effects',
+            title: `Factorial effects on ${o.label} — ${fa.runId} (${fa.tasks} paired tasks)`,
+            xLabel: OUTCOME_AXIS[o.outcome] ?? `Effect on ${o.label} (difference)`,
+            noteHeader: `Effect [${level} CI] · Holm p`,
+            legend: [
+              { label: 'main effect', group: 0 },
+              { label: 'interaction', group: 1 },
+            ],
+            rows: o.effects.map((e) => ({
+              label: e.name,
+              estimate: e.value.estimate,
+              lo: e.value.lo,
+              hi: e.value.hi,
+              group: e.kind === 'main' ? 0 : 1,
+              note: `${formatInterval(e.value)} · ${formatP(e.pHolm)}`,
+            })),
+          })}</div>`,
+        );
+      }
+      out.push(
+        table(
+          'effects',
+          [{ label: 'Effect' }, { label: 'Kind' }, { label: 'Factors' }, { label: `Estimate [${level}]`, num: true }, { label: 'p', num: true, title: 'One-sample t over per-task contrasts' }, { label: 'Holm p', num: true }],
+          o.effects.map(
+            (e) =>
+              `<tr data-run="${h(fa.runId)}" data-outcome="${h(o.outcome)}" data-effect="${h(e.name)}">${[
+                td(h(e.name), 'effect'),
+                td(h(e.kind), 'kind'),
+                td(h(e.factors.join(' × ')), 'factors'),
+                td(intervalHtml(e.value), 'estimate', 'num'),
+                td(formatP(e.p), 'p', 'num'),
+                td(formatP(e.pHolm), 'pHolm', 'num'),
+              ].join('')}</tr>`,
+          ),
+        ),
+      );
+    });
+    const cellIds = [...new Set(fa.outcomes.flatMap((o) => o.cells.map((c) => c.cell)))];
+    if (cellIds.length) {
+      out.push(`<h4>Cell means over the paired tasks</h4>`);
+      const yes = (b: boolean | undefined) => (b ? '✓' : '—');
+      out.push(
+        table(
+          'cells',
+          [{ label: 'Cell' }, { label: 'API' }, { label: 'Context' }, { label: 'Similar code' }, ...fa.outcomes.map((o) => ({ label: o.label, num: true }))],
+          cellIds.map((cell) => {
+            const first = fa.outcomes.flatMap((o) => o.cells).find((c) => c.cell === cell);
+            const s = first?.sources;
+            return `<tr data-run="${h(fa.runId)}" data-cell="${h(cell)}">${[
+              td(`<code>${h(cell)}</code>`, 'cell'),
+              td(yes(s?.api), 'api'),
+              td(yes(s?.context), 'context'),
+              td(yes(s?.similar), 'similar'),
+              ...fa.outcomes.map((o) => td(formatRate(o.cells.find((c) => c.cell === cell)?.mean), o.outcome, 'num')),
+            ].join('')}</tr>`;
+          }),
+        ),
+      );
+    }
+  });
+  return out.join('\n');
+}
+
+function chartsHtml(model: ReportModel, name: (r: string, c: string, l: string) => string, level: string): string {
+  const groups = conditionsByRun(model);
+  const multiRun = groups.length > 1;
+  const section = (g: (typeof groups)[number]) => (multiRun ? `Run ${g.runId}${g.run ? ` — ${KIND_LABEL[g.run.kind]}` : ''}${isPartial(g.run) ? ' (partial)' : ''}` : undefined);
+  const out: string[] = [];
+
+  // (1) Pass@k
+  const ks = passKs(model.conditions);
+  out.push(`<h3 id="chart-pass-at-k-heading">Pass@k</h3>`);
+  if (!ks.length) {
+    out.push(missing('pass-at-k', 'No Pass@k to plot.', 'No condition in this report has a Pass@k estimate (no task produced raw samples).'));
+  } else {
+    out.push(
+      `<div class="chart-box">${groupedBars({
+        id: 'chart-pass-at-k',
+        chart: 'pass-at-k',
+        title: `Pass@k per condition (${level} bootstrap intervals over tasks)`,
+        xLabel: 'Pass@k (proportion of tasks solved, 0–1)',
+        domain: [0, 1],
+        intervalLabel: `${level} bootstrap interval`,
+        series: ks.map((k) => ({ label: `Pass@${k}` })),
+        groups: groups.flatMap((g) =>
+          g.conditions.map((c) => ({
+            label: name(c.runId, c.condition, c.label),
+            section: section(g),
+            values: ks.map((k) => {
+              const v = c.passAtK.find((p) => p.k === k)?.value;
+              return v ? { value: v.estimate, lo: v.lo, hi: v.hi } : null;
+            }),
+          })),
+        ),
+      })}</div>`,
+    );
+  }
+
+  // (2) Reliability
+  out.push(`<h3>Uncertainty vs correctness</h3>`);
+  const scored = model.conditions.filter((c) => c.uncertainty.bins.some((b) => b.count > 0));
+  if (!scored.length) {
+    out.push(missing('uncertainty-vs-correctness', 'No reliability diagram.', 'No condition has tasks with an uncertainty score, so there is nothing to bin.'));
+  } else {
+    out.push(
+      `<div class="chart-box">${reliabilityDiagram({
+        id: 'chart-reliability',
+        chart: 'uncertainty-vs-correctness',
+        title: `Reliability of uncertainty as P(selected output fails), ${model.statistics.eceBins} bins; n = tasks per bin`,
+        xLabel: 'Mean predicted failure probability per bin (uncertainty, 0–1)',
+        yLabel: 'Observed failure rate (fraction of tasks, 0–1)',
+        panels: scored.map((c) => ({
+          label: name(c.runId, c.condition, c.label),
+          note: `ECE ${formatRate(c.uncertainty.ece)} · AUROC ${formatRate(c.uncertainty.auroc)} · n = ${c.uncertainty.bins.reduce((a, b) => a + b.count, 0)}`,
+          bins: c.uncertainty.bins,
+        })),
+      })}</div>`,
+    );
+    const unscored = model.conditions.filter((c) => !scored.includes(c));
+    if (unscored.length) out.push(`<p class="muted">No scored tasks for: ${unscored.map((c) => h(name(c.runId, c.condition, c.label))).join(', ')}.</p>`);
+  }
+
+  // (3) API retrieval
+  out.push(`<h3>API-knowledge retrieval</h3>`);
+  const withApi = model.conditions.filter((c) => c.api);
+  if (!withApi.length) {
+    out.push(
+      missing('api-f1', 'No API retrieval scores.', 'No condition has API truth: either no task had a reference with resolvable API calls, or API evidence was off in every condition.'),
+    );
+  } else {
+    out.push(
+      `<div class="chart-box">${groupedBars({
+        id: 'chart-api-f1',
+        chart: 'api-f1',
+        title: 'API-knowledge retrieval against the reference’s API calls',
+        xLabel: 'Score (mean over tasks with an API truth set, 0–1)',
+        domain: [0, 1],
+        series: [{ label: 'Precision' }, { label: 'Recall' }, { label: 'F1' }],
+        groups: groups.flatMap((g) =>
+          g.conditions
+            .filter((c) => c.api)
+            .map((c) => ({
+              label: `${name(c.runId, c.condition, c.label)} (${c.api!.tasks} tasks)`,
+              section: section(g),
+              values: [{ value: c.api!.precision }, { value: c.api!.recall }, { value: c.api!.f1 }],
+            })),
+        ),
+      })}</div>`,
+    );
+    const without = model.conditions.filter((c) => !c.api);
+    if (without.length) out.push(`<p class="muted">No API truth (or API evidence off) for: ${without.map((c) => h(name(c.runId, c.condition, c.label))).join(', ')}.</p>`);
+  }
+  return out.join('\n');
+}
+
+function tasksHtml(model: ReportModel): string {
+  const headers = [
+    { label: 'Run' },
+    { label: 'Condition' },
+    { label: 'Task' },
+    { label: 'n', num: true },
+    { label: 'c', num: true },
+    { label: 'Raw Pass@1', num: true },
+    { label: 'Selected' },
+    { label: 'Origin' },
+    { label: 'Repair rounds', num: true },
+    { label: 'Recovered' },
+    { label: 'Uncertainty', num: true },
+    { label: 'API F1', num: true },
+    { label: 'Cost', num: true },
+    { label: 'Duration', num: true },
+    { label: 'Error' },
+  ];
+  const rows = model.tasks.map((t: TaskRow) => {
+    const failed = t.error !== null;
+    const cells = [
+      td(`<code>${h(t.runId)}</code>`, 'runId'),
+      td(`<code>${h(t.condition)}</code>`, 'condition'),
+      td(`<code>${h(t.taskId)}</code>`, 'taskId'),
+      td(failed ? '' : formatInt(t.n), 'n', 'num'),
+      td(failed ? '' : formatInt(t.c), 'c', 'num'),
+      td(failed ? '' : formatRate(t.pass1), 'pass1', 'num'),
+      failed ? td('', 'selectedCorrect') : td(t.selectedCorrect ? '✓ pass' : '✗ fail', 'selectedCorrect', t.selectedCorrect ? 'ok' : 'fail'),
+      td(failed ? '' : h(`${t.selectedOrigin}${t.selectedIndex !== null ? ` #${t.selectedIndex}` : ''}`), 'selectedOrigin'),
+      td(failed ? '' : formatInt(t.repairRounds), 'repairRounds', 'num'),
+      td(failed ? '' : t.repairRecovered ? 'yes' : 'no', 'repairRecovered'),
+      td(failed ? '' : formatRate(t.uncertainty), 'uncertainty', 'num'),
+      td(failed ? '' : formatRate(t.apiF1), 'apiF1', 'num'),
+      td(formatUsd(t.costUsd), 'costUsd', 'num'),
+      td(formatMs(t.durationMs), 'durationMs', 'num'),
+      td(failed ? h(t.error!) : '', 'error', failed ? 'error' : ''),
+    ];
+    return `<tr data-run="${h(t.runId)}" data-condition="${h(t.condition)}" data-task="${h(t.taskId)}">${cells.join('')}</tr>`;
+  });
+  return `<details id="tasks-details"><summary>Per-task results — ${formatInt(model.tasks.length)} rows (${formatInt(model.tasks.filter((t) => t.error).length)} failed to run)</summary>\n${table('tasks', headers, rows)}\n</details>`;
+}
+
+export function renderHtml(model: ReportModel): string {
+  const level = percentLevel(model);
+  const name = displayNames(model);
+  const partialRuns = model.runs.filter(isPartial);
+  const groups = conditionsByRun(model);
+
+  const summary = groups
+    .filter((g) => g.conditions.length)
+    .map(
+      (g) =>
+        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(g.run.backend.label)}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}`,
+    )
+    .join('\n');
+
+  const body = [
+    `<header>`,
+    `<h1>${h(model.title)}</h1>`,
+    `<p class="meta">Generated ${h(model.generatedAt)} by ${h(model.tool.name)} ${h(model.tool.version)} · ${formatInt(model.runs.length)} run(s), ${formatInt(model.conditions.length)} condition(s), ${formatInt(model.tasks.length)} task rows · intervals are ${level} percentile bootstrap (${formatInt(model.statistics.resamples)} resamples, seed ${h(String(model.statistics.seed))})</p>`,
+    ...partialRuns.map((r) => `<div class="banner partial" role="alert">⚠ Run <code>${h(r.id)}</code> is ${h(partialText(r))}. Its figures are not final.</div>`),
+    `<nav class="toc"><a href="#runs">Runs</a><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#comparisons">Comparisons</a><a href="#factorial">Factorial effects</a><a href="#tasks">Per-task</a><a href="#statistics">Statistics</a></nav>`,
+    `</header>`,
+    `<section id="runs"><h2>Runs and provenance</h2>`,
+    model.runs.length ? model.runs.map(runProvenanceHtml).join('\n') : `<p class="muted">No runs.</p>`,
+    `</section>`,
+    `<section id="summary"><h2>Summary by condition</h2>`,
+    summary || `<p class="muted">No condition summaries.</p>`,
+    `</section>`,
+    `<section id="charts"><h2>Charts</h2>`,
+    chartsHtml(model, name, level),
+    `</section>`,
+    `<section id="comparisons"><h2>Paired comparisons</h2>`,
+    `<p class="muted">Selected-output correctness paired by task; W = A right and B wrong. McNemar p is exact two-sided; Holm p is adjusted over all comparisons in this report. Δ = A − B.</p>`,
+    comparisonsHtml(model, name, level),
+    `</section>`,
+    `<section id="factorial"><h2>Factorial effects (2³: API × Context × Similar code)</h2>`,
+    factorialHtml(model, level),
+    `</section>`,
+    `<section id="tasks"><h2>Per-task results</h2>`,
+    tasksHtml(model),
+    `<p class="muted">The ${formatInt(model.candidates.length)} per-candidate rows are in the JSON and CSV exports.</p>`,
+    `</section>`,
+    `<section id="statistics"><h2>Statistics</h2>`,
+    `<table class="kv"><tr><th scope="row">Seed</th><td>${h(String(model.statistics.seed))}</td></tr><tr><th scope="row">Bootstrap resamples</th><td>${formatInt(model.statistics.resamples)}</td></tr><tr><th scope="row">Interval level</th><td>${level}</td></tr><tr><th scope="row">ECE bins</th><td>${formatInt(model.statistics.eceBins)}</td></tr></table>`,
+    model.statistics.notes.length ? `<ul>${model.statistics.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>` : '',
+    `</section>`,
+    `<footer>Self-contained report: no scripts, fonts or images are loaded from anywhere. ${h(model.tool.name)} ${h(model.tool.version)}.</footer>`,
+  ];
+
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${h(model.title)}</title>`,
+    `<style>${CSS}</style>`,
+    '</head>',
+    '<body><main>',
+    ...body.filter(Boolean),
+    '</main></body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Markdown
+
+/** Text safe inside a GitHub Markdown table cell or heading. */
+function md(s: string): string {
+  return s
+    .replace(/\\/g, '\\\\')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/[*_`[\]#]/g, '\\$&')
+    .replace(/\r\n|\r|\n/g, ' ');
+}
+
+/** A code span when the text is plain enough, else escaped text. */
+function mdCode(s: string): string {
+  return /^[A-Za-z0-9._:/+@=-]+$/.test(s) ? `\`${s}\`` : md(s);
+}
+
+function mdTable(headers: string[], rows: string[][], align?: ('l' | 'r')[]): string {
+  const sep = headers.map((_, i) => (align?.[i] === 'r' ? '---:' : '---'));
+  return [`| ${headers.join(' | ')} |`, `| ${sep.join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+export function renderMarkdown(model: ReportModel): string {
+  const level = percentLevel(model);
+  const name = displayNames(model);
+  const out: string[] = [];
+  out.push(`# ${md(model.title)}`, '');
+  out.push(
+    `Generated ${md(model.generatedAt)} by ${md(model.tool.name)} ${md(model.tool.version)} · ${model.runs.length} run(s), ${model.conditions.length} condition(s), ${model.tasks.length} task rows · intervals are ${level} percentile bootstrap (${formatInt(model.statistics.resamples)} resamples, seed ${md(String(model.statistics.seed))}).`,
+    '',
+  );
+  out.push('_The charts (factorial forest plots, Pass@k, reliability diagrams, API retrieval) are in the HTML report._', '');
+  for (const r of model.runs.filter(isPartial)) out.push(`> **⚠ Run ${mdCode(r.id)} is ${md(partialText(r))}.** Its figures are not final.`, '');
+
+  out.push('## Runs and provenance', '');
+  for (const run of model.runs) {
+    const m = run.machine;
+    out.push(`### Run ${mdCode(run.id)} — ${isPartial(run) ? `**${md(partialText(run))}**` : 'done'}`, '');
+    out.push(
+      mdTable(
+        ['Field', 'Value'],
+        [
+          ['Status', isPartial(run) ? `**${md(partialText(run))}**` : 'done'],
+          ['Kind', md(KIND_LABEL[run.kind] ?? run.kind)],
+          ['Created', md(run.createdAt)],
+          ['Finished', run.finishedAt ? md(run.finishedAt) : 'not finished'],
+          ['Duration', formatDuration(run.createdAt, run.finishedAt)],
+          ['Manifest', `${mdCode(run.manifest.file)} · ${formatInt(run.manifest.tasks)} tasks · sha256 ${mdCode(run.manifest.hash)}`],
+          ['Backend', `${md(run.backend.label)} (${md(run.backend.provider)} · model ${mdCode(run.backend.model)} · id ${mdCode(run.backend.id)})`],
+          ['Encoder', `${md(run.encoder.name)} (id ${mdCode(run.encoder.id)})`],
+          ['Prompts', `version ${mdCode(run.prompts.version)} · hash ${mdCode(run.prompts.hash)}`],
+          ['Sandbox', md(run.sandbox)],
+          ['Machine', md(`${m.platform} ${m.arch} · ${m.cpus} CPUs · ${finite(m.memoryGiB) ? +m.memoryGiB.toFixed(1) : 'n/a'} GiB · Node ${m.node}`)],
+          ['App', `${md(run.app.name)} ${md(run.app.version)}${run.app.commit ? ` commit ${mdCode(run.app.commit)}` : ' (no commit recorded)'}`],
+        ],
+      ),
+      '',
+    );
+    out.push(
+      mdTable(
+        ['Condition', 'Label', 'Family', 'Config sha256'],
+        run.conditions.map((c, i) => [mdCode(c.id), md(c.label), md(c.family), mdCode(run.configHashes[i] ?? 'n/a')]),
+      ),
+      '',
+    );
+  }
+
+  out.push('## Summary by condition', '');
+  for (const g of conditionsByRun(model).filter((x) => x.conditions.length)) {
+    const ks = passKs(g.conditions);
+    out.push(`### Run ${mdCode(g.runId)}${g.run ? ` — ${md(KIND_LABEL[g.run.kind])} · ${md(g.run.backend.label)}` : ''}${isPartial(g.run) ? ' (partial)' : ''}`, '');
+    const headers = ['Condition', 'Family', 'Tasks', 'Failures', 'n', ...ks.map((k) => `Pass@${k} [${level}]`), `Raw Pass@1 [${level}]`, `Selected correct [${level}]`, 'Repair recovered', 'Mean U', 'AUROC', 'AUPRC', 'ECE', 'API P', 'API R', 'API F1', 'Cost', 'Tokens in / out'];
+    const rows = g.conditions.map((c) => [
+      `${md(c.label)} (${mdCode(c.condition)})`,
+      md(c.family),
+      formatInt(c.tasks),
+      formatInt(c.failures),
+      formatInt(c.samples),
+      ...ks.map((k) => {
+        const v = c.passAtK.find((p) => p.k === k)?.value;
+        return v ? formatInterval(v) : 'n/a';
+      }),
+      formatInterval(c.rawPass1),
+      formatInterval(c.selectedCorrect),
+      `${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)} (${formatRate(c.repair.rate)})`,
+      formatRate(c.uncertainty.mean),
+      formatRate(c.uncertainty.auroc),
+      formatRate(c.uncertainty.auprc),
+      formatRate(c.uncertainty.ece),
+      formatRate(c.api?.precision),
+      formatRate(c.api?.recall),
+      formatRate(c.api?.f1),
+      formatUsd(c.cost.usd),
+      `${formatInt(c.cost.inputTokens)} / ${formatInt(c.cost.outputTokens)}`,
+    ]);
+    out.push(mdTable(headers, rows, headers.map((_, i) => (i < 2 ? 'l' : 'r'))), '');
+  }
+
+  out.push('## Paired comparisons', '');
+  if (!model.comparisons.length) out.push('_No paired comparisons in this report._', '');
+  else {
+    const ks = comparisonKs(model.comparisons);
+    const headers = ['A', 'B', 'Paired tasks', 'W / L / T', 'McNemar p', 'Holm p', `Δ selected correct [${level}]`, ...ks.map((k) => `Δ Pass@${k} [${level}]`)];
+    out.push(
+      mdTable(
+        headers,
+        model.comparisons.map((c) => [
+          md(name(c.a.runId, c.a.condition, c.a.label)),
+          md(name(c.b.runId, c.b.condition, c.b.label)),
+          formatInt(c.tasks),
+          `${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`,
+          formatP(c.mcnemarP),
+          formatP(c.mcnemarPHolm),
+          formatInterval(c.selectedDiff),
+          ...ks.map((k) => {
+            const d = c.passAtKDiff.find((p) => p.k === k)?.diff;
+            return d ? formatInterval(d) : 'n/a';
+          }),
+        ]),
+        headers.map((_, i) => (i < 2 ? 'l' : 'r')),
+      ),
+      '',
+      `_W = A right and B wrong. McNemar p exact two-sided; Holm p adjusted over all comparisons. Δ = A − B._`,
+      '',
+    );
+  }
+
+  out.push('## Factorial effects (2³: API × Context × Similar code)', '');
+  if (!model.factorial.length) out.push('_No 2³ factorial ablation run (kind "ablate") in this report._', '');
+  for (const fa of model.factorial) {
+    out.push(`### Run ${mdCode(fa.runId)} · backend ${md(fa.backend)} · ${formatInt(fa.tasks)} paired tasks`, '');
+    for (const o of fa.outcomes) {
+      out.push(`#### ${md(o.label)}`, '');
+      out.push(
+        mdTable(
+          ['Effect', 'Kind', 'Factors', `Estimate [${level}]`, 'p', 'Holm p'],
+          o.effects.map((e) => [md(e.name), md(e.kind), md(e.factors.join(' × ')), formatInterval(e.value), formatP(e.p), formatP(e.pHolm)]),
+          ['l', 'l', 'l', 'r', 'r', 'r'],
+        ),
+        '',
+      );
+    }
+    const cellIds = [...new Set(fa.outcomes.flatMap((o) => o.cells.map((c) => c.cell)))];
+    if (cellIds.length) {
+      out.push('#### Cell means over the paired tasks', '');
+      out.push(
+        mdTable(
+          ['Cell', 'API', 'Context', 'Similar code', ...fa.outcomes.map((o) => md(o.label))],
+          cellIds.map((cell) => {
+            const s = fa.outcomes.flatMap((o) => o.cells).find((c) => c.cell === cell)?.sources;
+            const yes = (b: boolean | undefined) => (b ? '✓' : '—');
+            return [mdCode(cell), yes(s?.api), yes(s?.context), yes(s?.similar), ...fa.outcomes.map((o) => formatRate(o.cells.find((c) => c.cell === cell)?.mean))];
+          }),
+          ['l', 'l', 'l', 'l', ...fa.outcomes.map(() => 'r' as const)],
+        ),
+        '',
+      );
+    }
+  }
+
+  out.push('## Per-task results', '');
+  out.push(`<details><summary>${model.tasks.length} task rows (${model.tasks.filter((t) => t.error).length} failed to run)</summary>`, '');
+  out.push(
+    mdTable(
+      ['Run', 'Condition', 'Task', 'n', 'c', 'Raw Pass@1', 'Selected', 'Origin', 'Repair rounds', 'Recovered', 'Uncertainty', 'API F1', 'Cost', 'Duration', 'Error'],
+      model.tasks.map((t) => {
+        const f = t.error !== null;
+        return [
+          mdCode(t.runId),
+          mdCode(t.condition),
+          mdCode(t.taskId),
+          f ? '' : formatInt(t.n),
+          f ? '' : formatInt(t.c),
+          f ? '' : formatRate(t.pass1),
+          f ? '' : t.selectedCorrect ? 'pass' : 'fail',
+          f ? '' : md(`${t.selectedOrigin}${t.selectedIndex !== null ? ` #${t.selectedIndex}` : ''}`),
+          f ? '' : formatInt(t.repairRounds),
+          f ? '' : t.repairRecovered ? 'yes' : 'no',
+          f ? '' : formatRate(t.uncertainty),
+          f ? '' : formatRate(t.apiF1),
+          formatUsd(t.costUsd),
+          formatMs(t.durationMs),
+          f ? md(t.error!) : '',
+        ];
+      }),
+      ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'l'],
+    ),
+    '',
+    '</details>',
+    '',
+  );
+  out.push(`_The ${model.candidates.length} per-candidate rows are in the JSON and CSV exports._`, '');
+
+  out.push('## Statistics', '');
+  out.push(
+    mdTable(
+      ['Setting', 'Value'],
+      [
+        ['Seed', md(String(model.statistics.seed))],
+        ['Bootstrap resamples', formatInt(model.statistics.resamples)],
+        ['Interval level', level],
+        ['ECE bins', formatInt(model.statistics.eceBins)],
+      ],
+    ),
+    '',
+  );
+  for (const n of model.statistics.notes) out.push(`- ${md(n)}`);
+  if (model.statistics.notes.length) out.push('');
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// JSON
+
+/** The model itself, pretty-printed; NaN and ±Infinity become null. */
+export function renderJson(model: ReportModel): string {
+  return JSON.stringify(model, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// CSV
+
+type CsvValue = string | number | boolean | null | undefined;
+
+/** One RFC 4180 field: empty for null/NaN, true/false for booleans, quoted when it holds `,` `"` CR or LF. */
+export function csvField(v: CsvValue): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+function csv(header: string[], rows: CsvValue[][]): string {
+  return [header, ...rows].map((r) => r.map(csvField).join(',') + '\r\n').join('');
+}
+
+const ivCols = (iv: Interval | undefined): CsvValue[] => [iv?.estimate, iv?.lo, iv?.hi];
+const ivHead = (name: string): string[] => [name, `${name}_lo`, `${name}_hi`];
+
+export function renderCsv(model: ReportModel): Record<CsvTable, string> {
+  const tasks = csv(
+    ['runId', 'condition', 'taskId', 'n', 'c', 'pass1', 'selectedCorrect', 'selectedOrigin', 'selectedIndex', 'repairRounds', 'repairRecovered', 'uncertainty', 'apiF1', 'costUsd', 'durationMs', 'error'],
+    model.tasks.map((t) => [t.runId, t.condition, t.taskId, t.n, t.c, t.pass1, t.selectedCorrect, t.selectedOrigin, t.selectedIndex, t.repairRounds, t.repairRecovered, t.uncertainty, t.apiF1, t.costUsd, t.durationMs, t.error]),
+  );
+
+  const candidates = csv(
+    ['runId', 'condition', 'taskId', 'index', 'group', 'status', 'passed', 'passedTests', 'totalTests', 'durationMs', 'reason'],
+    model.candidates.map((c) => [c.runId, c.condition, c.taskId, c.index, c.group, c.status, c.passed, c.passedTests, c.totalTests, c.durationMs, c.reason]),
+  );
+
+  const ks = passKs(model.conditions);
+  const conditions = csv(
+    [
+      'runId', 'condition', 'label', 'family', 'tasks', 'failures', 'samples',
+      ...ks.flatMap((k) => ivHead(`pass@${k}`)),
+      ...ivHead('rawPass1'),
+      ...ivHead('selectedCorrect'),
+      'repairAttempted', 'repairRecovered', 'repairRate',
+      'uncertaintyMean', 'auroc', 'auprc', 'ece',
+      'apiTasks', 'apiPrecision', 'apiRecall', 'apiF1', 'apiExact', 'apiCountOver', 'apiCountExact', 'apiCountUnder',
+      'costUsd', 'inputTokens', 'outputTokens',
+    ],
+    model.conditions.map((c) => [
+      c.runId, c.condition, c.label, c.family, c.tasks, c.failures, c.samples,
+      ...ks.flatMap((k) => ivCols(c.passAtK.find((p) => p.k === k)?.value)),
+      ...ivCols(c.rawPass1),
+      ...ivCols(c.selectedCorrect),
+      c.repair.attempted, c.repair.recovered, c.repair.rate,
+      c.uncertainty.mean, c.uncertainty.auroc, c.uncertainty.auprc, c.uncertainty.ece,
+      c.api?.tasks, c.api?.precision, c.api?.recall, c.api?.f1, c.api?.exact, c.api?.count.over, c.api?.count.exact, c.api?.count.under,
+      c.cost.usd, c.cost.inputTokens, c.cost.outputTokens,
+    ]),
+  );
+
+  const effects = csv(
+    ['runId', 'backend', 'pairedTasks', 'outcome', 'outcomeLabel', 'effect', 'kind', 'factors', 'estimate', 'lo', 'hi', 'p', 'pHolm'],
+    model.factorial.flatMap((fa) =>
+      fa.outcomes.flatMap((o) => o.effects.map((e) => [fa.runId, fa.backend, fa.tasks, o.outcome, o.label, e.name, e.kind, e.factors.join('+'), e.value.estimate, e.value.lo, e.value.hi, e.p, e.pHolm])),
+    ),
+  );
+
+  const cks = comparisonKs(model.comparisons);
+  const comparisons = csv(
+    [
+      'runId', 'aCondition', 'aLabel', 'bRunId', 'bCondition', 'bLabel', 'tasks', 'wins', 'losses', 'ties', 'mcnemarP', 'mcnemarPHolm',
+      ...ivHead('selectedDiff'),
+      ...cks.flatMap((k) => ivHead(`pass@${k}Diff`)),
+    ],
+    model.comparisons.map((c) => [
+      c.a.runId, c.a.condition, c.a.label, c.b.runId, c.b.condition, c.b.label, c.tasks, c.wins, c.losses, c.ties, c.mcnemarP, c.mcnemarPHolm,
+      ...ivCols(c.selectedDiff),
+      ...cks.flatMap((k) => ivCols(c.passAtKDiff.find((p) => p.k === k)?.diff)),
+    ]),
+  );
+
+  return { tasks, candidates, conditions, effects, comparisons };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Files
+
+function writeFile(file: string, content: string): void {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+  } catch (err) {
+    throw new Error(`Cannot create the folder for report file ${file}: ${(err as Error).message}`);
+  }
+  try {
+    fs.writeFileSync(file, content, 'utf8');
+  } catch (err) {
+    throw new Error(`Cannot write report file ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** Paths the csv format writes for `outFile`: the tasks table there, the other tables beside it. */
+export function csvPaths(outFile: string): Record<CsvTable, string> {
+  const abs = path.resolve(outFile);
+  const parsed = path.parse(abs);
+  const stem = parsed.ext.toLowerCase() === '.csv' ? path.join(parsed.dir, parsed.name) : abs;
+  return {
+    tasks: abs,
+    candidates: `${stem}.candidates.csv`,
+    conditions: `${stem}.conditions.csv`,
+    effects: `${stem}.effects.csv`,
+    comparisons: `${stem}.comparisons.csv`,
+  };
+}
+
+/** Writes the report in `format` to `outFile` (csv: five files) and returns the absolute paths written. */
+export function writeReport(model: ReportModel, format: ReportFormat, outFile: string): string[] {
+  if (!outFile) throw new Error('writeReport: no output file given');
+  const abs = path.resolve(outFile);
+  switch (format) {
+    case 'html':
+      writeFile(abs, renderHtml(model));
+      return [abs];
+    case 'md':
+      writeFile(abs, renderMarkdown(model));
+      return [abs];
+    case 'json':
+      writeFile(abs, renderJson(model));
+      return [abs];
+    case 'csv': {
+      const tables = renderCsv(model);
+      const paths = csvPaths(abs);
+      const order: CsvTable[] = ['tasks', 'candidates', 'conditions', 'effects', 'comparisons'];
+      for (const t of order) writeFile(paths[t], tables[t]);
+      return order.map((t) => paths[t]);
+    }
+    default:
+      throw new Error(`Unknown report format "${String(format)}" (expected one of ${REPORT_FORMATS.join(', ')})`);
+  }
+}

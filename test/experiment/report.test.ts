@@ -1,0 +1,477 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  csvField,
+  formatInterval,
+  formatP,
+  formatRate,
+  renderCsv,
+  renderHtml,
+  renderJson,
+  renderMarkdown,
+  writeReport,
+} from '../../main/experiment/report.ts';
+import type { ReportModel } from '../../main/experiment/report-model.ts';
+import { buildReportFixture, HOSTILE_ERROR, HOSTILE_NOTE, HOSTILE_TASK_ID } from '../helpers/report-fixture.ts';
+import { tmpDir } from '../helpers/tmp-repo.ts';
+
+const CHARTS = ['factorial-effects', 'pass-at-k', 'uncertainty-vs-correctness', 'api-f1'] as const;
+
+// ---------------------------------------------------------------------------------------------------------
+// Tiny RFC 4180 parser (independent of the renderer): quoted fields, doubled quotes, CRLF/LF, embedded newlines.
+
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let i = 0;
+  let quoted = false;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i++;
+        continue;
+      }
+      field += ch;
+      i++;
+      continue;
+    }
+    if (ch === '"' && field === '') {
+      quoted = true;
+      i++;
+    } else if (ch === ',') {
+      row.push(field);
+      field = '';
+      i++;
+    } else if (ch === '\r' || ch === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i += ch === '\r' && text[i + 1] === '\n' ? 2 : 1;
+    } else {
+      field += ch;
+      i++;
+    }
+  }
+  if (field !== '' || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+function records(text: string): Record<string, string>[] {
+  const [header, ...rows] = parseCsv(text);
+  return rows.map((r) => {
+    expect(r.length).toBe(header!.length);
+    return Object.fromEntries(header!.map((h, i) => [h, r[i]!]));
+  });
+}
+
+/** The CSV text a model value must come back as. */
+function expected(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  return String(v);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Minimal HTML table reading: rows of <tr ...> with data-* attributes and <td data-col> text.
+
+function decodeEntities(s: string): string {
+  return s.replace(/&(lt|gt|quot|#39|amp);/g, (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e]!);
+}
+
+interface HtmlRow {
+  attrs: Record<string, string>;
+  cells: Record<string, string>;
+}
+
+function htmlTables(html: string, name: string): HtmlRow[][] {
+  const out: HtmlRow[][] = [];
+  const re = new RegExp(`<table data-table="${name}">([\\s\\S]*?)</table>`, 'g');
+  for (const m of html.matchAll(re)) {
+    const body = m[1]!.split('<tbody>')[1] ?? '';
+    const rows: HtmlRow[] = [];
+    for (const tr of body.matchAll(/<tr([^>]*)>([\s\S]*?)<\/tr>/g)) {
+      const attrs = Object.fromEntries([...tr[1]!.matchAll(/data-([\w-]+)="([^"]*)"/g)].map((a) => [a[1]!, decodeEntities(a[2]!)]));
+      const cells = Object.fromEntries(
+        [...tr[2]!.matchAll(/<td data-col="([^"]*)"[^>]*>([\s\S]*?)<\/td>/g)].map((c) => [decodeEntities(c[1]!), decodeEntities(c[2]!.replace(/<br>/g, ' ').replace(/<[^>]+>/g, '')).trim()]),
+      );
+      rows.push({ attrs, cells });
+    }
+    out.push(rows);
+  }
+  return out;
+}
+
+const round3 = (x: number) => (Number.isFinite(x) ? (Math.round(x * 1000) / 1000).toFixed(3) : 'n/a');
+const firstNumber = (s: string) => s.split(' ')[0]!;
+const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+describe('number formatting', () => {
+  it('formats rates, intervals and p-values', () => {
+    expect(formatRate(0.41249)).toBe('0.412');
+    expect(formatRate(Number.NaN)).toBe('n/a');
+    expect(formatRate(null)).toBe('n/a');
+    expect(formatRate(-0.0001)).toBe('0.000');
+    expect(formatInterval({ estimate: 0.412, lo: 0.35, hi: 0.47 })).toBe('0.412 [0.350, 0.470]');
+    expect(formatInterval({ estimate: 0.5, lo: Number.NaN, hi: Number.NaN })).toBe('0.500 [n/a, n/a]');
+    expect(formatP(0.0004)).toBe('p < 0.001');
+    expect(formatP(0.0342)).toBe('p = 0.034');
+    expect(formatP(Number.NaN)).toBe('n/a');
+  });
+  it('quotes CSV fields per RFC 4180', () => {
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('x\ny')).toBe('"x\ny"');
+    expect(csvField('x\ry')).toBe('"x\ry"');
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField(Number.NaN)).toBe('');
+    expect(csvField(null)).toBe('');
+    expect(csvField(true)).toBe('true');
+  });
+});
+
+describe('renderHtml', () => {
+  const model = buildReportFixture();
+  const html = renderHtml(model);
+
+  it('is one self-contained document with a strict CSP', () => {
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`);
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).not.toMatch(/\bsrc\s*=/i);
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|<object|<embed|@import|url\(/i);
+    // Only in-page anchors.
+    for (const m of html.matchAll(/href="([^"]*)"/g)) expect(m[1]!.startsWith('#')).toBe(true);
+  });
+
+  it('draws the four charts as accessible inline SVG with real marks', () => {
+    for (const chart of CHARTS) {
+      const svgs = [...html.matchAll(new RegExp(`<svg [^>]*data-chart="${chart}"[^>]*>([\\s\\S]*?)</svg>`, 'g'))];
+      expect(svgs.length, chart).toBeGreaterThan(0);
+      for (const s of svgs) {
+        expect(s[0]).toContain('role="img"');
+        expect(s[1]).toMatch(/<title id="[^"]+">[^<]+<\/title>/);
+        expect((s[1]!.match(/class="mark[ "]/g) ?? []).length, chart).toBeGreaterThanOrEqual(5);
+        expect(s[1]).toMatch(/class="(axis-label|tick-label)"/);
+      }
+    }
+    // One forest plot per outcome of the factorial analysis, each with a zero line.
+    const forests = [...html.matchAll(/<svg [^>]*data-chart="factorial-effects"[\s\S]*?<\/svg>/g)];
+    expect(forests).toHaveLength(model.factorial[0]!.outcomes.length);
+    for (const f of forests) expect(f[0]).toContain('class="zero-line"');
+    // The reliability diagram has the diagonal and one panel per scored condition.
+    const rel = html.match(/<svg [^>]*data-chart="uncertainty-vs-correctness"[\s\S]*?<\/svg>/)![0];
+    expect((rel.match(/class="diagonal"/g) ?? []).length).toBe(model.conditions.length);
+    expect(rel).toMatch(/class="count-label"[^>]*>\d+</);
+    // Axis labels name units.
+    expect(html).toContain('Pass@k (proportion of tasks solved, 0–1)');
+    expect(html).toContain('Observed failure rate (fraction of tasks, 0–1)');
+  });
+
+  it('explains missing charts instead of drawing empty boxes', () => {
+    const bare = renderHtml(buildReportFixture({ factorial: false, api: false }));
+    expect(bare).not.toContain('data-chart="factorial-effects"');
+    expect(bare).not.toContain('data-chart="api-f1"');
+    expect(bare).toContain('data-chart-missing="factorial-effects"');
+    expect(bare).toContain('data-chart-missing="api-f1"');
+    expect(bare).toMatch(/no 2³ factorial ablation run/i);
+    expect(bare).toMatch(/No condition has API truth/);
+    expect(bare).toContain('data-chart="pass-at-k"');
+  });
+
+  it('renders an empty model in every format without throwing', () => {
+    const empty: ReportModel = {
+      ...model,
+      runs: [],
+      conditions: [],
+      comparisons: [],
+      factorial: [],
+      tasks: [],
+      candidates: [],
+      statistics: { ...model.statistics, notes: [] },
+    };
+    const out = renderHtml(empty);
+    for (const chart of CHARTS) expect(out).toContain(`data-chart-missing="${chart}"`);
+    expect(out).not.toContain('<svg');
+    expect(renderMarkdown(empty)).toContain('## Summary by condition');
+    expect(Object.values(renderCsv(empty)).every((t) => parseCsv(t).length === 1)).toBe(true);
+  });
+
+  it('escapes every model string', () => {
+    expect(html).not.toContain(HOSTILE_TASK_ID);
+    expect(html).toContain('t&lt;1&gt;&amp;&quot;x&quot;');
+    expect(html).not.toContain('<script>alert');
+    expect(html).toContain('&lt;/td&gt;&lt;script&gt;alert(&quot;pwn&quot;)&lt;/script&gt;');
+    expect(html).not.toContain('<b>not</b>');
+    expect(html).toContain('&lt;b&gt;not&lt;/b&gt;');
+    // The hostile id also survives inside data attributes, recoverable by decoding.
+    const taskRows = htmlTables(html, 'tasks')[0]!;
+    expect(taskRows.some((r) => r.attrs.task === HOSTILE_TASK_ID)).toBe(true);
+    expect(taskRows.some((r) => r.cells.error === HOSTILE_ERROR)).toBe(true);
+  });
+
+  it('shows every run’s provenance and flags the partial run', () => {
+    for (const run of model.runs) {
+      expect(html).toContain(run.manifest.hash);
+      expect(html).toContain(run.prompts.hash);
+      for (const c of run.configHashes) expect(html).toContain(c);
+      expect(html).toContain(run.backend.model);
+      expect(html).toContain(run.encoder.name);
+      expect(html).toContain(run.machine.node);
+    }
+    const partial = model.runs.find((r) => r.status !== 'done')!;
+    expect(html).toMatch(new RegExp(`<article class="run partial" data-run="${partial.id}"`));
+    expect(html).toContain(`PARTIAL — run ${partial.status}`);
+    expect(html).toContain('class="banner partial"');
+    const done = model.runs.find((r) => r.status === 'done')!;
+    expect(html).toMatch(new RegExp(`<article class="run" data-run="${done.id}"`));
+  });
+
+  it('puts the per-task table in a collapsed <details>', () => {
+    expect(html).toMatch(/<details id="tasks-details"><summary>Per-task results/);
+    expect(htmlTables(html, 'tasks')[0]).toHaveLength(model.tasks.length);
+  });
+
+  it('formats comparisons and factorial effects', () => {
+    const rows = htmlTables(html, 'comparisons')[0]!;
+    expect(rows).toHaveLength(model.comparisons.length);
+    model.comparisons.forEach((c, i) => {
+      expect(rows[i]!.cells.wlt).toBe(`${c.wins} / ${c.losses} / ${c.ties}`);
+      expect(rows[i]!.cells.mcnemarP).toBe(formatP(c.mcnemarP));
+      expect(rows[i]!.cells.mcnemarPHolm).toBe(formatP(c.mcnemarPHolm));
+      expect(rows[i]!.cells.selectedDiff).toBe(formatInterval(c.selectedDiff));
+    });
+    const effectRows = htmlTables(html, 'effects').flat();
+    const effects = model.factorial.flatMap((f) => f.outcomes.flatMap((o) => o.effects));
+    expect(effectRows).toHaveLength(effects.length);
+    effectRows.forEach((r, i) => {
+      expect(r.cells.estimate).toBe(formatInterval(effects[i]!.value));
+      expect(r.cells.pHolm).toBe(formatP(effects[i]!.pHolm));
+    });
+    expect(htmlTables(html, 'cells')[0]).toHaveLength(8);
+  });
+});
+
+describe('HTML tables are reproduced from the JSON and CSV exports', () => {
+  const model = buildReportFixture();
+  const html = renderHtml(model);
+  const csv = renderCsv(model);
+  const json = JSON.parse(renderJson(model)) as ReportModel;
+  const tasks = records(csv.tasks);
+  const conds = records(csv.conditions);
+  const summaryRows = htmlTables(html, 'summary').flat();
+
+  it('has one summary row per condition', () => {
+    expect(summaryRows).toHaveLength(conds.length);
+    expect(summaryRows.map((r) => `${r.attrs.run}|${r.attrs.condition}`)).toEqual(conds.map((c) => `${c.runId}|${c.condition}`));
+  });
+
+  it('matches the conditions CSV, the tasks CSV and the JSON', () => {
+    for (const row of summaryRows) {
+      const { run, condition } = row.attrs;
+      const c = conds.find((x) => x.runId === run && x.condition === condition)!;
+      const mine = tasks.filter((t) => t.runId === run && t.condition === condition);
+      const ok = mine.filter((t) => t.error === '');
+      const j = json.conditions.find((x) => x.runId === run && x.condition === condition)!;
+
+      // Pass@k and its interval from the conditions CSV.
+      for (const k of [1, 3, 5]) {
+        expect(row.cells[`pass@${k}`], `${condition} pass@${k}`).toBe(`${round3(Number(c[`pass@${k}`]))} [${round3(Number(c[`pass@${k}_lo`]))}, ${round3(Number(c[`pass@${k}_hi`]))}]`);
+      }
+      // Counts from the task rows.
+      expect(row.cells.tasks).toBe(String(ok.length));
+      expect(row.cells.failures).toBe(String(mine.length - ok.length));
+      // Means recomputed from the task rows.
+      expect(firstNumber(row.cells.selectedCorrect!), condition).toBe(round3(meanOf(ok.map((t) => (t.selectedCorrect === 'true' ? 1 : 0)))));
+      expect(firstNumber(row.cells.rawPass1!)).toBe(round3(meanOf(ok.map((t) => Number(t.pass1)))));
+      expect(firstNumber(row.cells['pass@1']!)).toBe(round3(meanOf(ok.map((t) => Number(t.c) / Number(t.n)))));
+      expect(row.cells.uncertaintyMean).toBe(round3(meanOf(ok.map((t) => Number(t.uncertainty)))));
+      const f1s = ok.filter((t) => t.apiF1 !== '').map((t) => Number(t.apiF1));
+      expect(row.cells.apiF1).toBe(f1s.length ? round3(meanOf(f1s)) : 'n/a');
+      const costs = ok.filter((t) => t.costUsd !== '').map((t) => Number(t.costUsd));
+      expect(row.cells.costUsd).toBe(costs.length ? `$${costs.reduce((a, b) => a + b, 0).toFixed(4)}` : 'n/a');
+      const attempted = ok.filter((t) => Number(t.repairRounds) > 0).length;
+      const recovered = ok.filter((t) => t.repairRecovered === 'true').length;
+      expect(row.cells.repair).toBe(`${recovered}/${attempted} (${attempted ? round3(recovered / attempted) : 'n/a'})`);
+      // Calibration figures from the JSON (NaN came back as null → n/a).
+      expect(row.cells.auroc).toBe(j.uncertainty.auroc === null ? 'n/a' : round3(j.uncertainty.auroc));
+      expect(row.cells.ece).toBe(round3(j.uncertainty.ece));
+      expect(row.cells.samples).toBe(String(j.samples));
+    }
+  });
+});
+
+describe('renderMarkdown', () => {
+  const model = buildReportFixture();
+  const md = renderMarkdown(model);
+
+  it('has the tables as GitHub Markdown', () => {
+    for (const h of ['## Runs and provenance', '## Summary by condition', '## Paired comparisons', '## Factorial effects', '#### Cell means', '## Per-task results', '## Statistics']) {
+      expect(md).toContain(h);
+    }
+    expect(md).toMatch(/^\| Condition \| Family \| Tasks \| Failures \| n \| Pass@1 \[95 %\] \|/m);
+    expect(md).toContain('| --- | --- | ---: | ---: |');
+    // Every summary table row has as many cells as its header.
+    const lines = md.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      if (!lines[i]!.startsWith('| Condition | Family |')) continue;
+      const cols = splitMdRow(lines[i]!).length;
+      for (let j = i + 2; lines[j]?.startsWith('|'); j++) expect(splitMdRow(lines[j]!)).toHaveLength(cols);
+    }
+    expect(md).toContain('charts (factorial forest plots, Pass@k, reliability diagrams, API retrieval) are in the HTML report');
+    const opencoder = model.conditions.find((c) => c.condition === 'opencoder')!;
+    expect(md).toContain(formatInterval(opencoder.passAtK[0]!.value));
+    for (const c of model.comparisons) expect(md).toContain(formatInterval(c.selectedDiff));
+    expect(md).toContain('API × Context × Similar code');
+  });
+
+  it('escapes hostile strings and flags the partial run', () => {
+    expect(md).not.toContain(HOSTILE_TASK_ID);
+    expect(md).toContain('t&lt;1&gt;&amp;"x"');
+    expect(md).not.toContain('<script>');
+    expect(md).not.toContain(HOSTILE_NOTE);
+    expect(md).toMatch(/\*\*⚠ Run `abl-20250302-b2` is PARTIAL — run interrupted/);
+    // Pipes inside cells are escaped, so rows keep their column count.
+    const bad = renderMarkdown({ ...model, tasks: [{ ...model.tasks[0]!, taskId: 'a|b' }] });
+    expect(bad).toContain('a\\|b');
+  });
+});
+
+function splitMdRow(line: string): string[] {
+  return line
+    .slice(1, -1)
+    .split(/(?<!\\)\|/)
+    .map((s) => s.trim());
+}
+
+describe('renderJson', () => {
+  it('is the model, pretty-printed, with NaN as null', () => {
+    const model = buildReportFixture();
+    const text = renderJson(model);
+    expect(text).toContain('\n  "title": ');
+    expect(text).not.toContain('NaN');
+    const back = JSON.parse(text) as ReportModel;
+    expect(back.tasks).toHaveLength(model.tasks.length);
+    const failed = back.tasks.find((t) => t.error !== null)!;
+    expect(failed.pass1).toBeNull();
+    expect(failed.uncertainty).toBeNull();
+    const nanFree = JSON.parse(JSON.stringify(model, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)));
+    expect(back).toEqual(nanFree);
+  });
+});
+
+describe('renderCsv', () => {
+  const model = buildReportFixture();
+  const csv = renderCsv(model);
+
+  it('uses CRLF line ends and quotes hostile fields', () => {
+    expect(csv.tasks).toMatch(/\r\n$/);
+    expect(csv.tasks).toContain('"t<1>&""x"""');
+    expect(csv.tasks).toContain('"repo-b/retry, backoff"');
+    expect(csv.candidates).toMatch(/"AssertionError: expected 3, got 4\n {2}at test_fmt/);
+  });
+
+  it('parses back to exactly the model’s task and candidate rows', () => {
+    const tasks = records(csv.tasks);
+    expect(tasks).toHaveLength(model.tasks.length);
+    model.tasks.forEach((t, i) => {
+      for (const [k, v] of Object.entries(t)) expect(tasks[i]![k], `tasks[${i}].${k}`).toBe(expected(v));
+    });
+    const cands = records(csv.candidates);
+    expect(cands).toHaveLength(model.candidates.length);
+    model.candidates.forEach((c, i) => {
+      for (const [k, v] of Object.entries(c)) expect(cands[i]![k], `candidates[${i}].${k}`).toBe(expected(v));
+    });
+  });
+
+  it('flattens condition summaries, effects and comparisons, every row with its runId', () => {
+    const conds = records(csv.conditions);
+    expect(conds).toHaveLength(model.conditions.length);
+    model.conditions.forEach((c, i) => {
+      const r = conds[i]!;
+      expect(r.runId).toBe(c.runId);
+      expect(r.condition).toBe(c.condition);
+      expect(r.label).toBe(c.label);
+      expect(r.tasks).toBe(String(c.tasks));
+      for (const p of c.passAtK) {
+        expect(r[`pass@${p.k}`]).toBe(expected(p.value.estimate));
+        expect(r[`pass@${p.k}_lo`]).toBe(expected(p.value.lo));
+        expect(r[`pass@${p.k}_hi`]).toBe(expected(p.value.hi));
+      }
+      expect(r.selectedCorrect).toBe(expected(c.selectedCorrect.estimate));
+      expect(r.auroc).toBe(expected(c.uncertainty.auroc));
+      expect(r.apiF1).toBe(expected(c.api?.f1));
+      expect(r.costUsd).toBe(expected(c.cost.usd));
+      expect(r.repairRate).toBe(expected(c.repair.rate));
+    });
+
+    const effects = records(csv.effects);
+    const flat = model.factorial.flatMap((f) => f.outcomes.flatMap((o) => o.effects.map((e) => ({ f, o, e }))));
+    expect(effects).toHaveLength(flat.length);
+    flat.forEach(({ f, o, e }, i) => {
+      const r = effects[i]!;
+      expect([r.runId, r.outcome, r.effect, r.kind, r.factors]).toEqual([f.runId, o.outcome, e.name, e.kind, e.factors.join('+')]);
+      expect([r.estimate, r.lo, r.hi, r.p, r.pHolm]).toEqual([e.value.estimate, e.value.lo, e.value.hi, e.p, e.pHolm].map(expected));
+    });
+
+    const comps = records(csv.comparisons);
+    expect(comps).toHaveLength(model.comparisons.length);
+    model.comparisons.forEach((c, i) => {
+      const r = comps[i]!;
+      expect([r.runId, r.aCondition, r.bRunId, r.bCondition]).toEqual([c.a.runId, c.a.condition, c.b.runId, c.b.condition]);
+      expect([r.wins, r.losses, r.ties, r.mcnemarP, r.mcnemarPHolm]).toEqual([c.wins, c.losses, c.ties, c.mcnemarP, c.mcnemarPHolm].map(expected));
+      expect([r.selectedDiff, r.selectedDiff_lo, r.selectedDiff_hi]).toEqual([c.selectedDiff.estimate, c.selectedDiff.lo, c.selectedDiff.hi].map(expected));
+      for (const d of c.passAtKDiff) expect(r[`pass@${d.k}Diff`]).toBe(expected(d.diff.estimate));
+    });
+  });
+
+  it('writes header-only tables when a part is empty', () => {
+    const bare = renderCsv(buildReportFixture({ factorial: false }));
+    expect(parseCsv(bare.effects)).toHaveLength(1);
+    expect(parseCsv(bare.effects)[0]).toContain('runId');
+  });
+});
+
+describe('writeReport', () => {
+  const model = buildReportFixture();
+
+  it('writes html, md and json to the given file, creating the folder', () => {
+    const dir = path.join(tmpDir('oc-report-'), 'nested', 'deeper');
+    for (const [format, file] of [['html', 'r.html'], ['md', 'r.md'], ['json', 'r.json']] as const) {
+      const written = writeReport(model, format, path.join(dir, file));
+      expect(written).toEqual([path.join(dir, file)]);
+      expect(fs.readFileSync(written[0]!, 'utf8').length).toBeGreaterThan(1000);
+    }
+  });
+
+  it('writes five CSV files beside each other', () => {
+    const dir = tmpDir('oc-report-');
+    const written = writeReport(model, 'csv', path.join(dir, 'out', 'exp1.csv'));
+    expect(written.map((p) => path.basename(p))).toEqual(['exp1.csv', 'exp1.candidates.csv', 'exp1.conditions.csv', 'exp1.effects.csv', 'exp1.comparisons.csv']);
+    const csv = renderCsv(model);
+    expect(fs.readFileSync(written[0]!, 'utf8')).toBe(csv.tasks);
+    expect(fs.readFileSync(written[2]!, 'utf8')).toBe(csv.conditions);
+  });
+
+  it('fails with an error naming the file', () => {
+    const dir = tmpDir('oc-report-');
+    const blocker = path.join(dir, 'blocker');
+    fs.writeFileSync(blocker, 'a file, not a folder');
+    const target = path.join(blocker, 'report.html');
+    expect(() => writeReport(model, 'html', target)).toThrow(new RegExp(target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    expect(() => writeReport(model, 'pdf' as never, path.join(dir, 'r.pdf'))).toThrow(/Unknown report format "pdf"/);
+  });
+});

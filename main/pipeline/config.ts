@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 // Every constant of the method in one place. Compared methods are this config with switches flipped.
 
 export type Source = 'api' | 'context' | 'similar';
@@ -19,6 +21,12 @@ export interface PipelineConfig {
     excludeTests: boolean;
   };
   fusion: {
+    /**
+     * `fuse`: score, keep the top fraction per source and step, dedup, fused top K (OpenCoder).
+     * `concatenate`: plain RAG — each source's items in its own ranking, taken in turn up to top K and shown
+     * source by source, with no filtering (Baseline RAG). Both show the generator the same number of items.
+     */
+    mode: 'fuse' | 'concatenate';
     /** γ = r · w · max(0, 1 − α·u). */
     alpha: number;
     /** Fraction of each source's items kept per step (rounding: ceil, at least 1 when any). */
@@ -62,7 +70,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
     lexicalCandidates: 32,
     excludeTests: true,
   },
-  fusion: { alpha: 0.5, keepFraction: 0.7, topK: 10, perSourceCap: null, useUncertainty: true, refineApi: true },
+  fusion: { mode: 'fuse', alpha: 0.5, keepFraction: 0.7, topK: 10, perSourceCap: null, useUncertainty: true, refineApi: true },
   generation: {
     candidates: 5,
     temperature: 0.8,
@@ -87,4 +95,13 @@ export function makeConfig(overrides: DeepPartial<PipelineConfig> = {}, base: Pi
     return b;
   };
   return merge(base, overrides) as PipelineConfig;
+}
+
+/** sha256 of a config's canonical JSON (keys sorted): what runs and traces record to name a configuration. */
+export function configHash(config: PipelineConfig): string {
+  const canon = (v: unknown): unknown =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
+      : v;
+  return createHash('sha256').update(JSON.stringify(canon(config))).digest('hex');
 }

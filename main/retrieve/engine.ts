@@ -2,9 +2,8 @@
 // repository context, the target's own module, imports and class) → relevance r = cosine → top k →
 // uncertainty → API refinement → fusion. Returns (and stores) the whole trace.
 
-import { createHash } from 'node:crypto';
 import type { Encoder } from '../embed/encoder.ts';
-import { DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../pipeline/config.ts';
+import { configHash, DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../pipeline/config.ts';
 import type { ItemKind, Store } from '../store/store.ts';
 import { ftsQuery, queryTerms } from '../store/lexical.ts';
 import { isTestFile } from '../index/test-files.ts';
@@ -57,10 +56,6 @@ interface Candidate {
   r: number;
   vector: Float32Array | null;
   finders: Finder[];
-}
-
-export function configHash(config: PipelineConfig): string {
-  return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
 }
 
 const testItemCache = new Map<string, Set<number>>();
@@ -330,7 +325,7 @@ export function saveTrace(store: Store, repoId: number, encoderId: number, confi
     Number(
       store.db
         .prepare('INSERT INTO retrieval_traces(repo_id, task_id, config_hash, encoder_id, created_at, trace) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(repoId, trace.taskId, configHash(config), encoderId, new Date().toISOString(), JSON.stringify(trace)).lastInsertRowid,
+        .run(repoId, trace.taskId, configHash(config).slice(0, 16), encoderId, new Date().toISOString(), JSON.stringify(trace)).lastInsertRowid,
     ),
   );
 }

@@ -22,6 +22,7 @@ export function keepCount(n: number, fraction: number): number {
  */
 export function fuse(evidence: Evidence[], config: PipelineConfig['fusion']): Evidence[] {
   for (const e of evidence) e.gamma = gammaOf(e.r, e.w, e.u, config.alpha, config.useUncertainty);
+  if (config.mode === 'concatenate') return concatenate(evidence, config);
   // 1. top fraction per (source, step), among items refinement left in
   const groups = new Map<string, Evidence[]>();
   for (const e of evidence) {
@@ -73,6 +74,51 @@ export function fuse(evidence: Evidence[], config: PipelineConfig['fusion']): Ev
     perSource.set(e.source, n + 1);
     e.reason = `kept: fused rank ${fused.length + 1}`;
     fused.push(e);
+  }
+  return fused;
+}
+
+/**
+ * Plain RAG: no scores decide anything. Each source's items in its own order (step, then its rank), duplicates
+ * of an item already taken skipped; sources take turns until top K are chosen (an equal share, so the budget
+ * matches fusion's), and the list is shown source by source.
+ */
+function concatenate(evidence: Evidence[], config: PipelineConfig['fusion']): Evidence[] {
+  const order: Source[] = ['api', 'context', 'similar'];
+  const queues = new Map<Source, Evidence[]>(
+    order.map((s) => [s, evidence.filter((e) => e.source === s && e.kept).sort((a, b) => a.step - b.step || a.rank - b.rank)]),
+  );
+  const taken = new Map<string, Evidence>();
+  const chosen: Evidence[] = [];
+  for (let progress = true; progress && chosen.length < config.topK; ) {
+    progress = false;
+    for (const s of order) {
+      const q = queues.get(s)!;
+      while (q.length) {
+        const e = q.shift()!;
+        const prev = taken.get(e.key);
+        if (prev) {
+          prev.provenance.push({ source: e.source, step: e.step, gamma: e.gamma });
+          e.kept = false;
+          e.reason = `duplicate of the same item already taken from ${prev.source}`;
+          continue;
+        }
+        if (chosen.length >= config.topK) break;
+        taken.set(e.key, e);
+        e.provenance = [{ source: e.source, step: e.step, gamma: e.gamma }];
+        chosen.push(e);
+        progress = true;
+        break;
+      }
+    }
+  }
+  const fused = order.flatMap((s) => chosen.filter((e) => e.source === s));
+  fused.forEach((e, i) => (e.reason = `kept: concatenated position ${i + 1} (no fusion)`));
+  for (const e of evidence) {
+    if (!e.kept || taken.get(e.key) === e) continue;
+    e.kept = false;
+    const prev = taken.get(e.key);
+    e.reason = prev ? `duplicate of the same item already taken from ${prev.source}` : `beyond the ${config.topK} items concatenated`;
   }
   return fused;
 }

@@ -76,3 +76,26 @@ describe('merging', () => {
     expect(items.filter((e) => e.kept).map((e) => e.key)).toEqual(['b', 'c']);
   });
 });
+
+describe('concatenation (Baseline RAG)', () => {
+  it('takes sources in turn in their own order, skips duplicates, shows the list source by source', () => {
+    const cfg = makeConfig({ fusion: { mode: 'concatenate', topK: 5 } }).fusion;
+    const items = [
+      ev('a1', 'api', 0, 0, 0.1, 1, 0.9),
+      ev('a2', 'api', 0, 1, 0.9, 1, 0.0),
+      ev('a3', 'api', 0, 2, 0.9, 1, 0.0),
+      ev('c1', 'context', 0, 0, 0.2, 1, 0.5),
+      ev('a1', 'context', 0, 1, 0.2, 1, 0.5), // the same item as api's a1
+      ev('c2', 'context', 0, 2, 0.2, 1, 0.5),
+      ev('s1', 'similar', 0, 0, 0.3, 1, 0.1),
+    ];
+    const fused = fuse(items, cfg);
+    // turns: a1 c1 s1 | a2 (context's a1 is a duplicate, so c2) → 5 items, u and r play no part
+    expect(fused.map((e) => `${e.source}:${e.key}`)).toEqual(['api:a1', 'api:a2', 'context:c1', 'context:c2', 'similar:s1']);
+    expect(items[4]!.kept).toBe(false);
+    expect(items[4]!.reason).toMatch(/duplicate/);
+    expect(items[2]!.kept).toBe(false);
+    expect(items[2]!.reason).toBe('beyond the 5 items concatenated');
+    expect(fused[0]!.provenance.map((p) => p.source)).toEqual(['api', 'context']);
+  });
+});

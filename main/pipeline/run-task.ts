@@ -1,0 +1,237 @@
+// One task under one condition, end to end: retrieve → generate → (verify, select, repair) → evaluate.
+// The method's own validation follows its config (Baseline RAG returns the first candidate unseen), but every
+// raw candidate and repair is also run against the tests to measure it: that evaluation never changes what the
+// method selects, it only records whether it was right (Pass@k, selected-output correctness).
+
+import type { Encoder } from '../embed/encoder.ts';
+import type { Task } from '../experiment/manifest.ts';
+import type { ApiScore, CandidateOutcome, TaskResult, VerdictSummary } from '../experiment/results.ts';
+import { generateCandidates, makeRepairer } from '../generate/generate.ts';
+import { groupCandidates, type PythonOptions } from '../generate/normalise.ts';
+import type { PriceTable } from '../generate/cost.ts';
+import type { LlmBackend } from '../generate/types.ts';
+import { predictedApis, referenceCalls, resolveTruth, scoreTask, type ApiTruthEntry } from '../retrieve/api-eval.ts';
+import type { Decomposer } from '../retrieve/decompose.ts';
+import { retrieveForTask } from '../retrieve/engine.ts';
+import type { VectorIndexCache } from '../retrieve/vector-index.ts';
+import type { Store } from '../store/store.ts';
+import { selectCandidate } from '../validate/select.ts';
+import { passedCount, type Verdict } from '../validate/types.ts';
+import type { Validator } from '../validate/validator.ts';
+import { SOURCES, type Source } from './config.ts';
+import type { Condition } from './methods.ts';
+
+export interface TaskServices {
+  store: Store;
+  encoder: Encoder;
+  /** Repository id of each task's repository, by absolute path. */
+  repoIds: Map<string, number>;
+  backend: LlmBackend;
+  validator: Validator;
+  /** LLM decomposition for conditions that decompose (absent: the deterministic fallback). */
+  decomposer?: (task: Task, signal?: AbortSignal) => Decomposer;
+  prices?: PriceTable;
+  python?: PythonOptions;
+  cache?: VectorIndexCache;
+  runId?: string;
+  seed?: number;
+}
+
+/** Thrown with the stage that failed, so a run can store where a task broke. */
+export class TaskRunError extends Error {
+  constructor(
+    readonly stage: 'retrieve' | 'generate' | 'validate' | 'evaluate',
+    readonly taskId: string,
+    readonly condition: string,
+    cause: unknown,
+  ) {
+    super(`${taskId} / ${condition}: ${stage} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = (cause as Error)?.name === 'AbortError' ? 'AbortError' : 'TaskRunError';
+  }
+}
+
+export function summariseVerdict(v: Verdict): VerdictSummary {
+  return {
+    status: v.status,
+    reason: v.reason,
+    passedTests: passedCount(v),
+    totalTests: v.expectedTests?.length ?? v.tests.length,
+    durationMs: v.durationMs,
+  };
+}
+
+const truthCache = new WeakMap<Store, Map<string, Promise<ApiTruthEntry[]>>>();
+
+/** The repository APIs the task's reference calls (cached per store and task). */
+function apiTruth(store: Store, repoId: number, task: Task): Promise<ApiTruthEntry[]> {
+  let perStore = truthCache.get(store);
+  if (!perStore) truthCache.set(store, (perStore = new Map()));
+  const key = `${repoId}\u0000${task.id}\u0000${task.reference ?? ''}`;
+  let p = perStore.get(key);
+  if (!p) {
+    p = (async () => {
+      const row = store.db.prepare('SELECT module FROM files WHERE repo_id = ? AND path = ?').get(repoId, task.file) as { module: string } | undefined;
+      return resolveTruth(store, repoId, await referenceCalls(task.reference!), { module: row?.module ?? null, qualname: task.qualname });
+    })();
+    perStore.set(key, p);
+  }
+  return p;
+}
+
+async function stage<T>(name: TaskRunError['stage'], task: Task, cond: Condition, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof TaskRunError) throw err;
+    throw new TaskRunError(name, task.id, cond.id, err);
+  }
+}
+
+export async function runTask(task: Task, cond: Condition, svc: TaskServices, signal?: AbortSignal): Promise<TaskResult> {
+  const t0 = performance.now();
+  const config = cond.config;
+  const repoId = svc.repoIds.get(task.repoPath);
+  if (repoId === undefined) throw new TaskRunError('retrieve', task.id, cond.id, new Error(`the repository ${task.repoPath} is not indexed`));
+
+  const trace = await stage('retrieve', task, cond, () =>
+    retrieveForTask({
+      store: svc.store,
+      encoder: svc.encoder,
+      repoId,
+      task,
+      config,
+      persist: false,
+      ...(svc.cache ? { cache: svc.cache } : {}),
+      ...(config.retrieval.decompose && svc.decomposer ? { decomposer: svc.decomposer(task, signal) } : {}),
+    }),
+  );
+  const tRetrieve = performance.now();
+
+  const genOpts = {
+    backend: svc.backend,
+    config,
+    encoder: svc.encoder,
+    ...(svc.prices ? { prices: svc.prices } : {}),
+    ...(signal ? { signal } : {}),
+    ...(svc.runId ? { runId: svc.runId } : {}),
+    ...(svc.seed !== undefined ? { seed: svc.seed } : {}),
+    ...(svc.python ? { python: svc.python } : {}),
+  };
+  const set = await stage('generate', task, cond, () => generateCandidates(task, trace, genOpts));
+  const tGenerate = performance.now();
+
+  const codes = set.candidates.map((c) => c.code);
+  // Repairs spend tokens too: their cost is added to the task's.
+  const spend = { usd: set.cost.usd, inputTokens: set.usage.inputTokens, outputTokens: set.usage.outputTokens };
+  const repairer = makeRepairer({
+    ...genOpts,
+    trace,
+    onSet: (r) => {
+      spend.usd = spend.usd === null || r.cost.usd === null ? null : spend.usd + r.cost.usd;
+      spend.inputTokens += r.usage.inputTokens;
+      spend.outputTokens += r.usage.outputTokens;
+    },
+  });
+  const selection = await stage('validate', task, cond, () =>
+    selectCandidate({
+      task,
+      candidates: codes,
+      validator: svc.validator,
+      group: (c) => groupCandidates(c, svc.python),
+      repair: repairer,
+      config,
+      ...(signal ? { signal } : {}),
+    }),
+  );
+
+  // Evaluation: every raw candidate against the tests (identical code reuses its verdict).
+  const verdicts = await stage('evaluate', task, cond, () =>
+    Promise.all(codes.map((code, i) => selection.candidateVerdicts[i] ?? svc.validator.validate(task, code, signal ? { signal } : {}))),
+  );
+  const candidates: CandidateOutcome[] = set.candidates.map((c, i) => ({
+    index: i,
+    code: c.code,
+    group: c.group,
+    origin: c.origin ?? null,
+    verdict: summariseVerdict(verdicts[i]!),
+    passed: verdicts[i]!.status === 'passed',
+  }));
+  const selectedVerdict = selection.verdict ?? verdicts[selection.candidateIndex ?? 0]!;
+  const tValidate = performance.now();
+
+  let api: ApiScore | null = null;
+  if (task.reference && config.retrieval.sources.api) {
+    const truth = await stage('evaluate', task, cond, () => apiTruth(svc.store, repoId, task));
+    if (truth.length) {
+      const s = scoreTask(task.id, truth, predictedApis(trace, 'retrieved'));
+      api = { truth: s.truth.length, predicted: s.predicted.length, precision: s.precision, recall: s.recall, f1: s.f1, exact: s.exact, count: s.count };
+    }
+  }
+
+  const fusedBySource = Object.fromEntries(SOURCES.map((s) => [s, trace.fused.filter((e) => e.source === s).length])) as Record<Source, number>;
+  const u = set.uncertainty;
+  const rawPassed = selection.candidateVerdicts.some((v) => v?.status === 'passed');
+  return {
+    taskId: task.id,
+    condition: cond.id,
+    retrieval: {
+      steps: trace.steps.length,
+      decomposition: trace.decomposition,
+      fused: trace.fused.length,
+      fusedBySource,
+      sourceUncertainty: trace.sourceUncertainty,
+      api,
+      promptEvidenceChars: trace.fused.reduce((n, e) => n + e.text.length, 0),
+    },
+    generation: {
+      backend: set.backend.id,
+      model: set.backend.model,
+      promptVersion: set.prompt.version,
+      promptKind: set.prompt.kind,
+      uncertainty: { aggregate: u.aggregate, entropy: u.entropy.value, consistency: u.consistency.value, variance: u.variance.value },
+      groups: u.groups,
+      inputTokens: spend.inputTokens,
+      outputTokens: spend.outputTokens,
+      costUsd: spend.usd,
+      warnings: set.warnings,
+    },
+    candidates,
+    n: candidates.length,
+    c: candidates.filter((c) => c.passed).length,
+    selected: {
+      origin: selection.origin,
+      candidateIndex: selection.candidateIndex,
+      repairRound: selection.repairRound,
+      correct: selectedVerdict.status === 'passed',
+      verified: config.validation.verify ? selection.passed : null,
+      code: selection.code,
+    },
+    repairs: selection.repairs.map((r) => ({ round: r.round, passed: r.verdict?.status === 'passed', code: r.code, reason: r.verdict?.reason ?? '' })),
+    repairRecovered: !rawPassed && selection.origin === 'repair' && selection.passed,
+    repairAttempted: selection.trace.steps.some((s) => s.kind === 'repair' || s.kind === 'repair-error'),
+    // Which later candidates a winner cancelled depends on timing; every candidate is evaluated anyway, so
+    // those steps are left out and the stored trace is the same on every run.
+    selectionTrace: selection.trace.steps.filter((s) => s.kind !== 'cancelled').map((s) => ({ kind: s.kind, note: stepNote(s) })),
+    timingsMs: {
+      retrieve: Math.round(tRetrieve - t0),
+      generate: Math.round(tGenerate - tRetrieve),
+      validate: Math.round(tValidate - tGenerate),
+      total: Math.round(performance.now() - t0),
+    },
+  };
+}
+
+function stepNote(s: { kind: string } & Record<string, unknown>): string {
+  switch (s.kind) {
+    case 'validate':
+      return `candidate ${s.index}: ${s.status} (${s.reason})`;
+    case 'repair':
+      return `round ${s.round}: ${s.status} (${s.reason})`;
+    case 'repair-error':
+      return `round ${s.round}: ${s.message}`;
+    case 'group':
+      return `groups ${JSON.stringify(s.groups)}; representative ${s.representative}`;
+    default:
+      return String(s.note ?? '');
+  }
+}

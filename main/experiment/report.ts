@@ -10,7 +10,7 @@ import { escapeXml, forestPlot, groupedBars, reliabilityDiagram } from './svg-ch
 export type ReportFormat = 'html' | 'md' | 'json' | 'csv';
 export const REPORT_FORMATS: readonly ReportFormat[] = ['html', 'md', 'json', 'csv'];
 
-export type CsvTable = 'tasks' | 'candidates' | 'conditions' | 'effects' | 'comparisons';
+export type CsvTable = 'tasks' | 'candidates' | 'conditions' | 'effects' | 'comparisons' | 'runs';
 
 // ---------------------------------------------------------------------------------------------------------
 // Number formatting (shared by HTML and Markdown)
@@ -891,7 +891,16 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
     ]),
   );
 
-  return { tasks, candidates, conditions, effects, comparisons };
+  // Provenance of every run, so the CSV set carries what the HTML and JSON carry.
+  const runs = csv(
+    ['runId', 'kind', 'status', 'createdAt', 'finishedAt', 'manifestFile', 'manifestHash', 'manifestTasks', 'conditions', 'backend', 'provider', 'model', 'encoder', 'promptVersion', 'promptHash', 'configHashes', 'sandbox', 'machine', 'app', 'appVersion', 'commit'],
+    model.runs.map((r) => [
+      r.id, r.kind, r.status, r.createdAt, r.finishedAt, r.manifest.file, r.manifest.hash, r.manifest.tasks, r.conditions.map((c) => c.id).join(' '),
+      r.backend.id, r.backend.provider, r.backend.model, r.encoder.name, r.prompts.version, r.prompts.hash, r.configHashes.join(' '), r.sandbox,
+      `${r.machine.platform} ${r.machine.arch}, ${r.machine.cpus} CPUs, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}`, r.app.name, r.app.version, r.app.commit,
+    ]),
+  );
+  return { tasks, candidates, conditions, effects, comparisons, runs };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -921,6 +930,7 @@ export function csvPaths(outFile: string): Record<CsvTable, string> {
     conditions: `${stem}.conditions.csv`,
     effects: `${stem}.effects.csv`,
     comparisons: `${stem}.comparisons.csv`,
+    runs: `${stem}.runs.csv`,
   };
 }
 
@@ -941,7 +951,7 @@ export function writeReport(model: ReportModel, format: ReportFormat, outFile: s
     case 'csv': {
       const tables = renderCsv(model);
       const paths = csvPaths(abs);
-      const order: CsvTable[] = ['tasks', 'candidates', 'conditions', 'effects', 'comparisons'];
+      const order: CsvTable[] = ['tasks', 'candidates', 'conditions', 'effects', 'comparisons', 'runs'];
       for (const t of order) writeFile(paths[t], tables[t]);
       return order.map((t) => paths[t]);
     }

@@ -248,7 +248,9 @@ export interface RepairRequestLike {
  * The validator's RepairFn: one repaired candidate per round, from the task's trace, the failing code, its findings
  * and the failing tests' output. Fails (rather than returning empty code) when the reply holds no code.
  */
-export function makeRepairer(opts: GenerateOptions & { trace: RetrievalTrace | null }): (req: RepairRequestLike) => Promise<string> {
+export function makeRepairer(
+  opts: GenerateOptions & { trace: RetrievalTrace | null; onSet?: (set: CandidateSet) => void },
+): (req: RepairRequestLike) => Promise<string> {
   const guided = (opts.config ?? DEFAULT_CONFIG).generation.uncertaintyGuided;
   return async (req) => {
     const set = await repairCandidates(
@@ -263,6 +265,7 @@ export function makeRepairer(opts: GenerateOptions & { trace: RetrievalTrace | n
       },
       { ...opts, n: 1 },
     );
+    opts.onSet?.(set);
     const c = set.candidates[0]!;
     if (!c.extraction.ok) throw new LlmError('malformed', opts.backend.id, `repair round ${req.round} of ${req.task.id}: ${c.extraction.note}`);
     return c.code;

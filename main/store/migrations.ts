@@ -214,6 +214,39 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    description: 'experiment runs (conditions, provenance) and their per-task results',
+    sql: `
+      CREATE TABLE experiment_runs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running', 'done', 'cancelled')),
+        manifest_file TEXT NOT NULL,
+        manifest_hash TEXT NOT NULL,
+        task_ids TEXT NOT NULL,
+        conditions TEXT NOT NULL,
+        backend TEXT NOT NULL,
+        provenance TEXT NOT NULL,
+        options TEXT NOT NULL,
+        pid INTEGER,
+        host TEXT
+      );
+      CREATE TABLE experiment_results (
+        run_id TEXT NOT NULL REFERENCES experiment_runs(id) ON DELETE CASCADE,
+        task_id TEXT NOT NULL,
+        condition TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+        created_at TEXT NOT NULL,
+        cost_usd REAL,
+        result TEXT NOT NULL,
+        PRIMARY KEY (run_id, task_id, condition)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -436,6 +436,12 @@ describe('renderCsv', () => {
       expect([r.selectedDiff, r.selectedDiff_lo, r.selectedDiff_hi]).toEqual([c.selectedDiff.estimate, c.selectedDiff.lo, c.selectedDiff.hi].map(expected));
       for (const d of c.passAtKDiff) expect(r[`pass@${d.k}Diff`]).toBe(expected(d.diff.estimate));
     });
+
+    // Each run's provenance travels with the CSV set.
+    const runs = records(csv.runs);
+    expect(runs.map((r) => [r.runId, r.manifestHash, r.model, r.promptHash, r.status])).toEqual(
+      model.runs.map((r) => [r.id, r.manifest.hash, r.backend.model, r.prompts.hash, r.status]),
+    );
   });
 
   it('writes header-only tables when a part is empty', () => {
@@ -457,10 +463,10 @@ describe('writeReport', () => {
     }
   });
 
-  it('writes five CSV files beside each other', () => {
+  it('writes six CSV files beside each other', () => {
     const dir = tmpDir('oc-report-');
     const written = writeReport(model, 'csv', path.join(dir, 'out', 'exp1.csv'));
-    expect(written.map((p) => path.basename(p))).toEqual(['exp1.csv', 'exp1.candidates.csv', 'exp1.conditions.csv', 'exp1.effects.csv', 'exp1.comparisons.csv']);
+    expect(written.map((p) => path.basename(p))).toEqual(['exp1.csv', 'exp1.candidates.csv', 'exp1.conditions.csv', 'exp1.effects.csv', 'exp1.comparisons.csv', 'exp1.runs.csv']);
     const csv = renderCsv(model);
     expect(fs.readFileSync(written[0]!, 'utf8')).toBe(csv.tasks);
     expect(fs.readFileSync(written[2]!, 'utf8')).toBe(csv.conditions);

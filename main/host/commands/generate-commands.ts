@@ -41,10 +41,8 @@ const usd = (x: number | null) => (x === null ? 'unknown (no price)' : `$${x.toF
 
 // ---- generate -------------------------------------------------------------------------------------------------
 
-const GENERATE_OPTS = {
-  ...ENCODER_OPTS,
-  manifest: { type: 'string' },
-  id: { type: 'string' },
+/** Options that choose and tune an LLM backend (generate, run, ablate). */
+export const BACKEND_OPTS = {
   backend: { type: 'string', default: 'offline' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
@@ -52,22 +50,29 @@ const GENERATE_OPTS = {
   'replay-run': { type: 'string' },
   'replay-provider': { type: 'string' },
   prices: { type: 'string' },
-  candidates: { type: 'string' },
-  temperature: { type: 'string' },
-  'max-tokens': { type: 'string' },
-  'top-logprobs': { type: 'string' },
-  seed: { type: 'string' },
   'thinking-budget': { type: 'string' },
   timeout: { type: 'string' },
   retries: { type: 'string' },
   concurrency: { type: 'string' },
   decompose: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+const GENERATE_OPTS = {
+  ...ENCODER_OPTS,
+  ...BACKEND_OPTS,
+  manifest: { type: 'string' },
+  id: { type: 'string' },
+  candidates: { type: 'string' },
+  temperature: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'top-logprobs': { type: 'string' },
+  seed: { type: 'string' },
   'baseline-prompt': { type: 'boolean', default: false },
   'no-record': { type: 'boolean', default: false },
   'estimate-only': { type: 'boolean', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
-function num(values: Record<string, unknown>, key: string, opts: { int?: boolean; min?: number } = {}): number | undefined {
+export function num(values: Record<string, unknown>, key: string, opts: { int?: boolean; min?: number } = {}): number | undefined {
   const raw = values[key];
   if (raw === undefined) return undefined;
   const v = Number(raw);
@@ -139,6 +144,49 @@ export interface GenerateDeps {
   apiKeys?: { openai?: string; gemini?: string };
 }
 
+/** The backend kind and decomposition mode the options ask for (LLM decomposition by default with a language model). */
+export function backendChoice(values: Record<string, unknown>): { kind: BackendKind; decompose: 'llm' | 'fallback' } {
+  const kind = values.backend as BackendKind;
+  if (!BACKEND_KINDS.includes(kind)) throw new UsageError(`--backend must be one of ${BACKEND_KINDS.join(', ')}, got ${JSON.stringify(values.backend)}`);
+  const decompose = (values.decompose as string | undefined) ?? (kind === 'openai' || kind === 'gemini' || kind === 'replay' ? 'llm' : 'fallback');
+  if (decompose !== 'llm' && decompose !== 'fallback') throw new UsageError('--decompose must be llm or fallback');
+  return { kind, decompose };
+}
+
+export function pricesOf(values: Record<string, unknown>) {
+  return loadPriceTable((values.prices as string | undefined) ?? defaultPricesPath());
+}
+
+/** The backend the options describe (keys from the desktop app or the environment; never logged or stored). */
+export function backendFromOptions(values: Record<string, unknown>, exchanges: ExchangeStore, deps: GenerateDeps, io: Io): LlmBackend {
+  const { kind } = backendChoice(values);
+  const timeout = num(values, 'timeout', { min: 1 });
+  const retries = num(values, 'retries', { int: true, min: 0 });
+  const concurrency = num(values, 'concurrency', { int: true, min: 1 });
+  const thinkingBudget = num(values, 'thinking-budget', { int: true, min: -1 });
+  const apiKey = kind === 'openai' ? deps.apiKeys?.openai : kind === 'gemini' ? deps.apiKeys?.gemini : undefined;
+  return createBackend(
+    {
+      kind,
+      ...(values.model ? { model: values.model as string } : {}),
+      ...(values['base-url'] ? { baseURL: values['base-url'] as string } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      ...(values.samples ? { samplesFile: values.samples as string } : {}),
+      ...(values['replay-run'] ? { replayRun: values['replay-run'] as string } : {}),
+      ...(values['replay-provider'] ? { replayProvider: values['replay-provider'] as Provider } : {}),
+      ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
+      store: exchanges,
+      reliability: {
+        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+        ...(retries !== undefined ? { maxRetries: retries } : {}),
+        ...(concurrency !== undefined ? { concurrency } : {}),
+      },
+      onRetry: (m) => io.err(`retry: ${m}`),
+    },
+    deps.env ?? process.env,
+  );
+}
+
 /** `opencoder generate`: retrieval for the task, then candidates with their uncertainty, tokens and cost. */
 export function makeGenerateCommand(deps: GenerateDeps = {}): Command {
   const retrieve = deps.retrieve ?? retrieveForTask;
@@ -151,21 +199,13 @@ export function makeGenerateCommand(deps: GenerateDeps = {}): Command {
     async run({ values }, io: Io): Promise<CommandResult> {
       if (!values.manifest) throw new UsageError('--manifest FILE is required');
       if (!values.id) throw new UsageError('--id ID is required');
-      const kind = values.backend as BackendKind;
-      if (!BACKEND_KINDS.includes(kind)) throw new UsageError(`--backend must be one of ${BACKEND_KINDS.join(', ')}, got ${JSON.stringify(values.backend)}`);
-      const decompose = (values.decompose as string | undefined) ?? (kind === 'openai' || kind === 'gemini' || kind === 'replay' ? 'llm' : 'fallback');
-      if (decompose !== 'llm' && decompose !== 'fallback') throw new UsageError('--decompose must be llm or fallback');
+      const { kind, decompose } = backendChoice(values);
       const manifest = readManifest(values.manifest as string);
       const task = findTask(manifest, values.id as string);
       const config = generationConfig(values);
-      const pricesFile = (values.prices as string | undefined) ?? defaultPricesPath();
-      const { table: prices, source: pricesSource } = loadPriceTable(pricesFile);
-      const timeout = num(values, 'timeout', { min: 1 });
-      const retries = num(values, 'retries', { int: true, min: 0 });
-      const concurrency = num(values, 'concurrency', { int: true, min: 1 });
+      const { table: prices, source: pricesSource } = pricesOf(values);
       const topLogprobs = num(values, 'top-logprobs', { int: true, min: 0 });
       const seed = num(values, 'seed', { int: true });
-      const thinkingBudget = num(values, 'thinking-budget', { int: true, min: -1 });
 
       const ws = await openWorkspace(values, io);
       const controller = new AbortController();
@@ -176,27 +216,7 @@ export function makeGenerateCommand(deps: GenerateDeps = {}): Command {
       process.once('SIGINT', onSigint);
       try {
         const exchanges = new ExchangeStore(ws.store.db, ws.store.path);
-        const apiKey = kind === 'openai' ? deps.apiKeys?.openai : kind === 'gemini' ? deps.apiKeys?.gemini : undefined;
-        const backend: LlmBackend = createBackend(
-          {
-            kind,
-            ...(values.model ? { model: values.model as string } : {}),
-            ...(values['base-url'] ? { baseURL: values['base-url'] as string } : {}),
-            ...(apiKey ? { apiKey } : {}),
-            ...(values.samples ? { samplesFile: values.samples as string } : {}),
-            ...(values['replay-run'] ? { replayRun: values['replay-run'] as string } : {}),
-            ...(values['replay-provider'] ? { replayProvider: values['replay-provider'] as Provider } : {}),
-            ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
-            store: exchanges,
-            reliability: {
-              ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
-              ...(retries !== undefined ? { maxRetries: retries } : {}),
-              ...(concurrency !== undefined ? { concurrency } : {}),
-            },
-            onRetry: (m) => io.err(`retry: ${m}`),
-          },
-          deps.env ?? process.env,
-        );
+        const backend = backendFromOptions(values, exchanges, deps, io);
         const estimateOnly = values['estimate-only'] === true;
         const record = !estimateOnly && kind !== 'replay' && values['no-record'] !== true;
         const runId = record

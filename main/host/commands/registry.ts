@@ -6,6 +6,7 @@ import { IMPORT_COMMANDS } from './import-commands.ts';
 import { RETRIEVE_COMMANDS } from './retrieve-commands.ts';
 import { GENERATE_COMMANDS } from './generate-commands.ts';
 import { VALIDATE_COMMANDS } from './validate-commands.ts';
+import { EXPERIMENT_COMMANDS } from './experiment-commands.ts';
 
 export const COMMANDS: Record<string, Command> = {
   ...INDEX_COMMANDS,
@@ -13,4 +14,5 @@ export const COMMANDS: Record<string, Command> = {
   ...RETRIEVE_COMMANDS,
   ...GENERATE_COMMANDS,
   ...VALIDATE_COMMANDS,
+  ...EXPERIMENT_COMMANDS,
 };

@@ -185,6 +185,14 @@ class _Timeout(_BaseException):
     pass
 
 
+def _reseed():
+    # Verdicts are reproducible: a candidate (or test) drawing from `random` draws the same numbers in every
+    # run, and each test of a check program starts from the same state whatever ran before it.
+    import random
+
+    random.seed(0)
+
+
 def _run_program(cfg, ws, text, send, results):
     import builtins
     import signal
@@ -226,6 +234,7 @@ def _run_program(cfg, ws, text, send, results):
                     _signal(_SIGALRM, on_alarm)
                     _alarm(per_test)
                 try:
+                    _reseed()
                     fn()
                     rec = {"t": "test", "id": name, "outcome": "passed"}
                 finally:
@@ -442,6 +451,7 @@ def main(here=None):
         pass
     send = _make_channel(3, key)
     del key
+    _reseed()
     out, err = sys.stdout, sys.stderr
     results = []
     try:

@@ -1,0 +1,365 @@
+// From stored runs to a ReportModel: metrics per condition, paired comparisons, factorial effects. Reads only
+// the store, so every report and chart is regenerated without re-running anything.
+
+import type { Source } from '../pipeline/config.ts';
+import { cellSources } from '../pipeline/methods.ts';
+import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
+import { auprc, auroc, ece, mean } from './metrics.ts';
+import type {
+  CandidateRow,
+  ConditionSummary,
+  FactorialAnalysis,
+  Interval,
+  PairedComparison,
+  ReportModel,
+  RunProvenance,
+  TaskRow,
+} from './report-model.ts';
+import type { TaskFailure, TaskResult } from './results.ts';
+import type { StoredCondition } from './runner.ts';
+import {
+  bootstrapMean,
+  cellIndex,
+  DEFAULT_BOOTSTRAP,
+  factorialEffects,
+  holm,
+  mcnemarExact,
+  pairedBootstrapDiff,
+  pairedCounts,
+  passAtK,
+  type BootstrapOptions,
+} from './stats.ts';
+
+export const ECE_BINS = 10;
+
+/** What a run stores under `provenance` (the rest of RunProvenance comes from the run's own columns). */
+export type StoredProvenance = Omit<RunProvenance, 'id' | 'kind' | 'createdAt' | 'finishedAt' | 'status' | 'manifest' | 'conditions'> & { manifestTasks: number };
+
+export interface LoadedRun {
+  run: ExperimentRunRecord<StoredCondition, unknown, StoredProvenance>;
+  results: TaskResult[];
+  failures: TaskFailure[];
+}
+
+export class AnalysisError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AnalysisError';
+  }
+}
+
+export function loadRun(experiments: ExperimentStore, runId: string): LoadedRun {
+  const run = experiments.get(runId) as LoadedRun['run'] | undefined;
+  if (!run) {
+    const known = experiments.list(5).map((r) => r.id);
+    throw new AnalysisError(`No experiment run ${runId} in ${experiments.dbPath}${known.length ? ` (recent: ${known.join(', ')})` : ' (it holds no runs)'}`);
+  }
+  const results: TaskResult[] = [];
+  const failures: TaskFailure[] = [];
+  for (const r of experiments.results(runId)) {
+    if (r.status === 'ok') results.push(r.result as TaskResult);
+    else failures.push(r.result as TaskFailure);
+  }
+  return { run, results, failures };
+}
+
+export function provenanceOf(l: LoadedRun): RunProvenance {
+  const { run } = l;
+  const { manifestTasks, ...p } = run.provenance;
+  return {
+    ...p,
+    id: run.id,
+    kind: run.kind,
+    createdAt: run.createdAt,
+    finishedAt: run.finishedAt,
+    status: run.state,
+    manifest: { file: run.manifestFile, hash: run.manifestHash, tasks: run.taskIds.length || manifestTasks },
+    conditions: run.conditions.map((c) => ({ id: c.id, label: c.label, family: c.family })),
+  };
+}
+
+const byCondition = (results: TaskResult[], condition: string) => results.filter((r) => r.condition === condition);
+
+export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Required<BootstrapOptions>): ConditionSummary {
+  const rs = byCondition(l.results, cond.id);
+  const samples = rs.length ? Math.min(...rs.map((r) => r.n)) : 0;
+  const atK = Array.from({ length: samples }, (_, i) => ({ k: i + 1, value: bootstrapMean(rs.map((r) => passAtK1(r, i + 1)), boot) }));
+  const fails = rs.map((r) => !r.selected.correct);
+  const us = rs.map((r) => Math.min(1, Math.max(0, r.generation.uncertainty.aggregate)));
+  const withApi = rs.filter((r) => r.retrieval.api);
+  const api = withApi.map((r) => r.retrieval.api!);
+  const costs = rs.map((r) => r.generation.costUsd);
+  return {
+    runId: l.run.id,
+    condition: cond.id,
+    label: cond.label,
+    family: cond.family,
+    tasks: rs.length,
+    failures: l.failures.filter((f) => f.condition === cond.id).length,
+    samples,
+    passAtK: atK,
+    rawPass1: bootstrapMean(rs.map((r) => (r.n ? r.c / r.n : 0)), boot),
+    selectedCorrect: bootstrapMean(rs.map((r) => (r.selected.correct ? 1 : 0)), boot),
+    repair: (() => {
+      const attempted = rs.filter((r) => r.repairAttempted).length;
+      const recovered = rs.filter((r) => r.repairRecovered).length;
+      return { attempted, recovered, rate: attempted ? recovered / attempted : null };
+    })(),
+    uncertainty: {
+      mean: rs.length ? mean(us) : Number.NaN,
+      auroc: auroc(us, fails),
+      auprc: auprc(us, fails),
+      ...(() => {
+        if (!rs.length) return { ece: Number.NaN, bins: [] };
+        const e = ece(us, fails, ECE_BINS);
+        return { ece: e.ece, bins: e.bins };
+      })(),
+    },
+    api: api.length
+      ? {
+          tasks: api.length,
+          precision: mean(api.map((a) => a.precision)),
+          recall: mean(api.map((a) => a.recall)),
+          f1: mean(api.map((a) => a.f1)),
+          exact: mean(api.map((a) => (a.exact ? 1 : 0))),
+          count: {
+            over: api.filter((a) => a.count === 'over').length,
+            exact: api.filter((a) => a.count === 'exact').length,
+            under: api.filter((a) => a.count === 'under').length,
+          },
+        }
+      : null,
+    cost: {
+      usd: costs.some((c) => c === null) ? null : costs.reduce<number>((s, c) => s + (c ?? 0), 0),
+      inputTokens: rs.reduce((s, r) => s + r.generation.inputTokens, 0),
+      outputTokens: rs.reduce((s, r) => s + r.generation.outputTokens, 0),
+    },
+  };
+}
+
+function passAtK1(r: TaskResult, k: number): number {
+  return r.n >= k ? passAtK(r.n, r.c, k) : Number.NaN;
+}
+
+export interface ComparisonSpec {
+  a: { runId: string; condition: string };
+  b: { runId: string; condition: string };
+}
+
+/** Default pairs: within a method run every later method against each earlier one; along the ladder each step against the previous. */
+export function defaultComparisons(runs: LoadedRun[]): ComparisonSpec[] {
+  const out: ComparisonSpec[] = [];
+  for (const { run } of runs) {
+    const ids = run.conditions.map((c) => c.id);
+    if (run.kind === 'ladder') {
+      for (let i = 1; i < ids.length; i++) out.push({ a: { runId: run.id, condition: ids[i]! }, b: { runId: run.id, condition: ids[i - 1]! } });
+    } else if (run.kind === 'run') {
+      for (let i = 1; i < ids.length; i++) for (let j = 0; j < i; j++) out.push({ a: { runId: run.id, condition: ids[i]! }, b: { runId: run.id, condition: ids[j]! } });
+    } else {
+      // The factorial: all sources against no retrieval (the effects table covers the rest).
+      if (ids.includes('A1X1S1') && ids.includes('A0X0S0')) out.push({ a: { runId: run.id, condition: 'A1X1S1' }, b: { runId: run.id, condition: 'A0X0S0' } });
+    }
+  }
+  return out;
+}
+
+/** Pairs two runs condition by condition (same ids), or their only conditions when each has one. */
+export function crossRunComparisons(a: LoadedRun, b: LoadedRun): ComparisonSpec[] {
+  const shared = a.run.conditions.map((c) => c.id).filter((id) => b.run.conditions.some((x) => x.id === id));
+  if (shared.length) return shared.map((id) => ({ a: { runId: a.run.id, condition: id }, b: { runId: b.run.id, condition: id } }));
+  if (a.run.conditions.length === 1 && b.run.conditions.length === 1) {
+    return [{ a: { runId: a.run.id, condition: a.run.conditions[0]!.id }, b: { runId: b.run.id, condition: b.run.conditions[0]!.id } }];
+  }
+  throw new AnalysisError(
+    `runs ${a.run.id} and ${b.run.id} share no condition (${a.run.conditions.map((c) => c.id).join(', ')} vs ${b.run.conditions.map((c) => c.id).join(', ')}); compare runs of the same methods, or runs of one method each`,
+  );
+}
+
+function compare(runs: Map<string, LoadedRun>, spec: ComparisonSpec, boot: Required<BootstrapOptions>): Omit<PairedComparison, 'mcnemarPHolm'> {
+  const side = (s: ComparisonSpec['a']) => {
+    const l = runs.get(s.runId);
+    if (!l) throw new AnalysisError(`run ${s.runId} is not loaded`);
+    const cond = l.run.conditions.find((c) => c.id === s.condition);
+    if (!cond) throw new AnalysisError(`run ${s.runId} has no condition ${s.condition}`);
+    const rs = new Map(byCondition(l.results, s.condition).map((r) => [r.taskId, r]));
+    return { ref: { runId: s.runId, condition: s.condition, label: cond.label }, rs, manifest: l.run.manifestHash };
+  };
+  const A = side(spec.a);
+  const B = side(spec.b);
+  const ids = [...A.rs.keys()].filter((id) => B.rs.has(id));
+  const ra = ids.map((id) => A.rs.get(id)!);
+  const rb = ids.map((id) => B.rs.get(id)!);
+  const { wins, losses, ties } = pairedCounts(
+    ra.map((r) => r.selected.correct),
+    rb.map((r) => r.selected.correct),
+  );
+  const maxK = ids.length ? Math.min(...ra.map((r) => r.n), ...rb.map((r) => r.n)) : 0;
+  return {
+    a: A.ref,
+    b: B.ref,
+    tasks: ids.length,
+    wins,
+    losses,
+    ties,
+    mcnemarP: mcnemarExact(wins, losses),
+    selectedDiff: pairedBootstrapDiff(
+      ra.map((r) => (r.selected.correct ? 1 : 0)),
+      rb.map((r) => (r.selected.correct ? 1 : 0)),
+      boot,
+    ),
+    passAtKDiff: Array.from({ length: maxK }, (_, i) => ({
+      k: i + 1,
+      diff: pairedBootstrapDiff(
+        ra.map((r) => passAtK1(r, i + 1)),
+        rb.map((r) => passAtK1(r, i + 1)),
+        boot,
+      ),
+    })),
+  };
+}
+
+const CELL_OUTCOMES: { outcome: 'pass@1' | 'uncertainty'; label: string; of: (r: TaskResult) => number }[] = [
+  { outcome: 'pass@1', label: 'Pass@1 (unbiased, raw samples)', of: (r) => (r.n ? r.c / r.n : 0) },
+  { outcome: 'uncertainty', label: 'Generation uncertainty (aggregate)', of: (r) => r.generation.uncertainty.aggregate },
+];
+
+/** Factorial effects of a run holding all eight cells, over the tasks with a result in every cell. */
+export function factorialOf(l: LoadedRun, boot: Required<BootstrapOptions>): FactorialAnalysis | null {
+  const cells = l.run.conditions.map((c) => ({ c, sources: cellSources(c.id) })).filter((x) => x.sources);
+  if (new Set(cells.map((x) => cellIndex(x.sources!))).size !== 8) return null;
+  const byTask = new Map<string, (TaskResult | undefined)[]>();
+  for (const r of l.results) {
+    const s = cellSources(r.condition);
+    if (!s) continue;
+    let row = byTask.get(r.taskId);
+    if (!row) byTask.set(r.taskId, (row = Array(8).fill(undefined)));
+    row[cellIndex(s)] = r;
+  }
+  const complete = [...byTask.values()].filter((row) => row.every(Boolean)) as TaskResult[][];
+  const backend = l.results[0]?.generation.backend ?? '';
+  return {
+    runId: l.run.id,
+    backend,
+    tasks: complete.length,
+    outcomes: CELL_OUTCOMES.map((o) => {
+      const perTask = complete.map((row) => row.map(o.of));
+      const effects = complete.length >= 2 ? factorialEffects(perTask, boot) : [];
+      return {
+        outcome: o.outcome,
+        label: o.label,
+        effects: effects.map((e) => ({ name: e.name, kind: e.kind, factors: e.factors as Source[], value: e.value, p: e.p, pHolm: e.pHolm })),
+        cells: cells
+          .map(({ c, sources }) => ({
+            cell: c.id,
+            sources: sources!,
+            mean: complete.length ? mean(complete.map((row) => o.of(row[cellIndex(sources!)]!))) : Number.NaN,
+          }))
+          .sort((a, b) => cellIndex(b.sources) - cellIndex(a.sources)),
+      };
+    }),
+  };
+}
+
+function taskRows(l: LoadedRun): TaskRow[] {
+  const rows: TaskRow[] = l.results.map((r) => ({
+    runId: l.run.id,
+    condition: r.condition,
+    taskId: r.taskId,
+    n: r.n,
+    c: r.c,
+    pass1: r.n ? r.c / r.n : 0,
+    selectedCorrect: r.selected.correct,
+    selectedOrigin: r.selected.origin,
+    selectedIndex: r.selected.candidateIndex,
+    repairRounds: r.repairs.length,
+    repairRecovered: r.repairRecovered,
+    uncertainty: r.generation.uncertainty.aggregate,
+    apiF1: r.retrieval.api?.f1 ?? null,
+    costUsd: r.generation.costUsd,
+    durationMs: r.timingsMs.total,
+    error: null,
+  }));
+  for (const f of l.failures) {
+    rows.push({
+      runId: l.run.id,
+      condition: f.condition,
+      taskId: f.taskId,
+      n: 0,
+      c: 0,
+      pass1: Number.NaN,
+      selectedCorrect: false,
+      selectedOrigin: 'candidate',
+      selectedIndex: null,
+      repairRounds: 0,
+      repairRecovered: false,
+      uncertainty: Number.NaN,
+      apiF1: null,
+      costUsd: null,
+      durationMs: 0,
+      error: `${f.stage}: ${f.error}`,
+    });
+  }
+  return rows;
+}
+
+function candidateRows(l: LoadedRun): CandidateRow[] {
+  return l.results.flatMap((r) =>
+    r.candidates.map((c) => ({
+      runId: l.run.id,
+      condition: r.condition,
+      taskId: r.taskId,
+      index: c.index,
+      group: c.group,
+      status: c.verdict.status,
+      passed: c.passed,
+      passedTests: c.verdict.passedTests,
+      totalTests: c.verdict.totalTests,
+      durationMs: c.verdict.durationMs,
+      reason: c.verdict.reason,
+    })),
+  );
+}
+
+export interface ModelOptions {
+  title?: string;
+  bootstrap?: BootstrapOptions;
+  /** Pairs to compare; default: defaultComparisons of the runs. */
+  comparisons?: ComparisonSpec[];
+  tool: { name: string; version: string };
+}
+
+export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): ReportModel {
+  if (!loaded.length) throw new AnalysisError('no runs to report');
+  const boot = { ...DEFAULT_BOOTSTRAP, ...opts.bootstrap };
+  const runs = new Map(loaded.map((l) => [l.run.id, l]));
+  const conditions = loaded.flatMap((l) => l.run.conditions.map((c) => summariseCondition(l, c, boot)));
+  const raw = (opts.comparisons ?? defaultComparisons(loaded)).map((s) => compare(runs, s, boot));
+  const adjusted = holm(raw.map((c) => c.mcnemarP));
+  const comparisons: PairedComparison[] = raw.map((c, i) => ({ ...c, mcnemarPHolm: adjusted[i]! }));
+  const factorial = loaded.map((l) => factorialOf(l, boot)).filter((f): f is FactorialAnalysis => f !== null);
+  const notes = [
+    `Intervals: ${Math.round(boot.level * 100)} % percentile bootstrap over tasks (${boot.resamples} resamples, seed ${boot.seed}); comparisons resample tasks once for both arms (paired).`,
+    'Pass@k: the unbiased estimator 1 − C(n−c, k)/C(n, k) per task, averaged over tasks; every raw candidate is run against the tests whatever the method selects.',
+    'Selected-output correctness: whether the output the method returns passes the tests (Baseline RAG returns its first candidate unvalidated).',
+    `Calibration: the generation-uncertainty aggregate read as P(selected output fails); ECE over ${ECE_BINS} equal-width bins on [0, 1].`,
+    'McNemar: exact two-sided binomial test on wins vs losses; Holm-adjusted over the comparisons of this report.',
+    'Factorial effects: per-task 2³ contrasts (main effect = mean with the source on − mean with it off; two-way interaction = half the difference of simple effects), one-sample t p-values, Holm-adjusted over the six effects of each run and outcome.',
+  ];
+  const partial = loaded.filter((l) => l.run.state !== 'done');
+  if (partial.length) notes.push(`Partial: ${partial.map((l) => `${l.run.id} is ${l.run.state}`).join('; ')} — figures cover the tasks stored so far.`);
+  return {
+    title: opts.title ?? (loaded.length === 1 ? `OpenCoder experiment ${loaded[0]!.run.id}` : `OpenCoder comparison of ${loaded.map((l) => l.run.id).join(' and ')}`),
+    generatedAt: new Date().toISOString(),
+    tool: opts.tool,
+    runs: loaded.map(provenanceOf),
+    conditions,
+    comparisons,
+    factorial,
+    tasks: loaded.flatMap(taskRows),
+    candidates: loaded.flatMap(candidateRows),
+    statistics: { seed: boot.seed, resamples: boot.resamples, level: boot.level, eceBins: ECE_BINS, notes },
+  };
+}
+
+export const fmtInterval = (i: Interval, d = 3) =>
+  Number.isNaN(i.estimate) ? 'n/a' : `${i.estimate.toFixed(d)}${Number.isNaN(i.lo) ? '' : ` [${i.lo.toFixed(d)}, ${i.hi.toFixed(d)}]`}`;

@@ -1,0 +1,183 @@
+// Starting and resuming experiment runs on an open workspace: freezes the manifest and conditions, records
+// provenance, indexes what is needed, wires retrieval / generation / validation and hands off to the runner.
+// The CLI and the desktop host both come through here.
+
+import type { Encoder } from '../embed/encoder.ts';
+import type { PriceTable } from '../generate/cost.ts';
+import { llmDecomposer } from '../generate/generate.ts';
+import { promptTemplatesRecord } from '../generate/prompts.ts';
+import { recordExchanges } from '../generate/record.ts';
+import type { LlmBackend } from '../generate/types.ts';
+import type { Condition } from '../pipeline/methods.ts';
+import type { TaskServices } from '../pipeline/run-task.ts';
+import { VectorIndexCache } from '../retrieve/vector-index.ts';
+import { ExchangeStore } from '../store/exchanges.ts';
+import { ExperimentStore, newExperimentId, type ExperimentRunRecord } from '../store/experiments.ts';
+import type { Store } from '../store/store.ts';
+import type { SandboxOptions } from '../validate/sandbox.ts';
+import { createValidator } from '../validate/validator.ts';
+import type { StoredProvenance } from './analysis.ts';
+import { readManifest, type Manifest, type Task } from './manifest.ts';
+import {
+  appInfo,
+  configHashes,
+  estimateRun,
+  executeRun,
+  ExperimentError,
+  machineInfo,
+  storedConditions,
+  tasksOfRun,
+  type Progress,
+  type RunOutcome,
+  type StoredCondition,
+} from './runner.ts';
+
+/** The backend as a run stores it: enough to rebuild it on resume, never a key. */
+export interface StoredBackend {
+  kind: string;
+  model: string | null;
+  baseURL: string | null;
+  decompose: 'llm' | 'fallback';
+  /** Other non-secret options (samples file, replay run, …). */
+  extra: Record<string, unknown>;
+}
+
+export interface ExperimentContext {
+  store: Store;
+  encoder: Encoder;
+  backend: LlmBackend;
+  prices: PriceTable;
+  /** Indexes (or refreshes) the tasks' repositories; returns repo ids by absolute path. */
+  ensureIndexed: (tasks: Task[]) => Promise<Map<string, number>>;
+  packageRoot: string;
+  sandbox?: SandboxOptions;
+  /** Sandboxed runs at once (default: the validator's own default). */
+  validatorConcurrency?: number;
+  /** (task, condition) pairs at once (default 2). */
+  parallel?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+  /** Called once the run exists in the store, before any work: a run prints its id. */
+  onStart?: (run: ExperimentRunRecord) => void;
+}
+
+export interface NewRun {
+  kind: ExperimentRunRecord['kind'];
+  manifest: Manifest;
+  tasks: Task[];
+  conditions: Condition[];
+  storedBackend: StoredBackend;
+  options?: Record<string, unknown>;
+}
+
+export function selectTasks(manifest: Manifest, ids: string[] | null, limit: number | null): Task[] {
+  let tasks = manifest.tasks;
+  if (ids) {
+    const known = new Set(tasks.map((t) => t.id));
+    const missing = ids.filter((id) => !known.has(id));
+    if (missing.length) throw new ExperimentError(`${manifest.file} has no task ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ''}`);
+    const want = new Set(ids);
+    tasks = tasks.filter((t) => want.has(t.id));
+  }
+  if (limit !== null) tasks = tasks.slice(0, limit);
+  if (!tasks.length) throw new ExperimentError(`no tasks selected from ${manifest.file}`);
+  return tasks;
+}
+
+async function execute(ctx: ExperimentContext, experiments: ExperimentStore, run: ExperimentRunRecord, tasks: Task[], conditions: Condition[], decompose: 'llm' | 'fallback'): Promise<RunOutcome> {
+  ctx.onStart?.(run);
+  const exchanges = new ExchangeStore(ctx.store.db, ctx.store.path);
+  const repoIds = await ctx.ensureIndexed(tasks);
+  const validator = await createValidator({
+    ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
+    ...(ctx.validatorConcurrency ? { concurrency: ctx.validatorConcurrency } : {}),
+  });
+  try {
+    const llm = ctx.backend.provider === 'imported' || ctx.backend.id.startsWith('replay') ? ctx.backend : recordExchanges(ctx.backend, exchanges, { runId: run.id, prices: ctx.prices });
+    const services: TaskServices = {
+      store: ctx.store,
+      encoder: ctx.encoder,
+      repoIds,
+      backend: llm,
+      validator,
+      prices: ctx.prices,
+      cache: new VectorIndexCache(),
+      ...(decompose === 'llm' ? { decomposer: (task: Task, signal?: AbortSignal) => llmDecomposer(llm, { taskId: task.id, runId: run.id, ...(signal ? { signal } : {}) }) } : {}),
+    };
+    return await executeRun(run, tasks, conditions, {
+      experiments,
+      services,
+      ...(ctx.parallel ? { concurrency: ctx.parallel } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
+    });
+  } finally {
+    validator.close();
+  }
+}
+
+/** Freezes a new run (manifest hash, task ids, full configs, provenance) and runs it. */
+export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Promise<RunOutcome> {
+  const experiments = new ExperimentStore(ctx.store.db, ctx.store.path);
+  const exchanges = new ExchangeStore(ctx.store.db, ctx.store.path);
+  const id = newExperimentId(spec.kind);
+  const prompts = promptTemplatesRecord();
+  // The LLM exchanges of the run hang off a generation run of the same id (record / replay, spend).
+  exchanges.beginRun({
+    id,
+    backend: ctx.backend.id,
+    provider: ctx.backend.provider,
+    model: ctx.backend.model,
+    prompts,
+    config: storedConditions(spec.conditions),
+    manifestHash: spec.manifest.hash,
+  });
+  const validatorInfo = await createValidator(ctx.sandbox ? { sandbox: ctx.sandbox } : {}).then((v) => {
+    const label = v.sandbox.label;
+    v.close();
+    return label;
+  });
+  const provenance: StoredProvenance = {
+    backend: { id: ctx.backend.id, provider: ctx.backend.provider, model: ctx.backend.model, label: ctx.backend.label },
+    encoder: { id: ctx.encoder.id, name: ctx.encoder.name },
+    prompts: { version: prompts.version, hash: prompts.hash },
+    configHashes: configHashes(spec.conditions),
+    sandbox: validatorInfo,
+    machine: machineInfo(),
+    app: appInfo(ctx.packageRoot),
+    manifestTasks: spec.manifest.tasks.length,
+  };
+  experiments.create({
+    id,
+    kind: spec.kind,
+    manifestFile: spec.manifest.file,
+    manifestHash: spec.manifest.hash,
+    taskIds: spec.tasks.map((t) => t.id),
+    conditions: storedConditions(spec.conditions),
+    backend: spec.storedBackend,
+    provenance,
+    options: spec.options ?? {},
+  });
+  const run = experiments.get(id)!;
+  return execute(ctx, experiments, run, spec.tasks, spec.conditions, spec.storedBackend.decompose);
+}
+
+/** The stored run, checked resumable: not finished, not running in another live process. */
+export function resumableRun(store: Store, id: string): ExperimentRunRecord<StoredCondition, StoredBackend> {
+  const experiments = new ExperimentStore(store.db, store.path);
+  const run = experiments.get(id) as ExperimentRunRecord<StoredCondition, StoredBackend> | undefined;
+  if (!run) throw new ExperimentError(`No experiment run ${id} in ${store.path}`);
+  if (run.state === 'running') throw new ExperimentError(`run ${id} is still running in process ${run.pid} on ${run.host}; stop it first (or wait)`);
+  return run;
+}
+
+/** Runs what a stored run has left: same manifest (checked by hash), same tasks, same conditions and configs. */
+export async function resumeExperiment(ctx: ExperimentContext, id: string): Promise<RunOutcome> {
+  const experiments = new ExperimentStore(ctx.store.db, ctx.store.path);
+  const run = resumableRun(ctx.store, id);
+  const tasks = tasksOfRun(run, readManifest(run.manifestFile));
+  const conditions: Condition[] = run.conditions.map((c) => ({ ...c }));
+  return execute(ctx, experiments, run, tasks, conditions, run.backend.decompose);
+}
+
+export { estimateRun };

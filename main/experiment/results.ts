@@ -1,0 +1,101 @@
+// What one (task, condition) of an experiment produces and stores. Everything a metric, chart or report
+// needs is in here, so they are regenerated from the store without re-running anything.
+
+import type { Source } from '../pipeline/config.ts';
+import type { VerdictStatus } from '../validate/types.ts';
+
+/** A verdict cut down to what metrics and reports read (the full verdicts stay in the stored trace). */
+export interface VerdictSummary {
+  status: VerdictStatus;
+  reason: string;
+  passedTests: number;
+  /** Tests that ran (or were expected); 0 for a check-template task without named tests. */
+  totalTests: number;
+  durationMs: number;
+}
+
+export interface CandidateOutcome {
+  /** 0-based position in generation order. */
+  index: number;
+  code: string;
+  /** Self-consistency group index. */
+  group: number;
+  /** How the backend made it (offline: which evidence it adapted), when it says. */
+  origin: string | null;
+  /** The evaluation verdict: every raw candidate is run against the tests, whatever the method selects. */
+  verdict: VerdictSummary;
+  passed: boolean;
+}
+
+export interface ApiScore {
+  truth: number;
+  predicted: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  exact: boolean;
+  count: 'over' | 'exact' | 'under';
+}
+
+export interface TaskResult {
+  taskId: string;
+  condition: string;
+  retrieval: {
+    steps: number;
+    decomposition: string;
+    fused: number;
+    /** Fused items per source. */
+    fusedBySource: Record<Source, number>;
+    /** ū per source over its retrieved items (null: off or nothing found). */
+    sourceUncertainty: Record<Source, number | null>;
+    /** API-knowledge retrieval scored against the reference's resolved calls (null: no reference or no truth). */
+    api: ApiScore | null;
+    /** The evidence text the prompt showed (also what repairs were given). */
+    promptEvidenceChars: number;
+  };
+  generation: {
+    backend: string;
+    model: string;
+    promptVersion: string;
+    promptKind: string;
+    /** Generation uncertainty: the aggregate and its parts (null parts were not measurable). */
+    uncertainty: { aggregate: number; entropy: number | null; consistency: number | null; variance: number | null };
+    groups: number[][];
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number | null;
+    warnings: string[];
+  };
+  /** Raw samples in generation order, each with its evaluation verdict. */
+  candidates: CandidateOutcome[];
+  /** n raw samples, c of them correct (for unbiased Pass@k). */
+  n: number;
+  c: number;
+  selected: {
+    origin: 'candidate' | 'repair';
+    candidateIndex: number | null;
+    repairRound: number | null;
+    /** Whether the method's output is correct (evaluation verdict, independent of whether the method verified). */
+    correct: boolean;
+    /** The selection's own verdict when the method verified (null: no verification). */
+    verified: boolean | null;
+    code: string;
+  };
+  repairs: { round: number; passed: boolean; code: string; reason: string }[];
+  /** No raw candidate passed the method's validation and a repair did. */
+  repairRecovered: boolean;
+  /** Repairs were attempted (the set of tasks the recovery rate is over). */
+  repairAttempted: boolean;
+  /** Selection steps as the validator traced them (compact). */
+  selectionTrace: { kind: string; note: string }[];
+  timingsMs: { retrieve: number; generate: number; validate: number; total: number };
+}
+
+/** A (task, condition) that failed to run: the error is kept and the run goes on. */
+export interface TaskFailure {
+  taskId: string;
+  condition: string;
+  error: string;
+  /** Where it failed: retrieve, generate, validate, … */
+  stage: string;
+}

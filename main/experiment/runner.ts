@@ -1,0 +1,226 @@
+// Runs tasks × conditions of an experiment: in parallel up to a limit (the backend applies its own rate limit
+// below this), each (task, condition) stored the moment it finishes, resumable after a crash, a kill or a cancel,
+// with progress (done / total, ETA, spend so far) and a cost estimate before anything is sent.
+
+import os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { estimateGeneration, sumEstimates, type CostEstimate, type PriceTable } from '../generate/cost.ts';
+import { generationRequest } from '../generate/generate.ts';
+import type { LlmBackend } from '../generate/types.ts';
+import { configHash } from '../pipeline/config.ts';
+import type { Condition } from '../pipeline/methods.ts';
+import { runTask, TaskRunError, type TaskServices } from '../pipeline/run-task.ts';
+import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
+import type { Manifest, Task } from './manifest.ts';
+import type { RunProvenance } from './report-model.ts';
+import type { TaskFailure, TaskResult } from './results.ts';
+
+/** What a run stores about each condition: enough to re-run it exactly. */
+export interface StoredCondition {
+  id: string;
+  label: string;
+  family: Condition['family'];
+  description: string;
+  config: Condition['config'];
+}
+
+export interface Progress {
+  runId: string;
+  done: number;
+  total: number;
+  failed: number;
+  /** Already done before this process started (a resume). */
+  resumed: number;
+  etaMs: number | null;
+  spentUsd: number | null;
+  last: { taskId: string; condition: string; ok: boolean; correct: boolean | null; error?: string } | null;
+}
+
+export interface ExecuteOptions {
+  experiments: ExperimentStore;
+  services: TaskServices;
+  /** (task, condition) pairs run at once (default 2). */
+  concurrency?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+}
+
+export interface RunOutcome {
+  runId: string;
+  status: 'done' | 'cancelled';
+  total: number;
+  ran: number;
+  failed: number;
+  resumed: number;
+  durationMs: number;
+}
+
+export class ExperimentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExperimentError';
+  }
+}
+
+/** The machine and build a run happened on. */
+export function machineInfo(): RunProvenance['machine'] {
+  return {
+    platform: `${os.platform()} ${os.release()}`,
+    arch: os.arch(),
+    cpus: os.cpus().length,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+  };
+}
+
+export function appInfo(packageRoot: string): RunProvenance['app'] {
+  let name = 'opencoder';
+  let version = '0.0.0';
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { name: string; version: string };
+    name = pkg.name;
+    version = pkg.version;
+  } catch {
+    /* a packaged app without package.json beside it: the defaults say so */
+  }
+  let commit: string | null = null;
+  try {
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+  } catch {
+    commit = null;
+  }
+  return { name, version, commit };
+}
+
+export function storedConditions(conditions: Condition[]): StoredCondition[] {
+  return conditions.map((c) => ({ id: c.id, label: c.label, family: c.family, description: c.description, config: c.config }));
+}
+
+export function configHashes(conditions: { config: Condition['config'] }[]): string[] {
+  return conditions.map((c) => configHash(c.config));
+}
+
+/** The tasks a run covers, checked against the manifest it froze (same bytes, every task still there). */
+export function tasksOfRun(run: ExperimentRunRecord, manifest: Manifest): Task[] {
+  if (manifest.hash !== run.manifestHash) {
+    throw new ExperimentError(
+      `${manifest.file} has changed since run ${run.id} froze it (sha256 ${run.manifestHash.slice(0, 12)}…, now ${manifest.hash.slice(0, 12)}…): ` +
+        'results would no longer be paired. Restore the manifest or start a new run.',
+    );
+  }
+  const byId = new Map(manifest.tasks.map((t) => [t.id, t]));
+  return run.taskIds.map((id) => {
+    const t = byId.get(id);
+    if (!t) throw new ExperimentError(`task ${id} of run ${run.id} is missing from ${manifest.file}`);
+    return t;
+  });
+}
+
+/**
+ * Cost before the run: per task and condition, the generation prompt without evidence plus an allowance of
+ * `evidenceChars` per fused item, a decomposition call where an LLM decomposes, and every repair round at the
+ * size of a generation prompt (the upper bound: most tasks need no repair).
+ */
+export function estimateRun(
+  tasks: Task[],
+  conditions: Condition[],
+  backend: LlmBackend,
+  prices: PriceTable,
+  opts: { llmDecomposition: boolean; evidenceChars?: number },
+): CostEstimate & { assumptions: string } {
+  const perItem = opts.evidenceChars ?? 1200;
+  const parts: CostEstimate[] = [];
+  for (const cond of conditions) {
+    const anySource = Object.values(cond.config.retrieval.sources).some(Boolean);
+    const allowance = anySource ? 'x'.repeat(perItem * cond.config.fusion.topK) : '';
+    for (const task of tasks) {
+      const { request } = generationRequest(task, null, { config: cond.config });
+      const messages = request.messages.map((m, i) => (i === request.messages.length - 1 ? { ...m, content: m.content + allowance } : m));
+      const est = (n: number, maxTokens: number) => estimateGeneration({ messages, n, maxTokens, nativeN: backend.capabilities.nativeN }, backend.model, backend.billing, prices);
+      parts.push(est(request.n, request.maxTokens));
+      if (cond.config.retrieval.decompose && opts.llmDecomposition) parts.push(est(1, 1024));
+      for (let r = 0; r < cond.config.validation.repairRounds; r++) parts.push(est(1, request.maxTokens));
+    }
+  }
+  const sum = sumEstimates(parts);
+  return {
+    ...sum,
+    assumptions: `${tasks.length} tasks × ${conditions.length} conditions; ~${perItem} characters per evidence item; every repair round counted (an upper bound)`,
+  };
+}
+
+/** Runs every (task, condition) of the run that has no stored ok result yet. */
+export async function executeRun(run: ExperimentRunRecord, tasks: Task[], conditions: Condition[], opts: ExecuteOptions): Promise<RunOutcome> {
+  const started = performance.now();
+  const { experiments, services, signal } = opts;
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 2));
+  const done = experiments.doneKeys(run.id);
+  const pairs: { task: Task; cond: Condition }[] = [];
+  // Task-major order: a partial run has every condition of the tasks it reached, so it stays paired.
+  for (const task of tasks) for (const cond of conditions) pairs.push({ task, cond });
+  const todo = pairs.filter((p) => !done.has(`${p.task.id}\u0000${p.cond.id}`));
+  const resumed = pairs.length - todo.length;
+  experiments.claim(run.id);
+
+  let finished = resumed;
+  let failed = 0;
+  let ran = 0;
+  const durations: number[] = [];
+  const spent = () => {
+    const usd = experiments.spent(run.id);
+    return Number.isFinite(usd) ? usd : null;
+  };
+  const report = (last: Progress['last']) => {
+    if (!opts.onProgress) return;
+    const remaining = pairs.length - finished;
+    const avg = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : null;
+    opts.onProgress({
+      runId: run.id,
+      done: finished,
+      total: pairs.length,
+      failed,
+      resumed,
+      etaMs: avg === null ? null : Math.round((avg * remaining) / concurrency),
+      spentUsd: spent(),
+      last,
+    });
+  };
+  report(null);
+
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length && !signal?.aborted) {
+      const { task, cond } = todo[next++]!;
+      const t = performance.now();
+      try {
+        const result: TaskResult = await runTask(task, cond, { ...services, runId: run.id }, signal);
+        if (signal?.aborted) return; // a task finished by a cancel is not trusted: it runs again on resume
+        experiments.saveResult(run.id, { taskId: task.id, condition: cond.id, status: 'ok', costUsd: result.generation.costUsd, result });
+        ran++;
+        finished++;
+        durations.push(performance.now() - t);
+        report({ taskId: task.id, condition: cond.id, ok: true, correct: result.selected.correct });
+      } catch (err) {
+        if (signal?.aborted || (err as Error)?.name === 'AbortError') return;
+        const failure: TaskFailure = {
+          taskId: task.id,
+          condition: cond.id,
+          stage: err instanceof TaskRunError ? err.stage : 'run',
+          error: (err as Error)?.message ?? String(err),
+        };
+        experiments.saveResult(run.id, { taskId: task.id, condition: cond.id, status: 'error', costUsd: null, result: failure });
+        ran++;
+        failed++;
+        finished++;
+        durations.push(performance.now() - t);
+        report({ taskId: task.id, condition: cond.id, ok: false, correct: null, error: failure.error });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
+  const status = signal?.aborted ? 'cancelled' : 'done';
+  experiments.finish(run.id, status);
+  return { runId: run.id, status, total: pairs.length, ran, failed, resumed, durationMs: Math.round(performance.now() - started) };
+}

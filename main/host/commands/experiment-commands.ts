@@ -1,0 +1,299 @@
+// Experiment commands: run (methods on a frozen manifest), ablate (the 2³ evidence factorial or the component
+// ladder), report (HTML / Markdown / JSON / CSV from the store), compare (two runs, paired), runs (the list).
+
+import path from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
+import { buildReportModel, crossRunComparisons, defaultComparisons, fmtInterval, loadRun, type LoadedRun } from '../../experiment/analysis.ts';
+import { readManifest } from '../../experiment/manifest.ts';
+import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../../experiment/orchestrate.ts';
+import type { ReportModel } from '../../experiment/report-model.ts';
+import { writeReport, type ReportFormat } from '../../experiment/report.ts';
+import { appInfo, type Progress, type RunOutcome } from '../../experiment/runner.ts';
+import { ExchangeStore } from '../../store/exchanges.ts';
+import { ExperimentStore } from '../../store/experiments.ts';
+import { Store } from '../../store/store.ts';
+import { factorialConditions, LADDER, METHODS, resolveConditions, type Condition } from '../../pipeline/methods.ts';
+import { packageRoot } from '../paths.ts';
+import { dbPathOf, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { BACKEND_OPTS, backendChoice, backendFromOptions, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
+import { ENCODER_OPTS } from './index-commands.ts';
+import { ensureIndexed, openWorkspace } from './retrieve-commands.ts';
+
+const RUN_OPTS = {
+  ...ENCODER_OPTS,
+  ...BACKEND_OPTS,
+  manifest: { type: 'string' },
+  ids: { type: 'string' },
+  limit: { type: 'string' },
+  resume: { type: 'string' },
+  parallel: { type: 'string' },
+  sandbox: { type: 'string', default: 'auto' },
+  'validator-workers': { type: 'string' },
+  'estimate-only': { type: 'boolean', default: false },
+  'max-usd': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+const f3 = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(3));
+const usd = (x: number | null) => (x === null ? 'unknown (no price)' : `$${x.toFixed(4)}`);
+
+function duration(ms: number | null): string {
+  if (ms === null) return '?';
+  const s = Math.round(ms / 1000);
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
+
+function progressLine(p: Progress): string {
+  const last = p.last ? ` — ${p.last.taskId} / ${p.last.condition}: ${p.last.ok ? (p.last.correct ? 'correct' : 'wrong') : `ERROR ${p.last.error?.slice(0, 120)}`}` : '';
+  return `[run ${p.runId}] ${p.done}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}${p.resumed ? `, ${p.resumed} from before` : ''}; ETA ${duration(p.etaMs)}; spent ${usd(p.spentUsd)}${last}`;
+}
+
+function storedBackendOf(values: Record<string, unknown>): StoredBackend {
+  const { kind, decompose } = backendChoice(values);
+  const extra: Record<string, unknown> = {};
+  for (const k of ['samples', 'replay-run', 'replay-provider', 'thinking-budget', 'timeout', 'retries', 'concurrency', 'prices']) if (values[k] !== undefined) extra[k] = values[k];
+  return { kind, model: (values.model as string | undefined) ?? null, baseURL: (values['base-url'] as string | undefined) ?? null, decompose, extra };
+}
+
+/** Options that rebuild a stored backend (a resume uses what the run froze, not today's flags). */
+function valuesOfBackend(b: StoredBackend): Record<string, unknown> {
+  return { backend: b.kind, decompose: b.decompose, ...(b.model ? { model: b.model } : {}), ...(b.baseURL ? { 'base-url': b.baseURL } : {}), ...b.extra };
+}
+
+function summaryLines(model: ReportModel): string[] {
+  const lines = [`${'condition'.padEnd(34)} tasks  fail  Pass@1                 selected-correct       raw Pass@1  uncert.  API F1  cost`];
+  for (const c of model.conditions) {
+    const p1 = c.passAtK.find((p) => p.k === 1)?.value;
+    lines.push(
+      `${c.label.slice(0, 34).padEnd(34)} ${String(c.tasks).padStart(5)} ${String(c.failures).padStart(5)}  ${(p1 ? fmtInterval(p1) : 'n/a').padEnd(22)} ${fmtInterval(c.selectedCorrect).padEnd(22)} ${f3(c.rawPass1.estimate).padStart(10)}  ${f3(c.uncertainty.mean).padStart(7)}  ${(c.api ? f3(c.api.f1) : 'n/a').padStart(6)}  ${usd(c.cost.usd)}`,
+    );
+  }
+  for (const cmp of model.comparisons) {
+    lines.push(
+      `${cmp.a.label} vs ${cmp.b.label}: W/L/T ${cmp.wins}/${cmp.losses}/${cmp.ties}, McNemar p ${f3(cmp.mcnemarP)} (Holm ${f3(cmp.mcnemarPHolm)}), Δ selected-correct ${fmtInterval(cmp.selectedDiff)}`,
+    );
+  }
+  for (const f of model.factorial) {
+    for (const o of f.outcomes) {
+      lines.push(`Factorial (${f.tasks} paired tasks) — ${o.label}:`);
+      for (const e of o.effects) lines.push(`  ${e.name.padEnd(26)} ${fmtInterval(e.value)}  p ${f3(e.p)}  Holm ${f3(e.pHolm)}`);
+    }
+  }
+  return lines;
+}
+
+function modelOf(loaded: LoadedRun[], values: Record<string, unknown>, comparisons?: Parameters<typeof buildReportModel>[1]['comparisons']): ReportModel {
+  const resamples = num(values, 'resamples', { int: true, min: 100 });
+  const seed = num(values, 'seed', { int: true });
+  const info = appInfo(packageRoot());
+  return buildReportModel(loaded, {
+    tool: { name: info.name, version: info.version },
+    bootstrap: { ...(resamples !== undefined ? { resamples } : {}), ...(seed !== undefined ? { seed } : {}) },
+    ...(comparisons ? { comparisons } : {}),
+    ...(values.title ? { title: values.title as string } : {}),
+  });
+}
+
+async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', conditionsOf: (values: Record<string, unknown>) => Condition[], values: Record<string, unknown>, io: Io, deps: GenerateDeps): Promise<CommandResult> {
+  const resume = values.resume as string | undefined;
+  const sandbox = values.sandbox as string;
+  if (!['auto', 'strong', 'weak'].includes(sandbox)) throw new UsageError(`--sandbox must be auto, strong or weak (got ${sandbox})`);
+  const parallel = num(values, 'parallel', { int: true, min: 1 });
+  const validatorWorkers = num(values, 'validator-workers', { int: true, min: 1 });
+  const quiet = values.quiet === true;
+
+  let storedBackend: StoredBackend;
+  let plan: { manifest: ReturnType<typeof readManifest>; tasks: ReturnType<typeof selectTasks>; conditions: Condition[] } | null = null;
+  if (resume) {
+    const store = Store.open(dbPathOf(values));
+    try {
+      storedBackend = resumableRun(store, resume).backend;
+    } finally {
+      store.close();
+    }
+  } else {
+    if (!values.manifest) throw new UsageError('--manifest FILE is required (or --resume RUN)');
+    const manifest = readManifest(values.manifest as string);
+    const ids = values.ids ? (values.ids as string).split(',').map((s) => s.trim()).filter(Boolean) : null;
+    const limit = num(values, 'limit', { int: true, min: 1 }) ?? null;
+    plan = { manifest, tasks: selectTasks(manifest, ids, limit), conditions: conditionsOf(values) };
+    storedBackend = storedBackendOf(values);
+  }
+  const backendValues = resume ? { ...values, ...valuesOfBackend(storedBackend) } : values;
+  const ws = await openWorkspace(values, io);
+  const controller = new AbortController();
+  const onSigint = () => {
+    io.err('cancelling… finished tasks are kept; resume with --resume');
+    controller.abort();
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    const exchanges = new ExchangeStore(ws.store.db, ws.store.path);
+    const backend = backendFromOptions(backendValues, exchanges, deps, io);
+    const { table: prices, source: pricesSource } = pricesOf(backendValues);
+    const ctx: ExperimentContext = {
+      store: ws.store,
+      encoder: ws.encoder,
+      backend,
+      prices,
+      packageRoot: packageRoot(),
+      ensureIndexed: (tasks) => ensureIndexed(ws, tasks, io, quiet),
+      sandbox: { mode: sandbox as 'auto' | 'strong' | 'weak' },
+      ...(validatorWorkers ? { validatorConcurrency: validatorWorkers } : {}),
+      ...(parallel ? { parallel } : {}),
+      signal: controller.signal,
+      onStart: (run) => io.err(`Run ${run.id}: ${run.taskIds.length} tasks × ${run.conditions.length} conditions (${(run.conditions as { id: string }[]).map((c) => c.id).join(', ')}); backend ${backend.label}; manifest ${run.manifestHash.slice(0, 12)}`),
+      onProgress: (p) => {
+        if (!quiet) io.err(progressLine(p));
+      },
+    };
+    let outcome: RunOutcome;
+    if (plan) {
+      const est = estimateRun(plan.tasks, plan.conditions, backend, prices, { llmDecomposition: storedBackend.decompose === 'llm' });
+      const estText = `Estimate before the run: ${est.calls} call(s), ~${est.inputTokens} input / ~${est.outputTokensExpected} output tokens; cost ≈ ${usd(est.usdExpected)} (at most ${usd(est.usdMax)}); ${est.assumptions}. Prices: ${pricesSource}.`;
+      if (values['estimate-only']) {
+        return { text: [estText], json: { ok: true, command: kind === 'run' ? 'run' : 'ablate', estimate: est, tasks: plan.tasks.length, conditions: plan.conditions.map((c) => c.id) } };
+      }
+      io.err(estText);
+      const maxUsd = num(values, 'max-usd', { min: 0 });
+      if (maxUsd !== undefined && (est.usdExpected === null || est.usdExpected > maxUsd)) {
+        throw new UsageError(`the estimated cost ${usd(est.usdExpected)} is over --max-usd ${maxUsd}; nothing was sent`);
+      }
+      outcome = await startExperiment(ctx, { kind, manifest: plan.manifest, tasks: plan.tasks, conditions: plan.conditions, storedBackend, options: { parallel: parallel ?? 2, sandbox } });
+    } else {
+      outcome = await resumeExperiment(ctx, resume!);
+    }
+    const loaded = loadRun(new ExperimentStore(ws.store.db, ws.store.path), outcome.runId);
+    const model = modelOf([loaded], values);
+    const text = [
+      `Run ${outcome.runId}: ${outcome.status}; ${outcome.ran} ran now, ${outcome.resumed} from before, ${outcome.failed} failed, of ${outcome.total}; ${duration(outcome.durationMs)}`,
+      ...summaryLines(model),
+      outcome.status === 'cancelled' ? `Resume with: opencoder ${kind === 'run' ? 'run' : 'ablate'} --resume ${outcome.runId}` : `Report with: opencoder report ${outcome.runId} --format html --out report.html`,
+    ];
+    return {
+      text,
+      json: { ok: true, command: kind === 'run' ? 'run' : 'ablate', runId: outcome.runId, outcome, conditions: model.conditions, comparisons: model.comparisons, factorial: model.factorial },
+      exit: outcome.status === 'cancelled' ? 130 : 0,
+    };
+  } finally {
+    process.off('SIGINT', onSigint);
+    await ws.close();
+  }
+}
+
+const REPORT_OPTS = {
+  format: { type: 'string', default: 'html' },
+  out: { type: 'string' },
+  resamples: { type: 'string' },
+  seed: { type: 'string' },
+  title: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+function sharesConditions(a: LoadedRun, b: LoadedRun): boolean {
+  return a.run.conditions.some((c) => b.run.conditions.some((x) => x.id === c.id)) || (a.run.conditions.length === 1 && b.run.conditions.length === 1);
+}
+
+function loadRuns(values: Record<string, unknown>, ids: string[]): { loaded: LoadedRun[]; close(): void } {
+  const store = Store.open(dbPathOf(values));
+  try {
+    const experiments = new ExperimentStore(store.db, store.path);
+    return { loaded: ids.map((id) => loadRun(experiments, id)), close: () => store.close() };
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}
+
+export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, Command> {
+  return {
+    run: {
+      summary: 'run methods on a frozen task manifest (stored after every task; resumable)',
+      usage:
+        'opencoder run --manifest FILE [--ids A,B | --limit N] [--method compare|opencoder,baseline-rag,…] [--backend offline|openai|gemini|…] ' +
+        '[--parallel N] [--sandbox auto|strong|weak] [--estimate-only] [--max-usd X] | opencoder run --resume RUN',
+      options: { ...RUN_OPTS, method: { type: 'string', default: 'compare' } },
+      run: ({ values }, io) =>
+        runExperimentCommand(
+          'run',
+          (v) => {
+            try {
+              return resolveConditions((v.method as string).split(','));
+            } catch (err) {
+              throw new UsageError((err as Error).message);
+            }
+          },
+          values,
+          io,
+          deps,
+        ),
+    },
+    ablate: {
+      summary: 'the 2³ factorial over API / context / similar-code evidence (or --ladder: components added in turn)',
+      usage: `opencoder ablate --manifest FILE [--ids …] [--ladder] [--base ${Object.keys(METHODS).join('|')}] [--backend …] | opencoder ablate --resume RUN`,
+      options: { ...RUN_OPTS, ladder: { type: 'boolean', default: false }, base: { type: 'string', default: 'opencoder' } },
+      run: ({ values }, io) => {
+        const base = METHODS[values.base as string];
+        if (!base) throw new UsageError(`--base must be one of ${Object.keys(METHODS).join(', ')}`);
+        return runExperimentCommand(values.ladder ? 'ladder' : 'ablate', () => (values.ladder ? LADDER : factorialConditions(base)), values, io, deps);
+      },
+    },
+    report: {
+      summary: 'export a run (or several, compared) as HTML, Markdown, JSON or CSV, from the store',
+      usage: 'opencoder report RUN [RUN…] --format html|md|json|csv --out FILE [--resamples N] [--seed N] [--title T]',
+      options: REPORT_OPTS,
+      async run({ values, positionals }) {
+        if (!positionals.length) throw new UsageError('report needs a run id (see opencoder runs)');
+        const format = values.format as ReportFormat;
+        if (!['html', 'md', 'json', 'csv'].includes(format)) throw new UsageError(`--format must be html, md, json or csv (got ${format})`);
+        if (!values.out) throw new UsageError('--out FILE is required');
+        const { loaded, close } = loadRuns(values, positionals);
+        try {
+          // Within each run as usual; two runs of the same conditions are also paired with each other.
+          const cross = loaded.length === 2 && sharesConditions(loaded[0]!, loaded[1]!) ? crossRunComparisons(loaded[0]!, loaded[1]!) : [];
+          const comparisons = [...defaultComparisons(loaded), ...cross];
+          const model = modelOf(loaded, values, comparisons);
+          const files = writeReport(model, format, path.resolve(values.out as string));
+          return { text: [`Wrote ${files.join(', ')}`], json: { ok: true, command: 'report', runs: positionals, format, files } };
+        } finally {
+          close();
+        }
+      },
+    },
+    compare: {
+      summary: 'compare two runs task by task (paired): W/L/T, exact McNemar, bootstrap differences',
+      usage: 'opencoder compare RUN_A RUN_B [--resamples N] [--seed N]',
+      options: { resamples: { type: 'string' }, seed: { type: 'string' } },
+      async run({ values, positionals }) {
+        if (positionals.length !== 2) throw new UsageError('compare needs exactly two run ids');
+        const { loaded, close } = loadRuns(values, positionals);
+        try {
+          if (loaded[0]!.run.manifestHash !== loaded[1]!.run.manifestHash) {
+            throw new UsageError(`the runs froze different manifests (${loaded[0]!.run.manifestHash.slice(0, 12)} vs ${loaded[1]!.run.manifestHash.slice(0, 12)}): only tasks with the same id are paired, and they may differ`);
+          }
+          const model = modelOf(loaded, values, crossRunComparisons(loaded[0]!, loaded[1]!));
+          return { text: summaryLines(model), json: { ok: true, command: 'compare', runs: positionals, conditions: model.conditions, comparisons: model.comparisons } };
+        } finally {
+          close();
+        }
+      },
+    },
+    runs: {
+      summary: 'list experiment runs and their state',
+      usage: 'opencoder runs',
+      options: {},
+      async run({ values }) {
+        const store = Store.open(dbPathOf(values));
+        try {
+          const list = new ExperimentStore(store.db, store.path).list();
+          const text = list.length
+            ? list.map((r) => `${r.id}  ${r.state.padEnd(11)} ${r.kind.padEnd(6)} ${r.results}/${r.taskIds.length * r.conditions.length} results${r.errors ? ` (${r.errors} errors)` : ''}  ${r.createdAt}`)
+            : ['No experiment runs yet: start one with opencoder run --manifest FILE'];
+          return { text, json: { ok: true, command: 'runs', runs: list.map(({ conditions, provenance, ...r }) => ({ ...r, conditions: (conditions as { id: string }[]).map((c) => c.id) })) } };
+        } finally {
+          store.close();
+        }
+      },
+    },
+  };
+}
+
+export const EXPERIMENT_COMMANDS = makeExperimentCommands();

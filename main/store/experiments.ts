@@ -1,0 +1,199 @@
+// Experiment runs and their per-(task, condition) results. A result is written the moment it is computed, in
+// its own transaction, so a crash or cancel loses at most the tasks in flight and a resume runs only the rest.
+
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Database } from 'better-sqlite3';
+import { StoreWriteError } from './errors.ts';
+
+export type RunStatus = 'running' | 'done' | 'cancelled';
+/** `interrupted`: stored as running, but the process that ran it is gone (a crash or a kill). */
+export type RunState = RunStatus | 'interrupted';
+
+export interface ExperimentRunRecord<C = unknown, B = unknown, P = unknown, O = unknown> {
+  id: string;
+  kind: 'run' | 'ablate' | 'ladder';
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  status: RunStatus;
+  state: RunState;
+  manifestFile: string;
+  manifestHash: string;
+  taskIds: string[];
+  conditions: C[];
+  backend: B;
+  provenance: P;
+  options: O;
+  pid: number | null;
+  host: string | null;
+}
+
+export interface ResultRecord<R = unknown> {
+  taskId: string;
+  condition: string;
+  status: 'ok' | 'error';
+  createdAt: string;
+  costUsd: number | null;
+  result: R;
+}
+
+interface RunRow {
+  id: string;
+  kind: string;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  status: RunStatus;
+  manifest_file: string;
+  manifest_hash: string;
+  task_ids: string;
+  conditions: string;
+  backend: string;
+  provenance: string;
+  options: string;
+  pid: number | null;
+  host: string | null;
+}
+
+export function newExperimentId(kind: string): string {
+  return `${kind}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${randomBytes(3).toString('hex')}`;
+}
+
+function alive(pid: number | null, host: string | null): boolean {
+  // Another machine's process cannot be checked from here: it is taken to be running.
+  if (host !== null && host !== os.hostname()) return true;
+  if (pid === null) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class ExperimentStore {
+  constructor(
+    readonly db: Database,
+    readonly dbPath = db.name,
+  ) {}
+
+  private write<T>(what: string, fn: () => T): T {
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      throw new StoreWriteError(this.dbPath, what, err);
+    }
+  }
+
+  private toRecord(r: RunRow): ExperimentRunRecord {
+    const state: RunState = r.status === 'running' && !alive(r.pid, r.host) ? 'interrupted' : r.status;
+    return {
+      id: r.id,
+      kind: r.kind as ExperimentRunRecord['kind'],
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      finishedAt: r.finished_at,
+      status: r.status,
+      state,
+      manifestFile: r.manifest_file,
+      manifestHash: r.manifest_hash,
+      taskIds: JSON.parse(r.task_ids),
+      conditions: JSON.parse(r.conditions),
+      backend: JSON.parse(r.backend),
+      provenance: JSON.parse(r.provenance),
+      options: JSON.parse(r.options),
+      pid: r.pid,
+      host: r.host,
+    };
+  }
+
+  create(run: Pick<ExperimentRunRecord, 'id' | 'kind' | 'manifestFile' | 'manifestHash' | 'taskIds' | 'conditions' | 'backend' | 'provenance' | 'options'>): void {
+    const now = new Date().toISOString();
+    this.write(`experiment run ${run.id}`, () =>
+      this.db
+        .prepare(
+          `INSERT INTO experiment_runs (id, kind, created_at, updated_at, status, manifest_file, manifest_hash, task_ids, conditions, backend, provenance, options, pid, host)
+           VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          run.id,
+          run.kind,
+          now,
+          now,
+          run.manifestFile,
+          run.manifestHash,
+          JSON.stringify(run.taskIds),
+          JSON.stringify(run.conditions),
+          JSON.stringify(run.backend),
+          JSON.stringify(run.provenance),
+          JSON.stringify(run.options),
+          process.pid,
+          os.hostname(),
+        ),
+    );
+  }
+
+  /** Marks the run as taken over by this process (a resume). */
+  claim(id: string): void {
+    this.write(`experiment run ${id}`, () =>
+      this.db
+        .prepare(`UPDATE experiment_runs SET status = 'running', finished_at = NULL, pid = ?, host = ?, updated_at = ? WHERE id = ?`)
+        .run(process.pid, os.hostname(), new Date().toISOString(), id),
+    );
+  }
+
+  finish(id: string, status: 'done' | 'cancelled'): void {
+    const now = new Date().toISOString();
+    this.write(`experiment run ${id}`, () =>
+      this.db.prepare('UPDATE experiment_runs SET status = ?, finished_at = ?, updated_at = ? WHERE id = ?').run(status, status === 'done' ? now : null, now, id),
+    );
+  }
+
+  get(id: string): ExperimentRunRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM experiment_runs WHERE id = ?').get(id) as RunRow | undefined;
+    return row ? this.toRecord(row) : undefined;
+  }
+
+  list(limit = 100): (ExperimentRunRecord & { results: number; errors: number })[] {
+    const rows = this.db.prepare('SELECT * FROM experiment_runs ORDER BY created_at DESC, id DESC LIMIT ?').all(limit) as RunRow[];
+    const count = this.db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(status = 'error'), 0) AS e FROM experiment_results WHERE run_id = ?`);
+    return rows.map((r) => {
+      const c = count.get(r.id) as { n: number; e: number };
+      return { ...this.toRecord(r), results: c.n, errors: c.e };
+    });
+  }
+
+  /** Stores one (task, condition) outcome; a retried task's error is replaced by its result. */
+  saveResult(runId: string, rec: Omit<ResultRecord, 'createdAt'>): void {
+    const now = new Date().toISOString();
+    this.write(`the result of ${rec.taskId} / ${rec.condition} in run ${runId}`, () => {
+      this.db
+        .prepare(
+          `INSERT INTO experiment_results (run_id, task_id, condition, status, created_at, cost_usd, result) VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (run_id, task_id, condition) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, cost_usd = excluded.cost_usd, result = excluded.result`,
+        )
+        .run(runId, rec.taskId, rec.condition, rec.status, now, rec.costUsd, JSON.stringify(rec.result));
+      this.db.prepare('UPDATE experiment_runs SET updated_at = ? WHERE id = ?').run(now, runId);
+    });
+  }
+
+  results<R = unknown>(runId: string): ResultRecord<R>[] {
+    const rows = this.db
+      .prepare('SELECT task_id, condition, status, created_at, cost_usd, result FROM experiment_results WHERE run_id = ? ORDER BY rowid')
+      .all(runId) as { task_id: string; condition: string; status: 'ok' | 'error'; created_at: string; cost_usd: number | null; result: string }[];
+    return rows.map((r) => ({ taskId: r.task_id, condition: r.condition, status: r.status, createdAt: r.created_at, costUsd: r.cost_usd, result: JSON.parse(r.result) as R }));
+  }
+
+  /** Keys `task\u0000condition` of results already stored as ok (errors are retried on resume). */
+  doneKeys(runId: string): Set<string> {
+    const rows = this.db.prepare(`SELECT task_id, condition FROM experiment_results WHERE run_id = ? AND status = 'ok'`).all(runId) as { task_id: string; condition: string }[];
+    return new Set(rows.map((r) => `${r.task_id}\u0000${r.condition}`));
+  }
+
+  spent(runId: string): number {
+    const row = this.db.prepare('SELECT COALESCE(SUM(cost_usd), 0) AS usd FROM experiment_results WHERE run_id = ?').get(runId) as { usd: number };
+    return row.usd;
+  }
+}

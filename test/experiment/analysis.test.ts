@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import { buildReportModel, crossRunComparisons, factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
+import type { TaskResult } from '../../main/experiment/results.ts';
+import { DEFAULT_BOOTSTRAP, passAtK } from '../../main/experiment/stats.ts';
+import { factorialConditions, METHODS } from '../../main/pipeline/methods.ts';
+import { storedConditions } from '../../main/experiment/runner.ts';
+
+interface Spec {
+  task: string;
+  cond: string;
+  c: number;
+  correct: boolean;
+  u?: number;
+  repaired?: 'recovered' | 'failed';
+  api?: number;
+}
+
+function result(s: Spec, n = 5): TaskResult {
+  return {
+    taskId: s.task,
+    condition: s.cond,
+    retrieval: {
+      steps: 1,
+      decomposition: 'fallback',
+      fused: 10,
+      fusedBySource: { api: 4, context: 4, similar: 2 },
+      sourceUncertainty: { api: 0.3, context: 0.4, similar: 0.5 },
+      api: s.api === undefined ? null : { truth: 2, predicted: 4, precision: s.api / 2, recall: s.api, f1: s.api, exact: s.api === 1, count: 'over' },
+      promptEvidenceChars: 100,
+    },
+    generation: {
+      backend: 'offline:test',
+      model: 'test',
+      promptVersion: 'v',
+      promptKind: 'baseline',
+      uncertainty: { aggregate: s.u ?? 0.5, entropy: null, consistency: 0.5, variance: null },
+      groups: [[0, 1, 2, 3, 4]],
+      inputTokens: 10,
+      outputTokens: 20,
+      costUsd: 0.001,
+      warnings: [],
+    },
+    candidates: Array.from({ length: n }, (_, i) => ({
+      index: i,
+      code: `c${i}`,
+      group: 0,
+      origin: null,
+      passed: i < s.c,
+      verdict: { status: i < s.c ? 'passed' : 'failed', reason: '', passedTests: i < s.c ? 3 : 0, totalTests: 3, durationMs: 5 },
+    })),
+    n,
+    c: s.c,
+    selected: { origin: s.repaired === 'recovered' ? 'repair' : 'candidate', candidateIndex: 0, repairRound: s.repaired === 'recovered' ? 1 : null, correct: s.correct, verified: null, code: 'c0' },
+    repairs: s.repaired ? [{ round: 1, passed: s.repaired === 'recovered', code: 'r', reason: '' }] : [],
+    repairRecovered: s.repaired === 'recovered',
+    repairAttempted: s.repaired !== undefined,
+    selectionTrace: [],
+    timingsMs: { retrieve: 1, generate: 1, validate: 1, total: 3 },
+  };
+}
+
+function loaded(id: string, kind: 'run' | 'ablate', conds: ReturnType<typeof storedConditions>, specs: Spec[], state: 'done' | 'interrupted' = 'done'): LoadedRun {
+  return {
+    run: {
+      id,
+      kind,
+      createdAt: '2026-11-29T00:00:00Z',
+      updatedAt: '2026-11-29T00:00:00Z',
+      finishedAt: state === 'done' ? '2026-11-29T01:00:00Z' : null,
+      status: state === 'done' ? 'done' : 'running',
+      state,
+      manifestFile: '/m/tasks.jsonl',
+      manifestHash: 'abc',
+      taskIds: [...new Set(specs.map((s) => s.task))],
+      conditions: conds,
+      backend: {},
+      provenance: {
+        backend: { id: 'offline:test', provider: 'offline', model: 'test', label: 'test' },
+        encoder: { id: 'e', name: 'enc' },
+        prompts: { version: 'v', hash: 'h' },
+        configHashes: [],
+        sandbox: 'strong',
+        machine: { platform: 'linux', arch: 'x64', cpus: 2, memoryGiB: 24, node: 'v20' },
+        app: { name: 'opencoder', version: '0.1.0', commit: null },
+        manifestTasks: 3,
+      },
+      options: {},
+      pid: null,
+      host: null,
+    },
+    results: specs.map((s) => result(s)),
+    failures: [],
+  };
+}
+
+const BOOT = { ...DEFAULT_BOOTSTRAP, resamples: 500 };
+const methods = storedConditions([METHODS['baseline-rag']!, METHODS.opencoder!]);
+
+describe('per-condition metrics', () => {
+  const run = loaded('r1', 'run', methods, [
+    { task: 't1', cond: 'baseline-rag', c: 0, correct: false, u: 0.9, api: 0.5 },
+    { task: 't2', cond: 'baseline-rag', c: 5, correct: true, u: 0.1, api: 1 },
+    { task: 't3', cond: 'baseline-rag', c: 2, correct: false, u: 0.6 },
+    { task: 't1', cond: 'opencoder', c: 1, correct: true, u: 0.4, repaired: undefined },
+    { task: 't2', cond: 'opencoder', c: 5, correct: true, u: 0.1 },
+    { task: 't3', cond: 'opencoder', c: 0, correct: true, u: 0.8, repaired: 'recovered' },
+  ]);
+
+  it('Pass@k averages the unbiased estimator over tasks; selected-output correctness and raw Pass@1 differ', () => {
+    const s = summariseCondition(run, methods[0]!, BOOT);
+    expect(s.samples).toBe(5);
+    expect(s.passAtK.map((p) => p.k)).toEqual([1, 2, 3, 4, 5]);
+    expect(s.passAtK[0]!.value.estimate).toBeCloseTo((0 + 1 + 0.4) / 3, 12);
+    expect(s.passAtK[1]!.value.estimate).toBeCloseTo((0 + 1 + passAtK(5, 2, 2)) / 3, 12);
+    expect(s.passAtK[4]!.value.estimate).toBeCloseTo(2 / 3, 12);
+    expect(s.rawPass1.estimate).toBeCloseTo(1.4 / 3, 12);
+    expect(s.selectedCorrect.estimate).toBeCloseTo(1 / 3, 12);
+    expect(s.passAtK[0]!.value.lo).toBeLessThanOrEqual(s.passAtK[0]!.value.estimate);
+    // uncertainty separates the failures perfectly here (fails: u 0.9, 0.6; pass: 0.1)
+    expect(s.uncertainty.auroc).toBe(1);
+    expect(s.uncertainty.bins).toHaveLength(10);
+    expect(s.api).toMatchObject({ tasks: 2, f1: 0.75, exact: 0.5 });
+    expect(s.cost.usd).toBeCloseTo(0.003, 12);
+  });
+
+  it('repair recovery counts tasks whose repair passed among those repaired', () => {
+    const s = summariseCondition(run, methods[1]!, BOOT);
+    expect(s.repair).toEqual({ attempted: 1, recovered: 1, rate: 1 });
+    expect(s.api).toBeNull();
+  });
+
+  it('comparisons are paired by task: W/L/T, exact McNemar, paired differences', () => {
+    const model = buildReportModel([run], { tool: { name: 'opencoder', version: 't' }, bootstrap: BOOT });
+    expect(model.comparisons).toHaveLength(1);
+    const c = model.comparisons[0]!;
+    expect([c.a.condition, c.b.condition]).toEqual(['opencoder', 'baseline-rag']);
+    expect([c.wins, c.losses, c.ties]).toEqual([2, 0, 1]);
+    expect(c.mcnemarP).toBe(0.5);
+    expect(c.mcnemarPHolm).toBe(0.5);
+    expect(c.selectedDiff.estimate).toBeCloseTo(2 / 3, 12);
+    expect(c.passAtKDiff[0]!.diff.estimate).toBeCloseTo((1 + 5 + 0) / 15 - 1.4 / 3, 12);
+    expect(model.tasks).toHaveLength(6);
+    expect(model.candidates).toHaveLength(30);
+    expect(model.statistics.notes.join(' ')).not.toMatch(/Partial/);
+  });
+
+  it('a run that is not done is reported as partial', () => {
+    const partial = loaded('r2', 'run', methods, [{ task: 't1', cond: 'opencoder', c: 1, correct: true }], 'interrupted');
+    const model = buildReportModel([partial], { tool: { name: 'opencoder', version: 't' }, bootstrap: BOOT });
+    expect(model.runs[0]!.status).toBe('interrupted');
+    expect(model.statistics.notes.join(' ')).toMatch(/Partial: r2 is interrupted/);
+  });
+
+  it('cross-run comparisons pair the same conditions, and refuse runs with nothing in common', () => {
+    const other = loaded('r3', 'run', methods, [{ task: 't1', cond: 'opencoder', c: 0, correct: false }]);
+    expect(crossRunComparisons(run, other).map((s) => s.a.condition)).toEqual(['baseline-rag', 'opencoder']);
+    const cells = loaded('r4', 'ablate', storedConditions(factorialConditions()), []);
+    expect(() => crossRunComparisons(run, cells)).toThrow(/share no condition/);
+  });
+});
+
+describe('factorial analysis', () => {
+  const cells = storedConditions(factorialConditions());
+  // Pass@1 = 0.2 + 0.4·API + 0.2·Context·Similar (per task, plus a task offset), uncertainty falls with API.
+  const specs: Spec[] = [];
+  for (const [ti, offset] of [0, 0.2, 0.4, 0.2].entries()) {
+    for (const cell of cells) {
+      const s = cell.config.retrieval.sources;
+      const p = offset / 2 + 0.2 + 0.4 * Number(s.api) + 0.2 * Number(s.context && s.similar);
+      specs.push({ task: `t${ti}`, cond: cell.id, c: Math.round(p * 5), correct: p > 0.5, u: s.api ? 0.3 : 0.7 });
+    }
+  }
+  const run = loaded('f1', 'ablate', cells, specs);
+
+  it('recovers planted main effects and interactions', () => {
+    const f = factorialOf(run, BOOT)!;
+    expect(f.tasks).toBe(4);
+    const pass = f.outcomes.find((o) => o.outcome === 'pass@1')!;
+    const by = Object.fromEntries(pass.effects.map((e) => [e.name, e.value.estimate]));
+    expect(by.API).toBeCloseTo(0.4, 1);
+    expect(by['Context × Similar code']).toBeCloseTo(0.1, 1); // half the difference of simple effects: 0.2 / 2
+    expect(by['API × Context']).toBeCloseTo(0, 1);
+    const unc = f.outcomes.find((o) => o.outcome === 'uncertainty')!;
+    expect(unc.effects.find((e) => e.name === 'API')!.value.estimate).toBeCloseTo(-0.4, 12);
+    expect(unc.effects.find((e) => e.name === 'Context')!.value.estimate).toBeCloseTo(0, 12);
+    expect(pass.cells).toHaveLength(8);
+    expect(pass.cells[0]!.cell).toBe('A1X1S1');
+    for (const e of pass.effects) expect(e.pHolm).toBeGreaterThanOrEqual(e.p);
+  });
+
+  it('needs all eight cells', () => {
+    const seven = loaded('f2', 'ablate', cells.slice(0, 7), specs.filter((s) => s.cond !== 'A0X0S0'));
+    expect(factorialOf(seven, BOOT)).toBeNull();
+  });
+
+  it('pairs only tasks with a result in every cell', () => {
+    const gap = loaded('f3', 'ablate', cells, specs.filter((s) => !(s.task === 't3' && s.cond === 'A1X0S0')));
+    expect(factorialOf(gap, BOOT)!.tasks).toBe(3);
+  });
+});

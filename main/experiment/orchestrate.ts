@@ -55,6 +55,8 @@ export interface ExperimentContext {
   validatorConcurrency?: number;
   /** (task, condition) pairs at once (default 2). */
   parallel?: number;
+  /** How much of each task's trace to keep (default compact; the desktop app's single-task runs keep it full). */
+  detail?: 'compact' | 'full' | 'none';
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
   /** Called once the run exists in the store, before any work: a run prints its id. */
@@ -102,6 +104,7 @@ async function execute(ctx: ExperimentContext, experiments: ExperimentStore, run
       validator,
       prices: ctx.prices,
       cache: new VectorIndexCache(),
+      ...(ctx.detail ? { detail: ctx.detail } : {}),
       ...(decompose === 'llm' ? { decomposer: (task: Task, signal?: AbortSignal) => llmDecomposer(llm, { taskId: task.id, runId: run.id, ...(signal ? { signal } : {}) }) } : {}),
     };
     return await executeRun(run, tasks, conditions, {

@@ -37,6 +37,46 @@ export interface ApiScore {
   count: 'over' | 'exact' | 'under';
 }
 
+/** One retrieved item as the evidence-fusion view shows it (text only in a full detail). */
+export interface EvidenceRow {
+  key: string;
+  source: Source;
+  step: number;
+  rank: number;
+  title: string;
+  file: string;
+  startLine: number;
+  endLine: number;
+  r: number;
+  w: number;
+  u: number;
+  gamma: number;
+  kept: boolean;
+  reason: string;
+  /** Named uncertainty signals and their values. */
+  signals: { name: string; value: number }[];
+  /** Position in the fused list (0-based), or null when it did not make it. */
+  fusedRank: number | null;
+  text?: string;
+}
+
+/** What the task view shows beyond the metrics: decomposition, evidence, prompt, per-test results. */
+export interface TaskDetail {
+  steps: { index: number; text: string; weights: Record<Source, number>; queries: Record<Source, string> }[];
+  evidence: EvidenceRow[];
+  masked: string[];
+  encoder: string;
+  uncertaintyMethods: { entropy: string; consistency: string; variance: string };
+  /** The generation prompt (full detail only). */
+  prompt: { role: string; content: string }[] | null;
+  /** Per-test results of each raw candidate, in candidate order. */
+  tests: { id: string; outcome: string; message?: string }[][];
+  /** Static findings of each raw candidate. */
+  findings: { kind: string; severity: string; message: string; line?: number }[][];
+  /** Per-test results of each repair round. */
+  repairTests: { id: string; outcome: string; message?: string }[][];
+}
+
 export interface TaskResult {
   taskId: string;
   condition: string;
@@ -89,6 +129,8 @@ export interface TaskResult {
   /** Selection steps as the validator traced them (compact). */
   selectionTrace: { kind: string; note: string }[];
   timingsMs: { retrieve: number; generate: number; validate: number; total: number };
+  /** Evidence and test detail: compact in experiments (no texts), full (texts and prompt) for interactive runs. */
+  detail?: TaskDetail;
 }
 
 /** A (task, condition) that failed to run: the error is kept and the run goes on. */

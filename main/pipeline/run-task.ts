@@ -5,7 +5,7 @@
 
 import type { Encoder } from '../embed/encoder.ts';
 import type { Task } from '../experiment/manifest.ts';
-import type { ApiScore, CandidateOutcome, TaskResult, VerdictSummary } from '../experiment/results.ts';
+import type { ApiScore, CandidateOutcome, TaskDetail, TaskResult, VerdictSummary } from '../experiment/results.ts';
 import { generateCandidates, makeRepairer } from '../generate/generate.ts';
 import { groupCandidates, type PythonOptions } from '../generate/normalise.ts';
 import type { PriceTable } from '../generate/cost.ts';
@@ -35,6 +35,8 @@ export interface TaskServices {
   cache?: VectorIndexCache;
   runId?: string;
   seed?: number;
+  /** `full` keeps evidence texts and the prompt (interactive runs); `compact` (default) keeps scores and reasons. */
+  detail?: 'compact' | 'full' | 'none';
 }
 
 /** Thrown with the stage that failed, so a run can store where a task broke. */
@@ -168,6 +170,42 @@ export async function runTask(task: Task, cond: Condition, svc: TaskServices, si
     }
   }
 
+  const level = svc.detail ?? 'compact';
+  const compactTests = (v: Verdict | null) => (v ? v.tests.map((t) => ({ id: t.id, outcome: t.outcome, ...(t.message ? { message: t.message.slice(0, level === 'full' ? 4000 : 300) } : {}) })) : []);
+  const fusedRank = new Map(trace.fused.map((e, i) => [e, i]));
+  const detail: TaskDetail | undefined =
+    level === 'none'
+      ? undefined
+      : {
+          steps: trace.steps.map((st) => ({ index: st.index, text: st.text, weights: st.weights, queries: st.queries })),
+          evidence: trace.evidence.map((e) => ({
+            key: e.key,
+            source: e.source,
+            step: e.step,
+            rank: e.rank,
+            title: e.title,
+            file: e.file,
+            startLine: e.startLine,
+            endLine: e.endLine,
+            r: e.r,
+            w: e.w,
+            u: e.u,
+            gamma: e.gamma,
+            kept: e.kept,
+            reason: e.reason,
+            signals: e.signals.map((x) => ({ name: x.name, value: x.value })),
+            fusedRank: fusedRank.get(e) ?? null,
+            ...(level === 'full' ? { text: e.text } : {}),
+          })),
+          masked: trace.masked,
+          encoder: trace.encoder.name,
+          uncertaintyMethods: { entropy: set.uncertainty.entropy.method, consistency: set.uncertainty.consistency.method, variance: set.uncertainty.variance.method },
+          prompt: level === 'full' ? set.prompt.messages.map((m) => ({ role: m.role, content: m.content })) : null,
+          tests: verdicts.map(compactTests),
+          findings: verdicts.map((v) => v.findings.map((f) => ({ kind: f.kind, severity: f.severity, message: f.message, ...(f.line !== undefined ? { line: f.line } : {}) }))),
+          repairTests: selection.repairs.map((r) => compactTests(r.verdict)),
+        };
+
   const fusedBySource = Object.fromEntries(SOURCES.map((s) => [s, trace.fused.filter((e) => e.source === s).length])) as Record<Source, number>;
   const u = set.uncertainty;
   const rawPassed = selection.candidateVerdicts.some((v) => v?.status === 'passed');
@@ -218,6 +256,7 @@ export async function runTask(task: Task, cond: Condition, svc: TaskServices, si
       validate: Math.round(tValidate - tGenerate),
       total: Math.round(performance.now() - t0),
     },
+    ...(detail ? { detail } : {}),
   };
 }
 

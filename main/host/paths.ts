@@ -30,6 +30,14 @@ export function packageRoot(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 }
 
+/**
+ * What ships beside the engine (the default model, the sample repository): resources/ in a checkout; in the
+ * packaged desktop app, Electron's resources folder, which the main process passes as OPENCODER_RESOURCES.
+ */
+export function resourcesDir(): string {
+  return process.env.OPENCODER_RESOURCES ? path.resolve(process.env.OPENCODER_RESOURCES) : path.join(packageRoot(), 'resources');
+}
+
 export function sampleRepoPath(): string {
-  return path.join(packageRoot(), 'resources', 'sample-repo');
+  return path.join(resourcesDir(), 'sample-repo');
 }

@@ -186,6 +186,14 @@ export class ExperimentStore {
     return rows.map((r) => ({ taskId: r.task_id, condition: r.condition, status: r.status, createdAt: r.created_at, costUsd: r.cost_usd, result: JSON.parse(r.result) as R }));
   }
 
+  /** One (task, condition) outcome of a run, or undefined when it has none yet. */
+  result<R = unknown>(runId: string, taskId: string, condition: string): ResultRecord<R> | undefined {
+    const r = this.db
+      .prepare('SELECT task_id, condition, status, created_at, cost_usd, result FROM experiment_results WHERE run_id = ? AND task_id = ? AND condition = ?')
+      .get(runId, taskId, condition) as { task_id: string; condition: string; status: 'ok' | 'error'; created_at: string; cost_usd: number | null; result: string } | undefined;
+    return r && { taskId: r.task_id, condition: r.condition, status: r.status, createdAt: r.created_at, costUsd: r.cost_usd, result: JSON.parse(r.result) as R };
+  }
+
   /** Keys `task\u0000condition` of results already stored as ok (errors are retried on resume). */
   doneKeys(runId: string): Set<string> {
     const rows = this.db.prepare(`SELECT task_id, condition FROM experiment_results WHERE run_id = ? AND status = 'ok'`).all(runId) as { task_id: string; condition: string }[];

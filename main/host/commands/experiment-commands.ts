@@ -55,7 +55,7 @@ function storedBackendOf(values: Record<string, unknown>): StoredBackend {
 }
 
 /** Options that rebuild a stored backend (a resume uses what the run froze, not today's flags). */
-function valuesOfBackend(b: StoredBackend): Record<string, unknown> {
+export function valuesOfBackend(b: StoredBackend): Record<string, unknown> {
   return { backend: b.kind, decompose: b.decompose, ...(b.model ? { model: b.model } : {}), ...(b.baseURL ? { 'base-url': b.baseURL } : {}), ...b.extra };
 }
 

@@ -7,6 +7,7 @@ import { RETRIEVE_COMMANDS } from './retrieve-commands.ts';
 import { GENERATE_COMMANDS } from './generate-commands.ts';
 import { VALIDATE_COMMANDS } from './validate-commands.ts';
 import { EXPERIMENT_COMMANDS } from './experiment-commands.ts';
+import { APP_COMMANDS } from './app-commands.ts';
 
 export const COMMANDS: Record<string, Command> = {
   ...INDEX_COMMANDS,
@@ -15,4 +16,5 @@ export const COMMANDS: Record<string, Command> = {
   ...GENERATE_COMMANDS,
   ...VALIDATE_COMMANDS,
   ...EXPERIMENT_COMMANDS,
+  ...APP_COMMANDS,
 };

@@ -1,0 +1,151 @@
+// The shell: left navigation, the connection banner, notices, and the chosen view.
+
+import { useEffect, useState } from 'react';
+import { rovingKeyDown } from './components/roving.ts';
+import { useApp, getStore, type ViewId } from './store.ts';
+import { RepositoryView } from './views/RepositoryView.tsx';
+import { TaskView } from './views/TaskView.tsx';
+import { AblationView } from './views/AblationView.tsx';
+import { ExperimentView } from './views/ExperimentView.tsx';
+import { ReportsView } from './views/ReportsView.tsx';
+import { SettingsView } from './views/SettingsView.tsx';
+
+const NAV: { id: ViewId; label: string; hint: string; icon: string }[] = [
+  { id: 'repository', label: 'Repository', hint: 'open and index a folder', icon: '▤' },
+  { id: 'task', label: 'Task', hint: 'run one task and inspect its trace', icon: '◇' },
+  { id: 'ablation', label: 'Ablation', hint: 'switch evidence sources and compare', icon: '◐' },
+  { id: 'experiment', label: 'Experiment', hint: 'runs, progress and charts', icon: '▥' },
+  { id: 'reports', label: 'Reports', hint: 'export HTML, Markdown, JSON, CSV', icon: '⇩' },
+  { id: 'settings', label: 'Settings', hint: 'backend, keys, sandbox, constants', icon: '⚙' },
+];
+
+function Nav() {
+  const view = useApp((s) => s.view);
+  const setView = useApp((s) => s.setView);
+  const jobs = useApp((s) => s.jobs);
+  const running = jobs.filter((j) => j.state === 'running' || j.state === 'paused');
+  const info = useApp((s) => s.info.data);
+  return (
+    <nav className="nav" aria-label="Views">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true" />
+        OpenCoder
+      </div>
+      <ul className="nav-list" role="list" onKeyDown={(e) => rovingKeyDown(e, 'vertical')} data-testid="nav">
+        {NAV.map((n) => {
+          const current = n.id === view;
+          const busy = running.filter((j) => (n.id === 'repository' ? j.kind === 'index' : n.id === 'task' ? j.kind === 'task' : n.id === 'experiment' ? j.kind === 'experiment' : false)).length;
+          return (
+            <li key={n.id}>
+              <button
+                type="button"
+                className={`nav-item ${current ? 'nav-item-current' : ''}`}
+                aria-current={current ? 'page' : undefined}
+                tabIndex={current ? 0 : -1}
+                data-roving
+                onClick={() => setView(n.id)}
+                data-testid={`nav-${n.id}`}
+                title={n.hint}
+              >
+                <span className="nav-icon" aria-hidden="true">
+                  {n.icon}
+                </span>
+                <span className="nav-label">{n.label}</span>
+                {busy ? (
+                  <span className="nav-busy" aria-label={`${busy} running`} title={`${busy} running`}>
+                    {busy}
+                  </span>
+                ) : null}
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      <div className="nav-foot">
+        <ConnectionDot />
+        {info ? (
+          <div className="nav-meta" title={info.dbPath}>
+            v{info.version} · {info.mode === 'electron' ? 'desktop' : 'browser mode'}
+          </div>
+        ) : null}
+      </div>
+    </nav>
+  );
+}
+
+function ConnectionDot() {
+  const c = useApp((s) => s.connection);
+  const label = c.state === 'open' ? 'connected' : c.state === 'connecting' ? 'connecting…' : 'disconnected — reconnecting';
+  return (
+    <div className={`conn conn-${c.state}`} data-testid="connection-state" data-state={c.state}>
+      <span className="conn-dot" aria-hidden="true" />
+      {label}
+    </div>
+  );
+}
+
+function ReconnectBanner() {
+  const c = useApp((s) => s.connection);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (c.state !== 'reconnecting') return;
+    const t = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(t);
+  }, [c.state]);
+  if (c.state !== 'reconnecting') return null;
+  const secs = c.retryAt ? Math.max(0, Math.ceil((c.retryAt - now) / 1000)) : null;
+  return (
+    <div className="banner banner-warn" role="status" aria-live="polite" data-testid="reconnect-banner">
+      <strong>Disconnected — reconnecting.</strong> Live progress is paused; the engine keeps working.{' '}
+      {secs !== null ? `Next attempt ${secs > 0 ? `in ${secs} s` : 'now'}` : ''} (attempt {c.attempt}).
+    </div>
+  );
+}
+
+function Notices() {
+  const notices = useApp((s) => s.notices);
+  const dismiss = useApp((s) => s.dismissNotice);
+  if (!notices.length) return null;
+  return (
+    <div className="toasts" aria-live="polite" data-testid="notices">
+      {notices.map((n) => (
+        <div key={n.id} className={`toast toast-${n.level}`} role={n.level === 'error' ? 'alert' : 'status'} data-testid="notice">
+          <span>{n.message}</span>
+          <button type="button" className="toast-close" aria-label="Dismiss" onClick={() => dismiss(n.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function App() {
+  const view = useApp((s) => s.view);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      // Alt+1…6 jump between views.
+      if (e.altKey && !e.ctrlKey && !e.metaKey && /^[1-6]$/.test(e.key)) {
+        getStore().getState().setView(NAV[Number(e.key) - 1]!.id);
+        e.preventDefault();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  return (
+    <div className="app" data-testid="app">
+      <Nav />
+      <main className="main" id="main" data-testid={`view-${view}`}>
+        <ReconnectBanner />
+        {view === 'repository' ? <RepositoryView /> : null}
+        {view === 'task' ? <TaskView /> : null}
+        {view === 'ablation' ? <AblationView /> : null}
+        {view === 'experiment' ? <ExperimentView /> : null}
+        {view === 'reports' ? <ReportsView /> : null}
+        {view === 'settings' ? <SettingsView /> : null}
+      </main>
+      <Notices />
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+// The renderer's one door to the contract: everything it needs from app/contract is re-exported here, so a
+// view never names a path outside renderer/ except through this file. Only app/contract is imported, never main/.
+
+export { CALLS, CONTRACT_VERSION, EngineCallError, parseCall, PathSchema, CustomTaskSchema, SettingsSchema, PipelineOverridesSchema, SourcesSchema, BackendSchema, BACKEND_KINDS } from '../../../app/contract/index.ts';
+export type {
+  AppInfo,
+  CallError,
+  CallInput,
+  CallName,
+  CallOutput,
+  CostEstimateInfo,
+  CustomTask,
+  EngineApi,
+  EngineEvent,
+  ErrorCode,
+  JobInfo,
+  JobKind,
+  JobProgress,
+  JobState,
+  MethodInfo,
+  PipelineOverrides,
+  RepoSummary,
+  ReportFile,
+  ReportModel,
+  RunListItem,
+  Settings,
+  SkippedFile,
+  Sources,
+  TaskResult,
+  TaskSummary,
+  EvidenceRow,
+  TaskDetail,
+  CandidateOutcome,
+  ConditionSummary,
+  FactorialAnalysis,
+  PairedComparison,
+  RunProvenance,
+  TaskRow,
+  BackendChoice,
+} from '../../../app/contract/index.ts';
+
+export type Source = 'api' | 'context' | 'similar';
+export const SOURCES: readonly Source[] = ['api', 'context', 'similar'];

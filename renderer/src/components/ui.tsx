@@ -1,0 +1,307 @@
+// Small building blocks shared by the views: sections, states (empty / loading / error), badges, progress,
+// fields, tabs and switches. Every state is designed, so a view never shows a blank area.
+
+import { useId, useState, type CSSProperties, type ReactNode } from 'react';
+import type { CallError, JobInfo } from '../api/contract.ts';
+import { duration, usd } from '../lib/format.ts';
+import { rovingKeyDown } from './roving.ts';
+
+export function Section(props: { title: ReactNode; actions?: ReactNode; children: ReactNode; testId?: string; subtitle?: ReactNode; className?: string }) {
+  return (
+    <section className={`card ${props.className ?? ''}`} data-testid={props.testId}>
+      <header className="card-head">
+        <div>
+          <h2 className="card-title">{props.title}</h2>
+          {props.subtitle ? <p className="card-sub">{props.subtitle}</p> : null}
+        </div>
+        {props.actions ? <div className="card-actions">{props.actions}</div> : null}
+      </header>
+      <div className="card-body">{props.children}</div>
+    </section>
+  );
+}
+
+export function Empty(props: { title: string; children?: ReactNode; testId?: string; action?: ReactNode }) {
+  return (
+    <div className="state state-empty" data-testid={props.testId ?? 'empty-state'}>
+      <div className="state-icon" aria-hidden="true">
+        ○
+      </div>
+      <div className="state-title">{props.title}</div>
+      {props.children ? <div className="state-text">{props.children}</div> : null}
+      {props.action ? <div className="state-action">{props.action}</div> : null}
+    </div>
+  );
+}
+
+export function Loading(props: { label?: string; testId?: string; inline?: boolean }) {
+  return (
+    <div className={props.inline ? 'loading-inline' : 'state state-loading'} role="status" aria-live="polite" data-testid={props.testId ?? 'loading'}>
+      <span className="spinner" aria-hidden="true" />
+      <span>{props.label ?? 'Loading…'}</span>
+    </div>
+  );
+}
+
+export function ErrorBox(props: { error: CallError | string | null; title?: string; onRetry?: () => void; testId?: string }) {
+  if (!props.error) return null;
+  const e = typeof props.error === 'string' ? { code: 'engine', message: props.error } : props.error;
+  return (
+    <div className="state state-error" role="alert" data-testid={props.testId ?? 'error-box'}>
+      <div className="state-title">{props.title ?? 'Something went wrong'}</div>
+      <div className="state-text">
+        <span className="code-tag">{e.code}</span> {e.message}
+      </div>
+      {'issues' in e && e.issues?.length ? (
+        <ul className="issue-list">
+          {e.issues.map((i, k) => (
+            <li key={k}>
+              <code>{i.path}</code>: {i.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {props.onRetry ? (
+        <button type="button" className="btn btn-small" onClick={props.onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export type Tone = 'neutral' | 'good' | 'bad' | 'warn' | 'info' | 'muted';
+
+export function Badge(props: { tone?: Tone; children: ReactNode; testId?: string; title?: string }) {
+  return (
+    <span className={`badge badge-${props.tone ?? 'neutral'}`} data-testid={props.testId} title={props.title}>
+      {props.children}
+    </span>
+  );
+}
+
+export function ProgressBar(props: { done: number; total: number; label?: string; testId?: string; indeterminate?: boolean }) {
+  const frac = props.total > 0 ? Math.min(1, Math.max(0, props.done / props.total)) : 0;
+  const indeterminate = props.indeterminate || props.total <= 0;
+  return (
+    <div
+      className={`progress ${indeterminate ? 'progress-indeterminate' : ''}`}
+      role="progressbar"
+      aria-valuemin={0}
+      aria-valuemax={props.total > 0 ? props.total : undefined}
+      aria-valuenow={props.total > 0 ? props.done : undefined}
+      aria-label={props.label ?? 'progress'}
+      data-testid={props.testId}
+    >
+      <div className="progress-fill" style={{ width: indeterminate ? undefined : `${(frac * 100).toFixed(1)}%` }} />
+    </div>
+  );
+}
+
+const JOB_TONE: Record<JobInfo['state'], Tone> = { running: 'info', paused: 'warn', done: 'good', cancelled: 'muted', failed: 'bad' };
+
+/** A job with its progress and the actions its kind allows. */
+export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause' | 'resume') => void; testId?: string; compact?: boolean }) {
+  const { job } = props;
+  const p = job.progress;
+  const active = job.state === 'running' || job.state === 'paused';
+  return (
+    <div className={`job ${props.compact ? 'job-compact' : ''}`} data-testid={props.testId ?? 'job-card'} data-state={job.state} data-job-id={job.id}>
+      <div className="job-head">
+        <span className="job-title" title={job.title}>
+          {job.title}
+        </span>
+        <Badge tone={JOB_TONE[job.state]} testId="job-state">
+          {job.state}
+        </Badge>
+      </div>
+      {p ? (
+        <>
+          <ProgressBar done={p.done} total={p.total} label={`${job.title}: ${p.phase}`} testId="job-progress" indeterminate={!active ? false : p.total <= 0} />
+          <div className="job-meta tabular">
+            <span data-testid="job-phase">{p.phase}</span>
+            <span data-testid="job-count">
+              {p.done.toLocaleString('en-US')} / {p.total > 0 ? p.total.toLocaleString('en-US') : '?'}
+            </span>
+            {p.etaMs != null && active ? <span>ETA {duration(p.etaMs)}</span> : null}
+            {p.spentUsd != null ? <span>spent {usd(p.spentUsd)}</span> : null}
+          </div>
+          {p.message ? (
+            <div className="job-message" title={p.message}>
+              {p.message}
+            </div>
+          ) : null}
+        </>
+      ) : active ? (
+        <ProgressBar done={0} total={0} indeterminate label={job.title} testId="job-progress" />
+      ) : null}
+      {job.error ? <div className="job-error">{job.error}</div> : null}
+      {props.onAction && active ? (
+        <div className="job-actions">
+          {job.kind === 'index' && job.state === 'running' ? (
+            <button type="button" className="btn btn-small" onClick={() => props.onAction!('pause')} data-testid="job-pause">
+              Pause
+            </button>
+          ) : null}
+          {job.state === 'paused' ? (
+            <button type="button" className="btn btn-small" onClick={() => props.onAction!('resume')} data-testid="job-resume">
+              Resume
+            </button>
+          ) : null}
+          <button type="button" className="btn btn-small btn-danger-quiet" onClick={() => props.onAction!('cancel')} data-testid="job-cancel">
+            Cancel
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function Field(props: { label: ReactNode; error?: string | null; hint?: ReactNode; children: (id: string, describedBy: string | undefined) => ReactNode; testId?: string }) {
+  const id = useId();
+  const errId = `${id}-err`;
+  const hintId = `${id}-hint`;
+  const describedBy = [props.error ? errId : null, props.hint ? hintId : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field ${props.error ? 'field-invalid' : ''}`} data-testid={props.testId}>
+      <label className="field-label" htmlFor={id}>
+        {props.label}
+      </label>
+      {props.children(id, describedBy)}
+      {props.hint ? (
+        <div className="field-hint" id={hintId}>
+          {props.hint}
+        </div>
+      ) : null}
+      {props.error ? (
+        <div className="field-error" id={errId} role="alert" data-testid="field-error">
+          {props.error}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export interface TabItem<T extends string> {
+  id: T;
+  label: ReactNode;
+  testId?: string;
+  disabled?: boolean;
+}
+
+/** A WAI-ARIA tab list: one tab stop, arrows move, Enter / Space select. */
+export function Tabs<T extends string>(props: { items: TabItem<T>[]; value: T; onChange: (id: T) => void; label: string; testId?: string; idBase?: string; small?: boolean }) {
+  const base = props.idBase ?? 'tabs';
+  return (
+    <div role="tablist" aria-label={props.label} className={`tabs ${props.small ? 'tabs-small' : ''}`} data-testid={props.testId} onKeyDown={(e) => rovingKeyDown(e, 'horizontal')}>
+      {props.items.map((t) => {
+        const selected = t.id === props.value;
+        return (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            id={`${base}-tab-${t.id}`}
+            aria-selected={selected}
+            aria-controls={`${base}-panel`}
+            tabIndex={selected ? 0 : -1}
+            data-roving
+            disabled={t.disabled}
+            className={`tab ${selected ? 'tab-selected' : ''}`}
+            onClick={() => props.onChange(t.id)}
+            data-testid={t.testId}
+          >
+            {t.label}
+          </button>
+        );
+      })}
+    </div>
+  );
+}
+
+export function TabPanel(props: { idBase?: string; active: string; children: ReactNode; testId?: string }) {
+  const base = props.idBase ?? 'tabs';
+  return (
+    <div role="tabpanel" id={`${base}-panel`} aria-labelledby={`${base}-tab-${props.active}`} className="tab-panel" data-testid={props.testId}>
+      {props.children}
+    </div>
+  );
+}
+
+export function Switch(props: { checked: boolean; onChange: (v: boolean) => void; label: ReactNode; testId?: string; color?: string; disabled?: boolean; description?: ReactNode }) {
+  return (
+    <button
+      type="button"
+      role="switch"
+      aria-checked={props.checked}
+      className={`switch ${props.checked ? 'switch-on' : ''}`}
+      onClick={() => props.onChange(!props.checked)}
+      data-testid={props.testId}
+      disabled={props.disabled}
+      style={props.color ? ({ '--switch-color': props.color } as CSSProperties) : undefined}
+    >
+      <span className="switch-track" aria-hidden="true">
+        <span className="switch-thumb" />
+      </span>
+      <span className="switch-text">
+        <span className="switch-label">{props.label}</span>
+        {props.description ? <span className="switch-desc">{props.description}</span> : null}
+      </span>
+    </button>
+  );
+}
+
+/** A checkbox chip group (method selection). */
+export function ChipGroup(props: { options: { id: string; label: string; title?: string }[]; value: string[]; onChange: (ids: string[]) => void; label: string; testId?: string }) {
+  return (
+    <div role="group" aria-label={props.label} className="chips" data-testid={props.testId}>
+      {props.options.map((o) => {
+        const on = props.value.includes(o.id);
+        return (
+          <label key={o.id} className={`chip ${on ? 'chip-on' : ''}`} title={o.title} data-testid={`method-${o.id}`}>
+            <input
+              type="checkbox"
+              checked={on}
+              onChange={() => props.onChange(on ? props.value.filter((x) => x !== o.id) : [...props.value, o.id])}
+            />
+            <span>{o.label}</span>
+          </label>
+        );
+      })}
+    </div>
+  );
+}
+
+export function Collapsible(props: { title: ReactNode; children: ReactNode; defaultOpen?: boolean; testId?: string }) {
+  const [open, setOpen] = useState(!!props.defaultOpen);
+  const id = useId();
+  return (
+    <div className={`collapsible ${open ? 'open' : ''}`} data-testid={props.testId}>
+      <button type="button" className="collapsible-toggle" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)} data-testid={props.testId ? `${props.testId}-toggle` : undefined}>
+        <span className="chev" aria-hidden="true">
+          ▸
+        </span>
+        {props.title}
+      </button>
+      {open ? (
+        <div id={id} className="collapsible-body">
+          {props.children}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** Label + value pairs in a compact grid. */
+export function Stats(props: { items: { label: ReactNode; value: ReactNode; testId?: string; hint?: string }[]; testId?: string }) {
+  return (
+    <dl className="stats" data-testid={props.testId}>
+      {props.items.map((it, i) => (
+        <div key={i} className="stat" data-testid={it.testId} title={it.hint}>
+          <dt>{it.label}</dt>
+          <dd className="tabular">{it.value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

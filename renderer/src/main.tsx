@@ -1,0 +1,24 @@
+// Entry: pick the transport, install the store, subscribe to engine events, render.
+
+import { createRoot } from 'react-dom/client';
+import { boot } from './api/index.ts';
+import { App } from './App.tsx';
+import { NoToken, TokenRejected } from './views/NoToken.tsx';
+import { createAppStore, installStore } from './store.ts';
+import './styles.css';
+
+const root = createRoot(document.getElementById('root')!);
+
+const started = boot((error) => root.render(<TokenRejected message={error.message} />));
+if (started.kind === 'no-token') {
+  root.render(<NoToken />);
+} else {
+  const { transport } = started;
+  const store = createAppStore(transport);
+  installStore(store, transport);
+  transport.subscribe((e) => store.getState().handleEvent(e));
+  store.getState().setConnection(transport.connection(), false);
+  transport.onConnection((info, reopened) => store.getState().setConnection(info, reopened));
+  void store.getState().init();
+  root.render(<App />);
+}

@@ -1,0 +1,406 @@
+// The UI's state: what the engine told us (app info, settings, repositories, jobs, tasks, runs, report models)
+// and what the analyst is looking at. Engine events update it; views only read it and call its actions.
+
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { useStore } from 'zustand';
+import {
+  EngineCallError,
+  type AppInfo,
+  type CallError,
+  type CustomTask,
+  type EngineApi,
+  type EngineEvent,
+  type JobInfo,
+  type MethodInfo,
+  type RepoSummary,
+  type ReportModel,
+  type RunListItem,
+  type Settings,
+  type Sources,
+  type TaskResult,
+  type TaskSummary,
+} from './api/contract.ts';
+import type { ConnectionInfo } from './api/transport.ts';
+
+export type ViewId = 'repository' | 'task' | 'ablation' | 'experiment' | 'reports' | 'settings';
+
+export interface Loadable<T> {
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  data: T | null;
+  error: CallError | null;
+}
+
+const idle = <T>(): Loadable<T> => ({ status: 'idle', data: null, error: null });
+const loading = <T>(prev: Loadable<T>): Loadable<T> => ({ status: 'loading', data: prev.data, error: null });
+const ready = <T>(data: T): Loadable<T> => ({ status: 'ready', data, error: null });
+const failed = <T>(prev: Loadable<T>, error: CallError): Loadable<T> => ({ status: 'error', data: prev.data, error });
+
+export function asCallError(err: unknown): CallError {
+  if (err instanceof EngineCallError) return err.error;
+  if (err && typeof err === 'object' && 'code' in err && 'message' in err) return err as CallError;
+  return { code: 'engine', message: err instanceof Error ? err.message : String(err) };
+}
+
+export const ALL_SOURCES: Sources = { api: true, context: true, similar: true };
+
+/** One interactive run of one task (under one or more conditions), from `task.run` to its loaded results. */
+export interface TaskRunRecord {
+  jobId: string;
+  runId: string | null;
+  /** What the analyst sees as the task's name. */
+  label: string;
+  taskId: string | null;
+  manifest: string | null;
+  custom: CustomTask | null;
+  methods: string[];
+  sources: Sources;
+  status: 'running' | 'loading' | 'ready' | 'failed' | 'cancelled';
+  error: string | null;
+  results: TaskResult[];
+  startedAt: string;
+}
+
+/** A stored result opened from an experiment's task table. */
+export interface DrillDown {
+  runId: string;
+  taskId: string;
+  condition: string;
+  result: Loadable<TaskResult>;
+}
+
+export interface Notice {
+  id: number;
+  level: 'info' | 'warning' | 'error';
+  message: string;
+}
+
+export type MethodsList = { methods: MethodInfo[]; ladder: MethodInfo[]; factorial: MethodInfo[] };
+export type TaskList = { manifest: string; hash: string; tasks: TaskSummary[] };
+
+export interface AppState {
+  view: ViewId;
+  connection: ConnectionInfo;
+  info: Loadable<AppInfo>;
+  settings: Loadable<Settings>;
+  repos: Loadable<RepoSummary[]>;
+  /** Newest first. */
+  jobs: JobInfo[];
+  methods: Loadable<MethodsList>;
+  manifest: string | null;
+  tasks: Loadable<TaskList>;
+  selectedTaskId: string | null;
+  /** Methods chosen for interactive runs (Task and Ablation views). */
+  selectedMethods: string[];
+  /** Evidence sources switched on for the next interactive run (Ablation view). */
+  ablationSources: Sources;
+  taskRun: { current: TaskRunRecord | null; previous: TaskRunRecord | null };
+  drill: DrillDown | null;
+  runs: Loadable<RunListItem[]>;
+  /** Report models by `runIds.join('+')`. */
+  models: Record<string, Loadable<ReportModel>>;
+  /** Runs chosen in the Experiment view (one, or two to compare). */
+  selectedRuns: string[];
+  notices: Notice[];
+
+  setView(view: ViewId): void;
+  init(): Promise<void>;
+  handleEvent(e: EngineEvent): void;
+  setConnection(info: ConnectionInfo, reopened: boolean): void;
+  refreshInfo(): Promise<void>;
+  refreshSettings(): Promise<void>;
+  refreshRepos(): Promise<void>;
+  refreshJobs(): Promise<void>;
+  refreshRuns(): Promise<void>;
+  refreshMethods(): Promise<void>;
+  loadTasks(manifest: string): Promise<void>;
+  selectTask(id: string | null): void;
+  setSelectedMethods(ids: string[]): void;
+  setAblationSources(s: Sources): void;
+  runTask(req: { taskId?: string; custom?: CustomTask; methods?: string[]; sources?: Sources }): Promise<string>;
+  loadModel(runIds: string[], force?: boolean): Promise<ReportModel | null>;
+  selectRuns(ids: string[]): void;
+  openResult(runId: string, taskId: string, condition: string): Promise<void>;
+  closeDrill(): void;
+  jobAction(jobId: string, action: 'cancel' | 'pause' | 'resume'): Promise<void>;
+  notify(level: Notice['level'], message: string): void;
+  dismissNotice(id: number): void;
+}
+
+export type AppStore = StoreApi<AppState>;
+
+const FINISHED = new Set(['done', 'cancelled', 'failed']);
+export const modelKey = (runIds: string[]) => runIds.join('+');
+
+export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = {}): AppStore {
+  let noticeId = 0;
+  /** Task-run jobs whose results are being fetched (a job event can arrive twice). */
+  const fetching = new Set<string>();
+
+  return createStore<AppState>()((set, get) => {
+    const guard = async <T>(key: 'info' | 'settings' | 'repos' | 'runs' | 'methods', fn: () => Promise<T>) => {
+      set({ [key]: loading(get()[key] as Loadable<unknown>) } as Partial<AppState>);
+      try {
+        const data = await fn();
+        set({ [key]: ready(data) } as Partial<AppState>);
+      } catch (err) {
+        set({ [key]: failed(get()[key] as Loadable<unknown>, asCallError(err)) } as Partial<AppState>);
+      }
+    };
+
+    const upsertJob = (job: JobInfo) => {
+      const jobs = get().jobs;
+      const i = jobs.findIndex((j) => j.id === job.id);
+      const next = i >= 0 ? jobs.map((j, k) => (k === i ? job : j)) : [job, ...jobs];
+      next.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+      set({ jobs: next });
+    };
+
+    const updateCurrent = (jobId: string, patch: Partial<TaskRunRecord>) => {
+      const { current, previous } = get().taskRun;
+      if (current?.jobId === jobId) set({ taskRun: { current: { ...current, ...patch }, previous } });
+      else if (previous?.jobId === jobId) set({ taskRun: { current, previous: { ...previous, ...patch } } });
+    };
+
+    const fetchTaskResults = async (jobId: string, runId: string) => {
+      if (fetching.has(jobId)) return;
+      fetching.add(jobId);
+      updateCurrent(jobId, { status: 'loading', runId });
+      try {
+        const rec = get().taskRun.current?.jobId === jobId ? get().taskRun.current : get().taskRun.previous;
+        let pairs: { taskId: string; condition: string }[] = [];
+        try {
+          const model = await api.call('experiment.model', { runIds: [runId] });
+          pairs = model.tasks.filter((t) => t.runId === runId && !t.error).map((t) => ({ taskId: t.taskId, condition: t.condition }));
+          if (!get().models[modelKey([runId])]) set({ models: { ...get().models, [modelKey([runId])]: ready(model) } });
+          const errors = model.tasks.filter((t) => t.runId === runId && t.error);
+          if (!pairs.length && errors.length) throw new Error(errors.map((t) => `${t.condition}: ${t.error}`).join('; '));
+        } catch (err) {
+          if (!rec?.taskId) throw err;
+          pairs = rec.methods.map((condition) => ({ taskId: rec.taskId!, condition }));
+        }
+        const results = await Promise.all(pairs.map((p) => api.call('experiment.result', { runId, taskId: p.taskId, condition: p.condition })));
+        updateCurrent(jobId, { status: 'ready', results, error: null });
+      } catch (err) {
+        updateCurrent(jobId, { status: 'failed', error: asCallError(err).message });
+      } finally {
+        fetching.delete(jobId);
+      }
+    };
+
+    /** What a job's new state means beyond the jobs list. */
+    const applyJob = (job: JobInfo, prev: JobInfo | undefined) => {
+      upsertJob(job);
+      const finishedNow = FINISHED.has(job.state) && (!prev || !FINISHED.has(prev.state));
+      const { current, previous } = get().taskRun;
+      const rec = current?.jobId === job.id ? current : previous?.jobId === job.id ? previous : null;
+      if (rec && (rec.status === 'running' || (rec.status === 'failed' && job.state === 'done' && !rec.results.length))) {
+        if (job.state === 'done' && job.result?.runId) void fetchTaskResults(job.id, job.result.runId);
+        else if (job.state === 'done') updateCurrent(job.id, { status: 'failed', error: 'the task finished without a run id' });
+        else if (job.state === 'failed') updateCurrent(job.id, { status: 'failed', error: job.error ?? 'the task failed' });
+        else if (job.state === 'cancelled') updateCurrent(job.id, { status: 'cancelled', error: null });
+      }
+      if (!finishedNow) return;
+      if (job.kind === 'index') void get().refreshRepos();
+      if (job.kind === 'experiment' || job.kind === 'task') {
+        const runId = job.result?.runId;
+        if (runId) {
+          // Cached models of this run are stale now.
+          const models = Object.fromEntries(Object.entries(get().models).filter(([k]) => !k.split('+').includes(runId)));
+          set({ models });
+        }
+        void get().refreshRuns();
+      }
+      if (job.state === 'failed' && job.kind !== 'task') get().notify('error', `${job.title}: ${job.error ?? 'failed'}`);
+    };
+
+    return {
+      view: opts.initialView ?? 'repository',
+      connection: { state: 'connecting', attempt: 0, retryAt: null },
+      info: idle(),
+      settings: idle(),
+      repos: idle(),
+      jobs: [],
+      methods: idle(),
+      manifest: null,
+      tasks: idle(),
+      selectedTaskId: null,
+      selectedMethods: ['opencoder'],
+      ablationSources: { ...ALL_SOURCES },
+      taskRun: { current: null, previous: null },
+      drill: null,
+      runs: idle(),
+      models: {},
+      selectedRuns: [],
+      notices: [],
+
+      setView: (view) => set({ view }),
+
+      async init() {
+        await Promise.all([get().refreshInfo(), get().refreshSettings(), get().refreshRepos(), get().refreshJobs(), get().refreshMethods(), get().refreshRuns()]);
+        const info = get().info.data;
+        if (info && !get().manifest && info.sampleManifest) void get().loadTasks(info.sampleManifest);
+      },
+
+      handleEvent(e) {
+        switch (e.type) {
+          case 'job':
+            applyJob(e.job, get().jobs.find((j) => j.id === e.job.id));
+            break;
+          case 'repos-changed':
+            void get().refreshRepos();
+            break;
+          case 'runs-changed':
+            void get().refreshRuns();
+            break;
+          case 'notice':
+            get().notify(e.level, e.message);
+            break;
+        }
+      },
+
+      setConnection(info, reopened) {
+        set({ connection: info });
+        // Events sent while the stream was down are lost: read the state again.
+        if (reopened) {
+          void get().refreshJobs();
+          void get().refreshRepos();
+          void get().refreshRuns();
+        }
+      },
+
+      refreshInfo: () => guard('info', () => api.call('app.info', {})),
+      refreshSettings: () => guard('settings', () => api.call('settings.get', {})),
+      refreshRepos: () => guard('repos', () => api.call('repo.list', {})),
+      refreshRuns: () => guard('runs', () => api.call('experiment.list', {})),
+      refreshMethods: () => guard('methods', () => api.call('methods.list', {})),
+
+      async refreshJobs() {
+        try {
+          const jobs = await api.call('job.list', {});
+          for (const job of jobs) applyJob(job, get().jobs.find((j) => j.id === job.id));
+        } catch (err) {
+          get().notify('warning', `could not list jobs: ${asCallError(err).message}`);
+        }
+      },
+
+      async loadTasks(manifest) {
+        set({ manifest, tasks: { status: 'loading', data: get().manifest === manifest ? get().tasks.data : null, error: null } });
+        try {
+          const list = await api.call('tasks.list', { manifest });
+          if (get().manifest !== manifest) return;
+          const keep = get().selectedTaskId && list.tasks.some((t) => t.id === get().selectedTaskId);
+          set({ tasks: ready(list), selectedTaskId: keep ? get().selectedTaskId : (list.tasks[0]?.id ?? null) });
+        } catch (err) {
+          if (get().manifest === manifest) set({ tasks: failed(idle(), asCallError(err)) });
+        }
+      },
+
+      selectTask: (id) => set({ selectedTaskId: id }),
+      setSelectedMethods: (ids) => set({ selectedMethods: ids }),
+      setAblationSources: (s) => set({ ablationSources: s }),
+
+      async runTask(req) {
+        const methods = req.methods ?? get().selectedMethods;
+        const manifest = get().manifest;
+        const sources = req.sources ?? ALL_SOURCES;
+        const allOn = sources.api && sources.context && sources.similar;
+        const input = req.custom
+          ? { custom: req.custom, methods, ...(allOn ? {} : { sources }) }
+          : { manifest: manifest ?? '', taskId: req.taskId ?? '', methods, ...(allOn ? {} : { sources }) };
+        const { jobId } = await api.call('task.run', input);
+        const rec: TaskRunRecord = {
+          jobId,
+          runId: null,
+          label: req.custom ? req.custom.qualname : (req.taskId ?? ''),
+          taskId: req.custom ? null : (req.taskId ?? null),
+          manifest: req.custom ? null : manifest,
+          custom: req.custom ?? null,
+          methods,
+          sources: { ...sources },
+          status: 'running',
+          error: null,
+          results: [],
+          startedAt: new Date().toISOString(),
+        };
+        const { current } = get().taskRun;
+        set({ taskRun: { current: rec, previous: current && current.status === 'ready' ? current : get().taskRun.previous }, drill: null });
+        // The job may have finished (and its event arrived) before this call answered.
+        const known = get().jobs.find((j) => j.id === jobId);
+        if (known) applyJob(known, undefined);
+        return jobId;
+      },
+
+      async loadModel(runIds, force = false) {
+        const key = modelKey(runIds);
+        const have = get().models[key];
+        if (have && !force && (have.status === 'ready' || have.status === 'loading')) return have.data;
+        set({ models: { ...get().models, [key]: loading(have ?? idle()) } });
+        try {
+          const model = await api.call('experiment.model', { runIds });
+          set({ models: { ...get().models, [key]: ready(model) } });
+          return model;
+        } catch (err) {
+          set({ models: { ...get().models, [key]: failed(have ?? idle(), asCallError(err)) } });
+          return null;
+        }
+      },
+
+      selectRuns: (ids) => set({ selectedRuns: ids.slice(-2) }),
+
+      async openResult(runId, taskId, condition) {
+        set({ drill: { runId, taskId, condition, result: { status: 'loading', data: null, error: null } }, view: 'task' });
+        try {
+          const result = await api.call('experiment.result', { runId, taskId, condition });
+          const d = get().drill;
+          if (d && d.runId === runId && d.taskId === taskId && d.condition === condition) set({ drill: { ...d, result: ready(result) } });
+        } catch (err) {
+          const d = get().drill;
+          if (d && d.runId === runId && d.taskId === taskId && d.condition === condition) set({ drill: { ...d, result: failed(idle(), asCallError(err)) } });
+        }
+      },
+
+      closeDrill: () => set({ drill: null }),
+
+      async jobAction(jobId, action) {
+        try {
+          const job = await api.call(action === 'cancel' ? 'job.cancel' : action === 'pause' ? 'job.pause' : 'job.resume', { jobId });
+          applyJob(job, get().jobs.find((j) => j.id === job.id));
+        } catch (err) {
+          get().notify('error', `could not ${action} the job: ${asCallError(err).message}`);
+        }
+      },
+
+      notify(level, message) {
+        const id = ++noticeId;
+        set({ notices: [...get().notices.slice(-4), { id, level, message }] });
+      },
+
+      dismissNotice: (id) => set({ notices: get().notices.filter((n) => n.id !== id) }),
+    };
+  });
+}
+
+// ---- the app's single store, for views ----------------------------------------------------------------------
+
+let appStore: AppStore | null = null;
+let appApi: EngineApi | null = null;
+
+export function installStore(store: AppStore, api: EngineApi): void {
+  appStore = store;
+  appApi = api;
+}
+
+export function getStore(): AppStore {
+  if (!appStore) throw new Error('the store is not installed yet');
+  return appStore;
+}
+
+/** The engine API, for views that call it directly (forms that show their own errors). */
+export function engine(): EngineApi {
+  if (!appApi) throw new Error('the engine API is not installed yet');
+  return appApi;
+}
+
+export function useApp<T>(selector: (s: AppState) => T): T {
+  return useStore(getStore(), selector);
+}

@@ -1,0 +1,363 @@
+// The evidence-fusion view: every retrieved item of each source (API / context / similar code) with r, w, u and
+// γ = r·w·max(0, 1 − α·u), whether it was kept and why not, and how the kept ones flow into the fused top K.
+// Pointing at an item highlights its fused rank (and the reverse); items that are the same underlying unit
+// found by another source or step are marked as well.
+
+import { useMemo, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
+import { SOURCES, type EvidenceRow, type Source, type TaskDetail } from '../../api/contract.ts';
+import { rovingKeyDown } from '../../components/roving.ts';
+import { Badge, Empty, Tabs } from '../../components/ui.tsx';
+import { num } from '../../lib/format.ts';
+import { evidenceStage, SOURCE_META, STAGE_LABEL, type EvidenceStage } from '../../lib/sources.ts';
+
+export const evidenceId = (e: EvidenceRow) => `${e.source}:${e.step}:${e.rank}:${e.key}`;
+
+/** `pkg.mod.Class.method` → namespace `pkg.mod.` (may be cut short) and the tail `Class.method` (kept whole). */
+export function splitTitle(title: string): { ns: string; tail: string } {
+  if (/\s/.test(title) || !title.includes('.')) return { ns: '', tail: title };
+  const parts = title.split('.');
+  let k = parts.length - 1;
+  if (k > 0 && /^[A-Z]/.test(parts[k - 1]!)) k--;
+  return { ns: parts.slice(0, k).join('.') + '.', tail: parts.slice(k).join('.') };
+}
+
+function Title({ title }: { title: string }) {
+  const { ns, tail } = splitTitle(title);
+  return (
+    <span className="ev-title" title={title}>
+      {ns ? <span className="ev-title-ns">{ns}</span> : null}
+      <span className="ev-title-tail">{tail}</span>
+    </span>
+  );
+}
+
+type Show = 'all' | 'kept' | 'fused';
+
+const STAGE_TONE: Record<EvidenceStage, 'good' | 'warn' | 'muted' | 'bad' | 'info'> = {
+  fused: 'good',
+  cut: 'warn',
+  duplicate: 'muted',
+  'below-keep': 'bad',
+  refined: 'info',
+  other: 'muted',
+};
+
+export interface EvidenceFusionProps {
+  detail: Pick<TaskDetail, 'evidence' | 'steps'>;
+  /** ū per source (from the result's retrieval summary), shown in the column heads. */
+  sourceUncertainty?: Record<Source, number | null>;
+  /** Sources the condition had switched on (off ones are shown as off, not as empty). */
+  sourcesOn?: Record<Source, boolean>;
+}
+
+export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn }: EvidenceFusionProps) {
+  const [active, setActive] = useState<string | null>(null);
+  const [pinned, setPinned] = useState<string | null>(null);
+  const [show, setShow] = useState<Show>('all');
+  const refs = useRef(new Map<string, HTMLElement>());
+
+  const fused = useMemo(() => detail.evidence.filter((e) => e.fusedRank !== null).sort((a, b) => a.fusedRank! - b.fusedRank!), [detail.evidence]);
+  const bySource = useMemo(() => {
+    const m = new Map<Source, EvidenceRow[]>(SOURCES.map((s) => [s, []]));
+    for (const e of detail.evidence) m.get(e.source)?.push(e);
+    for (const list of m.values()) list.sort((a, b) => a.step - b.step || b.gamma - a.gamma || a.rank - b.rank);
+    return m;
+  }, [detail.evidence]);
+  const byId = useMemo(() => new Map(detail.evidence.map((e) => [evidenceId(e), e])), [detail.evidence]);
+
+  const focusId = active ?? pinned;
+  const focus = focusId ? (byId.get(focusId) ?? null) : null;
+  const pinnedRow = pinned ? (byId.get(pinned) ?? null) : null;
+
+  const reveal = (id: string) => refs.current.get(id)?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  const point = (id: string | null, counterpart?: string | null) => {
+    setActive(id);
+    if (counterpart) reveal(counterpart);
+  };
+  const register = (id: string) => (el: HTMLElement | null) => {
+    if (el) refs.current.set(id, el);
+    else refs.current.delete(id);
+  };
+
+  if (!detail.evidence.length) {
+    return (
+      <Empty title="No evidence was retrieved" testId="evidence-empty">
+        This condition retrieved nothing (all sources off, or an empty index).
+      </Empty>
+    );
+  }
+
+  const rowClass = (e: EvidenceRow) => {
+    const id = evidenceId(e);
+    if (focus && id === evidenceId(focus)) return 'ev-active';
+    if (focus && e.key === focus.key) return 'ev-same';
+    return '';
+  };
+
+  return (
+    <div className="fusion" data-testid="evidence-fusion">
+      <FlowSummary evidence={detail.evidence} fusedCount={fused.length} sourcesOn={sourcesOn} />
+      <div className="row between fusion-toolbar">
+        <Tabs<Show>
+          label="Which evidence to show"
+          value={show}
+          onChange={setShow}
+          small
+          idBase="ev-show"
+          testId="evidence-filter"
+          items={[
+            { id: 'all', label: `All retrieved (${detail.evidence.length})`, testId: 'evidence-filter-all' },
+            { id: 'kept', label: 'Kept', testId: 'evidence-filter-kept' },
+            { id: 'fused', label: 'Fused only', testId: 'evidence-filter-fused' },
+          ]}
+        />
+        <span className="muted small">γ = r · w · max(0, 1 − α·u) · point at an item to see where it went; click to pin its details.</span>
+      </div>
+      <div className="fusion-grid">
+        {SOURCES.map((s) => {
+          const all = bySource.get(s) ?? [];
+          const rows = all.filter((e) => (show === 'all' ? true : show === 'fused' ? e.fusedRank !== null : e.kept || e.fusedRank !== null));
+          const meta = SOURCE_META[s];
+          const off = sourcesOn ? !sourcesOn[s] : false;
+          let lastStep = -1;
+          return (
+            <div key={s} className="fusion-col" data-testid={`evidence-column-${s}`} data-source={s} style={{ '--src': meta.color, '--src-soft': meta.soft } as CSSProperties}>
+              <div className="fusion-col-head">
+                <span className="src-dot" aria-hidden="true" />
+                <span className="fusion-col-title">{meta.label}</span>
+                <span className="muted small tabular">
+                  {all.length} retrieved · {all.filter((e) => e.fusedRank !== null).length} fused
+                  {sourceUncertainty && sourceUncertainty[s] != null ? ` · ū ${num(sourceUncertainty[s], 2)}` : ''}
+                </span>
+              </div>
+              {off ? (
+                <div className="fusion-off">Switched off for this condition</div>
+              ) : !rows.length ? (
+                <div className="fusion-off">{all.length ? 'Nothing of this source matches the filter' : 'Nothing retrieved'}</div>
+              ) : (
+                <ul className="fusion-list" role="list" aria-label={`${meta.label} evidence`} onKeyDown={(e) => rovingKeyDown(e, 'vertical')}>
+                  {rows.map((e, i) => {
+                    const id = evidenceId(e);
+                    const stage = evidenceStage(e);
+                    const stepHead = e.step !== lastStep;
+                    lastStep = e.step;
+                    const fusedTarget = e.fusedRank !== null ? `fused:${e.fusedRank}` : null;
+                    return (
+                      <li key={id}>
+                        {stepHead ? (
+                          <div className="fusion-step" title={detail.steps[e.step]?.text}>
+                            Step {e.step + 1}
+                            {detail.steps[e.step] ? <span className="muted"> · w {num(detail.steps[e.step]!.weights[s], 2)}</span> : null}
+                          </div>
+                        ) : null}
+                        <button
+                          type="button"
+                          ref={register(id)}
+                          className={`ev ev-${stage} ${rowClass(e)} ${pinned === id ? 'ev-pinned' : ''}`}
+                          data-roving
+                          tabIndex={i === 0 ? 0 : -1}
+                          data-testid="evidence-item"
+                          data-source={e.source}
+                          data-kept={e.kept ? 'true' : 'false'}
+                          data-stage={stage}
+                          data-fused-rank={e.fusedRank ?? ''}
+                          aria-pressed={pinned === id}
+                          aria-label={`${meta.short} step ${e.step + 1} rank ${e.rank + 1}: ${e.title}; γ ${num(e.gamma)}; ${e.fusedRank !== null ? `fused rank ${e.fusedRank + 1}` : e.reason}`}
+                          onMouseEnter={() => point(id, fusedTarget)}
+                          onMouseLeave={() => setActive(null)}
+                          onFocus={() => point(id, fusedTarget)}
+                          onBlur={() => setActive(null)}
+                          onClick={() => setPinned(pinned === id ? null : id)}
+                        >
+                          <span className="ev-top">
+                            <span className="ev-rank tabular" title="rank within its step's list">
+                              {e.rank + 1}
+                            </span>
+                            <Title title={e.title} />
+                            {e.fusedRank !== null ? (
+                              <span className="ev-fused-pill tabular" data-testid="evidence-fused-rank" title={`fused rank ${e.fusedRank + 1}`}>
+                                → {e.fusedRank + 1}
+                              </span>
+                            ) : null}
+                          </span>
+                          <span className="ev-file mono" title={`${e.file}:${e.startLine}-${e.endLine}`}>
+                            {e.file}:{e.startLine}–{e.endLine}
+                          </span>
+                          <span className="ev-nums tabular">
+                            <span title="relevance (embedding cosine)">r {num(e.r, 2)}</span>
+                            <span title="source-intent weight of the step">w {num(e.w, 2)}</span>
+                            <span title="uncertainty">u {num(e.u, 2)}</span>
+                            <span className="ev-gamma" title="fusion score γ">
+                              γ {num(e.gamma, 3)}
+                            </span>
+                          </span>
+                          <span className={`ev-reason ev-reason-${stage}`} data-testid="evidence-reason">
+                            {e.reason}
+                          </span>
+                        </button>
+                      </li>
+                    );
+                  })}
+                </ul>
+              )}
+            </div>
+          );
+        })}
+        <div className="fusion-col fusion-col-fused" data-testid="fused-list">
+          <div className="fusion-col-head">
+            <span className="fusion-col-title">Fused top {fused.length}</span>
+            <span className="muted small">in prompt order</span>
+          </div>
+          {fused.length ? (
+            <ol className="fusion-list" aria-label="Fused evidence" onKeyDown={(e: KeyboardEvent<HTMLOListElement>) => rovingKeyDown(e, 'vertical')}>
+              {fused.map((e, i) => {
+                const id = evidenceId(e);
+                const meta = SOURCE_META[e.source];
+                const fid = `fused:${e.fusedRank}`;
+                return (
+                  <li key={fid}>
+                    <button
+                      type="button"
+                      ref={register(fid)}
+                      className={`fz ${focus && evidenceId(focus) === id ? 'ev-active' : focus && focus.key === e.key ? 'ev-same' : ''}`}
+                      style={{ '--src': meta.color, '--src-soft': meta.soft } as CSSProperties}
+                      data-roving
+                      tabIndex={i === 0 ? 0 : -1}
+                      data-testid="fused-item"
+                      data-source={e.source}
+                      data-fused-rank={e.fusedRank!}
+                      aria-label={`fused rank ${e.fusedRank! + 1}: ${e.title} from ${meta.short}, step ${e.step + 1}`}
+                      onMouseEnter={() => point(id, id)}
+                      onMouseLeave={() => setActive(null)}
+                      onFocus={() => point(id, id)}
+                      onBlur={() => setActive(null)}
+                      onClick={() => setPinned(pinned === id ? null : id)}
+                    >
+                      <span className="fz-rank tabular">{e.fusedRank! + 1}</span>
+                      <span className="fz-main">
+                        <Title title={e.title} />
+                        <span className="fz-from small">
+                          <span className="src-tag">{meta.short}</span> step {e.step + 1} · #{e.rank + 1} · γ <span className="tabular">{num(e.gamma, 3)}</span>
+                        </span>
+                      </span>
+                    </button>
+                  </li>
+                );
+              })}
+            </ol>
+          ) : (
+            <div className="fusion-off">Nothing made it into the prompt</div>
+          )}
+        </div>
+      </div>
+      {pinnedRow ? <EvidenceDetail row={pinnedRow} step={detail.steps[pinnedRow.step]} onClose={() => setPinned(null)} /> : null}
+    </div>
+  );
+}
+
+function FlowSummary({ evidence, fusedCount, sourcesOn }: { evidence: EvidenceRow[]; fusedCount: number; sourcesOn?: Record<Source, boolean> }) {
+  const stages: EvidenceStage[] = ['fused', 'cut', 'duplicate', 'below-keep', 'refined', 'other'];
+  return (
+    <div className="flow" data-testid="evidence-flow">
+      {SOURCES.map((s) => {
+        const rows = evidence.filter((e) => e.source === s);
+        const counts = Object.fromEntries(stages.map((st) => [st, rows.filter((e) => evidenceStage(e) === st).length])) as Record<EvidenceStage, number>;
+        const meta = SOURCE_META[s];
+        const off = sourcesOn ? !sourcesOn[s] : false;
+        return (
+          <div key={s} className="flow-row" data-testid={`flow-${s}`}>
+            <span className="flow-label" style={{ color: meta.color }}>
+              {meta.short}
+            </span>
+            <div className="flow-bar" aria-hidden="true">
+              {off || !rows.length
+                ? null
+                : stages.map((st) =>
+                    counts[st] ? <span key={st} className={`flow-seg flow-${st}`} style={{ flexGrow: counts[st], ...(st === 'fused' ? { background: meta.color } : {}) }} title={`${STAGE_LABEL[st]}: ${counts[st]}`} /> : null,
+                  )}
+            </div>
+            <span className="flow-text small tabular">
+              {off ? 'off' : `${rows.length} retrieved → ${counts.fused} fused`}
+              {!off && rows.length ? (
+                <span className="muted">
+                  {' '}
+                  ({stages
+                    .filter((st) => st !== 'fused' && counts[st])
+                    .map((st) => `${counts[st]} ${STAGE_LABEL[st]}`)
+                    .join(', ') || 'none dropped'}
+                  )
+                </span>
+              ) : null}
+            </span>
+          </div>
+        );
+      })}
+      <div className="flow-total small muted tabular">{fusedCount} items fused into the prompt</div>
+    </div>
+  );
+}
+
+function EvidenceDetail({ row, step, onClose }: { row: EvidenceRow; step: TaskDetail['steps'][number] | undefined; onClose: () => void }) {
+  const meta = SOURCE_META[row.source];
+  const stage = evidenceStage(row);
+  return (
+    <div className="ev-detail" data-testid="evidence-detail" style={{ '--src': meta.color } as CSSProperties}>
+      <div className="row between">
+        <div>
+          <span className="src-tag">{meta.short}</span> <strong>{row.title}</strong> <span className="mono muted small">{row.file}:{row.startLine}–{row.endLine}</span>
+        </div>
+        <button type="button" className="btn btn-small btn-quiet" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      <div className="ev-detail-grid">
+        <div>
+          <div className="kv tabular">
+            <span>step</span>
+            <span>
+              {row.step + 1}
+              {step ? <span className="muted"> — {step.text}</span> : null}
+            </span>
+            <span>rank in step</span>
+            <span>{row.rank + 1}</span>
+            <span>r · w · u</span>
+            <span>
+              {num(row.r)} · {num(row.w)} · {num(row.u)}
+            </span>
+            <span>γ</span>
+            <span>{num(row.gamma, 4)}</span>
+            <span>outcome</span>
+            <span>
+              <Badge tone={STAGE_TONE[stage]}>{STAGE_LABEL[stage]}</Badge> {row.reason}
+            </span>
+            {step ? (
+              <>
+                <span>query</span>
+                <span className="small">{step.queries[row.source]}</span>
+              </>
+            ) : null}
+          </div>
+        </div>
+        <div>
+          <div className="h4">Uncertainty signals (higher = less trustworthy)</div>
+          {row.signals.length ? (
+            <ul className="signals" data-testid="evidence-signals">
+              {row.signals.map((sg) => (
+                <li key={sg.name}>
+                  <span className="sig-name">{sg.name}</span>
+                  <span className="hbar" aria-hidden="true">
+                    <span className="hbar-fill" style={{ width: `${Math.max(0, Math.min(1, sg.value)) * 100}%`, background: meta.color }} />
+                  </span>
+                  <span className="tabular sig-val">{num(sg.value, 2)}</span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted small">No signals recorded.</p>
+          )}
+        </div>
+      </div>
+      {row.text ? <pre className="code code-small">{row.text}</pre> : <p className="muted small">The text of this item is kept only for interactive runs.</p>}
+    </div>
+  );
+}

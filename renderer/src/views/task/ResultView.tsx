@@ -1,0 +1,166 @@
+// One task's results: a summary strip, then tabs for the decomposition, the evidence fusion, the uncertainty
+// trace, the prompt, the candidates and the repairs. Several conditions → a condition switcher on top.
+
+import { useEffect, useState } from 'react';
+import { SOURCES, type TaskResult, type Sources } from '../../api/contract.ts';
+import { Badge, Collapsible, Empty, Stats, TabPanel, Tabs } from '../../components/ui.tsx';
+import { duration, int, num, usd } from '../../lib/format.ts';
+import { SOURCE_META } from '../../lib/sources.ts';
+import { Candidates } from './Candidates.tsx';
+import { Decomposition } from './Decomposition.tsx';
+import { EvidenceFusion } from './EvidenceFusion.tsx';
+import { Repairs } from './Repairs.tsx';
+import { UncertaintyTrace } from './UncertaintyTrace.tsx';
+
+type Tab = 'decomposition' | 'evidence' | 'uncertainty' | 'prompt' | 'candidates' | 'repairs';
+
+export function ResultView({ results, sources, methodLabel }: { results: TaskResult[]; sources?: Sources; methodLabel?: (id: string) => string }) {
+  const [cond, setCond] = useState(results[0]?.condition ?? '');
+  const [tab, setTab] = useState<Tab>('evidence');
+  useEffect(() => {
+    if (!results.some((r) => r.condition === cond)) setCond(results[0]?.condition ?? '');
+  }, [results, cond]);
+  const result = results.find((r) => r.condition === cond) ?? results[0];
+  if (!result) return <Empty title="No results" testId="result-empty" />;
+  const label = (id: string) => methodLabel?.(id) ?? id;
+  const fusedBy = result.retrieval.fusedBySource;
+  const sourcesOn: Sources =
+    sources ?? (Object.fromEntries(SOURCES.map((s) => [s, !(result.retrieval.sourceUncertainty[s] === null && fusedBy[s] === 0 && !result.detail?.evidence.some((e) => e.source === s))])) as Sources);
+
+  return (
+    <div className="result" data-testid="task-result" data-condition={result.condition}>
+      {results.length > 1 ? (
+        <Tabs
+          label="Condition"
+          value={result.condition}
+          onChange={setCond}
+          idBase="cond"
+          testId="condition-tabs"
+          items={results.map((r) => ({
+            id: r.condition,
+            testId: `condition-tab-${r.condition}`,
+            label: (
+              <span className="cond-tab">
+                {label(r.condition)} <span className={`dot ${r.selected.correct ? 'dot-good' : 'dot-bad'}`} aria-label={r.selected.correct ? 'correct' : 'wrong'} />
+              </span>
+            ),
+          }))}
+        />
+      ) : null}
+      <div className="summary" data-testid="result-summary">
+        <div className="summary-main">
+          <Badge tone={result.selected.correct ? 'good' : 'bad'} testId="selected-verdict">
+            {result.selected.correct ? 'selected output correct' : 'selected output wrong'}
+          </Badge>
+          <span className="small">
+            {result.selected.origin === 'repair' ? `from repair round ${result.selected.repairRound}` : `candidate ${(result.selected.candidateIndex ?? 0) + 1}`}
+            {result.selected.verified === null ? ' · not verified by the method' : result.selected.verified ? ' · verified' : ' · verification failed'}
+          </span>
+        </div>
+        <Stats
+          testId="summary-stats"
+          items={[
+            { label: 'Raw passing', value: `${result.c} / ${result.n}`, testId: 'stat-raw' },
+            { label: 'Gen. uncertainty', value: num(result.generation.uncertainty.aggregate), testId: 'stat-uncertainty' },
+            {
+              label: 'Fused per source',
+              value: (
+                <span className="fused-by">
+                  {SOURCES.map((s) => (
+                    <span key={s} style={{ color: SOURCE_META[s].color }} title={SOURCE_META[s].label}>
+                      {SOURCE_META[s].letter} {fusedBy[s]}
+                    </span>
+                  ))}
+                </span>
+              ),
+              testId: 'stat-fused',
+            },
+            { label: 'API F1', value: result.retrieval.api ? num(result.retrieval.api.f1) : '—', hint: 'API evidence vs the APIs the reference calls' },
+            { label: 'Model', value: <span className="small ellipsis block" title={result.generation.backend}>{result.generation.model || result.generation.backend}</span> },
+            { label: 'Tokens in/out', value: `${int(result.generation.inputTokens)} / ${int(result.generation.outputTokens)}` },
+            { label: 'Cost', value: usd(result.generation.costUsd) },
+            { label: 'Time', value: duration(result.timingsMs.total), hint: `retrieve ${duration(result.timingsMs.retrieve)}, generate ${duration(result.timingsMs.generate)}, validate ${duration(result.timingsMs.validate)}` },
+          ]}
+        />
+        {result.generation.warnings.length ? (
+          <div className="notice notice-warn small" data-testid="generation-warnings">
+            {result.generation.warnings.join(' · ')}
+          </div>
+        ) : null}
+      </div>
+
+      <Tabs<Tab>
+        label="Result details"
+        value={tab}
+        onChange={setTab}
+        idBase="result"
+        testId="result-tabs"
+        items={[
+          { id: 'decomposition', label: `Decomposition (${result.retrieval.steps})`, testId: 'tab-decomposition' },
+          { id: 'evidence', label: 'Evidence fusion', testId: 'tab-evidence' },
+          { id: 'uncertainty', label: 'Uncertainty', testId: 'tab-uncertainty' },
+          { id: 'prompt', label: 'Prompt', testId: 'tab-prompt' },
+          { id: 'candidates', label: `Candidates (${result.c}/${result.n})`, testId: 'tab-candidates' },
+          { id: 'repairs', label: `Repairs (${result.repairs.length})`, testId: 'tab-repairs' },
+        ]}
+      />
+      <TabPanel idBase="result" active={tab} testId={`panel-${tab}`}>
+        {tab === 'decomposition' ? (
+          result.detail ? <Decomposition steps={result.detail.steps} method={result.retrieval.decomposition} /> : <NoDetail />
+        ) : tab === 'evidence' ? (
+          result.detail ? <EvidenceFusion detail={result.detail} sourceUncertainty={result.retrieval.sourceUncertainty} sourcesOn={sourcesOn} /> : <NoDetail />
+        ) : tab === 'uncertainty' ? (
+          <UncertaintyTrace result={result} />
+        ) : tab === 'prompt' ? (
+          <PromptView result={result} />
+        ) : tab === 'candidates' ? (
+          <>
+            <Candidates result={result} />
+            <Collapsible title="Selection trace" testId="selection-trace">
+              <ol className="trace small">
+                {result.selectionTrace.map((s, i) => (
+                  <li key={i}>
+                    <span className="mono">{s.kind}</span> — {s.note}
+                  </li>
+                ))}
+              </ol>
+              <p className="muted small">Candidates are numbered from 0 in the trace.</p>
+            </Collapsible>
+          </>
+        ) : (
+          <Repairs result={result} />
+        )}
+      </TabPanel>
+    </div>
+  );
+}
+
+function NoDetail() {
+  return (
+    <Empty title="No detail stored for this result" testId="no-detail">
+      The run kept only its metrics for this task. Re-run the task from the Task view to see its trace.
+    </Empty>
+  );
+}
+
+function PromptView({ result }: { result: TaskResult }) {
+  const prompt = result.detail?.prompt;
+  return (
+    <div data-testid="prompt">
+      <p className="small muted">
+        Prompt <span className="mono">{result.generation.promptVersion}</span> · {result.generation.promptKind} · {int(result.retrieval.promptEvidenceChars)} characters of evidence
+      </p>
+      {prompt && prompt.length ? (
+        prompt.map((m, i) => (
+          <Collapsible key={i} title={<span>{m.role} · <span className="muted tabular">{int(m.content.length)} chars</span></span>} defaultOpen={m.role !== 'system'} testId={`prompt-message-${i}`}>
+            <pre className="code prompt-text">{m.content}</pre>
+          </Collapsible>
+        ))
+      ) : (
+        <Empty title="The prompt is kept only for interactive runs" testId="prompt-empty">
+          Experiments store a compact trace. Run this task from the Task view to see the full prompt.
+        </Empty>
+      )}
+    </div>
+  );
+}

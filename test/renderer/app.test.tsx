@@ -1,0 +1,169 @@
+// @vitest-environment happy-dom
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AppInfo, CallName, EngineApi, Settings } from '../../app/contract/index.ts';
+import { App } from '../../renderer/src/App.tsx';
+import { createAppStore, installStore, type AppStore } from '../../renderer/src/store.ts';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const INFO: AppInfo = {
+  contract: 1,
+  version: '0.1.0',
+  mode: 'browser',
+  dbPath: '/tmp/ui.db',
+  encoder: { name: 'opencoder-subtoken-hash-256', notice: 'Using the hashing encoder instead of unixcoder-base' },
+  sandbox: 'strong',
+  sampleRepo: '/opt/oc/resources/sample-repo',
+  sampleManifest: '/opt/oc/resources/sample-repo/tasks.jsonl',
+  allowedRoots: ['/home/me'],
+  keys: { openai: false, gemini: true },
+  keyStorage: 'session',
+  folderPicker: false,
+};
+
+const SETTINGS: Settings = { backend: { kind: 'offline' }, sandbox: 'auto', encoder: 'auto', parallel: 2, pipeline: {} };
+
+function fakeApi() {
+  const calls: { name: CallName; input: unknown }[] = [];
+  const answers: Partial<Record<CallName, unknown>> = {
+    'app.info': INFO,
+    'settings.get': SETTINGS,
+    'repo.list': [],
+    'job.list': [],
+    'methods.list': { methods: [{ id: 'opencoder', label: 'OpenCoder', family: 'method', description: '' }], ladder: [], factorial: [] },
+    'experiment.list': [],
+    'tasks.list': { manifest: INFO.sampleManifest, hash: 'abc123', tasks: [{ id: 't/1', file: 'a.py', qualname: 'f', requirement: 'do it', signature: 'def f():', shape: 'repository', hasReference: true }] },
+  };
+  const api: EngineApi = {
+    async call(name, input) {
+      calls.push({ name, input });
+      if (name === 'settings.set') return { ...SETTINGS, ...(input as object) } as never;
+      if (!(name in answers)) throw new Error(`unexpected ${name}`);
+      return answers[name] as never;
+    },
+    subscribe: () => () => {},
+  };
+  return { api, calls };
+}
+
+let container: HTMLDivElement;
+let root: Root;
+let store: AppStore;
+let calls: { name: CallName; input: unknown }[];
+
+beforeEach(async () => {
+  const f = fakeApi();
+  calls = f.calls;
+  store = createAppStore(f.api);
+  installStore(store, f.api);
+  container = document.createElement('div');
+  document.body.appendChild(container);
+  root = createRoot(container);
+  await act(async () => {
+    await store.getState().init();
+  });
+  await act(async () => root.render(<App />));
+});
+
+afterEach(() => {
+  act(() => root.unmount());
+  container.remove();
+});
+
+const $ = (sel: string) => container.querySelector<HTMLElement>(sel);
+const key = (el: Element, k: string) => el.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
+
+describe('app shell', () => {
+  it('has a keyboard-navigable left navigation: arrows move focus, Enter activates', async () => {
+    expect($('[data-testid=view-repository]')).not.toBeNull();
+    const first = $('[data-testid=nav-repository]')!;
+    first.focus();
+    act(() => key(first, 'ArrowDown'));
+    expect(document.activeElement).toBe($('[data-testid=nav-task]'));
+    act(() => key(document.activeElement!, 'ArrowDown'));
+    expect(document.activeElement).toBe($('[data-testid=nav-ablation]'));
+    expect($('[data-testid=view-repository]')).not.toBeNull(); // moving focus does not switch views
+    await act(async () => (document.activeElement as HTMLElement).click()); // Enter / Space on a button = click
+    expect($('[data-testid=view-ablation]')).not.toBeNull();
+    expect($('[data-testid=nav-ablation]')!.getAttribute('aria-current')).toBe('page');
+    act(() => key($('[data-testid=nav-ablation]')!, 'End'));
+    expect(document.activeElement).toBe($('[data-testid=nav-settings]'));
+    act(() => key(document.activeElement!, 'ArrowDown'));
+    expect(document.activeElement).toBe($('[data-testid=nav-repository]'));
+  });
+
+  it('shows the encoder notice, allowed roots and a designed empty state on the repository view', () => {
+    expect($('[data-testid=encoder-notice]')!.textContent).toContain('hashing encoder');
+    expect($('[data-testid=allowed-root]')!.textContent).toBe('/home/me');
+    expect($('[data-testid=repo-empty]')).not.toBeNull();
+  });
+
+  it('validates the folder path before asking the engine', async () => {
+    const input = $('[data-testid=repo-path]') as HTMLInputElement;
+    await act(async () => {
+      const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+      setter.call(input, 'relative/dir');
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => $('[data-testid=repo-index]')!.click());
+    expect($('[data-testid=field-error]')!.textContent).toBe('the path must be absolute');
+    expect(calls.some((c) => c.name === 'repo.index')).toBe(false);
+  });
+
+  it('shows a visible reconnecting state when the event stream drops', async () => {
+    expect($('[data-testid=reconnect-banner]')).toBeNull();
+    act(() => store.getState().setConnection({ state: 'reconnecting', attempt: 2, retryAt: Date.now() + 3000 }, false));
+    expect($('[data-testid=reconnect-banner]')!.textContent).toContain('Disconnected — reconnecting');
+    expect($('[data-testid=connection-state]')!.dataset.state).toBe('reconnecting');
+    await act(async () => store.getState().setConnection({ state: 'open', attempt: 0, retryAt: null }, true));
+    expect($('[data-testid=reconnect-banner]')).toBeNull();
+    // the state is read again: events sent while the stream was down are lost
+    expect(calls.filter((c) => c.name === 'job.list')).toHaveLength(2);
+  });
+
+  it('renders every view with its empty states', async () => {
+    for (const v of ['task', 'ablation', 'experiment', 'reports', 'settings'] as const) {
+      await act(async () => $(`[data-testid=nav-${v}]`)!.click());
+      expect($(`[data-testid=view-${v}]`)).not.toBeNull();
+    }
+    await act(async () => $('[data-testid=nav-experiment]')!.click());
+    expect($('[data-testid=runs-empty]')).not.toBeNull();
+    expect($('[data-testid=analysis-empty]')).not.toBeNull();
+    await act(async () => $('[data-testid=nav-ablation]')!.click());
+    expect($('[data-testid=compare-empty]')).not.toBeNull();
+    await act(async () => $('[data-testid=nav-reports]')!.click());
+    expect($('[data-testid=reports-empty]')).not.toBeNull();
+    await act(async () => $('[data-testid=nav-task]')!.click());
+    expect($('[data-testid=task-row]')!.dataset.taskId).toBe('t/1');
+  });
+
+  it('keeps API keys write-only and says where they are kept', async () => {
+    await act(async () => $('[data-testid=nav-settings]')!.click());
+    expect($('[data-testid=key-openai-state]')!.textContent).toBe('no key');
+    expect($('[data-testid=key-gemini-state]')!.textContent).toBe('key set');
+    expect(($('[data-testid=key-openai-input]') as HTMLInputElement).type).toBe('password');
+    expect($('[data-testid=key-storage]')!.textContent).toContain('this session only');
+  });
+
+  it('validates pipeline constants in the settings form', async () => {
+    await act(async () => $('[data-testid=nav-settings]')!.click());
+    const alpha = $('[data-testid=settings-alpha]') as HTMLInputElement;
+    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+    await act(async () => {
+      setter.call(alpha, '3');
+      alpha.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => $('[data-testid=settings-save]')!.click());
+    expect(container.querySelector('[data-testid=settings-pipeline] [data-testid=field-error]')!.textContent).toMatch(/must be <=\s*2/);
+    expect(calls.some((c) => c.name === 'settings.set')).toBe(false);
+    await act(async () => {
+      setter.call(alpha, '0.25');
+      alpha.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => $('[data-testid=settings-save]')!.click());
+    expect(calls.find((c) => c.name === 'settings.set')!.input).toMatchObject({ pipeline: { alpha: 0.25 }, parallel: 2 });
+    expect($('[data-testid=settings-saved]')).not.toBeNull();
+  });
+});

@@ -1,0 +1,224 @@
+// End to end: the real UI in Debian's Chromium (playwright-core) against browser mode (`opencoder serve`), on the
+// bundled sample repository with the offline backend. Open and index the repository with visible progress, run a
+// task and read its evidence and verdicts, toggle a source and see the comparison, run a small factorial and see
+// its charts, export a report and open it. Each view is saved as a screenshot under test/e2e/artifacts/.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../validate/helpers.ts';
+import { tmpDir } from '../helpers/tmp-repo.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const present = fs.existsSync(CHROMIUM);
+if (!present) console.warn(`[e2e] ${CHROMIUM} not found (apt-get install chromium): skipping the end-to-end UI tests`);
+
+const ARTIFACTS = path.join(REPO_ROOT, 'test', 'e2e', 'artifacts');
+const SAMPLE_REPO = path.join(REPO_ROOT, 'resources', 'sample-repo');
+
+/** Saves the viewport, scrolled so the element with `testId` (when given) starts at the top. */
+async function shot(page: Page, name: string, testId?: string): Promise<void> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  if (testId) await page.getByTestId(testId).first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+}
+
+describe.skipIf(!present)('the desktop UI in browser mode', () => {
+  let server: ChildProcess;
+  let url: string;
+  let openUrl: string;
+  let context: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const foreignRequests: string[] = [];
+
+  beforeAll(async () => {
+    const home = tmpDir('oc-e2e-home-');
+    const rendererDir = path.join(home, 'renderer');
+    // A fresh build of the renderer from this checkout (a stale dist/ must not be what is tested).
+    const vite = await import('vite');
+    await vite.build({ configFile: path.join(REPO_ROOT, 'renderer', 'vite.config.ts'), logLevel: 'warn', build: { outDir: rendererDir, emptyOutDir: true } });
+
+    server = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'opencoder.js'), 'serve', '--port', '0', '--json', '--no-demo', '--db', path.join(home, 'w.db'), '--renderer', rendererDir], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, OPENCODER_HOME: home, OPENAI_API_KEY: '', GEMINI_API_KEY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    server.stderr!.on('data', (d) => (stderr += d));
+    const line = await new Promise<string>((resolve, reject) => {
+      let buf = '';
+      server.stdout!.on('data', (d) => {
+        buf += d;
+        const nl = buf.indexOf('\n');
+        if (nl >= 0) resolve(buf.slice(0, nl));
+      });
+      server.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    const info = JSON.parse(line) as { url: string; openUrl: string; token: string };
+    url = info.url;
+    openUrl = info.openUrl;
+
+    context = await chromium.launchPersistentContext(tmpDir('oc-e2e-chromium-'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      acceptDownloads: true,
+      viewport: { width: 1440, height: 960 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    // Nothing may leave the machine: every request must go to the local server (or be a blob / data URL).
+    await context.route('**/*', (route) => {
+      const u = route.request().url();
+      if (u.startsWith(url) || u.startsWith('blob:') || u.startsWith('data:') || u.startsWith('file:')) return route.continue();
+      foreignRequests.push(u);
+      return route.abort();
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+  }, 180_000);
+
+  afterAll(async () => {
+    await context?.close();
+    server?.kill('SIGTERM');
+  });
+
+  it('refuses the app without its token and explains how to get one', async () => {
+    await page.goto(url);
+    await expect.poll(() => page.getByTestId('no-token').isVisible(), { timeout: 15_000 }).toBe(true);
+    expect(await page.getByTestId('no-token').innerText()).toMatch(/opencoder serve|npm start/);
+  });
+
+  it('opens the sample repository and indexes it with visible progress', async () => {
+    await page.goto('about:blank'); // a hash-only change would not reload the app
+    await page.goto(openUrl);
+    await page.getByTestId('nav-repository').click();
+    await page.getByTestId('repo-path').fill(SAMPLE_REPO);
+    await page.getByTestId('repo-index').click();
+    // progress is shown while it runs (a job card with a phase), then the counts
+    await page.getByTestId('index-job').first().waitFor({ state: 'visible', timeout: 30_000 });
+    await expect.poll(async () => (await page.getByTestId('repo-item').count()) > 0, { timeout: 60_000 }).toBe(true);
+    await page.getByTestId('repo-item').first().click();
+    await expect.poll(async () => Number((await page.getByTestId('count-units').innerText()).replace(/\D/g, '')), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(await page.getByTestId('repo-encoder').innerText()).toMatch(/opencoder-subtoken-hash-256/);
+    // a path outside the allowed roots is refused with the reason
+    await page.getByTestId('repo-path').fill('/etc');
+    await page.getByTestId('repo-index').click();
+    await expect.poll(() => page.locator('[data-testid="field-error"], [data-testid="error-box"]').first().innerText(), { timeout: 10_000 }).toMatch(/allowed|outside/i);
+    await shot(page, 'repository');
+  }, 120_000);
+
+  it('runs a task and shows decomposition, evidence fusion, uncertainty and verdicts', async () => {
+    await page.getByTestId('nav-task').click();
+    await expect.poll(() => page.getByTestId('task-row').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await page.locator('[data-testid="task-row"][data-task-id="inventory/add_tax"]').click();
+    await page.getByTestId('task-run').click();
+    await page.getByTestId('task-result').first().waitFor({ state: 'visible', timeout: 120_000 });
+
+    await page.getByTestId('tab-decomposition').click();
+    expect(await page.getByTestId('decomposition-step').count()).toBeGreaterThan(0);
+
+    await page.getByTestId('tab-evidence').click();
+    const items = page.getByTestId('evidence-item');
+    expect(await items.count()).toBeGreaterThan(3);
+    // kept and dropped items, each with its reason; the fused list has at most ten
+    expect(await page.locator('[data-testid="evidence-item"][data-kept="false"]').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('fused-item').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('fused-item').count()).toBeLessThanOrEqual(10);
+    expect((await page.getByTestId('evidence-reason').first().innerText()).length).toBeGreaterThan(3);
+    expect(await page.getByTestId('evidence-fusion').innerText()).toMatch(/γ/);
+    await shot(page, 'task-evidence', 'task-run-result');
+
+    await page.getByTestId('tab-uncertainty').click();
+    await page.getByTestId('uncertainty-trace').waitFor();
+    expect(await page.getByTestId('ubar-api').count()).toBeGreaterThan(0);
+
+    await page.getByTestId('tab-candidates').click();
+    await expect.poll(() => page.getByTestId('verdict-badge').count(), { timeout: 10_000 }).toBe(5);
+    expect(await page.getByTestId('test-result').count()).toBeGreaterThan(0);
+    await shot(page, 'task-candidates', 'task-run-result');
+
+    // The README's screenshot of the task view: the result with its evidence-fusion view.
+    await page.getByTestId('tab-evidence').click();
+    await shot(page, 'task-view', 'task-run-result');
+  }, 180_000);
+
+  it('toggles a source, re-runs, and compares with the previous condition', async () => {
+    await page.getByTestId('nav-ablation').click();
+    await page.getByTestId('ablation-view').waitFor();
+    await page.getByTestId('toggle-similar').click();
+    expect(await page.getByTestId('ablation-cell').innerText()).toBe('A1X1S0');
+    await page.getByTestId('ablation-run').click();
+    await page.getByTestId('compare-table').waitFor({ state: 'visible', timeout: 120_000 });
+    // previous condition (all sources) vs current (no similar code): the row reads "Fused items Similar code | prev | cur | Δ"
+    const cells = async () => (await page.getByTestId('cmp-fused-similar').locator('td').allInnerTexts()).map((t) => t.trim());
+    await expect.poll(async () => (await cells()).slice(0, 2).every((t) => /^\d+$/.test(t)), { timeout: 120_000 }).toBe(true);
+    const [previous, current] = (await cells()).slice(0, 2).map(Number);
+    expect(previous).toBeGreaterThan(0);
+    expect(current).toBe(0);
+    expect(await page.getByTestId('cmp-delta').count()).toBeGreaterThan(0);
+    await shot(page, 'ablation', 'ablation-compare');
+  }, 180_000);
+
+  it('runs a small factorial experiment and shows its charts', async () => {
+    await page.getByTestId('nav-experiment').click();
+    await page.getByTestId('experiment-kind-ablate').click();
+    await page.getByTestId('experiment-limit').fill('2');
+    await page.getByTestId('experiment-estimate').click();
+    await page.getByTestId('experiment-estimate-result').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('estimate-usd').innerText()).toMatch(/\$0/);
+    await page.getByTestId('experiment-start-button').click();
+    await page.getByTestId('experiment-job').first().waitFor({ timeout: 30_000 });
+    const ablateRow = page.locator('[data-testid="run-row"][data-run-id^="ablate-"]').first();
+    await ablateRow.waitFor({ timeout: 120_000 });
+    await expect.poll(() => ablateRow.innerText(), { timeout: 180_000 }).toMatch(/done/);
+    const checked = await ablateRow.getByTestId('run-select').isChecked();
+    if (!checked) await ablateRow.getByTestId('run-select').check();
+    await page.getByTestId('analysis-tab-charts').click();
+    for (const id of ['chart-factorial-pass1', 'chart-factorial-uncertainty', 'chart-passk', 'chart-calibration']) {
+      const chart = page.getByTestId(id);
+      await chart.waitFor({ state: 'visible', timeout: 30_000 });
+      const box = await chart.boundingBox();
+      expect(box!.width, id).toBeGreaterThan(100);
+      expect(await chart.locator('svg .recharts-surface, svg.recharts-surface').count(), id).toBeGreaterThan(0);
+    }
+    await shot(page, 'experiment', 'experiment-start');
+    await shot(page, 'experiment-charts', 'analysis-charts');
+  }, 300_000);
+
+  it('exports a report and opens it', async () => {
+    await page.getByTestId('nav-reports').click();
+    await page.getByTestId('reports-view').waitFor();
+    const runSelect = page.getByTestId('report-run');
+    const ablate = await runSelect.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value).find((v) => v.startsWith('ablate-')));
+    await runSelect.selectOption(ablate!);
+    const download = page.waitForEvent('download', { timeout: 60_000 });
+    await page.getByTestId('export-html').click();
+    const d = await download;
+    expect(d.suggestedFilename()).toMatch(/\.html$/);
+    const file = path.join(tmpDir('oc-e2e-report-'), d.suggestedFilename());
+    await d.saveAs(file);
+    const html = fs.readFileSync(file, 'utf8');
+    expect(html).toContain('data-chart="factorial-effects"');
+    await shot(page, 'reports');
+    const report = await context.newPage();
+    await report.goto(`file://${file}`);
+    for (const chart of ['factorial-effects', 'pass-at-k', 'uncertainty-vs-correctness', 'api-f1']) {
+      const n = await report.locator(`[data-chart="${chart}"], [data-chart-missing="${chart}"]`).count();
+      expect(n, chart).toBeGreaterThan(0);
+    }
+    expect(await report.locator('svg[data-chart="factorial-effects"]').first().isVisible()).toBe(true);
+    await report.screenshot({ path: path.join(ARTIFACTS, 'report-export.png') });
+    await report.close();
+  }, 120_000);
+
+  it('shows the settings and keeps keys write-only', async () => {
+    await page.getByTestId('nav-settings').click();
+    await page.getByTestId('settings-form').waitFor();
+    expect(await page.getByTestId('key-storage').innerText()).toMatch(/session/i);
+    await shot(page, 'settings');
+    expect(pageErrors).toEqual([]);
+    expect(foreignRequests).toEqual([]);
+  });
+});

@@ -2,32 +2,10 @@
 // (.., encoded separators, NUL), extension-less paths fall back to index.html for client-side routes.
 
 import path from 'node:path';
+import { contentTypeOf } from '../main/host/mime.ts';
 import { APP_ORIGIN, CONTENT_SECURITY_POLICY, isAppUrl } from './security.ts';
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.wasm': 'application/wasm',
-  '.txt': 'text/plain; charset=utf-8',
-};
-
-export function contentTypeOf(file: string): string {
-  return TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
-}
+export { contentTypeOf };
 
 export type AssetResolution = { ok: true; file: string; contentType: string } | { ok: false; status: 400 | 403 | 404 };
 

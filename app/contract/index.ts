@@ -187,6 +187,18 @@ export interface ReportFile {
   content: string;
 }
 
+/** An experiment to estimate or start: a manifest, which tasks, and what to run on them. */
+export const ExperimentRequestSchema = z
+  .object({
+    manifest: PathSchema,
+    taskIds: z.array(TaskId).max(100_000).optional(),
+    limit: z.number().int().min(1).optional(),
+    kind: z.enum(['run', 'ablate', 'ladder']),
+    /** `run`: the methods compared; `ablate`: methods[0] is the factorial's base method. */
+    methods: z.array(MethodIdSchema).min(1).max(16).optional(),
+  })
+  .strict();
+
 // ---- the calls ----------------------------------------------------------------------------------------------
 
 const none = z.object({}).strict();
@@ -223,28 +235,8 @@ export const CALLS = {
       .strict()
       .refine((x) => (x.manifest && x.taskId && !x.custom) || (x.custom && !x.manifest && !x.taskId), 'give either manifest + taskId, or custom'),
   },
-  'experiment.estimate': {
-    input: z
-      .object({
-        manifest: PathSchema,
-        taskIds: z.array(TaskId).max(100_000).optional(),
-        limit: z.number().int().min(1).optional(),
-        kind: z.enum(['run', 'ablate', 'ladder']),
-        methods: z.array(MethodIdSchema).min(1).max(16).optional(),
-      })
-      .strict(),
-  },
-  'experiment.start': {
-    input: z
-      .object({
-        manifest: PathSchema,
-        taskIds: z.array(TaskId).max(100_000).optional(),
-        limit: z.number().int().min(1).optional(),
-        kind: z.enum(['run', 'ablate', 'ladder']),
-        methods: z.array(MethodIdSchema).min(1).max(16).optional(),
-      })
-      .strict(),
-  },
+  'experiment.estimate': { input: ExperimentRequestSchema },
+  'experiment.start': { input: ExperimentRequestSchema },
   'experiment.resume': { input: z.object({ runId: Id }).strict() },
   'experiment.list': { input: none },
   /** The report model of one run, or several compared. */

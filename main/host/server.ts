@@ -16,6 +16,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import type { CallError, EngineEvent } from '../../app/contract/index.ts';
+import { contentTypeOf } from './mime.ts';
 import type { EngineService } from './service.ts';
 import { packageRoot } from './paths.ts';
 
@@ -55,26 +56,6 @@ const STATUS: Record<CallError['code'], number> = {
   engine: 500,
 };
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.txt': 'text/plain; charset=utf-8',
-  '.wasm': 'application/wasm',
-};
 
 const UNAUTHORIZED =
   'Missing or wrong token. Send the header "Authorization: Bearer <token>" (the event socket takes ?token=<token>). ' +
@@ -259,7 +240,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return;
     }
     res.setHeader('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-    res.writeHead(200, { 'Content-Type': MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream', 'Content-Length': st.size });
+    res.writeHead(200, { 'Content-Type': contentTypeOf(file), 'Content-Length': st.size });
     if (req.method === 'HEAD') {
       res.end();
       return;

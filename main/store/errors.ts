@@ -1,5 +1,7 @@
 // Typed errors of the store. Each names the database file and says what the user can do.
 
+import type { Database } from 'better-sqlite3';
+
 export class StoreError extends Error {
   constructor(
     message: string,
@@ -59,5 +61,21 @@ export class StoreWriteError extends StoreError {
       { cause },
     );
     this.name = 'StoreWriteError';
+  }
+}
+
+/**
+ * Runs `fn` in one transaction. SQLite failures come out as a StoreCorruptError or a StoreWriteError naming the
+ * file and what was being written (the transaction rolled back, earlier data intact); other errors pass through.
+ */
+export function inTransaction<T>(db: Database, dbPath: string, what: string, fn: () => T): T {
+  try {
+    return db.transaction(fn)();
+  } catch (err) {
+    if (err instanceof StoreError) throw err;
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw new StoreCorruptError(dbPath, (err as Error).message, { cause: err });
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) throw new StoreWriteError(dbPath, what, err);
+    throw err;
   }
 }

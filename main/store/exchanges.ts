@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { StoreWriteError } from './errors.ts';
+import { inTransaction } from './errors.ts';
 
 export interface RunInfo {
   id?: string;
@@ -119,12 +119,9 @@ export class ExchangeStore {
   ) {}
 
   private write<T>(what: string, fn: () => T): T {
-    try {
-      return this.db.transaction(fn)();
-    } catch (err) {
-      throw new StoreWriteError(this.dbPath, what, err);
-    }
+    return inTransaction(this.db, this.dbPath, what, fn);
   }
+
 
   beginRun(info: RunInfo): string {
     const id = info.id ?? newRunId();

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Database } from 'better-sqlite3';
-import { StoreWriteError } from './errors.ts';
+import { inTransaction } from './errors.ts';
 
 export type RunStatus = 'running' | 'done' | 'cancelled';
 /** `interrupted`: stored as running, but the process that ran it is gone (a crash or a kill). */
@@ -80,12 +80,9 @@ export class ExperimentStore {
   ) {}
 
   private write<T>(what: string, fn: () => T): T {
-    try {
-      return this.db.transaction(fn)();
-    } catch (err) {
-      throw new StoreWriteError(this.dbPath, what, err);
-    }
+    return inTransaction(this.db, this.dbPath, what, fn);
   }
+
 
   private toRecord(r: RunRow): ExperimentRunRecord {
     const state: RunState = r.status === 'running' && !alive(r.pid, r.host) ? 'interrupted' : r.status;

@@ -6,7 +6,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProblem } from '../index/types.ts';
 import type { EncoderInfo } from '../embed/encoder.ts';
 import { openDatabase, type OpenOptions } from './db.ts';
-import { StoreCorruptError, StoreError, StoreWriteError } from './errors.ts';
+import { inTransaction, StoreError } from './errors.ts';
 import { apiLexicalText, chunkLexicalText, unitLexicalText, type LexicalTexts } from './lexical.ts';
 
 export type ItemKind = 'unit' | 'chunk' | 'api';
@@ -121,16 +121,9 @@ export class Store {
 
   /** Runs `fn` in a transaction; a failed write is rolled back and reported as a StoreWriteError. */
   write<T>(what: string, fn: () => T): T {
-    try {
-      return this.db.transaction(fn)();
-    } catch (err) {
-      if (err instanceof StoreError) throw err;
-      const code = (err as { code?: string }).code;
-      if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw new StoreCorruptError(this.path, (err as Error).message, { cause: err });
-      if (typeof code === 'string' && code.startsWith('SQLITE_')) throw new StoreWriteError(this.path, what, err);
-      throw err;
-    }
+    return inTransaction(this.db, this.path, what, fn);
   }
+
 
   // ── repositories ──────────────────────────────────────────────────────────
 

@@ -46,7 +46,7 @@ describe('HTTP transport', () => {
   it('POSTs /api/call/<name> with the bearer token and the validated input, and answers the value', async () => {
     const fetch = vi.fn(async () => jsonResponse(200, { ok: true, value: { jobId: 'job-1' } }));
     const t = createHttpTransport({ token: 'secret', origin, fetch: fetch as unknown as typeof globalThis.fetch, socket: null });
-    const r = await t.call('repo.index', { path: '/work/repo' });
+    const r = await t.call('repo.index', { path: '/home/analyst/repo' });
     expect(r).toEqual({ jobId: 'job-1' });
     expect(fetch).toHaveBeenCalledTimes(1);
     const [url, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
@@ -54,7 +54,7 @@ describe('HTTP transport', () => {
     expect(init.method).toBe('POST');
     expect((init.headers as Record<string, string>).Authorization).toBe('Bearer secret');
     expect((init.headers as Record<string, string>)['Content-Type']).toBe('application/json');
-    expect(JSON.parse(init.body as string)).toEqual({ path: '/work/repo' });
+    expect(JSON.parse(init.body as string)).toEqual({ path: '/home/analyst/repo' });
   });
 
   it('sends the parsed input (schema defaults applied)', async () => {

@@ -18,12 +18,12 @@ import path from 'node:path';
 import { cleandoc, createExtractor, type Extractor } from '../index/extract.ts';
 import type { ExtractedUnit } from '../index/types.ts';
 import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
+import { checkOutDir, prepareOutDir, requirementFromSignature, type Fail } from './import-out.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Public API
 
 /** File that marks an output folder as made by an opencoder importer (re-imports may replace it). */
-export const IMPORT_MARKER = '.opencoder-import.json';
 export const CODEREVAL_BENCHMARK = 'codereval-python';
 /** The marker CoderEval's test templates carry where the generated code goes. */
 export const CODEREVAL_TEMPLATE_MARKER = '<insert generated code here>';
@@ -223,60 +223,7 @@ export function mdEscape(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/`/g, "'").replace(/\n/g, ' ⏎ ');
 }
 
-/** When a record has no docstring: a plain sentence from the signature. */
-export function requirementFromSignature(signature: string): string {
-  const one = signature
-    .split('\n')
-    .filter((l) => !l.trim().startsWith('@'))
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .replace(/^\s*(async\s+)?def\s+/, '')
-    .replace(/:\s*$/, '')
-    .trim();
-  return `Implement \`${one}\`.`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Output folder
-
-interface Marker {
-  tool: 'opencoder';
-  importer: string;
-  format: 1;
-}
-
-export type Fail = (message: string, file: string) => Error;
 const failCoderEval: Fail = (message, file) => new CoderEvalImportError(message, file);
-
-/** Throws unless `outDir` is absent, empty, or a previous import by `importer`. True when it is one. */
-export function checkOutDir(outDir: string, importer: string, fail: Fail = failCoderEval): boolean {
-  if (!fs.existsSync(outDir)) return false;
-  if (!fs.statSync(outDir).isDirectory()) throw fail(`--out ${outDir} exists and is not a folder`, outDir);
-  if (!fs.readdirSync(outDir).length) return false;
-  let marker: Partial<Marker> | null = null;
-  try {
-    marker = JSON.parse(fs.readFileSync(path.join(outDir, IMPORT_MARKER), 'utf8')) as Partial<Marker>;
-  } catch {
-    marker = null;
-  }
-  if (!marker || marker.tool !== 'opencoder' || marker.importer !== importer) {
-    throw fail(
-      `Refusing to write into ${outDir}: it is not empty and was not made by \`opencoder import ${importer}\` (no ${IMPORT_MARKER} of it). Choose an empty or new folder.`,
-      outDir,
-    );
-  }
-  return true;
-}
-
-/** Makes `outDir` ready (clearing only what a previous import of the same kind wrote) and marks it. */
-export function prepareOutDir(outDir: string, importer: string, written: string[], fail: Fail = failCoderEval): void {
-  if (checkOutDir(outDir, importer, fail)) {
-    for (const name of written) fs.rmSync(path.join(outDir, name), { recursive: true, force: true });
-  }
-  fs.mkdirSync(outDir, { recursive: true });
-  const marker: Marker = { tool: 'opencoder', importer, format: 1 };
-  fs.writeFileSync(path.join(outDir, IMPORT_MARKER), JSON.stringify(marker, null, 1) + '\n');
-}
 
 // ---------------------------------------------------------------------------------------------
 // Check templates
@@ -515,7 +462,7 @@ export async function importCoderEval(opts: CoderEvalImportOptions): Promise<Cod
     warnings.push(w);
     opts.onWarning?.(w);
   };
-  checkOutDir(outDir, 'codereval'); // fail fast on a foreign folder, before any work
+  checkOutDir(outDir, 'codereval', failCoderEval); // fail fast on a foreign folder, before any work
 
   // Inputs.
   const promptsFile = path.join(benchDir, ...PROMPT_FILES[docstrings].split('/'));
@@ -782,7 +729,7 @@ export async function importCoderEval(opts: CoderEvalImportOptions): Promise<Cod
     };
 
     // Write.
-    prepareOutDir(outDir, 'codereval', ['repos', 'tasks.jsonl', 'metadata.jsonl', 'IMPORT.md']);
+    prepareOutDir(outDir, 'codereval', ['repos', 'tasks.jsonl', 'metadata.jsonl', 'IMPORT.md'], failCoderEval);
     for (const p of planned) {
       fs.mkdirSync(p.task.repoPath, { recursive: true });
       for (const [rel, content] of p.files) {

@@ -17,7 +17,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createExtractor, type Extractor } from '../index/extract.ts';
 import { parseTestCommand } from '../validate/workspace.ts';
-import { checkOutDir, checkRelPath, mdEscape, prepareOutDir, requirementFromSignature, underRoot, type ImportWarning } from './import-codereval.ts';
+import { checkRelPath, mdEscape, underRoot, type ImportWarning } from './import-codereval.ts';
+import { checkOutDir, prepareOutDir, requirementFromSignature } from './import-out.ts';
 import { writeManifest, type TaskRecord } from './manifest.ts';
 
 export type { ImportWarning } from './import-codereval.ts';

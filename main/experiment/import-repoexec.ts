@@ -15,12 +15,13 @@ import { createRequire } from 'node:module';
 import { Parser, Language as Grammar, type Node } from 'web-tree-sitter';
 import { createExtractor, type Extractor } from '../index/extract.ts';
 import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
+import { checkOutDir, IMPORT_MARKER, prepareOutDir, requirementFromSignature, type Fail } from './import-out.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Public API
 
 /** File that marks an output folder as made by this importer (re-imports may replace it). */
-export const IMPORT_MARKER = '.opencoder-import.json';
+export { IMPORT_MARKER };
 export const REPOEXEC_BENCHMARK = 'repoexec-inline';
 
 export class RepoExecImportError extends Error {
@@ -1268,58 +1269,7 @@ function promptParts(prompt: string, entryPoint: string, tools: PythonTools): Pr
   }
 }
 
-/** When a prompt has no docstring: a plain sentence from the signature (marked in `source`). */
-function requirementFromSignature(signature: string): string {
-  const one = signature
-    .split('\n')
-    .filter((l) => !l.trim().startsWith('@'))
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .replace(/^\s*(async\s+)?def\s+/, '')
-    .replace(/:\s*$/, '')
-    .trim();
-  return `Implement \`${one}\`.`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Output folder
-
-interface Marker {
-  tool: 'opencoder';
-  importer: 'repoexec';
-  format: 1;
-}
-const MARKER: Marker = { tool: 'opencoder', importer: 'repoexec', format: 1 };
-
-/** Throws unless `outDir` is absent, empty, or a previous import of ours. True when it is ours. */
-function checkOut(outDir: string): boolean {
-  if (!fs.existsSync(outDir)) return false;
-  if (!fs.statSync(outDir).isDirectory()) throw new RepoExecImportError(`--out ${outDir} exists and is not a folder`, outDir);
-  if (!fs.readdirSync(outDir).length) return false;
-  const markerFile = path.join(outDir, IMPORT_MARKER);
-  let marker: Partial<Marker> | null = null;
-  try {
-    marker = JSON.parse(fs.readFileSync(markerFile, 'utf8')) as Partial<Marker>;
-  } catch {
-    marker = null;
-  }
-  if (!marker || marker.tool !== MARKER.tool || marker.importer !== MARKER.importer) {
-    throw new RepoExecImportError(
-      `Refusing to write into ${outDir}: it is not empty and was not made by \`opencoder import repoexec\` (no ${IMPORT_MARKER}). Choose an empty or new folder.`,
-      outDir,
-    );
-  }
-  return true;
-}
-
-/** Makes `outDir` ready: refuses a foreign non-empty folder, clears a previous import of ours. */
-function prepareOut(outDir: string): void {
-  if (checkOut(outDir)) {
-    // Only what this importer writes is removed; anything else the user put there stays.
-    for (const name of ['repos', 'tasks.jsonl', 'IMPORT.md']) fs.rmSync(path.join(outDir, name), { recursive: true, force: true });
-  }
-  fs.mkdirSync(outDir, { recursive: true });
-}
+const failRepoExec: Fail = (message, file) => new RepoExecImportError(message, file);
 
 // ---------------------------------------------------------------------------------------------
 // The importer
@@ -1348,7 +1298,7 @@ export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoE
     drop: (reason, row, what) => droppedEntries.push({ reason, project: row.project, module: row.module, problemId: row.problemId, what }),
   };
 
-  checkOut(outDir); // fail fast on a foreign folder, before any work
+  checkOutDir(outDir, 'repoexec', failRepoExec); // fail fast on a foreign folder, before any work
   // Read everything first: bad input fails (or warns) before the output folder is touched.
   const subsets = readSubsets(benchDir);
   if (opts.subset !== undefined && !subsets.has(opts.subset)) {
@@ -1506,8 +1456,7 @@ export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoE
     result.warningCounts = countBy(warnings, (w) => w.reason);
 
     // Write: marker first, so a crash half-way leaves a folder the next run may clean.
-    prepareOut(outDir);
-    fs.writeFileSync(path.join(outDir, IMPORT_MARKER), JSON.stringify(MARKER, null, 1) + '\n');
+    prepareOutDir(outDir, 'repoexec', ['repos', 'tasks.jsonl', 'IMPORT.md'], failRepoExec);
     for (const b of built) {
       const root = path.join(outDir, 'repos', ...b.repoFolder.split('/'));
       for (const [file, source] of [...b.files.entries()].sort(([x], [y]) => x.localeCompare(y))) {

@@ -76,6 +76,20 @@ export const SettingsSchema = z.object({
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
+/** One model's price per million tokens (USD), as the engine's price table keeps it. */
+export const ModelPriceSchema = z
+  .object({
+    inputPerMTok: z.number().min(0).max(10_000),
+    outputPerMTok: z.number().min(0).max(10_000),
+    cachedInputPerMTok: z.number().min(0).max(10_000).optional(),
+    asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date, YYYY-MM-DD'),
+    source: z.string().max(500).optional(),
+    note: z.string().max(500).optional(),
+  })
+  .strict();
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+export const PricesSchema = z.record(z.string().min(1).max(200).regex(/^[\w.:/@-]+$/, 'a model name'), ModelPriceSchema);
+
 // ---- results of calls ---------------------------------------------------------------------------------------
 
 export interface AppInfo {
@@ -94,6 +108,14 @@ export interface AppInfo {
   keyStorage: 'keychain' | 'session';
   /** Whether a native folder picker exists (Electron). */
   folderPicker: boolean;
+}
+
+export interface PricesInfo {
+  /** `built-in defaults`, or the file the table was read from. */
+  source: string;
+  /** Where an edited table is saved. */
+  file: string;
+  models: Record<string, ModelPrice>;
 }
 
 export interface RepoSummary {
@@ -209,6 +231,9 @@ export const CALLS = {
   'settings.set': { input: SettingsSchema.partial().strict() },
   /** Keys go to the OS keychain (Electron) or session memory (browser mode); `null` removes one. */
   'keys.set': { input: z.object({ provider: z.enum(['openai', 'gemini']), key: z.string().min(8).max(500).nullable() }).strict() },
+  'prices.get': { input: none },
+  /** Replaces the price table (saved to the user's prices.json); cost figures and estimates use it from then on. */
+  'prices.set': { input: z.object({ models: PricesSchema }).strict() },
   /** Electron only: the native folder picker; browser mode answers `{ path: null }` with a reason. */
   'repo.pick': { input: none },
   'repo.list': { input: none },
@@ -254,6 +279,8 @@ export interface CallOutputs {
   'settings.get': Settings;
   'settings.set': Settings;
   'keys.set': { openai: boolean; gemini: boolean };
+  'prices.get': PricesInfo;
+  'prices.set': PricesInfo;
   'repo.pick': { path: string | null; reason?: string };
   'repo.list': RepoSummary[];
   'repo.index': { jobId: string };

@@ -25,6 +25,7 @@ import {
   type RepoSummary,
   type RunListItem,
   type Settings,
+  type PricesInfo,
   type Sources,
   type TaskSummary,
 } from '../../app/contract/index.ts';
@@ -38,7 +39,7 @@ import { renderCsv, renderHtml, renderJson, renderMarkdown, type CsvTable } from
 import type { TaskFailure, TaskResult } from '../experiment/results.ts';
 import { appInfo, ExperimentError, type Progress } from '../experiment/runner.ts';
 import { redact, registerSecret } from '../generate/errors.ts';
-import type { PriceTable } from '../generate/cost.ts';
+import { PriceTableSchema, type PriceTable } from '../generate/cost.ts';
 import type { LlmBackend } from '../generate/types.ts';
 import { runIndex } from '../index/indexer.ts';
 import { checkRepositoryRoot } from '../index/walk.ts';
@@ -367,8 +368,18 @@ class Engine implements EngineService {
     });
   }
 
+  /** The user's price table lives beside the settings (by default the CLI's prices.json). */
+  private get pricesFile(): string {
+    return path.join(this.dataDir, 'prices.json');
+  }
+
   private prices(): PriceTable {
-    return pricesOf({}).table;
+    return pricesOf({ prices: this.pricesFile }).table;
+  }
+
+  private pricesInfo(): PricesInfo {
+    const { table, source } = pricesOf({ prices: this.pricesFile });
+    return { source, file: this.pricesFile, models: structuredClone(table.models) };
   }
 
   private resolveMethods(methods: string[]): Condition[] {
@@ -595,6 +606,14 @@ class Engine implements EngineService {
         this.saveSettings(next);
         if (encoderChanged) this.emit({ type: 'notice', level: 'info', message: `The encoder preference (${next.encoder}) takes effect the next time OpenCoder starts; ${this.encoder.name} stays in use until then.` });
         return structuredClone(this.settings);
+      },
+      'prices.get': () => this.pricesInfo(),
+      'prices.set': ({ models }) => {
+        const table = PriceTableSchema.parse({ version: 1, currency: 'USD', models });
+        const file = this.pricesFile;
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, JSON.stringify(table, null, 2) + '\n');
+        return this.pricesInfo();
       },
       'keys.set': ({ provider, key }) => {
         const k = key?.trim() || null;

@@ -217,7 +217,17 @@ describe.skipIf(!present)('the desktop UI in browser mode', () => {
     await page.getByTestId('nav-settings').click();
     await page.getByTestId('settings-form').waitFor();
     expect(await page.getByTestId('key-storage').innerText()).toMatch(/session/i);
-    await shot(page, 'settings');
+    // prices: edit one, a bad value is refused with the row named, a good one is saved
+    await expect.poll(() => page.getByTestId('price-row').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    await page.getByTestId('price-input').first().fill('-3');
+    await page.getByTestId('prices-save').click();
+    expect(await page.getByTestId('prices-error').innerText()).toMatch(/row 1 .*input price/);
+    await page.getByTestId('price-input').first().fill('0.2');
+    await page.getByTestId('prices-save').click();
+    await page.getByTestId('prices-saved').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('prices-source').innerText()).toMatch(/prices\.json/);
+    await shot(page, 'settings', 'settings-view');
+    await shot(page, 'settings-prices', 'settings-keys');
     expect(pageErrors).toEqual([]);
     expect(foreignRequests).toEqual([]);
   });

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineEvent, JobInfo, RepoSummary, RunListItem, Settings, TaskResult } from '../../app/contract/index.ts';
+import type { EngineEvent, JobInfo, PricesInfo, RepoSummary, RunListItem, Settings, TaskResult } from '../../app/contract/index.ts';
 import { sampleRepoPath } from '../../main/host/paths.ts';
 import { JobManager } from '../../main/host/jobs.ts';
 import { createEngineService, DEFAULT_SETTINGS, type EngineService } from '../../main/host/service.ts';
@@ -135,6 +135,22 @@ describe('engine service', () => {
       await again.close();
     }
     await ok(s, 'settings.set', { parallel: 2, pipeline: {} });
+  });
+
+  it('prices: the defaults until edited, then the saved table (validated), used from then on', async () => {
+    const before = await ok<PricesInfo>(s, 'prices.get');
+    expect(before.source).toBe('built-in defaults');
+    expect(before.models['gpt-4o-mini']!.inputPerMTok).toBe(0.15);
+    const bad = await s.call('prices.set', { models: { 'gpt-4o-mini': { inputPerMTok: -1, outputPerMTok: 0.6, asOf: '2026-11-29' } } });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.issues?.[0]?.path).toBe('models.gpt-4o-mini.inputPerMTok');
+    const models = { ...before.models, 'my-local-model': { inputPerMTok: 0.01, outputPerMTok: 0.02, asOf: '2026-11-29', note: 'electricity' } };
+    const after = await ok<PricesInfo>(s, 'prices.set', { models });
+    expect(after.source).toBe(after.file);
+    expect(after.models['my-local-model']).toEqual(models['my-local-model']);
+    expect(JSON.parse(fs.readFileSync(after.file, 'utf8')).models['my-local-model'].outputPerMTok).toBe(0.02);
+    expect((await ok<PricesInfo>(s, 'prices.get')).models).toEqual(after.models);
+    await ok(s, 'prices.set', { models: before.models });
   });
 
   it('a broken settings file falls back to the defaults with a notice', async () => {

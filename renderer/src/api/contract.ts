@@ -1,7 +1,7 @@
 // The renderer's one door to the contract: everything it needs from app/contract is re-exported here, so a
 // view never names a path outside renderer/ except through this file. Only app/contract is imported, never main/.
 
-export { CALLS, CONTRACT_VERSION, EngineCallError, parseCall, PathSchema, CustomTaskSchema, SettingsSchema, PipelineOverridesSchema, SourcesSchema, BackendSchema, BACKEND_KINDS } from '../../../app/contract/index.ts';
+export { CALLS, CONTRACT_VERSION, EngineCallError, parseCall, PathSchema, CustomTaskSchema, SettingsSchema, PipelineOverridesSchema, SourcesSchema, BackendSchema, BACKEND_KINDS, PricesSchema } from '../../../app/contract/index.ts';
 export type {
   AppInfo,
   CallError,
@@ -18,6 +18,8 @@ export type {
   JobProgress,
   JobState,
   MethodInfo,
+  ModelPrice,
+  PricesInfo,
   PipelineOverrides,
   RepoSummary,
   ReportFile,

@@ -213,6 +213,17 @@ describe.skipIf(!present)('the desktop UI in browser mode', () => {
     await report.close();
   }, 120_000);
 
+  it('is usable from the keyboard: arrows move through the navigation, Enter opens a view', async () => {
+    await page.getByTestId('nav-repository').focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('nav-task');
+    await page.keyboard.press('End');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('nav-settings');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('reports-view').waitFor({ timeout: 5_000 });
+  });
+
   it('shows the settings and keeps keys write-only', async () => {
     await page.getByTestId('nav-settings').click();
     await page.getByTestId('settings-form').waitFor();

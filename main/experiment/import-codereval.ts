@@ -18,7 +18,7 @@ import path from 'node:path';
 import { cleandoc, createExtractor, type Extractor } from '../index/extract.ts';
 import type { ExtractedUnit } from '../index/types.ts';
 import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
-import { checkOutDir, prepareOutDir, requirementFromSignature, type Fail } from './import-out.ts';
+import { checkOutDir, checkRelPath, countBy, prepareOutDir, requirementFromSignature, writeRepoFiles, type Fail } from './import-out.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Public API
@@ -189,35 +189,6 @@ function int(o: Record<string, unknown>, k: string): number | null {
 }
 
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-
-/**
- * A relative path from a record, checked: '/' separators, no absolute path, drive letter,
- * backslash, NUL, `..` or empty segment. Returns the normalised path, or why it is refused.
- */
-export function checkRelPath(p: unknown): { ok: true; path: string } | { ok: false; why: string } {
-  if (typeof p !== 'string' || !p) return { ok: false, why: 'not a non-empty string' };
-  if (p.includes('\0')) return { ok: false, why: 'contains a NUL character' };
-  if (p.includes('\\')) return { ok: false, why: 'contains a backslash' };
-  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.startsWith('~')) return { ok: false, why: 'is absolute' };
-  const parts = p.split('/').filter((s) => s !== '' && s !== '.');
-  if (!parts.length) return { ok: false, why: 'names no file' };
-  if (parts.includes('..')) return { ok: false, why: 'contains ..' };
-  if (parts.some((s) => s.length > 255)) return { ok: false, why: 'has a path segment longer than 255 characters' };
-  return { ok: true, path: parts.join('/') };
-}
-
-/** Joins a checked relative path under root; throws if it would land outside (belt and braces). */
-export function underRoot(root: string, rel: string): string {
-  const abs = path.resolve(root, ...rel.split('/'));
-  if (!abs.startsWith(root + path.sep)) throw new CoderEvalImportError(`internal: ${rel} escapes ${root}`);
-  return abs;
-}
-
-function countBy<T>(xs: T[], key: (x: T) => string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const x of xs) out[key(x)] = (out[key(x)] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
-}
 
 export function mdEscape(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/`/g, "'").replace(/\n/g, ' ⏎ ');
@@ -730,14 +701,7 @@ export async function importCoderEval(opts: CoderEvalImportOptions): Promise<Cod
 
     // Write.
     prepareOutDir(outDir, 'codereval', ['repos', 'tasks.jsonl', 'metadata.jsonl', 'IMPORT.md'], failCoderEval);
-    for (const p of planned) {
-      fs.mkdirSync(p.task.repoPath, { recursive: true });
-      for (const [rel, content] of p.files) {
-        const abs = underRoot(p.task.repoPath, rel);
-        fs.mkdirSync(path.dirname(abs), { recursive: true });
-        fs.writeFileSync(abs, content);
-      }
-    }
+    for (const p of planned) writeRepoFiles(p.task.repoPath, p.files);
     writeManifest(result.manifestFile, planned.map((p) => p.task));
     fs.writeFileSync(result.metadataFile, metadata.map((x) => JSON.stringify(x)).join('\n') + (metadata.length ? '\n' : ''));
     fs.writeFileSync(result.reportFile, renderReport(result));

@@ -17,8 +17,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createExtractor, type Extractor } from '../index/extract.ts';
 import { parseTestCommand } from '../validate/workspace.ts';
-import { checkRelPath, mdEscape, underRoot, type ImportWarning } from './import-codereval.ts';
-import { checkOutDir, prepareOutDir, requirementFromSignature } from './import-out.ts';
+import { mdEscape, type ImportWarning } from './import-codereval.ts';
+import { checkOutDir, checkRelPath, countBy, prepareOutDir, requirementFromSignature, writeRepoFiles } from './import-out.ts';
 import { writeManifest, type TaskRecord } from './manifest.ts';
 
 export type { ImportWarning } from './import-codereval.ts';
@@ -96,11 +96,6 @@ const DROP_REASONS: Record<string, string> = {
   'no-enclosing-function': 'The middle span is not inside a function or method (module- or class-level code), so there is no target function to generate.',
 };
 
-function countBy<T>(xs: T[], key: (x: T) => string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const x of xs) out[key(x)] = (out[key(x)] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
-}
 
 interface Located {
   value: Record<string, unknown>;
@@ -412,14 +407,7 @@ export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Pro
     };
 
     prepareOutDir(outDir, 'execrepobench', ['repos', 'tasks.jsonl', 'IMPORT.md'], fail);
-    for (const p of planned) {
-      fs.mkdirSync(p.task.repoPath, { recursive: true });
-      for (const [rel, content] of [...p.files.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-        const abs = underRoot(p.task.repoPath, rel);
-        fs.mkdirSync(path.dirname(abs), { recursive: true });
-        fs.writeFileSync(abs, content);
-      }
-    }
+    for (const p of planned) writeRepoFiles(p.task.repoPath, p.files);
     writeManifest(result.manifestFile, planned.map((p) => p.task));
     fs.writeFileSync(result.reportFile, renderReport(result));
     return result;

@@ -1,6 +1,7 @@
-// What every importer does with its output folder, and how it words a requirement it has to make up.
-// An import writes only into an empty folder or into one a previous import of the same kind made (marked by
-// IMPORT_MARKER), and clears only what that importer writes.
+// What every importer shares: its output folder, safe relative paths from records, writing a task's
+// repository, counting, and how it words a requirement it has to make up. An import writes only into an empty
+// folder or into one a previous import of the same kind made (marked by IMPORT_MARKER), and clears only what
+// that importer writes.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,4 +58,41 @@ export function requirementFromSignature(signature: string): string {
     .replace(/:\s*$/, '')
     .trim();
   return `Implement \`${one}\`.`;
+}
+
+/** A relative path from a record, checked: no absolute paths, no `..`, no backslashes or NULs. */
+export function checkRelPath(p: unknown): { ok: true; path: string } | { ok: false; why: string } {
+  if (typeof p !== 'string' || !p) return { ok: false, why: 'not a non-empty string' };
+  if (p.includes('\0')) return { ok: false, why: 'contains a NUL character' };
+  if (p.includes('\\')) return { ok: false, why: 'contains a backslash' };
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.startsWith('~')) return { ok: false, why: 'is absolute' };
+  const parts = p.split('/').filter((s) => s !== '' && s !== '.');
+  if (!parts.length) return { ok: false, why: 'names no file' };
+  if (parts.includes('..')) return { ok: false, why: 'contains ..' };
+  if (parts.some((s) => s.length > 255)) return { ok: false, why: 'has a path segment longer than 255 characters' };
+  return { ok: true, path: parts.join('/') };
+}
+
+/** Joins a checked relative path under root; throws if it would land outside (belt and braces). */
+export function underRoot(root: string, rel: string): string {
+  const abs = path.resolve(root, ...rel.split('/'));
+  if (!abs.startsWith(root + path.sep)) throw new Error(`internal: ${rel} escapes ${root}`);
+  return abs;
+}
+
+/** Writes a task's repository: each (checked relative path, content) under `repoPath`, in path order. */
+export function writeRepoFiles(repoPath: string, files: Iterable<[string, string]>): void {
+  fs.mkdirSync(repoPath, { recursive: true });
+  for (const [rel, content] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
+    const abs = underRoot(repoPath, rel);
+    fs.mkdirSync(path.dirname(abs), { recursive: true });
+    fs.writeFileSync(abs, content);
+  }
+}
+
+/** Counts by key, keys sorted. */
+export function countBy<T>(xs: T[], key: (x: T) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const x of xs) out[key(x)] = (out[key(x)] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { Parser, Language as Grammar, type Node } from 'web-tree-sitter';
 import { createExtractor, type Extractor } from '../index/extract.ts';
 import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
-import { checkOutDir, IMPORT_MARKER, prepareOutDir, requirementFromSignature, type Fail } from './import-out.ts';
+import { checkOutDir, countBy, IMPORT_MARKER, prepareOutDir, requirementFromSignature, type Fail } from './import-out.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Public API
@@ -1274,11 +1274,6 @@ const failRepoExec: Fail = (message, file) => new RepoExecImportError(message, f
 // ---------------------------------------------------------------------------------------------
 // The importer
 
-function countBy<T>(xs: T[], key: (x: T) => string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const x of xs) out[key(x)] = (out[key(x)] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
-}
 
 export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoExecImportResult> {
   const benchDir = path.resolve(opts.benchDir);

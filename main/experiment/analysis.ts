@@ -163,16 +163,29 @@ export function defaultComparisons(runs: LoadedRun[]): ComparisonSpec[] {
   return out;
 }
 
-/** Pairs two runs condition by condition (same ids), or their only conditions when each has one. */
-export function crossRunComparisons(a: LoadedRun, b: LoadedRun): ComparisonSpec[] {
+/** Pairs two runs condition by condition (same ids), or their only conditions when each has one; null when nothing pairs. */
+function pairRuns(a: LoadedRun, b: LoadedRun): ComparisonSpec[] | null {
   const shared = a.run.conditions.map((c) => c.id).filter((id) => b.run.conditions.some((x) => x.id === id));
   if (shared.length) return shared.map((id) => ({ a: { runId: a.run.id, condition: id }, b: { runId: b.run.id, condition: id } }));
   if (a.run.conditions.length === 1 && b.run.conditions.length === 1) {
     return [{ a: { runId: a.run.id, condition: a.run.conditions[0]!.id }, b: { runId: b.run.id, condition: b.run.conditions[0]!.id } }];
   }
+  return null;
+}
+
+/** Pairs two runs condition by condition (same ids), or their only conditions when each has one. */
+export function crossRunComparisons(a: LoadedRun, b: LoadedRun): ComparisonSpec[] {
+  const pairs = pairRuns(a, b);
+  if (pairs) return pairs;
   throw new AnalysisError(
     `runs ${a.run.id} and ${b.run.id} share no condition (${a.run.conditions.map((c) => c.id).join(', ')} vs ${b.run.conditions.map((c) => c.id).join(', ')}); compare runs of the same methods, or runs of one method each`,
   );
+}
+
+/** What a report of these runs compares: within each run as usual, and two runs of the same conditions with each other. */
+export function reportComparisons(runs: LoadedRun[]): ComparisonSpec[] {
+  const cross = runs.length === 2 ? (pairRuns(runs[0]!, runs[1]!) ?? []) : [];
+  return [...defaultComparisons(runs), ...cross];
 }
 
 function compare(runs: Map<string, LoadedRun>, spec: ComparisonSpec, boot: Required<BootstrapOptions>): Omit<PairedComparison, 'mcnemarPHolm'> {

@@ -31,7 +31,7 @@ import {
 } from '../../app/contract/index.ts';
 import type { Encoder } from '../embed/encoder.ts';
 import { openConfiguredEncoder } from '../embed/select.ts';
-import { AnalysisError, buildReportModel, crossRunComparisons, defaultComparisons, loadRun, type LoadedRun } from '../experiment/analysis.ts';
+import { AnalysisError, buildReportModel, loadRun, reportComparisons, type LoadedRun } from '../experiment/analysis.ts';
 import { readManifest, type Manifest, type Task } from '../experiment/manifest.ts';
 import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../experiment/orchestrate.ts';
 import type { ReportModel } from '../experiment/report-model.ts';
@@ -546,9 +546,8 @@ class Engine implements EngineService {
 
   private model(ids: string[]): ReportModel {
     const loaded = this.loadRuns(ids);
-    const cross = loaded.length === 2 && sharesConditions(loaded[0]!, loaded[1]!) ? crossRunComparisons(loaded[0]!, loaded[1]!) : [];
     const info = appInfo(packageRoot());
-    return buildReportModel(loaded, { tool: { name: info.name, version: info.version }, comparisons: [...defaultComparisons(loaded), ...cross] });
+    return buildReportModel(loaded, { tool: { name: info.name, version: info.version }, comparisons: reportComparisons(loaded) });
   }
 
   private customManifest(custom: NonNullable<ParsedInput<'task.run'>['custom']>): Manifest {
@@ -847,10 +846,6 @@ class Engine implements EngineService {
 
 function lastLine(last: NonNullable<Progress['last']>): string {
   return `${last.taskId} / ${last.condition}: ${last.ok ? (last.correct ? 'correct' : 'wrong') : `error: ${(last.error ?? '').slice(0, 200)}`}`;
-}
-
-function sharesConditions(a: LoadedRun, b: LoadedRun): boolean {
-  return a.run.conditions.some((c) => b.run.conditions.some((x) => x.id === c.id)) || (a.run.conditions.length === 1 && b.run.conditions.length === 1);
 }
 
 async function openEncoderFor(prefer: Settings['encoder'], modelsDir: string): Promise<{ encoder: Encoder; notice: string | null }> {

@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { buildReportModel, crossRunComparisons, defaultComparisons, fmtInterval, loadRun, type LoadedRun } from '../../experiment/analysis.ts';
+import { buildReportModel, crossRunComparisons, fmtInterval, loadRun, reportComparisons, type LoadedRun } from '../../experiment/analysis.ts';
 import { readManifest } from '../../experiment/manifest.ts';
 import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../../experiment/orchestrate.ts';
 import type { ReportModel } from '../../experiment/report-model.ts';
@@ -188,10 +188,6 @@ const REPORT_OPTS = {
   title: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-function sharesConditions(a: LoadedRun, b: LoadedRun): boolean {
-  return a.run.conditions.some((c) => b.run.conditions.some((x) => x.id === c.id)) || (a.run.conditions.length === 1 && b.run.conditions.length === 1);
-}
-
 function loadRuns(values: Record<string, unknown>, ids: string[]): { loaded: LoadedRun[]; close(): void } {
   const store = Store.open(dbPathOf(values));
   try {
@@ -247,10 +243,7 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
         if (!values.out) throw new UsageError('--out FILE is required');
         const { loaded, close } = loadRuns(values, positionals);
         try {
-          // Within each run as usual; two runs of the same conditions are also paired with each other.
-          const cross = loaded.length === 2 && sharesConditions(loaded[0]!, loaded[1]!) ? crossRunComparisons(loaded[0]!, loaded[1]!) : [];
-          const comparisons = [...defaultComparisons(loaded), ...cross];
-          const model = modelOf(loaded, values, comparisons);
+          const model = modelOf(loaded, values, reportComparisons(loaded));
           const files = writeReport(model, format, path.resolve(values.out as string));
           return { text: [`Wrote ${files.join(', ')}`], json: { ok: true, command: 'report', runs: positionals, format, files } };
         } finally {

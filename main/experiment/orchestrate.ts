@@ -15,7 +15,7 @@ import { ExchangeStore } from '../store/exchanges.ts';
 import { ExperimentStore, newExperimentId, type ExperimentRunRecord } from '../store/experiments.ts';
 import type { Store } from '../store/store.ts';
 import type { SandboxOptions } from '../validate/sandbox.ts';
-import { createValidator } from '../validate/validator.ts';
+import { createValidator, type Validator } from '../validate/validator.ts';
 import type { StoredProvenance } from './analysis.ts';
 import { readManifest, type Manifest, type Task } from './manifest.ts';
 import {
@@ -86,15 +86,27 @@ export function selectTasks(manifest: Manifest, ids: string[] | null, limit: num
   return tasks;
 }
 
-async function execute(ctx: ExperimentContext, experiments: ExperimentStore, run: ExperimentRunRecord, tasks: Task[], conditions: Condition[], decompose: 'llm' | 'fallback'): Promise<RunOutcome> {
-  ctx.onStart?.(run);
-  const exchanges = new ExchangeStore(ctx.store.db, ctx.store.path);
-  const repoIds = await ctx.ensureIndexed(tasks);
-  const validator = await createValidator({
+function openValidator(ctx: ExperimentContext): Promise<Validator> {
+  return createValidator({
     ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
     ...(ctx.validatorConcurrency ? { concurrency: ctx.validatorConcurrency } : {}),
   });
+}
+
+/** Runs what is left of `run` with `validator`, and closes it. */
+async function execute(
+  ctx: ExperimentContext,
+  experiments: ExperimentStore,
+  run: ExperimentRunRecord,
+  tasks: Task[],
+  conditions: Condition[],
+  decompose: 'llm' | 'fallback',
+  validator: Validator,
+): Promise<RunOutcome> {
   try {
+    ctx.onStart?.(run);
+    const exchanges = new ExchangeStore(ctx.store.db, ctx.store.path);
+    const repoIds = await ctx.ensureIndexed(tasks);
     const llm = ctx.backend.provider === 'imported' || ctx.backend.id.startsWith('replay') ? ctx.backend : recordExchanges(ctx.backend, exchanges, { runId: run.id, prices: ctx.prices });
     const services: TaskServices = {
       store: ctx.store,
@@ -119,8 +131,8 @@ async function execute(ctx: ExperimentContext, experiments: ExperimentStore, run
   }
 }
 
-/** Freezes a new run (manifest hash, task ids, full configs, provenance) and runs it. */
-export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Promise<RunOutcome> {
+/** Stores a new run: its generation record, frozen manifest hash, task ids, full configs and provenance. */
+function freezeRun(ctx: ExperimentContext, spec: NewRun, sandbox: string): { experiments: ExperimentStore; run: ExperimentRunRecord } {
   const experiments = new ExperimentStore(ctx.store.db, ctx.store.path);
   const exchanges = new ExchangeStore(ctx.store.db, ctx.store.path);
   const id = newExperimentId(spec.kind);
@@ -135,17 +147,12 @@ export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Pro
     config: storedConditions(spec.conditions),
     manifestHash: spec.manifest.hash,
   });
-  const validatorInfo = await createValidator(ctx.sandbox ? { sandbox: ctx.sandbox } : {}).then((v) => {
-    const label = v.sandbox.label;
-    v.close();
-    return label;
-  });
   const provenance: StoredProvenance = {
     backend: { id: ctx.backend.id, provider: ctx.backend.provider, model: ctx.backend.model, label: ctx.backend.label },
     encoder: { id: ctx.encoder.id, name: ctx.encoder.name },
     prompts: { version: prompts.version, hash: prompts.hash },
     configHashes: configHashes(spec.conditions),
-    sandbox: validatorInfo,
+    sandbox,
     machine: machineInfo(),
     app: appInfo(ctx.packageRoot),
     manifestTasks: spec.manifest.tasks.length,
@@ -162,7 +169,21 @@ export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Pro
     options: spec.options ?? {},
   });
   const run = experiments.get(id)!;
-  return execute(ctx, experiments, run, spec.tasks, spec.conditions, spec.storedBackend.decompose);
+  return { experiments, run };
+}
+
+/** Freezes a new run and runs it. */
+export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Promise<RunOutcome> {
+  // The sandbox is part of the run's provenance, and one that cannot start fails the run before anything is stored.
+  const validator = await openValidator(ctx);
+  let frozen: ReturnType<typeof freezeRun>;
+  try {
+    frozen = freezeRun(ctx, spec, validator.sandbox.label);
+  } catch (err) {
+    validator.close();
+    throw err;
+  }
+  return execute(ctx, frozen.experiments, frozen.run, spec.tasks, spec.conditions, spec.storedBackend.decompose, validator);
 }
 
 /** The stored run, checked resumable: not finished, not running in another live process. */
@@ -180,7 +201,7 @@ export async function resumeExperiment(ctx: ExperimentContext, id: string): Prom
   const run = resumableRun(ctx.store, id);
   const tasks = tasksOfRun(run, readManifest(run.manifestFile));
   const conditions: Condition[] = run.conditions.map((c) => ({ ...c }));
-  return execute(ctx, experiments, run, tasks, conditions, run.backend.decompose);
+  return execute(ctx, experiments, run, tasks, conditions, run.backend.decompose, await openValidator(ctx));
 }
 
 export { estimateRun };

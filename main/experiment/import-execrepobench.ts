@@ -340,7 +340,10 @@ export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Pro
       try {
         parseTestCommand(command, id);
       } catch (err) {
+        // A manifest with such a task would be refused when loaded: list it instead of writing it.
         unsupportedCommands.push({ id, command, why: (err as Error).message });
+        drop('unsupported-test-command', `its test command \`${command}\` cannot be validated: the validator runs unittest and pytest commands only`);
+        return;
       }
       const folder = folderFor(id, folders);
       const repo = `repos/${folder}`;
@@ -436,8 +439,8 @@ function renderReport(r: ExecRepoBenchImportResult): string {
   for (const t of r.tasks) L.push(`- \`${mdEscape(t.id)}\`: ${t.repo}/${t.file} \`${t.qualname}\` — \`${mdEscape(t.testCommand)}\` (from ${t.testSource})`);
   if (r.unsupportedCommands.length) {
     L.push('', '### Test commands the validator cannot run yet', '');
-    L.push('The validator needs per-test evidence and runs `python3 -m unittest …` or `pytest …` only; these tasks are in tasks.jsonl but');
-    L.push('`opencoder validate` reports a task error for them until it can run a repository program such as `evaluate_repo.py`.', '');
+    L.push('The validator needs per-test evidence and runs `python3 -m unittest …` or `pytest …` only, so a manifest naming another');
+    L.push('command is refused when it is loaded; these records were left out of tasks.jsonl (see `unsupported-test-command` below).', '');
     for (const u of r.unsupportedCommands) L.push(`- \`${mdEscape(u.id)}\`: \`${mdEscape(u.command)}\``);
   }
   L.push('', '## How tasks are made', '');

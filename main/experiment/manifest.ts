@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { parseTestCommand, TestCommandError } from '../validate/command.ts';
 
 export const DEFAULT_PLACEHOLDER = '# <<FOCAL_FUNCTION>>';
 
@@ -27,6 +28,8 @@ export const TaskRecordSchema = z
     check_template: z.string().optional(),
     placeholder: z.string().optional(),
     test_command: z.string().optional(),
+    /** The interpreter the tests run under: a path, or a virtualenv folder (relative to the manifest's folder). */
+    python: z.string().min(1).optional(),
     /** Test ids the task's tests consist of, when the harness names them. */
     tests: z.array(z.string()).optional(),
     /** Measured run time of the reference under the tests, in ms (calibrates time limits). */
@@ -39,6 +42,8 @@ export const TaskRecordSchema = z
   });
 
 export type TaskRecord = z.infer<typeof TaskRecordSchema>;
+
+const DefaultsSchema = z.object({ python: z.string().min(1).optional() }).strict();
 
 /** A task as read from a manifest: `repo` resolved to an absolute path. */
 export interface Task extends TaskRecord {
@@ -74,6 +79,7 @@ export function readManifest(file: string): Manifest {
   const dir = path.dirname(abs);
   const tasks: Task[] = [];
   const seen = new Set<string>();
+  let defaults: { python?: string } = {};
   raw
     .toString('utf8')
     .split('\n')
@@ -85,6 +91,13 @@ export function readManifest(file: string): Manifest {
       } catch (err) {
         throw new ManifestError(`${abs}:${i + 1}: not valid JSON (${(err as Error).message})`, abs, i + 1);
       }
+      if (json && typeof json === 'object' && 'defaults' in json && !('id' in json)) {
+        // A defaults line applies to the tasks after it: {"defaults": {"python": ".venv"}}
+        const d = DefaultsSchema.safeParse((json as { defaults: unknown }).defaults);
+        if (!d.success) throw new ManifestError(`${abs}:${i + 1}: defaults: ${d.error.issues.map((x) => `${x.path.join('.') || 'defaults'}: ${x.message}`).join('; ')}`, abs, i + 1);
+        defaults = d.data;
+        return;
+      }
       const parsed = TaskRecordSchema.safeParse(json);
       if (!parsed.success) {
         const issues = parsed.error.issues.map((x) => `${x.path.join('.') || 'task'}: ${x.message}`).join('; ');
@@ -93,7 +106,17 @@ export function readManifest(file: string): Manifest {
       }
       if (seen.has(parsed.data.id)) throw new ManifestError(`${abs}:${i + 1}: duplicate task id ${parsed.data.id}`, abs, i + 1);
       seen.add(parsed.data.id);
-      tasks.push({ ...parsed.data, repoPath: path.resolve(dir, parsed.data.repo) });
+      if (parsed.data.test_command !== undefined && parsed.data.check_template === undefined) {
+        // Refused here, before any retrieval or generation: a command the validator cannot run.
+        try {
+          parseTestCommand(parsed.data.test_command);
+        } catch (err) {
+          if (err instanceof TestCommandError) throw new ManifestError(`${abs}:${i + 1} (task ${parsed.data.id}): ${err.message}`, abs, i + 1);
+          throw err;
+        }
+      }
+      const python = parsed.data.python ?? defaults.python;
+      tasks.push({ ...parsed.data, ...(python ? { python: path.resolve(dir, python) } : {}), repoPath: path.resolve(dir, parsed.data.repo) });
     });
   return { file: abs, hash: createHash('sha256').update(raw).digest('hex'), tasks };
 }

@@ -149,6 +149,8 @@ export interface SandboxRunSpec {
   repoBytes?: number;
   /** Command to run instead of the harness (probes, benchmarks). */
   argv?: string[];
+  /** The task's own interpreter (bound read-only with its prefix or virtualenv), instead of the sandbox's. */
+  python?: string;
   signal?: AbortSignal;
   /** Where weak-mode workspaces are made (default: the OS temp folder). */
   workRoot?: string;
@@ -229,16 +231,37 @@ function rootEntries(): string[] {
   return out;
 }
 
-function pythonPrefixBind(python: string): string[] {
-  let real = python;
+/**
+ * What of the file system an interpreter needs, bound read-only at the same paths: the prefix of
+ * the real executable (unless under /usr, which is bound anyway), and for a virtualenv its own
+ * folder (pyvenv.cfg, site-packages) and the base interpreter's prefix that pyvenv.cfg names.
+ */
+export function interpreterDirs(python: string): string[] {
+  const dirs = new Set<string>();
+  const add = (exe: string) => {
+    let real = exe;
+    try {
+      real = fs.realpathSync(exe);
+    } catch {
+      /* keep */
+    }
+    if (!real.startsWith('/usr/')) dirs.add(path.dirname(path.dirname(real)));
+  };
+  add(python);
+  const venv = path.dirname(path.dirname(path.resolve(python)));
   try {
-    real = fs.realpathSync(python);
+    const cfg = fs.readFileSync(path.join(venv, 'pyvenv.cfg'), 'utf8');
+    dirs.add(venv);
+    const home = /^\s*home\s*=\s*(.+?)\s*$/m.exec(cfg)?.[1];
+    if (home) add(path.join(home, 'python3'));
   } catch {
-    /* keep */
+    /* not a virtualenv */
   }
-  if (real.startsWith('/usr/')) return [];
-  const prefix = path.dirname(path.dirname(real));
-  return ['--ro-bind', prefix, prefix];
+  return [...dirs].filter((d) => d !== '/' && !d.startsWith('/usr/') && d !== '/usr');
+}
+
+function pythonPrefixBind(python: string): string[] {
+  return interpreterDirs(python).flatMap((d) => ['--ro-bind', d, d]);
 }
 
 function limitArgs(prlimit: string, l: Limits): string[] {
@@ -266,7 +289,7 @@ const env = (ws: string) => ({
 /** Runs the harness (or spec.argv) in the sandbox `info` describes. Never throws for what the program does. */
 export async function runSandboxed(info: SandboxInfo, spec: SandboxRunSpec): Promise<SandboxRunResult> {
   const strong = info.strength === 'strong';
-  const python = info.tools.python;
+  const python = spec.python ?? info.tools.python;
   let ws: string;
   let cleanupDir: string | null = null;
   let file: string;

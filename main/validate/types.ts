@@ -1,6 +1,10 @@
 // The data the validator produces: static findings, per-test results, sandbox events, verdicts.
 
-export type VerdictStatus = 'passed' | 'failed' | 'error' | 'timeout';
+/**
+ * `flaky`: the outcome depended on timing (a timeout, or a run within 20 % of the limit), so the run was
+ * repeated once, and the two runs disagreed. Never a pass; reports count these apart.
+ */
+export type VerdictStatus = 'passed' | 'failed' | 'error' | 'timeout' | 'flaky';
 
 export type FindingKind =
   | 'syntax'
@@ -54,6 +58,13 @@ export type SandboxEventKind =
   | 'aborted'
   | 'no-report'
   | 'forged-output-ignored'
+  /** The candidate tried something the runner refuses (frame or object enumeration, tracing, ctypes, …). */
+  | 'refused'
+  /** The candidate altered a module, class or name it did not define (the test framework, builtins, …). */
+  | 'tampering'
+  /** The tests never loaded the candidate from the workspace, or never called it. */
+  | 'not-exercised'
+  | 'rerun'
   | 'sandbox-failure';
 
 export interface SandboxEvent {
@@ -108,6 +119,30 @@ export interface Verdict {
   stderr: string;
   /** True when this verdict was reused for an identical candidate of the same task. */
   cached: boolean;
+  /** Where the expected tests came from: the task's own list, the reference's passing run, or neither. */
+  expectedFrom: 'task' | 'reference' | null;
+  /** Where the tests loaded the target's module from, and how often the tests called the target. */
+  target: TargetUse | null;
+  /** The interpreter the tests ran under and the environment assignments they got. */
+  environment: TestEnvironment | null;
+  /** Both outcomes when a timing-dependent verdict was rerun and the two runs disagreed (status 'flaky'). */
+  flaky: { outcomes: [VerdictStatus, VerdictStatus]; reasons: [string, string] } | null;
+}
+
+export interface TargetUse {
+  /** The workspace file the candidate went into (relative to the workspace). */
+  expectedFile: string;
+  /** The file the tests' copy of the target's module came from (relative when inside the workspace), or null if never imported. */
+  loadedFrom: string | null;
+  /** Calls of the target while tests ran; null when the runner could not observe calls. */
+  calls: number | null;
+}
+
+export interface TestEnvironment {
+  python: string;
+  version: string;
+  /** Assignments given in front of the test command (PYTHONPATH=. …), as written. */
+  env: Record<string, string>;
 }
 
 export function passedCount(v: Verdict): number {

@@ -19,7 +19,7 @@ import {
   type SandboxOptions,
   type SandboxRunResult,
 } from './sandbox.ts';
-import type { Limits, SandboxEvent, SandboxInfo, StaticFinding, TestResult, TestOutcome, Verdict } from './types.ts';
+import type { Limits, SandboxEvent, SandboxInfo, StaticFinding, TargetUse, TestEnvironment, TestResult, TestOutcome, Verdict } from './types.ts';
 import { processTempDir, removeTree } from './cleanup.ts';
 import { listRepository, planTask, snapshotRepository, TaskError, type RepoListing, type TaskPlan } from './workspace.ts';
 
@@ -36,6 +36,31 @@ export interface ValidatorOptions {
   cacheSize?: number;
   /** Scope and import analysis (syntax and target checks always run). Default true. */
   staticChecks?: boolean;
+  /**
+   * Where reference checks are kept between validators (keyed by task; the experiment store keys
+   * them by manifest hash too). Without one they are kept for this validator's life only.
+   */
+  expectations?: ReferenceCheckStore;
+  /** A run that ends this close to its time limit (a share of it) counts as timing-dependent and is rerun. Default 0.2. */
+  flakyMargin?: number;
+}
+
+// Within 20 % of the limit a slower machine (or a busier one) could have turned the verdict.
+const FLAKY_MARGIN = 0.2;
+
+/** What the reference's own run established: whether it passes, and the tests it passed (which every candidate must pass). */
+export interface ReferenceCheck {
+  passes: boolean;
+  /** The tests the reference passed, in run order. */
+  tests: string[];
+  reason: string;
+  /** Hash of what the check depends on (plan and reference): a stored check with another is stale. */
+  key: string;
+}
+
+export interface ReferenceCheckStore {
+  get(taskId: string, key: string): ReferenceCheck | null;
+  put(taskId: string, check: ReferenceCheck): void;
 }
 
 export interface ValidateOptions {
@@ -71,6 +96,7 @@ export class Validator {
   private readonly repos = new Map<string, RepoListing>();
   private readonly verdicts = new Map<string, Shared>();
   private readonly snapshots = new Map<string, RepoListing>();
+  private readonly referenceChecks = new Map<string, Promise<ReferenceCheck>>();
 
   private constructor(
     readonly sandbox: SandboxInfo,
@@ -124,6 +150,7 @@ export class Validator {
       return l;
     });
     if (plan.repo && this.sandbox.uid !== null) plan.repo = this.snapshot(plan.repo);
+    if (plan.python && this.sandbox.uid !== null) assertTraversable(plan.python, this.sandbox.uid, task.id);
     const run = await this.pool.run(() => this.runHarness(plan, { mode: 'facts', candidate: '' }, 30_000));
     const { records } = readChannel(run.result.channel, run.nonce);
     const taskError = records.find((r) => r.t === 'task-error');
@@ -144,15 +171,44 @@ export class Validator {
     return snap;
   }
 
-  /** Validates one candidate (the target's full source, plus any helpers and imports it adds). */
-  validate(task: Task, code: string, opts: ValidateOptions = {}): Promise<Verdict> {
-    return this.shared(task, code, false, opts);
+  /**
+   * Validates one candidate (the target's full source, plus any helpers and imports it adds).
+   * When the task has a reference, the candidate must pass every test the reference passed (frozen
+   * from the reference's own run, once per task); a task whose reference fails is a TaskError.
+   */
+  async validate(task: Task, code: string, opts: ValidateOptions = {}): Promise<Verdict> {
+    const expected = task.reference !== undefined ? await this.referenceCheck(task, opts) : null;
+    if (expected && !expected.passes) throw new TaskError(`its reference does not pass its own tests (${expected.reason}), so no candidate can be judged`, task.id);
+    return this.shared(task, code, false, opts, expected);
   }
 
-  /** Validates the manifest's reference solution. */
+  /** Validates the manifest's reference solution (against the task's own test list, nothing frozen). */
   validateReference(task: Task, opts: ValidateOptions = {}): Promise<Verdict> {
     if (!task.reference) return Promise.reject(new TaskError('it has no reference solution', task.id));
-    return this.validate(task, task.reference, opts);
+    return this.shared(task, task.reference, false, opts, null);
+  }
+
+  /**
+   * Runs the reference once and records which tests it passes: those are what a candidate must
+   * pass. Kept per task (and in `expectations` when given), so it is computed once per manifest.
+   */
+  referenceCheck(task: Task, opts: Pick<ValidateOptions, 'signal'> = {}): Promise<ReferenceCheck> {
+    if (!task.reference) return Promise.reject(new TaskError('it has no reference solution', task.id));
+    const key = createHash('sha256').update(`${planKey(task)}\0${normalise(task.reference)}`).digest('hex');
+    let p = this.referenceChecks.get(key);
+    if (!p) {
+      const stored = this.opts.expectations?.get(task.id, key);
+      p = stored
+        ? Promise.resolve(stored)
+        : this.validateReference(task, opts.signal ? { signal: opts.signal } : {}).then((v) => {
+            const check = referenceCheckOf(v, key);
+            this.opts.expectations?.put(task.id, check);
+            return check;
+          });
+      this.referenceChecks.set(key, p);
+      p.catch(() => this.referenceChecks.delete(key));
+    }
+    return p;
   }
 
   /** Static checks only (parsing, target, signature, names, imports); nothing of the candidate runs. */
@@ -161,10 +217,10 @@ export class Validator {
     return { findings: v.findings, blocking: v.findings.some((f) => BLOCKING.has(f.kind)) };
   }
 
-  private shared(task: Task, code: string, staticOnly: boolean, opts: ValidateOptions): Promise<Verdict> {
+  private shared(task: Task, code: string, staticOnly: boolean, opts: ValidateOptions, expected: ReferenceCheck | null = null): Promise<Verdict> {
     if (opts.signal?.aborted) return Promise.reject(abortError());
     const key = createHash('sha256')
-      .update(`${planKey(task)}\0${staticOnly ? 's' : 'r'}\0${opts.timeoutMs ?? ''}\0${normalise(code)}`)
+      .update(`${planKey(task)}\0${staticOnly ? 's' : 'r'}\0${opts.timeoutMs ?? ''}\0${expected?.key ?? ''}\0${normalise(code)}`)
       .digest('hex');
     let entry = this.verdicts.get(key);
     let cached = true;
@@ -175,7 +231,7 @@ export class Validator {
       cached = false;
       const controller = new AbortController();
       const e: Shared = { controller, waiters: 0, promise: Promise.resolve(null as unknown as Verdict) };
-      e.promise = this.runCandidate(task, code, staticOnly, opts.timeoutMs, controller.signal);
+      e.promise = this.runCandidate(task, code, staticOnly, opts.timeoutMs, controller.signal, expected);
       e.promise.catch(() => {
         if (this.verdicts.get(key) === e) this.verdicts.delete(key);
       });
@@ -218,16 +274,37 @@ export class Validator {
     });
   }
 
-  private async runCandidate(task: Task, code: string, staticOnly: boolean, timeoutOverride: number | undefined, signal: AbortSignal): Promise<Verdict> {
-    const plan = await this.prepare(task);
+  private async runCandidate(
+    task: Task,
+    code: string,
+    staticOnly: boolean,
+    timeoutOverride: number | undefined,
+    signal: AbortSignal,
+    expected: ReferenceCheck | null,
+  ): Promise<Verdict> {
+    const base = await this.prepare(task);
     if (signal.aborted) throw abortError();
+    const plan: TaskPlan = expected && !task.tests?.length ? { ...base, expectedTests: expected.tests } : base;
+    const from: Verdict['expectedFrom'] = expected && !task.tests?.length ? 'reference' : plan.expectedTests ? 'task' : null;
     const timeoutMs = timeoutOverride ?? plan.timeoutMs;
-    const run = await this.pool.run(
-      () => this.runHarness(plan, { mode: plan.mode, candidate: code, staticOnly }, timeoutMs, signal),
-      signal,
-    );
-    if (run.result.killedBy === 'aborted') throw abortError();
-    return buildVerdict(plan, run.result, run.nonce, timeoutMs, this.sandbox);
+    const once = async () => {
+      const run = await this.pool.run(() => this.runHarness(plan, { mode: plan.mode, candidate: code, staticOnly }, timeoutMs, signal), signal);
+      if (run.result.killedBy === 'aborted') throw abortError();
+      return { ...buildVerdict(plan, run.result, run.nonce, timeoutMs, this.sandbox), expectedFrom: from };
+    };
+    const first = await once();
+    if (staticOnly || !timingDependent(first, this.opts.flakyMargin ?? FLAKY_MARGIN)) return first;
+    // The outcome may be the clock's, not the candidate's: run it once more and compare.
+    const second = await once();
+    const rerun = { kind: 'rerun' as const, detail: `rerun because ${first.status === 'timeout' ? 'it timed out' : `it took ${first.durationMs} ms of a ${timeoutMs} ms limit`}; second run: ${second.status}` };
+    if (second.status === first.status) return { ...first, sandbox: { ...first.sandbox, events: [...first.sandbox.events, rerun] } };
+    return {
+      ...second,
+      status: 'flaky',
+      reason: `flaky: ${first.status} (${first.reason}), then ${second.status} (${second.reason})`,
+      flaky: { outcomes: [first.status, second.status], reasons: [first.reason, second.reason] },
+      sandbox: { ...second.sandbox, events: [...second.sandbox.events, rerun] },
+    };
   }
 
   private async runHarness(
@@ -242,6 +319,7 @@ export class Validator {
     const limits: Limits = { ...this.limits, cpuSeconds: this.opts.limits?.cpuSeconds ? Math.min(this.opts.limits.cpuSeconds, cpu) : cpu };
     const repo = plan.repo;
     const result = await runSandboxed(this.sandbox, {
+      ...(plan.python ? { python: plan.python } : {}),
       stdin: ({ ws, base }) =>
         JSON.stringify({
           nonce,
@@ -254,8 +332,10 @@ export class Validator {
           program: 'program.py',
           target: plan.target,
           candidate: what.candidate,
-          tests: plan.expectedTests,
+          tests: plan.kind === 'template' ? plan.expectedTests : null,
           testArgs: plan.testArgs,
+          env: plan.env,
+          pythonPath: plan.pythonPath,
           perTestTimeout: plan.perTestTimeoutS,
           facts: plan.facts,
           // The harness sets these itself only when prlimit is missing.
@@ -279,12 +359,19 @@ process.once('exit', () => {
   for (const dir of liveSnapshots) removeTree(dir);
 });
 
-/** The dropped uid must be able to reach what the validator puts under `dir`. */
-function assertTraversable(dir: string, uid: number): void {
+/** The dropped uid must be able to reach what the validator puts under `dir` (or a task's interpreter). */
+function assertTraversable(dir: string, uid: number, taskId?: string): void {
   let cur = path.resolve(dir);
   for (;;) {
     const st = fs.statSync(cur);
     if (st.uid !== uid && !(st.mode & 0o001)) {
+      if (taskId !== undefined) {
+        throw new TaskError(
+          `its interpreter ${dir} is unreachable for the sandbox's uid ${uid}: ${cur} is not searchable by others. ` +
+            'Make the path readable (chmod o+rx on each folder down to the interpreter) or create the virtualenv outside a private home',
+          taskId,
+        );
+      }
       throw new SandboxUnavailableError(`${dir} is unreachable for the sandbox's uid ${uid}: ${cur} is not searchable by others (chmod o+x it, or choose another TMPDIR / workRoot)`);
     }
     const up = path.dirname(cur);
@@ -299,8 +386,24 @@ export function createValidator(opts: ValidatorOptions = {}): Promise<Validator>
 
 function planKey(task: Task): string {
   return createHash('sha256')
-    .update(JSON.stringify([task.id, task.repoPath, task.file, task.qualname, task.check_template ?? null, task.placeholder ?? null, task.test_command ?? null, task.tests ?? null, task.reference_runtime_ms ?? null]))
+    .update(JSON.stringify([task.id, task.repoPath, task.file, task.qualname, task.check_template ?? null, task.placeholder ?? null, task.test_command ?? null, task.tests ?? null, task.reference_runtime_ms ?? null, task.python ?? null]))
     .digest('hex');
+}
+
+function referenceCheckOf(v: Verdict, key: string): ReferenceCheck {
+  const passes = v.status === 'passed';
+  return {
+    passes,
+    tests: v.tests.filter((t) => t.outcome === 'passed' && t.expected).map((t) => t.id),
+    reason: passes ? v.reason : `${v.status}: ${v.reason}`,
+    key,
+  };
+}
+
+/** A verdict that a slower or faster machine could have turned: a timeout, or a run close to the limit. */
+function timingDependent(v: Verdict, margin: number): boolean {
+  if (v.status === 'timeout' || v.tests.some((t) => t.outcome === 'timeout')) return true;
+  return v.timeoutMs > 0 && v.durationMs >= (1 - margin) * v.timeoutMs;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -352,11 +455,12 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   const staticRec = records.find((r) => r.t === 'static');
   const findings: StaticFinding[] = Array.isArray(staticRec?.findings) ? staticRec.findings : [];
   const done = records.find((r) => r.t === 'done');
+  const ended = records.find((r) => r.t === 'runner-ended');
   const harnessError = records.find((r) => r.t === 'harness-error' || r.t === 'task-error');
   const expected = plan.expectedTests;
   const expectedSet = new Set(expected ?? []);
 
-  const raw: RecordDoc[] = Array.isArray(done?.results) ? done.results : records.filter((r) => r.t === 'test');
+  const raw: RecordDoc[] = Array.isArray(done?.results) ? done.results : Array.isArray(ended?.results) ? ended.results : records.filter((r) => r.t === 'test');
   const seen = new Map<string, TestResult>();
   for (const r of raw) {
     const id = String(r.id);
@@ -366,7 +470,7 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   }
   const tests = [...seen.values()];
   if (expected && (done?.ran || !done)) {
-    for (const id of expected) if (!seen.has(id)) tests.push({ id, outcome: 'not-run', expected: true });
+    for (const id of expected) if (!seen.has(id)) tests.push({ id, outcome: 'not-run', expected: true, message: 'an expected test that did not run' });
   }
 
   // Labels for what the limits did, read from the exit and the messages.
@@ -377,13 +481,41 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   if (/File too large|\[Errno 27\]/.test(texts)) events.push({ kind: 'file-size-limit', detail: 'a write hit the file-size limit' });
   if (/Resource temporarily unavailable|\[Errno 11\]/.test(texts) && /fork|Popen|spawn|Thread|BlockingIOError/.test(texts))
     events.push({ kind: 'process-limit', detail: 'process creation refused by the process-count limit' });
+  const runnerForged = Number(done?.forged ?? records.find((r) => r.t === 'forged')?.count ?? 0);
   if (forged) events.push({ kind: 'forged-output-ignored', detail: `${forged} unauthenticated line(s) on the report channel` });
+  if (runnerForged) events.push({ kind: 'forged-output-ignored', detail: `${runnerForged} unauthenticated line(s) on the runner's report pipe` });
+  if (done && Number(done.otherPid ?? 0)) events.push({ kind: 'forged-output-ignored', detail: `${done.otherPid} record(s) from another process (a fork of the candidate's) ignored` });
   if (plan.kind === 'template' && run.stdout.includes('__REPOEXEC_RESULTS__'))
     events.push({ kind: 'forged-output-ignored', detail: 'a results line printed on stdout (not the harness channel)' });
+  const refused: string[] = [];
+  const tampering: string[] = [];
+  for (const e of Array.isArray(done?.events) ? (done.events as RecordDoc[]) : []) {
+    const detail = String(e.detail ?? '').slice(0, 500);
+    if (e.kind === 'tampering') {
+      tampering.push(detail);
+      events.push({ kind: 'tampering', detail });
+    } else if (e.kind === 'refused') {
+      refused.push(detail);
+      events.push({ kind: 'refused', detail: `the runner refused to ${detail}` });
+    } else {
+      // Frame look-ups refused quietly (logging, warnings and the like expect them to fail).
+      events.push({ kind: 'refused', detail: `frame access refused (not counted against the candidate): ${detail}` });
+    }
+  }
   if (!done && !run.killedBy && !harnessError) {
     const setup = /^(bwrap|setpriv|prlimit): .*/m.exec(run.stderr);
     events.push(setup ? { kind: 'sandbox-failure', detail: setup[0].slice(0, 300) } : { kind: 'no-report', detail: 'the harness ended without its final report' });
   }
+
+  const targetFile = plan.target.kind === 'file' ? plan.target.file : 'program.py';
+  const target: TargetUse | null = done?.target
+    ? { expectedFile: targetFile, loadedFrom: typeof done.target.loadedFrom === 'string' ? done.target.loadedFrom : null, calls: typeof done.target.calls === 'number' ? done.target.calls : null }
+    : null;
+  const environment: TestEnvironment | null = done?.environment
+    ? { python: String(done.environment.python ?? ''), version: String(done.environment.version ?? ''), env: { ...plan.env } }
+    : null;
+  const notExercised = target && done?.ran && !done.loadError ? exerciseProblem(target) : null;
+  if (notExercised) events.push({ kind: 'not-exercised', detail: notExercised });
 
   const passedExpected = tests.filter((t) => t.expected && t.outcome === 'passed').length;
   const failing = tests.filter((t) => FAILING.has(t.outcome) && (t.expected || !expected));
@@ -407,14 +539,27 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
     reason = `static check: ${blocking.message}`;
   } else if (!done) {
     status = 'error';
-    const how = run.exit.signal ? `killed by ${run.exit.signal}` : `exited with code ${run.exit.code}`;
-    reason = `no trustworthy test report: the run ${how} before the harness finished (early exit, crash or sandbox failure)`;
+    const how = run.exit.signal
+      ? `killed by ${run.exit.signal}`
+      : ended
+        ? `the test runner exited with code ${ended.code} before its final report (an early exit such as os._exit, or a crash)`
+        : `exited with code ${run.exit.code}`;
+    reason = `no trustworthy test report: ${ended ? how : `the run ${how} before the harness finished (early exit, crash or sandbox failure)`}`;
+  } else if (tampering.length) {
+    status = 'error';
+    reason = `forgery: ${tampering[0]}${tampering.length > 1 ? ` (and ${tampering.length - 1} more)` : ''}`;
+  } else if (refused.length) {
+    status = 'error';
+    reason = `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses`;
   } else if (done.loadError) {
     status = 'failed';
     reason = `the code failed to load: ${String(done.loadError).split('\n').filter(Boolean).slice(-1)[0] ?? ''}`;
   } else if (!tests.length || (done.pytestExit === 5 && !tests.some((t) => t.outcome === 'passed'))) {
     status = 'error';
     reason = 'no tests ran';
+  } else if (notExercised) {
+    status = 'error';
+    reason = `the tests did not exercise the candidate: ${notExercised}`;
   } else if (failing.length) {
     status = 'failed';
     const first = failing[0]!;
@@ -424,7 +569,7 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
     reason = expected ? `all ${expected.length} expected tests passed` : `${tests.filter((t) => t.outcome === 'passed').length} tests passed`;
   } else {
     status = 'failed';
-    reason = 'no test passed';
+    reason = expected ? `${expected.length - passedExpected} expected test(s) did not pass (skipped)` : 'no test passed';
   }
   if (staticRec === undefined && done && !harnessError) {
     events.push({ kind: 'no-report', detail: 'the static-check record is missing' });
@@ -444,7 +589,19 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
     stdout: run.stdout.slice(0, 8192),
     stderr: run.stderr.slice(-8192),
     cached: false,
+    expectedFrom: expected ? 'task' : null,
+    target,
+    environment,
+    flaky: null,
   };
+}
+
+/** Why the tests did not reach the candidate, or null when they did. */
+function exerciseProblem(t: TargetUse): string | null {
+  if (t.loadedFrom === null) return `the tests never imported the target's module (${t.expectedFile})`;
+  if (t.loadedFrom !== t.expectedFile) return `they imported the target's module from ${t.loadedFrom}, not from the workspace copy ${t.expectedFile}`;
+  if (t.calls === 0) return 'the target was never called while the tests ran';
+  return null;
 }
 
 function lastLine(s: string): string {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PLACEHOLDER, type Task } from '../experiment/manifest.ts';
 import type { PipelineConfig } from '../pipeline/config.ts';
+import { parseTestCommand as parseCommand, TestCommandError, type TestCommand } from './command.ts';
 
 export class TaskError extends Error {
   constructor(
@@ -44,6 +45,11 @@ export interface TaskPlan {
   timeoutMs: number;
   /** Names the module around the target binds (from the harness's facts mode); null until known. */
   facts: unknown;
+  /** Assignments given in front of the test command, and PYTHONPATH's entries (relative to the repository). */
+  env: Record<string, string>;
+  pythonPath: string[];
+  /** The task's own interpreter (absolute), or null for the validator's. */
+  python: string | null;
 }
 
 /** Time limit for one candidate run: the reference's run time × factor, within floor and ceiling. */
@@ -54,60 +60,39 @@ export function timeoutFor(task: Pick<Task, 'reference_runtime_ms'>, v: Pipeline
   return Math.round(Math.min(ceiling, Math.max(floor, task.reference_runtime_ms * v.timeoutFactor)));
 }
 
-/** Splits a command line like a POSIX shell would for plain words and quotes (no expansions). */
-export function shellWords(cmd: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let has = false;
-  let quote: '"' | "'" | null = null;
-  for (let i = 0; i < cmd.length; i++) {
-    const c = cmd[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === '\\' && quote === '"' && i + 1 < cmd.length && '"\\$`'.includes(cmd[i + 1]!)) cur += cmd[++i];
-      else cur += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      has = true;
-    } else if (c === '\\' && i + 1 < cmd.length) {
-      cur += cmd[++i];
-      has = true;
-    } else if (/\s/.test(c)) {
-      if (has || cur) out.push(cur);
-      cur = '';
-      has = false;
-    } else {
-      cur += c;
-    }
+export { shellWords } from './command.ts';
+
+/** The task's test command → harness mode, arguments and environment; a TaskError naming the task when unsupported. */
+export function parseTestCommand(cmd: string, taskId: string): TestCommand {
+  try {
+    return parseCommand(cmd);
+  } catch (err) {
+    if (err instanceof TestCommandError) throw new TaskError(err.message, taskId);
+    throw err;
   }
-  if (quote) throw new Error('unterminated quote');
-  if (has || cur) out.push(cur);
-  return out;
 }
 
-/** `python3 -m unittest …`, `python -m pytest …`, `pytest …` → harness mode and arguments. */
-export function parseTestCommand(cmd: string, taskId: string): { mode: 'unittest' | 'pytest'; args: string[] } {
-  let words: string[];
+/**
+ * The interpreter a task's tests run under: the task's `python` (an interpreter or a virtualenv
+ * folder), else the one its test command names by path, else the validator's. Returns an
+ * absolute path, or throws a TaskError naming what is missing.
+ */
+export function taskInterpreter(task: Task, named: string | null): string | null {
+  const given = task.python ?? (named ? path.resolve(task.repoPath, named) : null);
+  if (!given) return null;
+  let exe = path.resolve(task.repoPath, given);
   try {
-    words = shellWords(cmd);
-  } catch (err) {
-    throw new TaskError(`cannot read test_command "${cmd}": ${(err as Error).message}`, taskId);
-  }
-  const exe = path.basename(words[0] ?? '');
-  if (exe === 'pytest' || exe === 'py.test') return { mode: 'pytest', args: words.slice(1) };
-  if (/^python(\d+(\.\d+)?)?(\.exe)?$/.test(exe)) {
-    let i = 1;
-    // interpreter flags before -m (-B, -u, -X opt, -W arg …)
-    while (i < words.length && words[i] !== '-m' && words[i]!.startsWith('-')) i += ['-X', '-W'].includes(words[i]!) ? 2 : 1;
-    if (words[i] === '-m' && (words[i + 1] === 'unittest' || words[i + 1] === 'pytest')) {
-      return { mode: words[i + 1] as 'unittest' | 'pytest', args: words.slice(i + 2) };
+    if (fs.statSync(exe).isDirectory()) {
+      const venv = exe;
+      exe = [path.join(venv, 'bin', 'python3'), path.join(venv, 'bin', 'python'), path.join(venv, 'Scripts', 'python.exe')].find((p) => fs.existsSync(p)) ?? '';
+      if (!exe) throw new TaskError(`its python folder ${venv} holds no bin/python3 or bin/python (is it a virtualenv?)`, task.id);
     }
+    fs.accessSync(exe, fs.constants.X_OK);
+  } catch (err) {
+    if (err instanceof TaskError) throw err;
+    throw new TaskError(`its interpreter ${exe} is not an executable file (${(err as Error).message})`, task.id);
   }
-  throw new TaskError(
-    `unsupported test_command "${cmd}": the validator needs per-test evidence, so it runs ` +
-      '`python3 -m unittest …`, `python3 -m pytest …` or `pytest …` through its own harness',
-    taskId,
-  );
+  return exe;
 }
 
 const SKIP_DIRS = new Set([
@@ -195,10 +180,13 @@ export function planTask(
       repo: null,
       timeoutMs,
       facts: null,
+      env: {},
+      pythonPath: [],
+      python: taskInterpreter(task, null),
     };
   }
   if (!task.test_command) throw new TaskError('it has neither check_template nor test_command', task.id);
-  const { mode, args } = parseTestCommand(task.test_command, task.id);
+  const { mode, args, env, pythonPath, interpreter } = parseTestCommand(task.test_command, task.id);
   const file = task.file.replace(/\\/g, '/');
   const abs = path.join(task.repoPath, file);
   if (!fs.existsSync(abs)) throw new TaskError(`its target file ${file} is not in ${task.repoPath}`, task.id);
@@ -213,6 +201,9 @@ export function planTask(
     repo: listRepo(task.repoPath),
     timeoutMs,
     facts: null,
+    env,
+    pythonPath,
+    python: taskInterpreter(task, interpreter),
   };
 }
 

@@ -132,7 +132,7 @@ describe('importExecRepoBench on synthetic records', () => {
 
   it('writes a manifest that reads back, with the innermost addressable def as target', () => {
     const m = readManifest(r.manifestFile);
-    expect(m.tasks.map((t) => t.id)).toEqual(['erb-area', 'erb-sides', 'erb-eval']);
+    expect(m.tasks.map((t) => t.id)).toEqual(['erb-area', 'erb-sides']);
     const area = m.tasks[0]!;
     expect(area).toMatchObject({
       repo: 'repos/erb-area',
@@ -149,15 +149,13 @@ describe('importExecRepoBench on synthetic records', () => {
     const sides = m.tasks[1]!;
     expect(sides).toMatchObject({ qualname: 'Shape.sides', signature: 'def sides(self):', requirement: 'Implement `sides(self)`.' });
     expect(sides.reference!.startsWith('def sides(self):\n    def twice(v):\n')).toBe(true);
-    const ev = m.tasks[2]!;
-    expect(ev).toMatchObject({ test_command: EVALUATE_REPO_COMMAND, qualname: 'area' });
-    expect(ev.source).toMatchObject({ test_source: 'evaluate_repo.py' });
-    expect(r.unsupportedCommands.map((u) => u.id)).toEqual(['erb-eval']);
+    // evaluate_repo.py cannot be validated: listed, not written (a manifest with it would be refused)
+    expect(r.unsupportedCommands).toEqual([expect.objectContaining({ id: 'erb-eval', command: EVALUATE_REPO_COMMAND })]);
     expect(r.byFillType['grammar-based: statement']).toEqual({ records: 1, tasks: 1 });
   });
 
   it('lists every record that is not a task in IMPORT.md with its reason', () => {
-    expect(r.counts).toMatchObject({ records: 10, tasks: 3, dropped: 7, malformed: 1 });
+    expect(r.counts).toMatchObject({ records: 10, tasks: 2, dropped: 8, malformed: 1 });
     expect(r.dropped).toEqual({
       'duplicate-id': 1,
       'invalid-record': 1,
@@ -165,6 +163,7 @@ describe('importExecRepoBench on synthetic records', () => {
       'no-tests': 1,
       'not-python': 1,
       'unsafe-path': 2,
+      'unsupported-test-command': 1,
     });
     const report = fs.readFileSync(r.reportFile, 'utf8');
     const expectations: [string, string, RegExp][] = [
@@ -175,6 +174,7 @@ describe('importExecRepoBench on synthetic records', () => {
       ['invalid-record', 'erb-invalid', /missing or not a string: prefix_code, middle_code, suffix_code/],
       ['duplicate-id', 'erb-area', /already used by an earlier record/],
       ['not-python', 'execrepobench-11', /docs\/readme\.md is not a \.py file/],
+      ['unsupported-test-command', 'erb-eval', /evaluate_repo\.py.*cannot be validated/],
     ];
     for (const [reason, id, msg] of expectations) {
       const section = report.split(`### ${reason} (`)[1]!.split('\n### ')[0]!;
@@ -182,7 +182,7 @@ describe('importExecRepoBench on synthetic records', () => {
       expect(entry, `${reason} ${id}`).toBeDefined();
       expect(entry).toMatch(msg);
     }
-    expect(report).toContain('accounted for: 3 + 7 = 10 of 10 records');
+    expect(report).toContain('accounted for: 2 + 8 = 10 of 10 records');
     expect(report).toMatch(/Test commands the validator cannot run yet[\s\S]*`erb-eval`/);
   });
 
@@ -195,7 +195,7 @@ describe('importExecRepoBench on synthetic records', () => {
     expect(fs.existsSync(path.join(s.root, 'outside.py'))).toBe(false);
     expect(fs.existsSync(path.join(out, 'outside.py'))).toBe(false);
     expect(fs.existsSync('/tmp/abs.py')).toBe(false);
-    expect(fs.readdirSync(path.join(out, 'repos')).sort()).toEqual(['erb-area', 'erb-eval', 'erb-sides']);
+    expect(fs.readdirSync(path.join(out, 'repos')).sort()).toEqual(['erb-area', 'erb-sides']);
   });
 
   it('the imported task: its reference passes and a NotImplementedError body fails', async () => {
@@ -231,7 +231,7 @@ describe('importExecRepoBench on synthetic records', () => {
     const lines: string[] = [];
     const code = await main(['import', 'execrepobench', s.records, '--out', o, '--json', '--quiet'], { out: (l) => lines.push(l), err: () => {} });
     expect(code).toBe(0);
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ ok: true, importer: 'execrepobench', counts: { tasks: 3, dropped: 7 }, dropped: { 'unsafe-path': 2 } });
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ ok: true, importer: 'execrepobench', counts: { tasks: 2, dropped: 8 }, dropped: { 'unsafe-path': 2 } });
     expect(await main(['import', 'execrepobench', s.records, '--out', o, '--templates', 'x'], { out: () => {}, err: () => {} })).toBe(2);
   });
 });

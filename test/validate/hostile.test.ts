@@ -154,11 +154,13 @@ describe('hostile candidates (time, processes, memory, disk, output)', () => {
       run('import ctypes\n\ndef f(x):\n    return ctypes.string_at(0)\n'),
     ]);
     expect(rec.status).toBe('failed'); // RecursionError inside each test
-    for (const v of [deep, segv]) {
-      expect(v.status).toBe('error');
-      expect(v.exit.signal).toBe('SIGSEGV');
-      expect(kinds(v)).toContain('killed-by-signal');
-    }
+    expect(deep.status).toBe('error');
+    expect(deep.exit.signal).toBe('SIGSEGV');
+    expect(kinds(deep)).toContain('killed-by-signal');
+    // ctypes is refused to the candidate outright (it could read the runner's memory)
+    expect(segv.status).toBe('error');
+    expect(segv.reason).toMatch(/import ctypes/);
+    expect(kinds(segv)).toContain('refused');
   });
 });
 
@@ -188,6 +190,7 @@ describe('hostile candidates (escapes, secrets, network)', () => {
         ...templateTask('hostile/repo'),
         check_template: undefined,
         placeholder: undefined,
+        reference: undefined,
         repoPath: copy,
         file: 'inventory/pricing.py',
         qualname: 'add_tax',
@@ -227,8 +230,9 @@ describe('hostile candidates (escapes, secrets, network)', () => {
   it('killing the parent, PID 1, the engine or everything reaches nothing outside the sandbox', async () => {
     const code = `import os, signal\nfor pid in (os.getppid(), 1, ${process.pid}, -1):\n    try:\n        os.kill(pid, signal.SIGKILL)\n        print('kill', pid, 'sent')\n    except Exception as e:\n        print('kill', pid, type(e).__name__)\n\ndef f(x):\n    return x\n`;
     const v = await run(code);
-    expect(v.status).toBe('failed');
-    expect(v.stdout).toMatch(new RegExp(`kill ${process.pid} (ProcessLookupError|PermissionError)`));
+    // The first kill reaches the supervisor (the runner's parent, inside the sandbox): no verdict, never a pass.
+    expect(['failed', 'error']).toContain(v.status);
+    if (v.stdout.includes(`kill ${process.pid}`)) expect(v.stdout).toMatch(new RegExp(`kill ${process.pid} (ProcessLookupError|PermissionError)`));
     const suicide = await run('import os, signal\nos.killpg(0, signal.SIGKILL)\n\ndef f(x):\n    return x + 1\n');
     expect(suicide.status).toBe('error');
     expect(() => process.kill(process.pid, 0)).not.toThrow();
@@ -261,7 +265,9 @@ describe('hostile candidates (fake evidence)', () => {
   it('patching os.write and json cannot turn failures into passes', async () => {
     const code = `import os, json\n_w = os.write\nos.write = lambda fd, data: _w(fd, data.replace(b'"failed"', b'"passed"'))\njson.dumps = lambda *a, **k: '{"t":"done","results":[],"ran":true}'\n\ndef f(x):\n    return x\n`;
     const v = await run(code);
-    expect(v.status).toBe('failed');
+    // the runner reports through its own captured primitives, and the patch itself is tampering
+    expect(v.status).toBe('error');
+    expect(v.reason).toMatch(/altered (os\.write|json\.dumps)/);
     expect(v.tests.filter((t) => t.outcome === 'passed').length).toBeLessThan(3);
   });
 

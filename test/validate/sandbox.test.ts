@@ -75,9 +75,27 @@ describe('calibrated time limits', () => {
 describe('test commands', () => {
   it('splits words like a shell and recognises unittest and pytest forms', () => {
     expect(shellWords(`python3 -m unittest "tests.test x" 'a b' c\\ d`)).toEqual(['python3', '-m', 'unittest', 'tests.test x', 'a b', 'c d']);
-    expect(parseTestCommand('python3 -m unittest tests.test_x', 't')).toEqual({ mode: 'unittest', args: ['tests.test_x'] });
-    expect(parseTestCommand('/usr/bin/python3.11 -B -X dev -m pytest -q tests/test_x.py', 't')).toEqual({ mode: 'pytest', args: ['-q', 'tests/test_x.py'] });
-    expect(parseTestCommand('pytest tests', 't')).toEqual({ mode: 'pytest', args: ['tests'] });
+    const plain = { env: {}, pythonPath: [], interpreter: null };
+    expect(parseTestCommand('python3 -m unittest tests.test_x', 't')).toEqual({ mode: 'unittest', args: ['tests.test_x'], ...plain });
+    expect(parseTestCommand('/usr/bin/python3.11 -B -X dev -m pytest -q tests/test_x.py', 't')).toEqual({
+      mode: 'pytest',
+      args: ['-q', 'tests/test_x.py'],
+      env: {},
+      pythonPath: [],
+      interpreter: '/usr/bin/python3.11',
+    });
+    expect(parseTestCommand('pytest tests', 't')).toEqual({ mode: 'pytest', args: ['tests'], ...plain });
+    // environment assignments in front, as a shell reads them; PYTHONPATH's entries kept apart
+    expect(parseTestCommand('PYTHONPATH=.:src DEBUG="a b" python3 -m unittest -q test.test_textwrap', 't')).toEqual({
+      mode: 'unittest',
+      args: ['-q', 'test.test_textwrap'],
+      env: { PYTHONPATH: '.:src', DEBUG: 'a b' },
+      pythonPath: ['.', 'src'],
+      interpreter: null,
+    });
+    expect(parseTestCommand('.venv/bin/pytest -x', 't').interpreter).toBe('.venv/bin/python');
+    expect(() => parseTestCommand('PYTHONHOME=/x python3 -m pytest', 't')).toThrow(/sets PYTHONHOME/);
+    expect(() => parseTestCommand('PYTHONPATH=. make test', 't')).toThrow(/unsupported test_command/);
     expect(() => parseTestCommand('bash run_tests.sh', 'my/task')).toThrow(/my\/task: unsupported test_command/);
   });
 });

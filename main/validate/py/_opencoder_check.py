@@ -843,7 +843,43 @@ def analyze(target, candidate, root, search_path, facts=None, full=True):
         findings += import_findings(tree, resolver, package)
     findings.sort(key=lambda f: (f.get("line") or 0, f["kind"]))
     blocking = any(f["kind"] in BLOCKING for f in findings)
-    return {"findings": findings, "blocking": blocking, "spliced": spliced.text}
+    out = {"findings": findings, "blocking": blocking, "spliced": spliced.text, "lineMap": spliced.line_map}
+    if target["kind"] == "template":
+        out["protected"] = sorted(protected_names(target["template"], target["placeholder"]))
+    return out
+
+
+def protected_names(template, placeholder):
+    """Names a check program's tests rely on that a candidate must not redefine: what the tests
+    decorate with, what the program imports, and what the tests section itself binds."""
+    before, _, after = template.partition(placeholder)
+    names = set()
+    for text in (before, after):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for a in stmt.names:
+                    if a.name != "*":
+                        names.add(a.asname or a.name.split(".")[0])
+            if text is after:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(stmt.name)
+                    for d in stmt.decorator_list:
+                        root = d.func if isinstance(d, ast.Call) else d
+                        while isinstance(root, ast.Attribute):
+                            root = root.value
+                        if isinstance(root, ast.Name):
+                            names.add(root.id)
+                elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    for t in targets:
+                        for n in ast.walk(t):
+                            if isinstance(n, ast.Name):
+                                names.add(n.id)
+    return names
 
 
 def _is_future(stmt):

@@ -1,123 +1,24 @@
-"""Runs one candidate against its task's tests and reports each outcome to the engine.
+"""The supervisor: prepares one candidate's run, starts the test runner, and reports to the engine.
 
-Protocol: the engine writes one JSON document (config, candidate and a per-run key) to stdin and
-closes it; everything is read before any candidate code runs, and stdin is then replaced by
-/dev/null, so the candidate never sees the key. Records go to fd 3 (never stdout, which the
-candidate controls), one per line as `<hmac-sha256 hex> <json>`; the engine accepts only lines
-whose MAC checks out under the key. A pass needs the final `done` record, so an early exit, a
-crash or a printed fake result line is never a pass.
+Protocol with the engine: it writes one JSON document (config, candidate and a per-run key) to
+stdin and closes it; records go to fd 3, one per line as `<hmac-sha256 hex> <json>`, and the
+engine accepts only lines whose MAC checks out under that key. A pass needs the final `done`
+record, so an early exit, a crash or a printed fake result line is never a pass.
 
-Limits of in-process tests: the candidate shares this interpreter, so one that deliberately
-inspects the harness's memory or patches the test framework could still forge; the primitives the
-reporting path uses are captured here before the candidate is loaded so that ordinary
-monkeypatching (os.write, json, builtins) cannot reach the key or the records.
+Trust: this process never imports or runs candidate code. Its first act is to fork the test
+runner (_opencoder_runner.py), before stdin is read, so the runner's memory never held the
+engine's key, and the runner closes fd 3 at once. The runner reports to this process over a pipe
+under a key of its own (given after the fork) and tags every record with its pid; this process
+checks those records, decides each test's outcome, and alone writes to the engine. It makes
+itself non-dumpable, so processes the candidate starts cannot read its memory or descriptors.
+Static checks (parsing only) run here, before the runner gets the candidate.
 """
 
 import os
 import sys
+import builtins
 
-_write = os.write
 _exit = os._exit
-_BaseException = BaseException
-_type = type
-_str = str
-_int = int
-_float = float
-_list = list
-_tuple = tuple
-_dict = dict
-_callable = callable
-_len = len
-_isinstance = isinstance
-_translate = str.translate
-_join = str.join
-_encode = str.encode
-_int_repr = int.__repr__
-_float_repr = float.__repr__
-_INF = float("inf")
-
-import hashlib  # noqa: E402
-import traceback  # noqa: E402  (loaded before the candidate can plant its own)
-
-try:
-    import resource  # noqa: E402
-except ImportError:  # Windows
-    resource = None
-
-_sha256 = hashlib.sha256
-_ESC = {i: "\\u%04x" % i for i in range(32)}
-_ESC[ord('"')] = '\\"'
-_ESC[ord("\\")] = "\\\\"
-_ESC[0x2028] = "\\u2028"
-_ESC[0x2029] = "\\u2029"
-
-
-def _enc(v):
-    # A tiny JSON encoder built only from captured primitives (json's internals are patchable).
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    t = _type(v)
-    if t is _str:
-        return '"' + _translate(v, _ESC) + '"'
-    if t is _int:
-        return _int_repr(v)
-    if t is _float:
-        return _float_repr(v) if v == v and v not in (_INF, -_INF) else "null"
-    if t is _list or t is _tuple:
-        return "[" + _join(",", [_enc(x) for x in v]) + "]"
-    if t is _dict:
-        return "{" + _join(",", ['"' + _translate(k, _ESC) + '":' + _enc(x) for k, x in v.items()]) + "}"
-    return '"<unencodable>"'
-
-
-def _make_channel(fd, key):
-    block = key.ljust(64, b"\0") if _len(key) <= 64 else _sha256(key).digest().ljust(64, b"\0")
-    ikey = bytes(b ^ 0x36 for b in block)
-    okey = bytes(b ^ 0x5C for b in block)
-
-    def send(record):
-        payload = _encode(_enc(record), "utf-8", "replace")
-        mac = _sha256(okey + _sha256(ikey + payload).digest()).hexdigest()
-        data = b"\n" + _encode(mac, "ascii") + b" " + payload + b"\n"
-        try:
-            while data:
-                n = _write(fd, data)
-                data = data[n:]
-        except OSError:
-            pass
-
-    return send
-
-
-def _safe_text(e, limit=2000):
-    try:
-        s = _str(e)
-        if _type(s) is not _str:
-            s = "<unprintable>"
-    except _BaseException:
-        s = "<unprintable>"
-    return s[:limit]
-
-
-def _describe(e, with_tb=True, limit=2000):
-    try:
-        name = _type(e).__name__
-        if _type(name) is not _str:
-            name = "Exception"
-    except _BaseException:
-        name = "Exception"
-    text = "%s: %s" % (name, _safe_text(e, 500))
-    if with_tb:
-        try:
-            tb = "".join(traceback.format_exception(_type(e), e, e.__traceback__, limit=-6))
-            text = tb[-limit:]
-        except _BaseException:
-            pass
-    return text
 
 
 def _read_all(fd):
@@ -130,8 +31,82 @@ def _read_all(fd):
     return b"".join(chunks)
 
 
+def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w):
+    code = 70
+    try:
+        os.close(cfg_w)
+        os.close(rep_r)
+        try:
+            os.close(3)  # the engine's channel: never in the runner
+        except OSError:
+            pass
+        fd = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(fd, 0)
+        os.close(fd)
+        sys.modules.pop("_opencoder_harness", None)
+        path = os.path.join(here, "_opencoder_runner.py")
+        with open(path, "rb") as f:
+            src = f.read()
+        ns = {"__name__": "_opencoder_runner", "__file__": path, "__builtins__": builtins}
+        exec(compile(src, path, "exec", dont_inherit=True), ns)
+        ns["main"](cfg_r, rep_w, path)
+        code = 0
+    except BaseException:
+        pass
+    finally:
+        _exit(code)
+
+
+def main(here=None):
+    here = os.path.abspath(here or os.path.dirname(os.path.abspath(__file__)))
+    cfg_r, cfg_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        _runner_child(here, cfg_r, cfg_w, rep_r, rep_w)
+    os.close(cfg_r)
+    os.close(rep_w)
+    _supervise(here, pid, cfg_w, rep_r)
+
+
+# ---------------------------------------------------------------------------------------------
+# The supervisor (everything below runs only in the parent, after the fork)
+
+def _make_channel(fd, key, hashlib):
+    block = key.ljust(64, b"\0") if len(key) <= 64 else hashlib.sha256(key).digest().ljust(64, b"\0")
+    ikey = bytes(b ^ 0x36 for b in block)
+    okey = bytes(b ^ 0x5C for b in block)
+    import json
+    dumps = json.dumps
+
+    def send(record):
+        payload = dumps(record, ensure_ascii=False).encode("utf-8", "replace")
+        mac = hashlib.sha256(okey + hashlib.sha256(ikey + payload).digest()).hexdigest()
+        data = b"\n" + mac.encode("ascii") + b" " + payload + b"\n"
+        try:
+            while data:
+                n = os.write(fd, data)
+                data = data[n:]
+        except OSError:
+            pass
+
+    return send
+
+
+def _not_dumpable():
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except BaseException:
+        pass
+
+
 def _apply_limits(limits):
-    if resource is None:
+    try:
+        import resource
+    except ImportError:  # Windows
         return
     table = {"cpu": "RLIMIT_CPU", "as": "RLIMIT_AS", "fsize": "RLIMIT_FSIZE", "nproc": "RLIMIT_NPROC", "core": "RLIMIT_CORE"}
     for k, name in table.items():
@@ -139,8 +114,7 @@ def _apply_limits(limits):
         if v is None or not hasattr(resource, name):
             continue
         try:
-            soft, hard = (v, v + 1) if k == "cpu" else (v, v)
-            resource.setrlimit(getattr(resource, name), (soft, hard))
+            resource.setrlimit(getattr(resource, name), (v, v + 1) if k == "cpu" else (v, v))
         except (ValueError, OSError):
             pass
 
@@ -168,272 +142,184 @@ def _prepare_workspace(cfg):
     return ws
 
 
-def _max_rss():
+def _safe_text(e, limit=2000):
     try:
-        scale = 1 if sys.platform == "darwin" else 1024
-        s = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        c = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        return _int(max(s, c) * scale)
-    except _BaseException:
-        return None
+        return str(e)[:limit]
+    except BaseException:
+        return "<unprintable>"
 
 
-# ---------------------------------------------------------------------------------------------
-# Test modes
-
-class _Timeout(_BaseException):
-    pass
-
-
-def _reseed():
-    # Verdicts are reproducible: a candidate (or test) drawing from `random` draws the same numbers in every
-    # run, and each test of a check program starts from the same state whatever ran before it.
-    import random
-
-    random.seed(0)
-
-
-def _run_program(cfg, ws, text, send, results):
-    import builtins
-    import signal
-    import types
-
-    path = os.path.join(ws, cfg["program"])
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    mod = types.ModuleType("__main__")
-    mod.__file__ = path
-    mod.__builtins__ = builtins
-    mod.__loader__ = None
-    mod.__spec__ = None
-    sys.modules["__main__"] = mod
-    sys.argv = [path]  # like `python3 -I program.py`: the program's folder is not on sys.path
-    os.chdir(ws)
-    _alarm = getattr(signal, "alarm", None)
-    _signal = signal.signal
-    _SIGALRM = getattr(signal, "SIGALRM", None)
-    per_test = _int(cfg.get("perTestTimeout") or 0)
+def _describe(e, limit=2000):
+    import traceback
     try:
-        code = compile(text, path, "exec", dont_inherit=True)
-        exec(code, mod.__dict__)
-    except _BaseException as e:
-        return _describe(e)
-    namespace = mod.__dict__
+        return "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-6))[-limit:]
+    except BaseException:
+        return "%s: %s" % (type(e).__name__, _safe_text(e, 500))
 
-    def on_alarm(signum, frame):
-        raise _Timeout("timed out")
 
-    for name in cfg.get("tests") or []:
-        fn = _dict.get(namespace, name)
-        if not _callable(fn):
-            rec = {"t": "test", "id": name, "outcome": "missing", "message": "the program defines no test %s" % name}
-        else:
-            use_alarm = per_test > 0 and _alarm is not None and _SIGALRM is not None
-            try:
-                if use_alarm:
-                    _signal(_SIGALRM, on_alarm)
-                    _alarm(per_test)
-                try:
-                    _reseed()
-                    fn()
-                    rec = {"t": "test", "id": name, "outcome": "passed"}
-                finally:
-                    if use_alarm:
-                        _alarm(0)
-            except _Timeout:
-                rec = {"t": "test", "id": name, "outcome": "timeout", "message": "timed out after %d s" % per_test}
-            except _BaseException as e:
-                rec = {"t": "test", "id": name, "outcome": "failed", "message": _describe(e)}
-        results.append(rec)
-        send(rec)
+def _module_name(rel_file, roots):
+    """The dotted name the tests import the target file by, from the first search root holding it."""
+    for root in roots:
+        root = os.path.normpath(root)
+        rel = os.path.relpath(rel_file, root) if root != "." else rel_file
+        if rel.startswith(".."):
+            continue
+        parts = rel.replace("\\", "/")[:-3].split("/") if rel.endswith(".py") else None
+        if not parts:
+            continue
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts and all(p.isidentifier() for p in parts):
+            return ".".join(parts)
     return None
 
 
-def _parse_unittest_args(args):
-    opts = {"names": [], "discover": None, "patterns": []}
-    i = 0
-    if args and args[0] == "discover":
-        d = {"start": ".", "pattern": "test*.py", "top": None}
-        pos = []
-        i = 1
-        while i < _len(args):
-            a = args[i]
-            if a in ("-s", "--start-directory"):
-                d["start"] = args[i + 1]
-                i += 2
-            elif a in ("-p", "--pattern"):
-                d["pattern"] = args[i + 1]
-                i += 2
-            elif a in ("-t", "--top-level-directory"):
-                d["top"] = args[i + 1]
-                i += 2
-            elif a == "-k":
-                opts["patterns"].append(args[i + 1])
-                i += 2
-            elif a.startswith("-"):
-                i += 1
-            else:
-                pos.append(a)
-                i += 1
-        for k, v in zip(("start", "pattern", "top"), pos):
-            d[k] = v
-        opts["discover"] = d
-        return opts
-    while i < _len(args):
-        a = args[i]
-        if a == "-k":
-            opts["patterns"].append(args[i + 1])
-            i += 2
-        elif a.startswith("-"):
-            i += 1
-        else:
-            opts["names"].append(a[:-3].replace("/", ".") if a.endswith(".py") else a)
-            i += 1
-    if not opts["names"]:
-        opts["discover"] = {"start": ".", "pattern": "test*.py", "top": None}
-    return opts
+_RANK = {"passed": 0, "skipped": 0, "expected-failure": 0, "unexpected-success": 1, "missing": 2, "failed": 2, "timeout": 3, "error": 3}
 
 
-def _run_unittest(cfg, ws, send, results):
-    sys.path.insert(0, ws)  # like `python -m unittest` run from the repository root
-    os.chdir(ws)
-    sys.argv = ["python -m unittest"] + _list(cfg.get("testArgs") or [])
-    import unittest
+class _Reports:
+    """Records of the runner: only lines under its key and from its pid count."""
 
-    opts = _parse_unittest_args(_list(cfg.get("testArgs") or []))
-    by_id = {}
+    def __init__(self, key, pid, send, hashlib, hmac):
+        block = key.ljust(64, b"\0")
+        self.ikey = bytes(b ^ 0x36 for b in block)
+        self.okey = bytes(b ^ 0x5C for b in block)
+        self.sha = hashlib.sha256
+        self.compare = hmac.compare_digest
+        self.pid = pid
+        self.send = send
+        self.forged = 0
+        self.other_pid = 0
+        self.results = []
+        self.by_id = {}
+        self.events = []
+        self.env = None
+        self.target = None
+        self.done = None
+        self.runner_error = None
+        self.streamed = 0
 
-    def put(test, outcome, message=None):
-        try:
-            tid = test.id()
-        except _BaseException:
-            tid = "<unknown test>"
-        prev = by_id.get(tid)
-        rank = {"passed": 0, "skipped": 0, "expected-failure": 0, "unexpected-success": 1, "failed": 2, "error": 3}
-        if prev is not None and rank.get(prev["outcome"], 0) >= rank.get(outcome, 0):
+    def line(self, line, json):
+        if not line:
             return
-        rec = {"t": "test", "id": tid, "outcome": outcome}
-        if message:
-            rec["message"] = message[-2000:]
-        if prev is None:
-            results.append(rec)
-        else:
-            results[results.index(prev)] = rec
-        by_id[tid] = rec
-        send(rec)
+        if len(line) < 66 or line[64:65] != b" ":
+            self.forged += 1
+            return
+        mac, payload = line[:64], line[65:]
+        want = self.sha(self.okey + self.sha(self.ikey + payload).digest()).hexdigest().encode("ascii")
+        if not self.compare(mac, want):
+            self.forged += 1
+            return
+        try:
+            rec = json.loads(payload.decode("utf-8"))
+        except ValueError:
+            self.forged += 1
+            return
+        if rec.get("pid") != self.pid:
+            self.other_pid += 1
+            return
+        t = rec.get("t")
+        if t == "test":
+            self.test(rec)
+        elif t == "event":
+            self.events.append({"kind": str(rec.get("kind")), "detail": str(rec.get("detail"))[:500]})
+        elif t == "env":
+            self.env = {"python": str(rec.get("python")), "version": str(rec.get("version"))}
+        elif t == "target":
+            self.target = {"loadedFrom": rec.get("loadedFrom"), "calls": rec.get("calls")}
+        elif t == "done":
+            self.done = rec
+        elif t == "runner-error":
+            self.runner_error = str(rec.get("message"))
 
-    class Recorder(unittest.TestResult):
-        def addSuccess(self, test):
-            super().addSuccess(test)
-            put(test, "passed")
-
-        def addFailure(self, test, err):
-            super().addFailure(test, err)
-            put(test, "failed", self._text(err, test))
-
-        def addError(self, test, err):
-            super().addError(test, err)
-            put(test, "error", self._text(err, test))
-
-        def addSkip(self, test, reason):
-            super().addSkip(test, reason)
-            put(test, "skipped", _safe_text(reason, 300))
-
-        def addExpectedFailure(self, test, err):
-            super().addExpectedFailure(test, err)
-            put(test, "expected-failure")
-
-        def addUnexpectedSuccess(self, test):
-            super().addUnexpectedSuccess(test)
-            put(test, "unexpected-success", "marked expectedFailure but passed")
-
-        def addSubTest(self, test, subtest, err):
-            super().addSubTest(test, subtest, err)
-            if err is not None:
-                failed = _isinstance(err[0], _type) and issubclass(err[0], getattr(test, "failureException", AssertionError))
-                put(test, "failed" if failed else "error", "%s\n%s" % (_safe_text(subtest, 300), self._text(err, test)))
-
-        def _text(self, err, test):
-            try:
-                return self._exc_info_to_string(err, test)
-            except _BaseException as e:
-                return _describe(e, with_tb=False)
-
-    loader = unittest.TestLoader()
-    if opts["patterns"]:
-        loader.testNamePatterns = ["*%s*" % p if "*" not in p else p for p in opts["patterns"]]
-    try:
-        if opts["discover"]:
-            d = opts["discover"]
-            suite = loader.discover(d["start"], d["pattern"], d["top"])
-        else:
-            suite = loader.loadTestsFromNames(opts["names"])
-    except _BaseException as e:
-        return _describe(e)
-    result = Recorder()
-    try:
-        result.startTestRun()
-        suite.run(result)
-        result.stopTestRun()
-    except _BaseException as e:
-        return "the test run stopped: " + _describe(e)
-    return None
-
-
-def _run_pytest(cfg, ws, send, results):
-    sys.path.insert(0, ws)
-    os.chdir(ws)
-    try:
-        import pytest
-    except ImportError as e:
-        # the environment's problem, not the candidate's: reported as a harness error
-        raise RuntimeError("pytest is not installed for %s: %s" % (sys.executable, e))
-
-    class Plugin:
-        def pytest_runtest_logreport(self, report):
-            when, outcome = report.when, report.outcome
-            if when != "call" and outcome == "passed":
+    def test(self, rec):
+        tid = str(rec.get("id"))
+        out = str(rec.get("outcome"))
+        entry = {"t": "test", "id": tid, "outcome": out}
+        if isinstance(rec.get("message"), str) and rec["message"]:
+            entry["message"] = rec["message"][-2000:]
+        prev = self.by_id.get(tid)
+        if prev is not None:
+            if _RANK.get(prev["outcome"], 0) >= _RANK.get(out, 0):
                 return
-            if hasattr(report, "wasxfail"):
-                out = "expected-failure" if outcome == "skipped" else "unexpected-success"
-            elif outcome == "passed":
-                out = "passed"
-            elif outcome == "skipped":
-                out = "skipped"
-            else:
-                out = "failed" if when == "call" else "error"
-            rec = {"t": "test", "id": report.nodeid, "outcome": out}
-            if outcome == "failed":
-                rec["message"] = _safe_text(getattr(report, "longreprtext", ""), 100000)[-2000:]
-            for i, prev in enumerate(results):
-                if prev["id"] == report.nodeid:
-                    if prev["outcome"] in ("failed", "error"):
-                        return
-                    results[i] = rec
-                    break
-            else:
-                results.append(rec)
-            send(rec)
+            self.results[self.results.index(prev)] = entry
+        else:
+            self.results.append(entry)
+        self.by_id[tid] = entry
+        if self.streamed < 2000:
+            self.streamed += 1
+            self.send(entry)
 
-        def pytest_collectreport(self, report):
-            if report.failed:
-                rec = {"t": "test", "id": report.nodeid or "<collection>", "outcome": "error",
-                       "message": ("collection failed: " + _safe_text(getattr(report, "longreprtext", ""), 100000))[-2000:]}
-                results.append(rec)
-                send(rec)
 
-    args = _list(cfg.get("testArgs") or []) + ["-p", "no:cacheprovider"]
+def _collect(rep_r, reports, json):
+    buf = b""
+    while reports.done is None and reports.runner_error is None:
+        try:
+            chunk = os.read(rep_r, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        buf += chunk
+        while True:
+            nl = buf.find(b"\n")
+            if nl < 0:
+                break
+            reports.line(buf[:nl], json)
+            buf = buf[nl + 1:]
+            if reports.done is not None:
+                break
+        if len(buf) > (1 << 24):
+            reports.forged += 1
+            buf = b""
+    if buf and reports.done is None:
+        reports.line(buf, json)
+
+
+def _wait(pid):
+    """(exit code, signal number) of the runner, killing it when it outlives its final report."""
+    import time
+    for _ in range(200):
+        try:
+            got, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None, None
+        if got:
+            if os.WIFSIGNALED(status):
+                return None, os.WTERMSIG(status)
+            return os.WEXITSTATUS(status), None
+        time.sleep(0.005)
     try:
-        rc = pytest.main(args, plugins=[Plugin()])
-    except _BaseException as e:
-        return "pytest stopped: " + _describe(e)
-    cfg["_pytest_rc"] = _int(rc)
-    return None
+        os.kill(pid, 9)
+        _, status = os.waitpid(pid, 0)
+    except OSError:
+        return None, None
+    return None, None
 
 
-# ---------------------------------------------------------------------------------------------
+def _template_parts(template, placeholder, spliced, line_map):
+    """The test program around the candidate: before / candidate / after, as spliced, with the
+    candidate and the tests padded with blank lines so line numbers match program.py."""
+    lines = spliced.split("\n")
+    cand_lines = sorted(line_map)
+    first, last = cand_lines[0], cand_lines[-1]
+    before = "\n".join(lines[: first - 1]) + "\n"
+    candidate = "\n" * (first - 1) + "\n".join(lines[first - 1: last]) + "\n"
+    after = "\n" * last + "\n".join(lines[last:]) + "\n"
+    return before, candidate, after, (first, last)
 
-def main(here=None):
+
+def _spans(line_map):
+    spans = []
+    for ln in sorted(line_map):
+        if spans and ln == spans[-1][1] + 1:
+            spans[-1][1] = ln
+        else:
+            spans.append([ln, ln])
+    return spans
+
+
+def _supervise(here, pid, cfg_w, rep_r):
     raw = _read_all(0)
     try:
         fd = os.open(os.devnull, os.O_RDONLY)
@@ -442,25 +328,28 @@ def main(here=None):
     except OSError:
         pass
     import json
+    import hashlib
+    import hmac
+    import marshal
     cfg = json.loads(raw.decode("utf-8"))
     key = bytes.fromhex(cfg.pop("nonce"))
     del raw
     try:
-        os.set_inheritable(3, False)  # the candidate's subprocesses do not get the channel
+        os.set_inheritable(3, False)
     except OSError:
         pass
-    send = _make_channel(3, key)
+    send = _make_channel(3, key, hashlib)
     del key
-    _reseed()
+    _not_dumpable()
     out, err = sys.stdout, sys.stderr
-    results = []
+    waited = False
+    exit_signal = None
     try:
         if cfg.get("limits"):
             _apply_limits(cfg["limits"])
         ws = _prepare_workspace(cfg)
-        here = os.path.abspath(here or os.path.dirname(os.path.abspath(__file__)))
         search_path = [p for p in sys.path if p and os.path.abspath(p) != here]
-        sys.path.insert(0, here)  # -I leaves the script's folder off sys.path
+        sys.path.insert(0, here)
         import _opencoder_check as check
         sys.path.remove(here)
 
@@ -478,33 +367,91 @@ def main(here=None):
             return
         send({"t": "static", "findings": analysis["findings"], "blocking": analysis["blocking"]})
         if analysis["blocking"] or cfg.get("staticOnly"):
-            send({"t": "done", "results": [], "ran": False, "maxrss": _max_rss()})
+            send({"t": "done", "results": [], "ran": False})
             return
         text = analysis["spliced"]
-        del sys.modules["_opencoder_check"]
+        line_map = analysis["lineMap"]
         mode = cfg["mode"]
+        runner_key = os.urandom(32)
+        rcfg = {
+            "key": runner_key, "mode": mode, "ws": ws, "qualname": target["qualname"],
+            "tests": list(cfg.get("tests") or []), "testArgs": list(cfg.get("testArgs") or []),
+            "perTestTimeout": int(cfg.get("perTestTimeout") or 0),
+            "env": {str(k): str(v) for k, v in (cfg.get("env") or {}).items()},
+            "pythonPath": [str(p) for p in cfg.get("pythonPath") or []],
+            "limits": cfg.get("limits"),
+        }
         if mode == "program":
-            load_error = _run_program(cfg, ws, text, send, results)
-        else:
-            with open(os.path.join(ws, target["file"]), "w", encoding="utf-8") as f:
+            program = os.path.join(ws, cfg["program"])
+            with open(program, "w", encoding="utf-8") as f:
                 f.write(text)
-            runner = _run_unittest if mode == "unittest" else _run_pytest
-            load_error = runner(cfg, ws, send, results)
-        done = {"t": "done", "results": results, "ran": True, "maxrss": _max_rss()}
-        if load_error is not None:
-            done["loadError"] = load_error
-        if "_pytest_rc" in cfg:
-            done["pytestExit"] = cfg["_pytest_rc"]
+            before, candidate, after, span = _template_parts(target["template"], target["placeholder"], text, line_map)
+            rcfg.update({"program": cfg["program"], "before": before, "candidate": candidate, "after": after,
+                         "candFile": program, "candSpans": [list(span)], "file": cfg["program"],
+                         "protected": sorted(analysis.get("protected") or [])})
+        else:
+            path = os.path.join(ws, target["file"])
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            roots = ["."] + list(rcfg["pythonPath"])
+            rcfg.update({"file": target["file"], "candFile": path, "candSpans": _spans(line_map),
+                         "module": _module_name(target["file"], roots)})
+        reports = _Reports(runner_key, pid, send, hashlib, hmac)
+        data = marshal.dumps(rcfg)
+        del runner_key, rcfg
+        try:
+            while data:
+                n = os.write(cfg_w, data)
+                data = data[n:]
+        finally:
+            os.close(cfg_w)
+            cfg_w = None
+        _collect(rep_r, reports, json)
+        code, signum = _wait(pid)
+        waited = True
+        if reports.done is None:
+            if reports.forged:
+                send({"t": "forged", "count": reports.forged})
+            if reports.runner_error:
+                send({"t": "harness-error", "message": reports.runner_error})
+            elif signum is not None:
+                exit_signal = signum  # re-raised below, so the engine sees how the runner died
+            else:
+                send({"t": "runner-ended", "code": code, "results": reports.results})
+            return
+        done = {"t": "done", "results": reports.results, "ran": True, "maxrss": reports.done.get("maxrss"),
+                "events": reports.events, "forged": reports.forged, "otherPid": reports.other_pid,
+                "target": reports.target, "environment": reports.env}
+        for k in ("loadError", "pytestExit"):
+            if k in reports.done:
+                done[k] = reports.done[k]
         send(done)
-    except _BaseException as e:
+    except BaseException as e:
         send({"t": "harness-error", "message": _describe(e)})
     finally:
+        if cfg_w is not None:
+            try:
+                os.close(cfg_w)
+            except OSError:
+                pass
+        if not waited:
+            try:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
         for stream in (out, err, sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except _BaseException:
+            except BaseException:
                 pass
-        # Skip atexit handlers and non-daemon threads the candidate may have left behind.
+        if exit_signal is not None:
+            import signal
+            try:
+                signal.signal(exit_signal, signal.SIG_DFL)
+                os.kill(os.getpid(), exit_signal)
+            except BaseException:
+                pass
         _exit(0)
 
 

@@ -241,6 +241,7 @@ export async function runTask(task: Task, cond: Condition, svc: TaskServices, si
       candidateIndex: selection.candidateIndex,
       repairRound: selection.repairRound,
       correct: selectedVerdict.status === 'passed',
+      status: selectedVerdict.status,
       verified: config.validation.verify ? selection.passed : null,
       code: selection.code,
     },

@@ -487,7 +487,9 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   if (done && Number(done.otherPid ?? 0)) events.push({ kind: 'forged-output-ignored', detail: `${done.otherPid} record(s) from another process (a fork of the candidate's) ignored` });
   if (plan.kind === 'template' && run.stdout.includes('__REPOEXEC_RESULTS__'))
     events.push({ kind: 'forged-output-ignored', detail: 'a results line printed on stdout (not the harness channel)' });
-  const refused: string[] = [];
+  const refused: string[] = (Array.isArray(done?.refused) ? done.refused : Array.isArray(records.find((r) => r.t === 'notices')?.refused) ? records.find((r) => r.t === 'notices')!.refused : [])
+    .map((x: unknown) => String(x).slice(0, 300));
+  for (const r of refused) events.push({ kind: 'refused', detail: `the runner refused to ${r}` });
   const tampering: string[] = [];
   for (const e of Array.isArray(done?.events) ? (done.events as RecordDoc[]) : []) {
     const detail = String(e.detail ?? '').slice(0, 500);
@@ -495,8 +497,10 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
       tampering.push(detail);
       events.push({ kind: 'tampering', detail });
     } else if (e.kind === 'refused') {
-      refused.push(detail);
-      events.push({ kind: 'refused', detail: `the runner refused to ${detail}` });
+      if (!refused.includes(detail)) {
+        refused.push(detail);
+        events.push({ kind: 'refused', detail: `the runner refused to ${detail}` });
+      }
     } else {
       // Frame look-ups refused quietly (logging, warnings and the like expect them to fail).
       events.push({ kind: 'refused', detail: `frame access refused (not counted against the candidate): ${detail}` });
@@ -537,6 +541,9 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   } else if (blocking && done) {
     status = 'failed';
     reason = `static check: ${blocking.message}`;
+  } else if (!done && refused.length) {
+    status = 'error';
+    reason = `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses; then the run ended without a final report`;
   } else if (!done) {
     status = 'error';
     const how = run.exit.signal

@@ -31,11 +31,12 @@ def _read_all(fd):
     return b"".join(chunks)
 
 
-def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w):
+def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w):
     code = 70
     try:
         os.close(cfg_w)
         os.close(rep_r)
+        os.close(note_r)
         try:
             os.close(3)  # the engine's channel: never in the runner
         except OSError:
@@ -49,7 +50,7 @@ def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w):
             src = f.read()
         ns = {"__name__": "_opencoder_runner", "__file__": path, "__builtins__": builtins}
         exec(compile(src, path, "exec", dont_inherit=True), ns)
-        ns["main"](cfg_r, rep_w, path)
+        ns["main"](cfg_r, rep_w, note_w, path)
         code = 0
     except BaseException:
         pass
@@ -61,12 +62,16 @@ def main(here=None):
     here = os.path.abspath(here or os.path.dirname(os.path.abspath(__file__)))
     cfg_r, cfg_w = os.pipe()
     rep_r, rep_w = os.pipe()
+    # Notices of refused operations, written by the runner's audit hook the moment it refuses one
+    # (unauthenticated: a candidate can only add notices against itself, never remove a refusal).
+    note_r, note_w = os.pipe()
     pid = os.fork()
     if pid == 0:
-        _runner_child(here, cfg_r, cfg_w, rep_r, rep_w)
+        _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w)
     os.close(cfg_r)
     os.close(rep_w)
-    _supervise(here, pid, cfg_w, rep_r)
+    os.close(note_w)
+    _supervise(here, pid, cfg_w, rep_r, note_r)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,7 +324,30 @@ def _spans(line_map):
     return spans
 
 
-def _supervise(here, pid, cfg_w, rep_r):
+def _notices(fd):
+    """What the runner's audit hook refused, read after the runner ended (at most 64 KiB)."""
+    import fcntl
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+    except OSError:
+        return []
+    data = b""
+    while len(data) < 65536:
+        try:
+            chunk = os.read(fd, 65536)
+        except (BlockingIOError, OSError):
+            break
+        if not chunk:
+            break
+        data += chunk
+    out = []
+    for line in data[:65536].decode("utf-8", "replace").split("\n"):
+        if line.startswith("refused ") and len(out) < 20:
+            out.append(line[8:300])
+    return out
+
+
+def _supervise(here, pid, cfg_w, rep_r, note_r):
     raw = _read_all(0)
     try:
         fd = os.open(os.devnull, os.O_RDONLY)
@@ -409,7 +437,10 @@ def _supervise(here, pid, cfg_w, rep_r):
         _collect(rep_r, reports, json)
         code, signum = _wait(pid)
         waited = True
+        notices = _notices(note_r)
         if reports.done is None:
+            if notices:
+                send({"t": "notices", "refused": notices})
             if reports.forged:
                 send({"t": "forged", "count": reports.forged})
             if reports.runner_error:
@@ -421,7 +452,7 @@ def _supervise(here, pid, cfg_w, rep_r):
             return
         done = {"t": "done", "results": reports.results, "ran": True, "maxrss": reports.done.get("maxrss"),
                 "events": reports.events, "forged": reports.forged, "otherPid": reports.other_pid,
-                "target": reports.target, "environment": reports.env}
+                "target": reports.target, "environment": reports.env, "refused": notices}
         for k in ("loadError", "pytestExit"):
             if k in reports.done:
                 done[k] = reports.done[k]

@@ -279,7 +279,7 @@ _FUNC_ATTRS = frozenset(("__code__", "__defaults__", "__kwdefaults__", "__global
 _PROC_NAMES = frozenset(("mem", "pagemap", "kcore", "kmem"))
 
 
-def _install_policy(cand, events, runner_file):
+def _install_policy(cand, events, runner_file, note_fd):
     """The audit hook. `events` collects refusals (kind, detail) for the verdict."""
     main_ident = _get_ident()
     busy = [False]
@@ -304,8 +304,15 @@ def _install_policy(cand, events, runner_file):
             f = f.f_back
         return False
 
+    write = _write
+    encode = _encode
+
     def refuse(kind, what, exc=RuntimeError):
         events.append((kind, what))
+        try:
+            write(note_fd, encode("refused %s\n" % what, "utf-8", "replace"))
+        except OSError:
+            pass
         raise exc("opencoder: the test runner refuses to %s" % what)
 
     def hook(event, args):
@@ -721,7 +728,7 @@ class _Run:
         self.events = events
         self.cand = cand
         self.targets = []
-        self.wrapped = 0
+        self.clones = []
         self.reported = set()
         self.snapshot = None
 
@@ -744,14 +751,16 @@ class _Run:
             self.event("tampering", "the candidate altered %s, which it did not define" % what)
 
     def wrap_targets(self, namespaces):
+        if not self.clones:
+            _install_dispatcher(self.clones)
         for ns in namespaces:
             fn = _find_function(ns, self.cfg["qualname"], self.cand)
-            if fn is None or any(fn is t for t, _ in self.targets):
+            if fn is None or any(fn is t for t in self.targets):
                 continue
-            clone = _wrap_function(fn, self.cand, _len(self.targets))
+            clone = _wrap_function(fn, self.cand, _len(self.clones))
             if clone:
-                self.targets.append((fn, clone))
-        _install_dispatcher([c for _, c in self.targets])
+                self.targets.append(fn)
+                self.clones.append(clone)
 
 
 def _reseed():
@@ -816,13 +825,19 @@ def _run_program(run, cfg, ws):
     snap.modules.pop("__main__", None)
     snap.add_module("__main__", P)
     run.check_integrity(False)
+    run.wrap_targets([cd])
+    calls = _Calls
+    # The rest of the program is the tests' own code: a check program may compute its cases as it
+    # loads (CoderEval's templates do), so calls made then count as the tests' calls.
+    calls.in_test = True
     try:
         exec(compile(cfg["after"], prog, "exec", dont_inherit=True), pd)
     except _BaseException as e:
         return "the tests failed to load: " + _describe(e)
+    finally:
+        calls.in_test = False
     tests = [(name, _dict.get(pd, name)) for name in cfg.get("tests") or []]
-    run.wrap_targets([cd])
-    send, flush, calls = run.send, run.flush_events, _Calls
+    send, flush = run.send, run.flush_events
     per_test = _int(cfg.get("perTestTimeout") or 0)
     use_alarm = per_test > 0 and _getattr(_signal, "SIGALRM", None) is not None
     SIGALRM = _getattr(_signal, "SIGALRM", None)
@@ -880,9 +895,56 @@ def _loaded_from(run, ws):
     return _safe_text(f, 500) if f else "<%s: no file (builtin or frozen)>" % name
 
 
+def _install_target_finder(run, ws):
+    """Wraps the target in every module made from the target's file, when it is made: tests that
+    import a fresh copy (test.support.import_fresh_module) or import it under a second name still
+    call through the dispatcher."""
+    import _frozen_importlib_external as external  # frozen: no workspace file can stand in for it
+
+    want = os.path.join(ws, run.cfg["file"])
+    stem = os.path.basename(want)[:-3] if want.endswith(".py") else None
+    if stem == "__init__":
+        stem = os.path.basename(os.path.dirname(want))
+    path_finder = external.PathFinder
+
+    class _Loader:
+        def __init__(self, inner):
+            self._inner = inner
+
+        def __getattr__(self, name):
+            return _getattr(self._inner, name)
+
+        def create_module(self, spec):
+            return self._inner.create_module(spec)
+
+        def exec_module(self, module):
+            self._inner.exec_module(module)
+            run.wrap_targets([module])
+
+    class _TargetFinder:
+        @classmethod
+        def find_spec(cls, name, path=None, target=None):
+            if _type(name) is not _str or name.rpartition(".")[2] != stem:
+                return None
+            spec = path_finder.find_spec(name, path, target)
+            if spec is None or spec.origin != want or spec.loader is None:
+                return spec
+            spec.loader = _Loader(spec.loader)
+            return spec
+
+        @classmethod
+        def invalidate_caches(cls):
+            pass
+
+    if stem:
+        sys.meta_path.insert(0, _TargetFinder)
+
+
 def _run_unittest(run, cfg, ws):
     sys.argv = ["python -m unittest"] + _list(cfg.get("testArgs") or [])
     import unittest
+
+    run.snapshot.add_all()  # the framework as loaded, before any test module (or the candidate) is
 
     opts = _parse_unittest_args(_list(cfg.get("testArgs") or []))
     send, flush, calls = run.send, run.flush_events, _Calls
@@ -980,6 +1042,7 @@ def _run_unittest(run, cfg, ws):
             except _BaseException as e:
                 return _describe(e, with_tb=False)
 
+    run.snapshot.add_class(Recorder, True)
     loader = unittest.TestLoader()
     if opts["patterns"]:
         loader.testNamePatterns = ["*%s*" % p if "*" not in p else p for p in opts["patterns"]]
@@ -1055,6 +1118,7 @@ def _run_pytest(run, cfg, ws):
         import pytest
     except ImportError as e:
         raise RuntimeError("pytest is not installed for %s: %s" % (sys.executable, e))
+    run.snapshot.add_all()
     send, flush, calls = run.send, run.flush_events, _Calls
     results = {}
     rank = {"passed": 0, "skipped": 0, "expected-failure": 0, "unexpected-success": 1, "failed": 2, "error": 3}
@@ -1123,7 +1187,7 @@ def _run_pytest(run, cfg, ws):
 
 # ---------------------------------------------------------------------------------------------
 
-def main(cfg_fd, rep_fd, runner_file):
+def main(cfg_fd, rep_fd, note_fd, runner_file):
     raw = _read_all(cfg_fd)
     os.close(cfg_fd)
     if not raw:
@@ -1151,10 +1215,11 @@ def main(cfg_fd, rep_fd, runner_file):
     sys.path[:] = [ws] + extra + [p for p in sys.path if p and p != ws and p not in extra]
     send({"t": "env", "python": sys.executable or "", "version": sys.version.split()[0]})
     _install_signal_guard()
-    _install_policy(cand, events, runner_file)
+    _install_policy(cand, events, runner_file, note_fd)
     if cfg["mode"] != "program":
         run.snapshot = _Snapshot(cand, {os.path.join(ws, cfg["file"])})
         run.snapshot.add_all()
+        _install_target_finder(run, ws)
         _seed_random()
     try:
         if cfg["mode"] == "program":

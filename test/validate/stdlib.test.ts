@@ -1,0 +1,155 @@
+// CPython's own standard library as the repository, with CPython's own unittest suites as the tests:
+// references pass and `raise NotImplementedError` stubs fail, also for modules the runner itself
+// (or the old harness) would have imported first (textwrap, tokenize, ast, json). A target in a
+// module the interpreter loads at start-up cannot be exercised, and the verdict says so.
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readManifest, type Task } from '../../main/experiment/manifest.ts';
+import { createValidator, type Validator } from '../../main/validate/validator.ts';
+import { tmpDir } from '../helpers/tmp-repo.ts';
+
+/** An interpreter whose standard library ships CPython's test suite (Debian's does not). */
+function findInterpreter(): { python: string; stdlib: string } | null {
+  const names = [process.env.OPENCODER_STDLIB_PYTHON, ...(spawnSync('which', ['-a', 'python3.11', 'python3'], { encoding: 'utf8' }).stdout ?? '').split('\n')];
+  const probe = "import os, sys, sysconfig; p = sysconfig.get_paths()['stdlib']; print(os.path.realpath(sys.executable) + '\\n' + p if os.path.exists(os.path.join(p, 'test', 'test_textwrap.py')) and sys.version_info[:2] == (3, 11) else '')";
+  for (const name of names) {
+    if (!name?.trim()) continue;
+    const r = spawnSync(name.trim(), ['-I', '-c', probe], { encoding: 'utf8' });
+    const [python, stdlib] = (r.stdout ?? '').trim().split('\n');
+    if (r.status === 0 && python && stdlib) return { python, stdlib };
+  }
+  return null;
+}
+
+const found = findInterpreter();
+if (!found) console.warn('[validate] no Python 3.11 with CPython’s test suite (test/test_textwrap.py) found: the standard-library check is skipped (set OPENCODER_STDLIB_PYTHON)');
+
+const SKIP_DIRS = new Set(['site-packages', 'dist-packages', '__pycache__', 'idlelib', 'tkinter', 'turtledemo', 'lib2to3', 'ensurepip', 'pydoc_data', 'lib-dynload', 'tests', 'test']);
+// The suites used here, what they import, and the files test_tokenize's round trip reads (it
+// removes seven by name and samples ten of the rest).
+const TEST_PARTS = [
+  '__init__.py', 'support', 'typinganndata', 'tokenizedata', 'test_textwrap.py', 'test_tokenize.py', 'test_grammar.py', 'test_ast.py', 'test_json',
+  ...['unicode_identifiers', 'buffer', 'builtin', 'fileio', 'os', 'platform', 'sys', 'bool', 'int', 'list', 'dict', 'set', 'string', 'tuple'].map((n) => `test_${n}.py`),
+];
+
+/** A copy of the standard library's Python files (and the test modules used here) as a repository. */
+function copyStdlib(stdlib: string, dest: string): void {
+  const walk = (rel: string) => {
+    for (const ent of fs.readdirSync(path.join(stdlib, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${ent.name}` : ent.name;
+      if (ent.isDirectory()) {
+        if (SKIP_DIRS.has(ent.name) || ent.name.startsWith('config-')) continue;
+        walk(r);
+      } else if (ent.isFile() && ent.name.endsWith('.py')) {
+        fs.mkdirSync(path.join(dest, rel), { recursive: true });
+        fs.copyFileSync(path.join(stdlib, r), path.join(dest, r));
+      }
+    }
+  };
+  walk('');
+  for (const part of TEST_PARTS) {
+    const src = path.join(stdlib, 'test', part);
+    if (fs.existsSync(src)) fs.cpSync(src, path.join(dest, 'test', part), { recursive: true, filter: (s) => !s.includes('__pycache__') });
+  }
+}
+
+/** The source of `qualname` in `file`, found with Python's ast (the reference). */
+function sourceOf(python: string, file: string, qualname: string): string {
+  const code = [
+    'import ast, sys',
+    'src = open(sys.argv[1], encoding="utf-8").read()',
+    'node = ast.parse(src)',
+    'for part in sys.argv[2].split("."):',
+    '    node = next(n for n in node.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part)',
+    'lines = src.split("\\n")[node.lineno - 1 - len(node.decorator_list): node.end_lineno]',
+    'ind = len(lines[0]) - len(lines[0].lstrip())',
+    'print("\\n".join(l[ind:] for l in lines))',
+  ].join('\n');
+  const r = spawnSync(python, ['-I', '-c', code, file, qualname], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout;
+}
+
+/** The reference's def line(s) with a body that only raises. */
+function stub(reference: string): string {
+  const lines = reference.split('\n');
+  const end = lines.findIndex((l) => /\)\s*(->[^:]*)?:\s*$/.test(l));
+  return `${lines.slice(0, end + 1).join('\n')}\n    raise NotImplementedError\n`;
+}
+
+const TARGETS = [
+  { id: 'stdlib/textwrap.dedent', file: 'textwrap.py', qualname: 'dedent', command: 'PYTHONPATH=. python3 -m unittest -q test.test_textwrap' },
+  { id: 'stdlib/tokenize.Untokenizer.untokenize', file: 'tokenize.py', qualname: 'Untokenizer.untokenize', command: 'python3 -m unittest test.test_tokenize' },
+  { id: 'stdlib/ast.get_source_segment', file: 'ast.py', qualname: 'get_source_segment', command: 'python3 -m unittest -k source_segment test.test_ast' },
+  { id: 'stdlib/json.dumps', file: 'json/__init__.py', qualname: 'dumps', command: 'python3 -m unittest test.test_json.test_dump' },
+  // posixpath is loaded before any test runs (os imports it at start-up): it cannot be exercised.
+  { id: 'stdlib/posixpath.basename', file: 'posixpath.py', qualname: 'basename', command: 'python3 -m unittest test.test_textwrap' },
+];
+
+describe.skipIf(!found)('the standard library as a repository (CPython’s own tests)', () => {
+  let dir: string;
+  let tasks: Task[];
+  let validator: Validator;
+
+  beforeAll(async () => {
+    dir = tmpDir('oc-stdlib-');
+    copyStdlib(found!.stdlib, path.join(dir, 'repo'));
+    const lines = TARGETS.map((t) =>
+      JSON.stringify({
+        id: t.id,
+        repo: 'repo',
+        file: t.file,
+        qualname: t.qualname,
+        requirement: '',
+        signature: sourceOf(found!.python, path.join(dir, 'repo', t.file), t.qualname).split('\n')[0],
+        reference: sourceOf(found!.python, path.join(dir, 'repo', t.file), t.qualname),
+        test_command: t.command,
+      }),
+    );
+    // The interpreter comes from the manifest's defaults line, as a project names its own.
+    fs.writeFileSync(path.join(dir, 'tasks.jsonl'), [JSON.stringify({ defaults: { python: found!.python } }), ...lines].join('\n') + '\n');
+    tasks = readManifest(path.join(dir, 'tasks.jsonl')).tasks;
+    // The interpreter may sit under a private home (pyenv under /root): weak mode, no uid change.
+    validator = await createValidator({ sandbox: { mode: 'weak', setpriv: null }, validation: { timeoutFloorMs: 60_000 }, concurrency: 2 });
+  }, 120_000);
+
+  afterAll(() => {
+    validator?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('references pass against the workspace copy and NotImplementedError stubs fail', async () => {
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    const results = await Promise.all(
+      TARGETS.slice(0, 4).map(async ({ id, file }) => {
+        const t = byId.get(id)!;
+        expect(t.python).toBe(found!.python);
+        const ref = await validator.validateReference(t);
+        const bad = await validator.validate(t, stub(t.reference!));
+        return { id, file, ref, bad };
+      }),
+    );
+    for (const { id, file, ref, bad } of results) {
+      expect(ref.status, `${id}: ${ref.reason}\n${ref.stderr.slice(-1500)}`).toBe('passed');
+      expect(ref.target, id).toMatchObject({ expectedFile: file, loadedFrom: file });
+      expect(ref.target!.calls, id).toBeGreaterThan(0);
+      expect(ref.environment?.python, id).toBe(found!.python);
+      expect(bad.status, `${id}: ${bad.reason}`).toBe('failed');
+      expect(bad.expectedFrom, id).toBe('reference');
+      expect(bad.tests.some((x) => /NotImplementedError/.test(x.message ?? '')), id).toBe(true);
+    }
+    // The environment assignment in front of the command reached the tests and the verdict.
+    expect(results[0]!.ref.environment?.env).toEqual({ PYTHONPATH: '.' });
+  }, 300_000);
+
+  it('a target the interpreter loaded before the tests is never passed: the verdict says it was not exercised', async () => {
+    const t = tasks.find((x) => x.id === 'stdlib/posixpath.basename')!;
+    const v = await validator.validateReference(t);
+    expect(v.status).toBe('error');
+    expect(v.reason).toMatch(/did not exercise the candidate: they imported the target's module from \/.*posixpath\.py, not from the workspace copy posixpath\.py/);
+    await expect(validator.validate(t, stub(t.reference!))).rejects.toThrow(/its reference does not pass its own tests/);
+  }, 120_000);
+});

@@ -4,11 +4,13 @@
 import type { Source } from '../pipeline/config.ts';
 import { cellSources } from '../pipeline/methods.ts';
 import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
+import type { VerdictStatus } from '../validate/types.ts';
 import { auprc, auroc, ece, mean } from './metrics.ts';
 import type {
   CandidateRow,
   ConditionSummary,
   FactorialAnalysis,
+  FlakyCounts,
   Interval,
   PairedComparison,
   ReportModel,
@@ -134,7 +136,36 @@ export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Re
       inputTokens: rs.reduce((s, r) => s + r.generation.inputTokens, 0),
       outputTokens: rs.reduce((s, r) => s + r.generation.outputTokens, 0),
     },
+    flaky: flakyCounts(rs),
   };
+}
+
+/**
+ * The status of the selected output's evaluation verdict, or null when the result does not say. Results
+ * stored before `selected.status` existed still say it for a raw candidate: the evaluation verdict of the
+ * selected candidate is that candidate's own stored verdict. A repair's status was never stored.
+ */
+export function selectedStatus(r: TaskResult): VerdictStatus | null {
+  if (r.selected.status) return r.selected.status;
+  if (r.selected.origin !== 'candidate' || r.selected.candidateIndex === null) return null;
+  return r.candidates.find((c) => c.index === r.selected.candidateIndex)?.verdict.status ?? null;
+}
+
+/** Flaky verdicts of one condition's results (an unknown selected status counts as not flaky). */
+export function flakyCounts(rs: TaskResult[]): FlakyCounts {
+  const taskIds = new Set<string>();
+  let candidates = 0;
+  let candidateVerdicts = 0;
+  let selected = 0;
+  for (const r of rs) {
+    const flakyCands = r.candidates.filter((c) => c.verdict.status === 'flaky').length;
+    const flakySelected = selectedStatus(r) === 'flaky';
+    candidates += flakyCands;
+    candidateVerdicts += r.candidates.length;
+    if (flakySelected) selected++;
+    if (flakyCands || flakySelected) taskIds.add(r.taskId);
+  }
+  return { candidates, candidateVerdicts, selected, taskIds: [...taskIds].sort() };
 }
 
 function passAtK1(r: TaskResult, k: number): number {
@@ -356,6 +387,7 @@ export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): Repor
     'Selected-output correctness: whether the output the method returns passes the tests (Baseline RAG returns its first candidate unvalidated).',
     `Calibration: the generation-uncertainty aggregate read as P(selected output fails); ECE over ${ECE_BINS} equal-width bins on [0, 1].`,
     'McNemar: exact two-sided binomial test on wins vs losses; Holm-adjusted over the comparisons of this report.',
+    'Flaky verdicts: an outcome that depended on timing is run twice; when the two runs disagree the verdict is flaky and counts as not passed in every figure. Per condition the report counts flaky raw-candidate verdicts (of all raw-candidate verdicts) and tasks whose selected output was flaky (of the tasks with a result), and lists the tasks with either.',
     'Factorial effects: per-task 2³ contrasts (main effect = mean with the source on − mean with it off; two-way interaction = half the difference of simple effects), one-sample t p-values, Holm-adjusted over the six effects of each run and outcome.',
   ];
   const partial = loaded.filter((l) => l.run.state !== 'done');

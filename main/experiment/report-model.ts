@@ -65,6 +65,22 @@ export interface ConditionSummary {
   /** API-knowledge retrieval quality over tasks with a truth set (null: none had one, or API evidence was off). */
   api: { tasks: number; precision: number; recall: number; f1: number; exact: number; count: { over: number; exact: number; under: number } } | null;
   cost: { usd: number | null; inputTokens: number; outputTokens: number };
+  /** Verdicts whose outcome depended on timing (status `flaky`), counted apart: every figure above treats them as not passed. */
+  flaky: FlakyCounts;
+}
+
+/**
+ * A `flaky` verdict: the outcome depended on timing, so the candidate ran twice and the two runs disagreed.
+ * Never a pass; these counts say how many of a condition's figures rest on such verdicts.
+ */
+export interface FlakyCounts {
+  /** Raw-candidate verdicts with status `flaky`, out of `candidateVerdicts` (all raw-candidate verdicts of the condition). */
+  candidates: number;
+  candidateVerdicts: number;
+  /** Tasks whose selected output's verdict was `flaky`, out of the condition's tasks with a result (a missing status counts as not flaky). */
+  selected: number;
+  /** Tasks with any flaky candidate or selected verdict, sorted. */
+  taskIds: string[];
 }
 
 export interface PairedComparison {

@@ -105,6 +105,16 @@ function displayNames(model: ReportModel): (runId: string, condition: string, la
 
 const isPartial = (run: RunProvenance | undefined): boolean => !!run && run.status !== 'done';
 
+const FLAKY_MEANING = 'A flaky verdict: the outcome depended on timing, so the candidate ran twice and the two runs disagreed. It never counts as a pass.';
+
+/** A condition's flaky counts and what each is over, ending where the task ids go (shared by HTML and Markdown). */
+function flakyCountsText(c: ConditionSummary): string {
+  const f = c.flaky;
+  const cands = `${formatInt(f.candidates)} of ${formatInt(f.candidateVerdicts)} candidate verdicts`;
+  const sel = `${formatInt(f.selected)} of ${formatInt(c.tasks)} selected outputs`;
+  return f.taskIds.length ? `${cands} and ${sel} flaky, on ${formatInt(f.taskIds.length)} task(s):` : `no flaky verdicts (${cands}, ${sel}).`;
+}
+
 function partialText(run: RunProvenance): string {
   return `PARTIAL — run ${run.status}: results cover only the tasks that finished`;
 }
@@ -273,6 +283,14 @@ function summaryTableHtml(conditions: ConditionSummary[], level: string): string
     return `<tr data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${cells.join('')}</tr>`;
   });
   return table('summary', headers, rows);
+}
+
+function flakyHtml(conditions: ConditionSummary[]): string {
+  const items = conditions.map((c) => {
+    const ids = c.flaky.taskIds.map((t) => `<code>${h(t)}</code>`).join(', ');
+    return `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)} <code class="muted">${h(c.condition)}</code>: ${h(flakyCountsText(c))}${ids ? ` ${ids}` : ''}</li>`;
+  });
+  return `<h4>Flaky verdicts</h4>\n<p class="muted">${h(FLAKY_MEANING)}</p>\n<ul data-list="flaky">\n${items.join('\n')}\n</ul>`;
 }
 
 function comparisonsHtml(model: ReportModel, name: (r: string, c: string, l: string) => string, level: string): string {
@@ -537,7 +555,7 @@ export function renderHtml(model: ReportModel): string {
     .filter((g) => g.conditions.length)
     .map(
       (g) =>
-        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(g.run.backend.label)}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}`,
+        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(g.run.backend.label)}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}\n${flakyHtml(g.conditions)}`,
     )
     .join('\n');
 
@@ -608,9 +626,16 @@ function md(s: string): string {
     .replace(/\r\n|\r|\n/g, ' ');
 }
 
+const MD_PLAIN = /^[A-Za-z0-9._:/+@=-]+$/;
+
 /** A code span when the text is plain enough, else escaped text. */
 function mdCode(s: string): string {
-  return /^[A-Za-z0-9._:/+@=-]+$/.test(s) ? `\`${s}\`` : md(s);
+  return MD_PLAIN.test(s) ? `\`${s}\`` : md(s);
+}
+
+/** An id in running text: a code span when plain, else escaped text in inline <code>, so a list of ids keeps its boundaries. */
+function mdId(s: string): string {
+  return MD_PLAIN.test(s) ? mdCode(s) : `<code>${md(s)}</code>`;
 }
 
 function mdTable(headers: string[], rows: string[][], align?: ('l' | 'r')[]): string {
@@ -692,6 +717,12 @@ export function renderMarkdown(model: ReportModel): string {
       `${formatInt(c.cost.inputTokens)} / ${formatInt(c.cost.outputTokens)}`,
     ]);
     out.push(mdTable(headers, rows, headers.map((_, i) => (i < 2 ? 'l' : 'r'))), '');
+    out.push(`**Flaky verdicts.** ${md(FLAKY_MEANING)}`, '');
+    for (const c of g.conditions) {
+      const ids = c.flaky.taskIds.map(mdId).join(', ');
+      out.push(`- ${md(c.label)} (${mdCode(c.condition)}): ${md(flakyCountsText(c))}${ids ? ` ${ids}` : ''}`);
+    }
+    out.push('');
   }
 
   out.push('## Paired comparisons', '');
@@ -857,6 +888,7 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       'uncertaintyMean', 'auroc', 'auprc', 'ece',
       'apiTasks', 'apiPrecision', 'apiRecall', 'apiF1', 'apiExact', 'apiCountOver', 'apiCountExact', 'apiCountUnder',
       'costUsd', 'inputTokens', 'outputTokens',
+      'flakyCandidates', 'candidateVerdicts', 'flakySelected', 'flakyTaskIds',
     ],
     model.conditions.map((c) => [
       c.runId, c.condition, c.label, c.family, c.tasks, c.failures, c.samples,
@@ -867,6 +899,8 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       c.uncertainty.mean, c.uncertainty.auroc, c.uncertainty.auprc, c.uncertainty.ece,
       c.api?.tasks, c.api?.precision, c.api?.recall, c.api?.f1, c.api?.exact, c.api?.count.over, c.api?.count.exact, c.api?.count.under,
       c.cost.usd, c.cost.inputTokens, c.cost.outputTokens,
+      // Task ids may hold spaces and commas, so the list is a JSON array: one field, parsed back unambiguously.
+      c.flaky.candidates, c.flaky.candidateVerdicts, c.flaky.selected, JSON.stringify(c.flaky.taskIds),
     ]),
   );
 

@@ -119,6 +119,11 @@ export interface TaskResult {
     correct: boolean;
     /** The selection's own verdict when the method verified (null: no verification). */
     verified: boolean | null;
+    /**
+     * Status of the selected output's evaluation verdict (the one `correct` reads), so reports can count
+     * timing-dependent `flaky` outputs apart. Absent in results stored before it was recorded.
+     */
+    status?: VerdictStatus;
     code: string;
   };
   repairs: { round: number; passed: boolean; code: string; reason: string }[];

@@ -310,13 +310,15 @@ export async function runSandboxed(info: SandboxInfo, spec: SandboxRunSpec): Pro
     const bw = [
       '--unshare-all', '--unshare-user', '--uid', '0', '--gid', '0', '--disable-userns', '--die-with-parent', '--new-session',
       '--cap-drop', 'ALL', '--hostname', 'sandbox',
-      '--ro-bind', '/usr', '/usr', ...rootEntries(), ...pythonPrefixBind(python),
+      '--ro-bind', '/usr', '/usr', ...rootEntries(),
       '--dir', '/etc',
       ...etcFiles().flatMap((f) => ['--ro-bind-try', `/etc/${f}`, `/etc/${f}`]),
       '--proc', '/proc', '--dev', '/dev',
       '--size', String(limits.tmpBytes), '--tmpfs', '/dev/shm',
       '--size', String(limits.tmpBytes), '--tmpfs', '/tmp',
       '--size', String(wsBytes), '--tmpfs', '/ws',
+      // after the private /tmp: a task's virtualenv may live under the host's /tmp
+      ...pythonPrefixBind(python),
       '--ro-bind', harnessDirFor(info), harness,
       ...(spec.repo ? ['--ro-bind', spec.repo, '/base'] : []),
       '--chdir', '/ws', '--remount-ro', '/',

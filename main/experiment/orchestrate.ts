@@ -16,6 +16,7 @@ import { ExperimentStore, newExperimentId, type ExperimentRunRecord } from '../s
 import type { Store } from '../store/store.ts';
 import type { SandboxOptions } from '../validate/sandbox.ts';
 import { createValidator, type Validator } from '../validate/validator.ts';
+import { TaskError } from '../validate/workspace.ts';
 import type { StoredProvenance } from './analysis.ts';
 import { readManifest, type Manifest, type Task } from './manifest.ts';
 import {
@@ -86,11 +87,42 @@ export function selectTasks(manifest: Manifest, ids: string[] | null, limit: num
   return tasks;
 }
 
-function openValidator(ctx: ExperimentContext): Promise<Validator> {
+function openValidator(ctx: ExperimentContext, manifestHash: string): Promise<Validator> {
+  // Reference checks are kept per manifest: a resume (or a second run on the same manifest) reuses them.
+  const experiments = new ExperimentStore(ctx.store.db, ctx.store.path);
   return createValidator({
     ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
     ...(ctx.validatorConcurrency ? { concurrency: ctx.validatorConcurrency } : {}),
+    expectations: {
+      get: (taskId, key) => experiments.referenceCheck(manifestHash, taskId, key),
+      put: (taskId, check) => experiments.saveReferenceCheck(manifestHash, taskId, check),
+    },
   });
+}
+
+/**
+ * Runs every task's reference before the first model call: the tests it passes are what candidates
+ * must pass, and a task whose reference fails its own tests is refused, named with the reason.
+ */
+async function checkReferences(validator: Validator, tasks: Task[], signal?: AbortSignal): Promise<void> {
+  const checks = await Promise.all(
+    tasks.filter((t) => t.reference !== undefined).map(async (t) => {
+      try {
+        return { task: t, check: await validator.referenceCheck(t, signal ? { signal } : {}) };
+      } catch (err) {
+        if (err instanceof TaskError) return { task: t, check: { passes: false, tests: [], reason: err.message, key: '' } };
+        throw err;
+      }
+    }),
+  );
+  const failing = checks.filter((c) => !c.check.passes);
+  if (failing.length) {
+    const shown = failing.slice(0, 10).map((c) => `  ${c.task.id}: ${c.check.reason}`).join('\n');
+    throw new ExperimentError(
+      `${failing.length} of ${checks.length} task(s) have a reference that does not pass its own tests, so no candidate of theirs can be judged:\n${shown}${failing.length > 10 ? `\n  … and ${failing.length - 10} more` : ''}\n` +
+        'Fix those tasks, or leave them out with --ids.',
+    );
+  }
 }
 
 /** Runs what is left of `run` with `validator`, and closes it. */
@@ -175,9 +207,10 @@ function freezeRun(ctx: ExperimentContext, spec: NewRun, sandbox: string): { exp
 /** Freezes a new run and runs it. */
 export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Promise<RunOutcome> {
   // The sandbox is part of the run's provenance, and one that cannot start fails the run before anything is stored.
-  const validator = await openValidator(ctx);
+  const validator = await openValidator(ctx, spec.manifest.hash);
   let frozen: ReturnType<typeof freezeRun>;
   try {
+    await checkReferences(validator, spec.tasks, ctx.signal);
     frozen = freezeRun(ctx, spec, validator.sandbox.label);
   } catch (err) {
     validator.close();
@@ -201,7 +234,14 @@ export async function resumeExperiment(ctx: ExperimentContext, id: string): Prom
   const run = resumableRun(ctx.store, id);
   const tasks = tasksOfRun(run, readManifest(run.manifestFile));
   const conditions: Condition[] = run.conditions.map((c) => ({ ...c }));
-  return execute(ctx, experiments, run, tasks, conditions, run.backend.decompose, await openValidator(ctx));
+  const validator = await openValidator(ctx, run.manifestHash);
+  try {
+    await checkReferences(validator, tasks, ctx.signal);
+  } catch (err) {
+    validator.close();
+    throw err;
+  }
+  return execute(ctx, experiments, run, tasks, conditions, run.backend.decompose, validator);
 }
 
 export { estimateRun };

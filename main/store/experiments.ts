@@ -73,6 +73,14 @@ function alive(pid: number | null, host: string | null): boolean {
   }
 }
 
+/** What a reference run established for a task (the validator's ReferenceCheck, stored). */
+export interface StoredReferenceCheck {
+  key: string;
+  passes: boolean;
+  tests: string[];
+  reason: string;
+}
+
 export class ExperimentStore {
   constructor(
     readonly db: Database,
@@ -83,6 +91,26 @@ export class ExperimentStore {
     return inTransaction(this.db, this.dbPath, what, fn);
   }
 
+
+  /**
+   * A task's reference check under a manifest (which tests its reference passes), or null when
+   * none is stored or the stored one was made for other inputs (`key` differs).
+   */
+  referenceCheck(manifestHash: string, taskId: string, key: string): StoredReferenceCheck | null {
+    const r = this.db
+      .prepare('SELECT key, passes, tests, reason FROM reference_checks WHERE manifest_hash = ? AND task_id = ?')
+      .get(manifestHash, taskId) as { key: string; passes: number; tests: string; reason: string } | undefined;
+    if (!r || r.key !== key) return null;
+    return { key: r.key, passes: r.passes === 1, tests: JSON.parse(r.tests) as string[], reason: r.reason };
+  }
+
+  saveReferenceCheck(manifestHash: string, taskId: string, check: StoredReferenceCheck): void {
+    this.write('save a reference check', () =>
+      this.db
+        .prepare('INSERT OR REPLACE INTO reference_checks (manifest_hash, task_id, key, passes, tests, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(manifestHash, taskId, check.key, check.passes ? 1 : 0, JSON.stringify(check.tests), check.reason, new Date().toISOString()),
+    );
+  }
 
   private toRecord(r: RunRow): ExperimentRunRecord {
     const state: RunState = r.status === 'running' && !alive(r.pid, r.host) ? 'interrupted' : r.status;

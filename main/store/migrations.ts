@@ -247,6 +247,22 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    description: 'reference checks: the tests each task\'s reference passes, frozen per manifest',
+    sql: `
+      CREATE TABLE reference_checks (
+        manifest_hash TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        passes INTEGER NOT NULL,
+        tests TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (manifest_hash, task_id)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

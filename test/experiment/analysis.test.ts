@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportModel, crossRunComparisons, factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
 import type { TaskResult } from '../../main/experiment/results.ts';
+import type { VerdictStatus } from '../../main/validate/types.ts';
 import { DEFAULT_BOOTSTRAP, passAtK } from '../../main/experiment/stats.ts';
 import { factorialConditions, METHODS } from '../../main/pipeline/methods.ts';
 import { storedConditions } from '../../main/experiment/runner.ts';
@@ -13,9 +14,16 @@ interface Spec {
   u?: number;
   repaired?: 'recovered' | 'failed';
   api?: number;
+  /** Raw candidates (by index, at or past c) whose verdict was flaky. */
+  flaky?: number[];
+  /** The stored status of the selected output's verdict; absent as in results stored before it was recorded. */
+  selectedStatus?: VerdictStatus;
+  /** Where the selected output came from (default: repair when the repair recovered, else the candidate). */
+  origin?: 'candidate' | 'repair';
 }
 
 function result(s: Spec, n = 5): TaskResult {
+  const origin = s.origin ?? (s.repaired === 'recovered' ? 'repair' : 'candidate');
   return {
     taskId: s.task,
     condition: s.cond,
@@ -40,17 +48,21 @@ function result(s: Spec, n = 5): TaskResult {
       costUsd: 0.001,
       warnings: [],
     },
-    candidates: Array.from({ length: n }, (_, i) => ({
-      index: i,
-      code: `c${i}`,
-      group: 0,
-      origin: null,
-      passed: i < s.c,
-      verdict: { status: i < s.c ? 'passed' : 'failed', reason: '', passedTests: i < s.c ? 3 : 0, totalTests: 3, durationMs: 5 },
-    })),
+    candidates: Array.from({ length: n }, (_, i) => {
+      const status: VerdictStatus = s.flaky?.includes(i) ? 'flaky' : i < s.c ? 'passed' : 'failed';
+      return { index: i, code: `c${i}`, group: 0, origin: null, passed: status === 'passed', verdict: { status, reason: '', passedTests: status === 'passed' ? 3 : 0, totalTests: 3, durationMs: 5 } };
+    }),
     n,
     c: s.c,
-    selected: { origin: s.repaired === 'recovered' ? 'repair' : 'candidate', candidateIndex: 0, repairRound: s.repaired === 'recovered' ? 1 : null, correct: s.correct, verified: null, code: 'c0' },
+    selected: {
+      origin,
+      candidateIndex: 0,
+      repairRound: origin === 'repair' ? 1 : null,
+      correct: s.correct,
+      verified: null,
+      code: 'c0',
+      ...(s.selectedStatus ? { status: s.selectedStatus } : {}),
+    },
     repairs: s.repaired ? [{ round: 1, passed: s.repaired === 'recovered', code: 'r', reason: '' }] : [],
     repairRecovered: s.repaired === 'recovered',
     repairAttempted: s.repaired !== undefined,
@@ -156,6 +168,52 @@ describe('per-condition metrics', () => {
     expect(crossRunComparisons(run, other).map((s) => s.a.condition)).toEqual(['baseline-rag', 'opencoder']);
     const cells = loaded('r4', 'ablate', storedConditions(factorialConditions()), []);
     expect(() => crossRunComparisons(run, cells)).toThrow(/share no condition/);
+  });
+});
+
+describe('flaky verdicts', () => {
+  const specs: Spec[] = [
+    // No stored selected status (an older result): Baseline RAG returns candidate 0, whose own verdict was flaky.
+    { task: 't1', cond: 'baseline-rag', c: 0, correct: false, flaky: [0] },
+    { task: 't2', cond: 'baseline-rag', c: 2, correct: true, flaky: [3], selectedStatus: 'passed' },
+    { task: 't3', cond: 'baseline-rag', c: 5, correct: true, selectedStatus: 'passed' },
+    { task: 't1', cond: 'opencoder', c: 1, correct: true, selectedStatus: 'passed' },
+    // The selected repair's stored verdict was flaky, though no raw candidate's was.
+    { task: 't2', cond: 'opencoder', c: 0, correct: false, repaired: 'failed', origin: 'repair', selectedStatus: 'flaky' },
+    // A repair output without a stored status is not guessed from candidate 0's flaky verdict.
+    { task: 't3', cond: 'opencoder', c: 0, correct: false, repaired: 'failed', origin: 'repair', flaky: [0] },
+  ];
+  const run = loaded('r5', 'run', methods, specs);
+  const expectedOf = (cond: string, selectedFlaky: string[]) => {
+    const mine = specs.filter((s) => s.cond === cond);
+    const withCand = mine.filter((s) => s.flaky?.length).map((s) => s.task);
+    return {
+      candidates: mine.reduce((a, s) => a + (s.flaky?.length ?? 0), 0),
+      candidateVerdicts: mine.length * 5,
+      selected: selectedFlaky.length,
+      taskIds: [...new Set([...withCand, ...selectedFlaky])].sort(),
+    };
+  };
+
+  it('counts flaky candidate and selected verdicts per condition and lists their tasks', () => {
+    const [base, oc] = [summariseCondition(run, methods[0]!, BOOT), summariseCondition(run, methods[1]!, BOOT)];
+    expect(base.flaky).toEqual(expectedOf('baseline-rag', ['t1']));
+    expect(oc.flaky).toEqual(expectedOf('opencoder', ['t2']));
+    expect(base.flaky.taskIds).toEqual(['t1', 't2']);
+    expect(oc.flaky).toMatchObject({ candidates: 1, selected: 1, taskIds: ['t2', 't3'] });
+    // A flaky verdict is never a pass: the selected-correctness figure counts it as a failure.
+    expect(base.selectedCorrect.estimate).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('reports none for results without flaky verdicts, and passes flaky candidate statuses through', () => {
+    const clean = loaded('r6', 'run', methods, [{ task: 't1', cond: 'opencoder', c: 2, correct: true }]);
+    expect(summariseCondition(clean, methods[1]!, BOOT).flaky).toEqual({ candidates: 0, candidateVerdicts: 5, selected: 0, taskIds: [] });
+    expect(summariseCondition(clean, methods[0]!, BOOT).flaky).toEqual({ candidates: 0, candidateVerdicts: 0, selected: 0, taskIds: [] });
+    const model = buildReportModel([run], { tool: { name: 'opencoder', version: 't' }, bootstrap: BOOT });
+    const flakyRows = model.candidates.filter((c) => c.status === 'flaky');
+    expect(flakyRows.map((c) => `${c.condition}|${c.taskId}|${c.index}`)).toEqual(['baseline-rag|t1|0', 'baseline-rag|t2|3', 'opencoder|t3|0']);
+    expect(flakyRows.every((c) => !c.passed)).toBe(true);
+    expect(model.statistics.notes.join(' ')).toMatch(/Flaky verdicts:.*not passed/);
   });
 });
 

@@ -211,7 +211,7 @@ describe('importExecRepoBench on synthetic records', () => {
 
   it('re-imports into its own folder, refuses a foreign one and a missing input', async () => {
     const again = await importExecRepoBench({ recordsFile: s.records, outDir: out });
-    expect(again.counts.tasks).toBe(3);
+    expect(again.counts.tasks).toBe(2);
     const foreign = freshDir('oc-erb-foreign-');
     fs.writeFileSync(path.join(foreign, 'keep.txt'), 'mine');
     await expect(importExecRepoBench({ recordsFile: s.records, outDir: foreign })).rejects.toThrow(ExecRepoBenchImportError);

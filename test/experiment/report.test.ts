@@ -13,7 +13,7 @@ import {
   writeReport,
 } from '../../main/experiment/report.ts';
 import type { ReportModel } from '../../main/experiment/report-model.ts';
-import { buildReportFixture, HOSTILE_ERROR, HOSTILE_NOTE, HOSTILE_TASK_ID } from '../helpers/report-fixture.ts';
+import { buildReportFixture, FLAKY_PLANTED, HOSTILE_ERROR, HOSTILE_NOTE, HOSTILE_TASK_ID } from '../helpers/report-fixture.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const CHARTS = ['factorial-effects', 'pass-at-k', 'uncertainty-vs-correctness', 'api-f1'] as const;
@@ -448,6 +448,97 @@ describe('renderCsv', () => {
     const bare = renderCsv(buildReportFixture({ factorial: false }));
     expect(parseCsv(bare.effects)).toHaveLength(1);
     expect(parseCsv(bare.effects)[0]).toContain('runId');
+  });
+});
+
+describe('flaky verdicts in every format', () => {
+  const model = buildReportFixture();
+  const clean = buildReportFixture({ flaky: false });
+  const key = (c: { runId: string; condition: string }) => `${c.runId}|${c.condition}`;
+  const flakyListItems = (html: string) =>
+    new Map(
+      [...html.matchAll(/<ul data-list="flaky">([\s\S]*?)<\/ul>/g)]
+        .flatMap((m) => [...m[1]!.matchAll(/<li data-run="([^"]*)" data-condition="([^"]*)">([\s\S]*?)<\/li>/g)])
+        .map((li) => [`${decodeEntities(li[1]!)}|${decodeEntities(li[2]!)}`, decodeEntities(li[3]!.replace(/<[^>]+>/g, ''))]),
+    );
+  const mdLine = (md: string, label: string, condition: string) => md.split('\n').find((l) => l.startsWith(`- ${label} (\`${condition}\`): `));
+
+  it('counts the planted flaky verdicts per condition, recounted from the candidate rows', () => {
+    for (const c of model.conditions) {
+      const rows = model.candidates.filter((x) => key(x) === key(c));
+      const planted = FLAKY_PLANTED.filter((f) => key(f) === key(c));
+      expect(c.flaky.candidateVerdicts, key(c)).toBe(rows.length);
+      expect(c.flaky.candidates, key(c)).toBe(rows.filter((x) => x.status === 'flaky').length);
+      expect(c.flaky.candidates, key(c)).toBe(planted.reduce((a, f) => a + f.candidates.length, 0));
+      expect(c.flaky.taskIds, key(c)).toEqual(planted.map((f) => f.taskId).sort());
+      // Baseline RAG returns candidate 0 unvalidated; a selected output is flaky exactly when that candidate was.
+      const selected = model.tasks.filter((t) => key(t) === key(c) && t.error === null && t.selectedOrigin === 'candidate' && rows.some((x) => x.taskId === t.taskId && x.index === t.selectedIndex && x.status === 'flaky'));
+      expect(c.flaky.selected, key(c)).toBe(selected.length);
+    }
+    // The fixture holds both kinds of condition, so neither branch is checked vacuously.
+    expect(model.conditions.some((c) => c.flaky.selected > 0)).toBe(true);
+    expect(model.conditions.some((c) => c.flaky.candidates === 0)).toBe(true);
+    expect(model.candidates.filter((c) => c.status === 'flaky').every((c) => !c.passed)).toBe(true);
+  });
+
+  it('HTML lists each condition’s counts, what they are over, and the task ids', () => {
+    const items = flakyListItems(renderHtml(model));
+    expect([...items.keys()]).toEqual(model.conditions.map(key));
+    for (const c of model.conditions) {
+      const text = items.get(key(c))!;
+      const f = c.flaky;
+      if (f.taskIds.length) {
+        expect(text).toContain(`${f.candidates} of ${f.candidateVerdicts} candidate verdicts and ${f.selected} of ${c.tasks} selected outputs flaky`);
+        for (const t of f.taskIds) expect(text).toContain(t);
+      } else {
+        expect(text).toContain(`no flaky verdicts (0 of ${f.candidateVerdicts} candidate verdicts, 0 of ${c.tasks} selected outputs)`);
+      }
+    }
+    // The hostile task id is escaped in the list, like everywhere else.
+    expect(renderHtml(model)).toContain(`<code>t&lt;1&gt;&amp;&quot;x&quot;</code>`);
+  });
+
+  it('Markdown has a line per condition with counts and ids', () => {
+    const md = renderMarkdown(model);
+    expect(md).toContain('**Flaky verdicts.**');
+    for (const c of model.conditions) {
+      const line = mdLine(md, c.label.replace(/[*_`[\]#]/g, '\\$&'), c.condition);
+      expect(line, key(c)).toBeDefined();
+      const f = c.flaky;
+      if (f.taskIds.length) expect(line).toContain(`${f.candidates} of ${f.candidateVerdicts} candidate verdicts and ${f.selected} of ${c.tasks} selected outputs flaky`);
+      else expect(line).toContain(`no flaky verdicts (0 of ${f.candidateVerdicts} candidate verdicts, 0 of ${c.tasks} selected outputs)`);
+    }
+    const oc = mdLine(md, 'OpenCoder (uncertainty-aware)', 'opencoder')!;
+    expect(oc).toContain('<code>t&lt;1&gt;&amp;"x"</code>');
+    expect(oc).toContain('<code>repo-b/retry, backoff</code>');
+    expect(mdLine(md, 'Baseline RAG', 'baseline-rag')).toContain('`repo-a/parse-args`');
+  });
+
+  it('CSV carries the counts in the conditions table and the flaky status in the candidates table', () => {
+    const csv = renderCsv(model);
+    const conds = records(csv.conditions);
+    model.conditions.forEach((c, i) => {
+      const r = conds[i]!;
+      expect([r.flakyCandidates, r.candidateVerdicts, r.flakySelected]).toEqual([c.flaky.candidates, c.flaky.candidateVerdicts, c.flaky.selected].map(expected));
+      expect(JSON.parse(r.flakyTaskIds!)).toEqual(c.flaky.taskIds);
+    });
+    const flakyCands = records(csv.candidates).filter((r) => r.status === 'flaky');
+    expect(flakyCands).toHaveLength(FLAKY_PLANTED.reduce((a, f) => a + f.candidates.length, 0));
+    expect(flakyCands.every((r) => r.passed === 'false')).toBe(true);
+    expect(JSON.parse(renderJson(model)).conditions.map((c: { flaky: unknown }) => c.flaky)).toEqual(model.conditions.map((c) => c.flaky));
+  });
+
+  it('says none in every format when no verdict was flaky', () => {
+    expect(clean.conditions.every((c) => c.flaky.candidates === 0 && c.flaky.selected === 0 && !c.flaky.taskIds.length)).toBe(true);
+    const items = flakyListItems(renderHtml(clean));
+    expect(items.size).toBe(clean.conditions.length);
+    for (const text of items.values()) expect(text).toMatch(/no flaky verdicts \(0 of \d+ candidate verdicts, 0 of \d+ selected outputs\)/);
+    const md = renderMarkdown(clean);
+    expect(md.match(/: no flaky verdicts \(0 of \d+ candidate verdicts, 0 of \d+ selected outputs\)\./g)).toHaveLength(clean.conditions.length);
+    expect(md).not.toMatch(/selected outputs flaky/);
+    const conds = records(renderCsv(clean).conditions);
+    expect(conds.every((r) => r.flakyCandidates === '0' && r.flakySelected === '0' && r.flakyTaskIds === '[]')).toBe(true);
+    expect(records(renderCsv(clean).candidates).some((r) => r.status === 'flaky')).toBe(false);
   });
 });
 

@@ -1,7 +1,8 @@
 // A realistic, deterministic synthetic ReportModel for report rendering tests: one method run (baseline-rag,
 // rag-verify-repair, opencoder) over six tasks with five candidates each, and one interrupted 2³ ablation
 // run with eight factorial cells and a factorial analysis. Summaries are computed from the task rows (with a
-// seeded bootstrap), so tables can be checked against the rows. Strings include hostile characters.
+// seeded bootstrap), so tables can be checked against the rows. Strings include hostile characters. A few
+// candidate verdicts are planted as flaky (FLAKY_PLANTED), so reports must count and list them.
 
 import crypto from 'node:crypto';
 import type { Source } from '../../main/pipeline/config.ts';
@@ -24,6 +25,18 @@ export const HOSTILE_NOTE = 'Holm adjustment within each family, <b>not</b> acro
 
 export const TASK_IDS = ['repo-a/fmt_date', 'repo-a/parse-args', 'repo-b/lru-cache', 'repo-b/retry, backoff', 'repo-c/json "merge"', HOSTILE_TASK_ID];
 
+/**
+ * Candidate verdicts made flaky after drawing (so the random stream, and every other row, is the same with
+ * `flaky: false`). Baseline RAG returns candidate 0 unvalidated, so its flaky candidate 0 is also a flaky
+ * selected output; the verifying methods never select a flaky candidate as a pass.
+ */
+export const FLAKY_PLANTED: { runId: string; condition: string; taskId: string; candidates: number[] }[] = [
+  { runId: 'run-20250301-a1', condition: 'baseline-rag', taskId: 'repo-a/parse-args', candidates: [0] },
+  { runId: 'run-20250301-a1', condition: 'opencoder', taskId: HOSTILE_TASK_ID, candidates: [2, 4] },
+  { runId: 'run-20250301-a1', condition: 'opencoder', taskId: 'repo-b/retry, backoff', candidates: [1] },
+];
+const FLAKY_REASON = 'flaky: run 1 timed out after 10000 ms, run 2 failed (AssertionError, 9870 ms)';
+
 const KS = [1, 3, 5];
 const N = 5;
 const RESAMPLES = 400;
@@ -34,6 +47,8 @@ export interface ReportFixtureOptions {
   factorial?: boolean;
   /** Keep API-retrieval scores (default true); false makes every condition's api null. */
   api?: boolean;
+  /** Plant the FLAKY_PLANTED verdicts (default true); false leaves no flaky verdict anywhere. */
+  flaky?: boolean;
   seed?: number;
 }
 
@@ -125,6 +140,7 @@ const FAIL_REASONS = [
 export function buildReportFixture(options: ReportFixtureOptions = {}): ReportModel {
   const withFactorial = options.factorial ?? true;
   const withApi = options.api ?? true;
+  const withFlaky = options.flaky ?? true;
   const rnd = mulberry32(options.seed ?? 20250301);
   const difficulty = new Map(TASK_IDS.map((t) => [t, 0.25 + rnd() * 0.8]));
 
@@ -202,6 +218,7 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         continue;
       }
       const p = sigmoid(5 * (spec.strength - difficulty.get(taskId)!));
+      const planted = withFlaky ? (FLAKY_PLANTED.find((f) => f.runId === runId && f.condition === spec.id && f.taskId === taskId)?.candidates ?? []) : [];
       const passed: boolean[] = [];
       for (let i = 0; i < N; i++) {
         const ok = rnd() < p;
@@ -213,6 +230,12 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
           status: ok ? 'pass' : reason.startsWith('timed out') ? 'timeout' : reason.startsWith('SyntaxError') ? 'error' : 'fail',
           passed: ok, passedTests: ok ? totalTests : Math.floor(rnd() * totalTests), totalTests, durationMs: Math.round(300 + rnd() * 2500), reason,
         });
+        if (planted.includes(i)) {
+          // A flaky verdict is never a pass.
+          const row = candidates[candidates.length - 1]!;
+          Object.assign(row, { status: 'flaky', passed: false, passedTests: Math.min(row.passedTests, totalTests - 1), reason: FLAKY_REASON });
+          passed[i] = false;
+        }
       }
       const c = passed.filter(Boolean).length;
       let selectedCorrect = passed[0]!;
@@ -265,6 +288,9 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
     const recovered = ok.filter((t) => t.repairRecovered).length;
     const costs = ok.map((t) => t.costUsd).filter((x): x is number => x !== null);
     const tok: [number, number][] = ok.map((t) => tokens.get(`${runId}|${spec.id}|${t.taskId}`) ?? [0, 0]);
+    const cands = candidates.filter((c) => c.runId === runId && c.condition === spec.id);
+    const flakyCands = cands.filter((c) => c.status === 'flaky');
+    const flakySelected = ok.filter((t) => t.selectedOrigin === 'candidate' && flakyCands.some((c) => c.taskId === t.taskId && c.index === t.selectedIndex));
     return {
       runId,
       condition: spec.id,
@@ -289,6 +315,12 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
           }
         : null,
       cost: { usd: costs.length ? costs.reduce((a, b) => a + b, 0) : null, inputTokens: tok.reduce((a, b) => a + b[0], 0), outputTokens: tok.reduce((a, b) => a + b[1], 0) },
+      flaky: {
+        candidates: flakyCands.length,
+        candidateVerdicts: cands.length,
+        selected: flakySelected.length,
+        taskIds: [...new Set([...flakyCands.map((c) => c.taskId), ...flakySelected.map((t) => t.taskId)])].sort(),
+      },
     };
   };
 

@@ -98,6 +98,21 @@ describe('experiment commands', () => {
     expect(report.json().error.message).toMatch(/No experiment run run-nope/);
   });
 
+  it('a task whose reference fails its own tests is refused before any model call, and nothing is stored', async () => {
+    const copy = path.join(dir, 'broken-ref');
+    fs.cpSync(path.dirname(SAMPLE), copy, { recursive: true });
+    const manifest = path.join(copy, 'tasks.jsonl');
+    const lines = fs.readFileSync(manifest, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const t = lines.find((x) => x.id === 'inventory/add_tax');
+    t.reference = 'def add_tax(amount, tax_class="standard"):\n    return amount\n';
+    fs.writeFileSync(manifest, lines.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const before = (await cli(['runs', '--db', db, '--json'])).json().runs.length;
+    const r = await cli(['run', '--manifest', manifest, '--ids', 'inventory/add_tax,inventory/apply_discount', '--method', 'baseline-rag', '--db', db, '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json().error.message).toMatch(/1 of 2 task\(s\) have a reference that does not pass its own tests[\s\S]*inventory\/add_tax: failed: /);
+    expect((await cli(['runs', '--db', db, '--json'])).json().runs.length).toBe(before);
+  }, 60_000);
+
   it('a changed manifest is refused on resume: results would no longer be paired', async () => {
     const copy = path.join(dir, 'copy');
     fs.cpSync(path.dirname(SAMPLE), copy, { recursive: true });

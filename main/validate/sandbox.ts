@@ -17,7 +17,7 @@
 // a host folder as workspace, and the wall-clock kill of the process group — but no filesystem,
 // network or PID isolation. Every verdict carries the mode's label.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -188,16 +188,24 @@ function etcFiles(): string[] {
 }
 
 // The harness as the sandbox user sees it: a world-readable copy made once per process, since
-// the checkout may sit where uid 65534 cannot read (a private home, a umask-077 clone).
+// the checkout may sit where uid 65534 cannot read (a private home, a umask-077 clone), with the
+// bytecode compiled beside it once (the sandbox runs Python with -B, which still reads it): the
+// runner is compiled at every run otherwise, which is most of the harness's own start-up.
 let harnessCopy: string | null = null;
 function harnessDirFor(info: SandboxInfo): string {
-  if (info.uid === null) return HARNESS_DIR;
   if (!harnessCopy || !fs.existsSync(harnessCopy)) {
     const dir = processTempDir('oc-harness-');
     fs.chmodSync(dir, 0o755);
     for (const f of fs.readdirSync(HARNESS_DIR).filter((n) => n.endsWith('.py'))) {
       fs.copyFileSync(path.join(HARNESS_DIR, f), path.join(dir, f));
       fs.chmodSync(path.join(dir, f), 0o644);
+    }
+    // Best effort: without it (another interpreter version, no write access) sources are compiled as before.
+    spawnSync(info.tools.python, ['-I', '-m', 'compileall', '-q', '-l', dir], { stdio: 'ignore', timeout: 30_000 });
+    const cache = path.join(dir, '__pycache__');
+    if (fs.existsSync(cache)) {
+      fs.chmodSync(cache, 0o755);
+      for (const f of fs.readdirSync(cache)) fs.chmodSync(path.join(cache, f), 0o644);
     }
     harnessCopy = dir;
     process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));

@@ -46,11 +46,15 @@ def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w):
         os.close(fd)
         sys.modules.pop("_opencoder_harness", None)
         path = os.path.join(here, "_opencoder_runner.py")
-        with open(path, "rb") as f:
-            src = f.read()
-        ns = {"__name__": "_opencoder_runner", "__file__": path, "__builtins__": builtins}
-        exec(compile(src, path, "exec", dont_inherit=True), ns)
-        ns["main"](cfg_r, rep_w, note_w, path)
+        # Imported (so a bytecode cache the engine left beside it is used), then taken out of
+        # sys.modules and sys.path again: nothing of the runner's is there for the tests to find.
+        sys.path.insert(0, here)
+        try:
+            import _opencoder_runner as runner
+        finally:
+            sys.path.remove(here)
+            sys.modules.pop("_opencoder_runner", None)
+        runner.main(cfg_r, rep_w, note_w, path)
         code = 0
     except BaseException:
         pass
@@ -78,14 +82,13 @@ def main(here=None):
 # The supervisor (everything below runs only in the parent, after the fork)
 
 def _make_channel(fd, key, hashlib):
-    block = key.ljust(64, b"\0") if len(key) <= 64 else hashlib.sha256(key).digest().ljust(64, b"\0")
+    block = key.ljust(64, b"\0") if len(key) <= 64 else hashlib.sha256(key).digest().ljust(64, b"\0")  # hashlib: _sha256
     ikey = bytes(b ^ 0x36 for b in block)
     okey = bytes(b ^ 0x5C for b in block)
-    import json
-    dumps = json.dumps
+    dumps = _Json.dumps
 
     def send(record):
-        payload = dumps(record, ensure_ascii=False).encode("utf-8", "replace")
+        payload = dumps(record).encode("utf-8", "replace")
         mac = hashlib.sha256(okey + hashlib.sha256(ikey + payload).digest()).hexdigest()
         data = b"\n" + mac.encode("ascii") + b" " + payload + b"\n"
         try:
@@ -96,6 +99,69 @@ def _make_channel(fd, key, hashlib):
             pass
 
     return send
+
+
+class _Json:
+    """JSON through the C scanner alone: the json package imports re (about 8 ms, on the path to the
+    runner's start); what the supervisor sends is plain dicts, lists, strings and numbers."""
+
+    _scan = None
+    _ESC = None
+
+    @classmethod
+    def loads(cls, text):
+        if cls._scan is None:
+            import _json
+
+            class Ctx:
+                strict = True
+                object_hook = None
+                object_pairs_hook = None
+                parse_float = float
+                parse_int = int
+                parse_constant = float
+                memo = {}
+
+            cls._scan = _json.make_scanner(Ctx())
+        n = len(text)
+        i = 0
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        value, end = cls._scan(text, i)
+        if text[end:].strip():
+            raise ValueError("extra data after the JSON document at %d" % end)
+        return value
+
+    @classmethod
+    def dumps(cls, v):
+        if cls._ESC is None:
+            esc = {i: "\\u%04x" % i for i in range(32)}
+            esc[ord('"')] = '\\"'
+            esc[ord("\\")] = "\\\\"
+            esc[0x2028] = "\\u2028"
+            esc[0x2029] = "\\u2029"
+            cls._ESC = esc
+        return cls._enc(v)
+
+    @classmethod
+    def _enc(cls, v):
+        if v is None:
+            return "null"
+        if v is True:
+            return "true"
+        if v is False:
+            return "false"
+        if isinstance(v, str):
+            return '"' + str.translate(v, cls._ESC) + '"'
+        if isinstance(v, int):
+            return int.__repr__(v)
+        if isinstance(v, float):
+            return float.__repr__(v) if v == v and v not in (float("inf"), float("-inf")) else "null"
+        if isinstance(v, (list, tuple)):
+            return "[" + ",".join(cls._enc(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ",".join(cls._enc(str(k)) + ":" + cls._enc(x) for k, x in v.items()) + "}"
+        return cls._enc(str(v))
 
 
 def _not_dumpable():
@@ -190,7 +256,7 @@ class _Reports:
         self.ikey = bytes(b ^ 0x36 for b in block)
         self.okey = bytes(b ^ 0x5C for b in block)
         self.sha = hashlib.sha256
-        self.compare = hmac.compare_digest
+        self.compare = hmac._compare_digest
         self.pid = pid
         self.send = send
         self.forged = 0
@@ -217,7 +283,7 @@ class _Reports:
             return
         try:
             rec = json.loads(payload.decode("utf-8"))
-        except ValueError:
+        except (ValueError, StopIteration, UnicodeDecodeError):
             self.forged += 1
             return
         if rec.get("pid") != self.pid:
@@ -282,24 +348,23 @@ def _collect(rep_r, reports, json):
 
 
 def _wait(pid):
-    """(exit code, signal number) of the runner, killing it when it outlives its final report."""
-    import time
-    for _ in range(200):
-        try:
-            got, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return None, None
-        if got:
-            if os.WIFSIGNALED(status):
-                return None, os.WTERMSIG(status)
-            return os.WEXITSTATUS(status), None
-        time.sleep(0.005)
+    """(exit code, signal number) of the runner. It ends right after its final report (os._exit),
+    or has already died when its pipe closed; the engine's wall clock bounds the rest."""
     try:
-        os.kill(pid, 9)
         _, status = os.waitpid(pid, 0)
-    except OSError:
+    except ChildProcessError:
         return None, None
-    return None, None
+    if os.WIFSIGNALED(status):
+        return None, os.WTERMSIG(status)
+    return os.WEXITSTATUS(status), None
+
+
+def _frame(fd, obj, marshal):
+    data = marshal.dumps(obj)
+    data = len(data).to_bytes(8, "big") + data
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
 
 
 def _template_parts(template, placeholder, spliced, line_map):
@@ -312,6 +377,13 @@ def _template_parts(template, placeholder, spliced, line_map):
     candidate = "\n" * (first - 1) + "\n".join(lines[first - 1: last]) + "\n"
     after = "\n" * last + "\n".join(lines[last:]) + "\n"
     return before, candidate, after, (first, last)
+
+
+def _prelude_of(template, placeholder):
+    """The check program's code before the candidate, as splice_template places it."""
+    before, _, _ = template.partition(placeholder)
+    line_start = before.rfind("\n") + 1
+    return before + "\n" if before[line_start:].strip() else before[:line_start]
 
 
 def _spans(line_map):
@@ -355,10 +427,10 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
         os.close(fd)
     except OSError:
         pass
-    import json
-    import hashlib
-    import hmac
+    json = _Json
     import marshal
+    import _sha256 as hashlib  # builtin; hashlib itself would load OpenSSL for nothing
+    import _operator as hmac  # _compare_digest, the constant-time comparison hmac uses
     cfg = json.loads(raw.decode("utf-8"))
     key = bytes.fromhex(cfg.pop("nonce"))
     del raw
@@ -368,25 +440,50 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
         pass
     send = _make_channel(3, key, hashlib)
     del key
-    _not_dumpable()
     out, err = sys.stdout, sys.stderr
     waited = False
     exit_signal = None
     try:
+        ws = cfg["ws"]
+        target = dict(cfg["target"])
+        mode = cfg["mode"]
+        reports = None
+        if mode != "facts" and not cfg.get("staticOnly"):
+            # The first part of the runner's config goes out before the static checks, so the runner
+            # starts (and, for a check program, runs the program's code before the candidate) meanwhile.
+            runner_key = os.urandom(32)
+            reports = _Reports(runner_key, pid, send, hashlib, hmac)
+            rcfg = {
+                "key": runner_key, "mode": mode, "ws": ws, "qualname": target["qualname"],
+                "tests": list(cfg.get("tests") or []), "testArgs": list(cfg.get("testArgs") or []),
+                "perTestTimeout": int(cfg.get("perTestTimeout") or 0),
+                "env": {str(k): str(v) for k, v in (cfg.get("env") or {}).items()},
+                "pythonPath": [str(p) for p in cfg.get("pythonPath") or []],
+                "limits": cfg.get("limits"),
+            }
+            if mode == "program":
+                rcfg.update({"program": cfg["program"], "before": _prelude_of(target["template"], target["placeholder"]),
+                             "candFile": os.path.join(ws, cfg["program"]), "file": cfg["program"]})
+            else:
+                roots = ["."] + list(rcfg["pythonPath"])
+                rcfg.update({"file": target["file"], "candFile": os.path.join(ws, target["file"]),
+                             "module": _module_name(target["file"], roots)})
+            _frame(cfg_w, rcfg, marshal)
+            del runner_key, rcfg
+        _not_dumpable()
         if cfg.get("limits"):
             _apply_limits(cfg["limits"])
-        ws = _prepare_workspace(cfg)
+        _prepare_workspace(cfg)
         search_path = [p for p in sys.path if p and os.path.abspath(p) != here]
         sys.path.insert(0, here)
         import _opencoder_check as check
         sys.path.remove(here)
 
-        target = dict(cfg["target"])
         if target["kind"] == "file":
             with open(os.path.join(ws, target["file"]), encoding="utf-8") as f:
                 target["file_text"] = f.read()
         try:
-            if cfg["mode"] == "facts":
+            if mode == "facts":
                 send({"t": "facts", "facts": check.context_facts(target, ws, search_path)})
                 return
             analysis = check.analyze(target, cfg["candidate"], ws, search_path, cfg.get("facts"), cfg.get("static", True))
@@ -399,38 +496,18 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
             return
         text = analysis["spliced"]
         line_map = analysis["lineMap"]
-        mode = cfg["mode"]
-        runner_key = os.urandom(32)
-        rcfg = {
-            "key": runner_key, "mode": mode, "ws": ws, "qualname": target["qualname"],
-            "tests": list(cfg.get("tests") or []), "testArgs": list(cfg.get("testArgs") or []),
-            "perTestTimeout": int(cfg.get("perTestTimeout") or 0),
-            "env": {str(k): str(v) for k, v in (cfg.get("env") or {}).items()},
-            "pythonPath": [str(p) for p in cfg.get("pythonPath") or []],
-            "limits": cfg.get("limits"),
-        }
         if mode == "program":
-            program = os.path.join(ws, cfg["program"])
-            with open(program, "w", encoding="utf-8") as f:
+            with open(os.path.join(ws, cfg["program"]), "w", encoding="utf-8") as f:
                 f.write(text)
             before, candidate, after, span = _template_parts(target["template"], target["placeholder"], text, line_map)
-            rcfg.update({"program": cfg["program"], "before": before, "candidate": candidate, "after": after,
-                         "candFile": program, "candSpans": [list(span)], "file": cfg["program"],
-                         "protected": sorted(analysis.get("protected") or [])})
+            part = {"candidate": candidate, "after": after, "candSpans": [list(span)],
+                    "protected": sorted(analysis.get("protected") or [])}
         else:
-            path = os.path.join(ws, target["file"])
-            with open(path, "w", encoding="utf-8") as f:
+            with open(os.path.join(ws, target["file"]), "w", encoding="utf-8") as f:
                 f.write(text)
-            roots = ["."] + list(rcfg["pythonPath"])
-            rcfg.update({"file": target["file"], "candFile": path, "candSpans": _spans(line_map),
-                         "module": _module_name(target["file"], roots)})
-        reports = _Reports(runner_key, pid, send, hashlib, hmac)
-        data = marshal.dumps(rcfg)
-        del runner_key, rcfg
+            part = {"candSpans": _spans(line_map)}
         try:
-            while data:
-                n = os.write(cfg_w, data)
-                data = data[n:]
+            _frame(cfg_w, part, marshal)
         finally:
             os.close(cfg_w)
             cfg_w = None

@@ -25,8 +25,9 @@ Records go to the supervisor as `<hmac-sha256 hex> <json>` lines on the report p
 this process's pid (a fork of the candidate's cannot speak for the runner).
 
 Only builtin modules are imported before the workspace is first on sys.path; what else the runner
-needs (resource, ctypes, traceback) is imported privately and removed from sys.modules again, so
-the tests import the workspace's copies, never ones the runner loaded first.
+needs before that (ctypes, for prctl) is imported privately and removed from sys.modules again, so
+the tests import the workspace's copies, never ones the runner loaded first; tracebacks are
+formatted by the runner itself.
 """
 
 import sys
@@ -50,6 +51,8 @@ _len = len
 _isinstance = isinstance
 _callable = callable
 _getattr = getattr
+import _operator
+_is = _operator.is_
 _id = id
 _object = object
 _BaseException = BaseException
@@ -152,22 +155,11 @@ def _read_all(fd):
 # Private imports: loaded before the workspace is on the path, then removed from sys.modules
 
 class _Private:
-    traceback = None
     resource = None
 
 
 def _private_imports():
     before = set(sys.modules)
-    try:
-        import traceback
-        _Private.traceback = traceback
-    except _BaseException:
-        pass
-    try:
-        import resource
-        _Private.resource = resource
-    except _BaseException:
-        pass
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -181,7 +173,21 @@ def _private_imports():
             del sys.modules[name]
 
 
+def _source_line(filename, lineno, cache={}):
+    lines = cache.get(filename)
+    if lines is None:
+        try:
+            with open(filename, "rb") as f:
+                lines = f.read().decode("utf-8", "replace").split("\n")
+        except _BaseException:
+            lines = []
+        cache[filename] = lines
+    return lines[lineno - 1].strip() if 0 < lineno <= _len(lines) else ""
+
+
 def _describe(e, with_tb=True, limit=2000):
+    """The exception as a traceback's last frames and its message, formatted here: the traceback
+    module would be the workspace's copy (or have to be imported before the workspace is on the path)."""
     try:
         name = _type(e).__name__
         if _type(name) is not _str:
@@ -189,18 +195,34 @@ def _describe(e, with_tb=True, limit=2000):
     except _BaseException:
         name = "Exception"
     text = "%s: %s" % (name, _safe_text(e, 500))
-    tb_mod = _Private.traceback
-    if with_tb and tb_mod is not None:
+    if not with_tb:
+        return text
+    try:
+        frames = []
+        tb = e.__traceback__
+        while tb is not None and _len(frames) < 200:
+            co = tb.tb_frame.f_code
+            frames.append('  File "%s", line %d, in %s\n    %s' % (co.co_filename, tb.tb_lineno, co.co_name, _source_line(co.co_filename, tb.tb_lineno)))
+            tb = tb.tb_next
+        body = "Traceback (most recent call last):\n" + "\n".join(frames[-6:]) + "\n" + text
+        return body[-limit:]
+    except _BaseException:
+        return text
+
+
+def _resource():
+    # Imported when needed, after the tests: an extension module of the interpreter's own.
+    if _Private.resource is None:
         try:
-            tb = "".join(tb_mod.format_exception(_type(e), e, e.__traceback__, limit=-6))
-            text = tb[-limit:]
+            import resource
+            _Private.resource = resource
         except _BaseException:
-            pass
-    return text
+            return None
+    return _Private.resource
 
 
 def _max_rss():
-    res = _Private.resource
+    res = _resource()
     try:
         scale = 1 if sys.platform == "darwin" else 1024
         s = res.getrusage(res.RUSAGE_SELF).ru_maxrss
@@ -211,8 +233,10 @@ def _max_rss():
 
 
 def _apply_limits(limits):
-    res = _Private.resource
-    if res is None or not limits:
+    if not limits:
+        return  # prlimit set them already (all but macOS and Windows)
+    res = _resource()
+    if res is None:
         return
     table = {"cpu": "RLIMIT_CPU", "as": "RLIMIT_AS", "fsize": "RLIMIT_FSIZE", "nproc": "RLIMIT_NPROC", "core": "RLIMIT_CORE"}
     for k, name in table.items():
@@ -296,6 +320,8 @@ def _install_policy(cand, events, runner_file, note_fd):
     def candidate_context():
         if get_ident() != main_ident:
             return True
+        if cand.spans == ():
+            return False  # no candidate line is loaded yet (the program's code before it runs)
         f = getframe(2)
         while f is not None:
             co = f.f_code
@@ -315,11 +341,37 @@ def _install_policy(cand, events, runner_file, note_fd):
             pass
         raise exc("opencoder: the test runner refuses to %s" % what)
 
+    def suspicious(event, args):
+        """Cheap checks first: most audited events (opens and imports above all) are harmless."""
+        if event == "open":
+            path = args[0] if args else None
+            if type_(path) is bytes:
+                try:
+                    path = path.decode("utf-8", "replace")
+                except _BaseException:
+                    return False
+            if type_(path) is not str_t:
+                return False
+            base = path.rpartition("/")[2]
+            return base in _PROC_NAMES or ("/proc/" in path and "/fd/" in path)
+        if event == "import":
+            name = args[0] if args else None
+            return name == "ctypes" or name == "_ctypes"
+        if event == "object.__getattr__":
+            return _len(args) > 1 and args[1] in _FRAME_ATTRS
+        if event == "object.__setattr__" or event == "object.__delattr__":
+            return _len(args) > 1 and type_(args[0]) is _FunctionType and args[1] in _FUNC_ATTRS
+        if event == "code.__new__":
+            return _len(args) > 1 and args[1] == runner_file
+        return True
+
     def hook(event, args):
-        if event not in watched:
+        if event not in watched and not _startswith(event, "ctypes."):
             return
         if busy[0]:
             return  # the hook's own frame look-up
+        if not suspicious(event, args):
+            return
         was = gc_isenabled()
         gc_disable()  # no finalizer of the candidate's runs inside the hook
         busy[0] = True
@@ -328,21 +380,10 @@ def _install_policy(cand, events, runner_file, note_fd):
             if why is not None:
                 refuse("refused", why)
             if event == "open":
-                path = args[0] if args else None
-                if type_(path) is bytes:
-                    try:
-                        path = path.decode("utf-8", "replace")
-                    except _BaseException:
-                        path = None
-                if type_(path) is str_t:
-                    parts = path.replace("\\", "/").split("/")
-                    if (parts and parts[-1] in _PROC_NAMES) or ("/proc/" in path and "/fd/" in path):
-                        refuse("refused", "read process memory or descriptors through %s" % path[:200])
-                return
+                refuse("refused", "read process memory or descriptors through %s" % _safe_text(args[0], 200))
             if event == "import":
-                name = args[0] if args else None
-                if type_(name) is str_t and (name == "ctypes" or name == "_ctypes") and candidate_context():
-                    refuse("refused", "import %s" % name, ImportError)
+                if candidate_context():
+                    refuse("refused", "import %s" % args[0], ImportError)
                 return
             if _startswith(event, "ctypes."):
                 if candidate_context():
@@ -356,17 +397,14 @@ def _install_policy(cand, events, runner_file, note_fd):
                     raise ValueError("opencoder: frames are not available to the candidate")
                 return
             if event == "object.__getattr__":
-                name = args[1] if _len(args) > 1 else None
-                if name in _FRAME_ATTRS and candidate_context():
-                    events.append(("frame", name))
-                    raise RuntimeError("opencoder: the test runner refuses the candidate access to %s" % name)
+                if candidate_context():
+                    events.append(("frame", args[1]))
+                    raise RuntimeError("opencoder: the test runner refuses the candidate access to %s" % args[1])
                 return
             if event == "object.__setattr__" or event == "object.__delattr__":
-                obj = args[0] if args else None
-                name = args[1] if _len(args) > 1 else None
-                if type_(obj) is _FunctionType and name in _FUNC_ATTRS:
-                    if obj.__code__.co_filename == runner_file or (not cand.is_code(obj.__code__) and candidate_context()):
-                        refuse("refused", "rebind %s of %s, a function it did not write" % (name, _safe_text(obj.__qualname__, 100)))
+                code = args[0].__code__
+                if code.co_filename == runner_file or (not cand.is_code(code) and candidate_context()):
+                    refuse("refused", "rebind %s of %s, a function it did not write" % (args[1], _safe_text(args[0].__qualname__, 100)))
                 return
             if event == "sys.settrace" or event == "sys.setprofile":
                 if candidate_context():
@@ -374,7 +412,7 @@ def _install_policy(cand, events, runner_file, note_fd):
                 return
             if event == "code.__new__":
                 # A code object claiming to come from the runner could pass for the runner's own.
-                if _len(args) > 1 and args[1] == runner_file and candidate_context():
+                if candidate_context():
                     refuse("refused", "forge a code object of the runner")
                 return
         finally:
@@ -439,9 +477,11 @@ def _strict_module(name):
     return False
 
 
+_WATCH_TYPES = frozenset((_FunctionType, _BuiltinType, _ModuleType, staticmethod, classmethod, property))
+
+
 def _watch_value(v):
-    t = _type(v)
-    return t is _FunctionType or t is _BuiltinType or t is _ModuleType or _isinstance(v, _type) or t in (staticmethod, classmethod, property)
+    return _type(v) in _WATCH_TYPES or _isinstance(v, _type)
 
 
 class _Snapshot:
@@ -466,7 +506,7 @@ class _Snapshot:
         except _BaseException:
             return
         is_strict = _strict_module(name) if strict is None else strict
-        self.modules[name] = (mod, d, items, is_strict)
+        self.modules[name] = (mod, d, (_tuple(items), _tuple(items.values())), is_strict)
         for v in items.values():
             if _isinstance(v, _type) and _getattr(v, "__module__", None) == name:
                 self.add_class(v, is_strict)
@@ -479,57 +519,63 @@ class _Snapshot:
             members = _dict(cls.__dict__)
         except _BaseException:
             return
-        self.classes[key] = (cls, strict, members)
+        self.classes[key] = (cls, strict, (_tuple(members), _tuple(members.values())))
 
     def add_all(self):
         for name, mod in _list(sys.modules.items()):
             if _type(name) is _str:
                 self.add_module(name, mod)
 
-    def changes(self, strict_only=False):
-        """[(where, name, old, new)] for watched entries that differ now."""
+    def changes(self, strict_only=False, only=None):
+        """[(where, name, old, new, strict, is_class)] for watched entries that differ now
+        (`only`: just these modules' own names, no classes)."""
         out = []
         missing = _object()
+        is_, map_ = _is, map
         for name, (mod, d, items, strict) in _list(self.modules.items()):
-            if strict_only and not strict:
+            if (strict_only and not strict and only is None) or (only is not None and name not in only):
                 continue
-            for k, v in items.items():
+            keys, vals = items
+            if all(map_(is_, map_(d.get, keys), vals)):  # the common case, at C speed
+                continue
+            for k, v in zip(keys, vals):
                 now = d.get(k, missing)
                 if now is not v:
                     out.append((name, k, v, now, strict, False))
-        for key, (cls, strict, members) in _list(self.classes.items()):
+        for key, (cls, strict, members) in ([] if only is not None else _list(self.classes.items())):
             if strict_only and not strict:
                 continue
             try:
                 cur = cls.__dict__
-                if _len(cur) == _len(members) and all(cur.get(k, missing) is v for k, v in members.items()):
+                keys, vals = members
+                if _len(cur) == _len(keys) and all(map_(is_, map_(cur.get, keys), vals)):
                     continue
                 cname = "%s.%s" % (_getattr(cls, "__module__", "?"), cls.__qualname__)
-                for k, v in members.items():
+                for k, v in zip(keys, vals):
                     now = cur.get(k, missing)
                     if now is not v:
                         out.append((cname, k, v, now, strict, True))
-                for k in cur:
-                    if k not in members:
+                for k in _list(cur):
+                    if k not in keys:
                         out.append((cname, k, missing, cur[k], strict, True))
             except _BaseException:
                 continue
         return out, missing
 
-    def tampering(self, strict_only=False, lenient=False):
+    def tampering(self, strict_only=False, lenient=False, only=None):
         """Changes the candidate is answerable for: any change of builtins or of the test
         framework; elsewhere a value the candidate wrote, or a changed special method.
         lenient: judge the framework like the rest (pytest patches its own classes while it
         configures itself)."""
         found = []
-        changes, missing = self.changes(strict_only)
+        changes, missing = self.changes(strict_only, only)
         for where, k, old, new, strict, is_class in changes:
             if lenient:
                 strict = False
             if k in ("__doc__", "__annotations__", "__weakref__"):
                 continue
             dunder = _startswith(k, "__") and _endswith(k, "__")
-            if strict or (new is not missing and self.cand.is_value(new)) or (dunder and is_class and (_callable(new) or new is missing)):
+            if strict or (new is not missing and self.cand.is_value(new)) or (not lenient and dunder and is_class and (_callable(new) or new is missing)):
                 found.append("%s.%s" % (where, k))
         return found
 
@@ -744,10 +790,10 @@ class _Run:
             kind, what = self.events.pop(0)
             self.event(kind, what)
 
-    def check_integrity(self, strict_only, lenient=False):
+    def check_integrity(self, strict_only, lenient=False, only=None):
         if self.snapshot is None:
             return
-        for what in self.snapshot.tampering(strict_only, lenient)[:5]:
+        for what in self.snapshot.tampering(strict_only, lenient, only)[:5]:
             self.event("tampering", "the candidate altered %s, which it did not define" % what)
 
     def wrap_targets(self, namespaces):
@@ -793,6 +839,8 @@ def _run_program(run, cfg, ws):
     except _BaseException as e:
         return "the test program's code before the candidate failed: " + _describe(e)
     _reseed()
+    # The program's code before the candidate ran while the supervisor checked the candidate.
+    _second_frame(run)
     snap = _Snapshot(run.cand, set())
     snap.add_all()
     run.snapshot = snap
@@ -868,7 +916,7 @@ def _run_program(run, cfg, ws):
             except _BaseException as e:
                 rec = {"t": "test", "id": name, "outcome": "failed", "message": _describe(e)}
         flush()
-        run.check_integrity(True)
+        run.check_integrity(True, only=("builtins", "__main__"))  # the rest once, after the last test
         send(rec)
     return None
 
@@ -1187,13 +1235,46 @@ def _run_pytest(run, cfg, ws):
 
 # ---------------------------------------------------------------------------------------------
 
+def _read_exact(fd, n):
+    chunks, got = [], 0
+    while got < n:
+        b = os.read(fd, min(n - got, 1 << 20))
+        if not b:
+            return None
+        chunks.append(b)
+        got += _len(b)
+    return b"".join(chunks)
+
+
+def _read_frame(fd):
+    """One marshal frame from the supervisor (8-byte length first); None when it closed the pipe."""
+    head = _read_exact(fd, 8)
+    if head is None:
+        return None
+    body = _read_exact(fd, _int.from_bytes(head, "big"))
+    return marshal.loads(body) if body is not None else None
+
+
+def _second_frame(run):
+    """The candidate part of the config: it comes once the supervisor's static checks passed.
+    None (the pipe closed) means the supervisor needs nothing more: the runner just ends."""
+    part = _read_frame(run.cfg_fd)
+    try:
+        os.close(run.cfg_fd)
+    except OSError:
+        pass
+    if part is None:
+        _exit(0)
+    run.cfg.update(part)
+    run.cand.spans = _tuple(_tuple(x) for x in part.get("candSpans") or [])
+
+
 def main(cfg_fd, rep_fd, note_fd, runner_file):
-    raw = _read_all(cfg_fd)
-    os.close(cfg_fd)
-    if not raw:
+    # The private imports first: they overlap with the supervisor's own start and static checks.
+    _private_imports()
+    cfg = _read_frame(cfg_fd)
+    if cfg is None:
         _exit(0)  # the supervisor needed no runner (facts, static checks only, a task problem)
-    cfg = marshal.loads(raw)
-    del raw
     key = cfg.pop("key")
     send = _make_send(rep_fd, key, _getpid())
     del key
@@ -1201,12 +1282,13 @@ def main(cfg_fd, rep_fd, note_fd, runner_file):
         os.set_inheritable(rep_fd, False)
     except OSError:
         pass
-    _private_imports()
     _apply_limits(cfg.get("limits"))
     ws = cfg["ws"]
-    cand = _Candidate(cfg["candFile"], cfg.get("candSpans"))
+    # Nothing is the candidate's until the supervisor says which lines are (the second frame).
+    cand = _Candidate(cfg["candFile"], ())
     events = []
     run = _Run(cfg, send, events, cand)
+    run.cfg_fd = cfg_fd
     env = cfg.get("env") or {}
     for k, v in env.items():
         os.environ[k] = v
@@ -1217,6 +1299,7 @@ def main(cfg_fd, rep_fd, note_fd, runner_file):
     _install_signal_guard()
     _install_policy(cand, events, runner_file, note_fd)
     if cfg["mode"] != "program":
+        _second_frame(run)  # the workspace holds the spliced target from here on
         run.snapshot = _Snapshot(cand, {os.path.join(ws, cfg["file"])})
         run.snapshot.add_all()
         _install_target_finder(run, ws)

@@ -101,7 +101,7 @@ describe('engine service', () => {
     expect(custom).toMatchObject({ ok: false, error: { code: 'forbidden-path', issues: [{ path: 'custom.repo' }] } });
     // A manifest inside a root may still name a repository outside: running it is refused too.
     const outside = path.join(dir, 'outside.jsonl');
-    fs.writeFileSync(outside, JSON.stringify({ id: 't', repo: '/usr/lib', file: 'a.py', qualname: 'f', requirement: 'r', signature: 'def f():', test_command: 'true' }) + '\n');
+    fs.writeFileSync(outside, JSON.stringify({ id: 't', repo: '/usr/lib', file: 'a.py', qualname: 'f', requirement: 'r', signature: 'def f():', test_command: 'python3 -m unittest tests' }) + '\n');
     expect((await s.call('tasks.list', { manifest: outside })).ok).toBe(true);
     const run = await s.call('task.run', { manifest: outside, taskId: 't', methods: ['opencoder'] });
     expect(run).toMatchObject({ ok: false, error: { code: 'forbidden-path' } });

@@ -141,16 +141,6 @@ def _safe_text(e, limit=2000):
     return s[:limit]
 
 
-def _read_all(fd):
-    chunks = []
-    while True:
-        b = os.read(fd, 1 << 20)
-        if not b:
-            break
-        chunks.append(b)
-    return b"".join(chunks)
-
-
 # ---------------------------------------------------------------------------------------------
 # Private imports: loaded before the workspace is on the path, then removed from sys.modules
 

@@ -32,6 +32,8 @@ describe('opencoder validate', () => {
     expect(text).toMatch(/Sandbox: (strong|weak):/);
     expect(text).toMatch(/ok {3}test_0/);
     expect(text).toMatch(/Duration: \d+ ms \(limit \d+ ms\)/);
+    expect(text).toMatch(/Interpreter: \S+python3\S* \(Python 3\.\d+\.\d+\)/);
+    expect(text).toMatch(/Target: program\.py, loaded from program\.py, called \d+ time\(s\) while tests ran/);
   });
 
   it('validates a candidate file; --json ends stdout with the verdict; a failing verdict exits 4', async () => {

@@ -15,6 +15,10 @@ export function verdictLines(v: Verdict): string[] {
     `Verdict: ${v.status.toUpperCase()} — ${v.reason}`,
     `Duration: ${v.durationMs} ms (limit ${v.timeoutMs} ms)${v.peakMemoryBytes !== null ? `; peak memory ${(v.peakMemoryBytes / MIB).toFixed(1)} MiB` : ''}${v.cached ? ' (reused verdict of an identical candidate)' : ''}`,
     `Sandbox: ${v.sandbox.label}`,
+    `Interpreter: ${v.environment ? `${v.environment.python} (Python ${v.environment.version})${Object.keys(v.environment.env).length ? `, with ${Object.entries(v.environment.env).map(([k, x]) => `${k}=${x}`).join(' ')}` : ''}` : 'unknown (no report)'}`,
+    `Target: ${v.target ? `${v.target.expectedFile}, loaded from ${v.target.loadedFrom ?? 'nowhere (never imported)'}, called ${v.target.calls ?? 'an unknown number of'} time(s) while tests ran` : 'not observed'}`,
+    `Expected tests: ${v.expectedTests ? `${v.expectedTests.length}, from ${v.expectedFrom === 'reference' ? "the reference's passing run" : "the task's list"}` : 'every test that runs'}`,
+    ...(v.flaky ? [`Flaky: first ${v.flaky.outcomes[0]} (${v.flaky.reasons[0]}), then ${v.flaky.outcomes[1]} (${v.flaky.reasons[1]})`] : []),
     `Events: ${v.sandbox.events.length ? v.sandbox.events.map((e) => `${e.kind} (${e.detail})`).join('; ') : 'none'}`,
   ];
   if (v.findings.length) {

@@ -487,8 +487,9 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   if (done && Number(done.otherPid ?? 0)) events.push({ kind: 'forged-output-ignored', detail: `${done.otherPid} record(s) from another process (a fork of the candidate's) ignored` });
   if (plan.kind === 'template' && run.stdout.includes('__REPOEXEC_RESULTS__'))
     events.push({ kind: 'forged-output-ignored', detail: 'a results line printed on stdout (not the harness channel)' });
-  const refused: string[] = (Array.isArray(done?.refused) ? done.refused : Array.isArray(records.find((r) => r.t === 'notices')?.refused) ? records.find((r) => r.t === 'notices')!.refused : [])
-    .map((x: unknown) => String(x).slice(0, 300));
+  // Refusals the runner's audit hook noted the moment they happened (also when no final report came).
+  const notices = done?.refused ?? records.find((r) => r.t === 'notices')?.refused;
+  const refused: string[] = (Array.isArray(notices) ? notices : []).map((x: unknown) => String(x).slice(0, 300));
   for (const r of refused) events.push({ kind: 'refused', detail: `the runner refused to ${r}` });
   const tampering: string[] = [];
   for (const e of Array.isArray(done?.events) ? (done.events as RecordDoc[]) : []) {

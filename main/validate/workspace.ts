@@ -78,7 +78,7 @@ export function parseTestCommand(cmd: string, taskId: string): TestCommand {
  * absolute path, or throws a TaskError naming what is missing.
  */
 export function taskInterpreter(task: Task, named: string | null): string | null {
-  const given = task.python ?? (named ? path.resolve(task.repoPath, named) : null);
+  const given = task.python ?? named;
   if (!given) return null;
   let exe = path.resolve(task.repoPath, given);
   try {

@@ -18,6 +18,8 @@ import os
 import sys
 import builtins
 
+import _opencoder_wire as wire  # builtin imports only: safe before the fork
+
 _exit = os._exit
 
 
@@ -45,6 +47,7 @@ def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w):
         os.dup2(fd, 0)
         os.close(fd)
         sys.modules.pop("_opencoder_harness", None)
+        sys.modules.pop("_opencoder_wire", None)
         path = os.path.join(here, "_opencoder_runner.py")
         # Imported (so a bytecode cache the engine left beside it is used), then taken out of
         # sys.modules and sys.path again: nothing of the runner's is there for the tests to find.
@@ -54,6 +57,7 @@ def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w):
         finally:
             sys.path.remove(here)
             sys.modules.pop("_opencoder_runner", None)
+            sys.modules.pop("_opencoder_wire", None)
         runner.main(cfg_r, rep_w, note_w, path)
         code = 0
     except BaseException:
@@ -81,32 +85,11 @@ def main(here=None):
 # ---------------------------------------------------------------------------------------------
 # The supervisor (everything below runs only in the parent, after the fork)
 
-def _make_channel(fd, key, hashlib):
-    block = key.ljust(64, b"\0") if len(key) <= 64 else hashlib.sha256(key).digest().ljust(64, b"\0")  # hashlib: _sha256
-    ikey = bytes(b ^ 0x36 for b in block)
-    okey = bytes(b ^ 0x5C for b in block)
-    dumps = _Json.dumps
-
-    def send(record):
-        payload = dumps(record).encode("utf-8", "replace")
-        mac = hashlib.sha256(okey + hashlib.sha256(ikey + payload).digest()).hexdigest()
-        data = b"\n" + mac.encode("ascii") + b" " + payload + b"\n"
-        try:
-            while data:
-                n = os.write(fd, data)
-                data = data[n:]
-        except OSError:
-            pass
-
-    return send
-
-
 class _Json:
-    """JSON through the C scanner alone: the json package imports re (about 8 ms, on the path to the
-    runner's start); what the supervisor sends is plain dicts, lists, strings and numbers."""
+    """JSON read through the C scanner alone: the json package imports re (about 8 ms, on the path
+    to the runner's start). Writing is the wire module's encoder."""
 
     _scan = None
-    _ESC = None
 
     @classmethod
     def loads(cls, text):
@@ -132,37 +115,6 @@ class _Json:
             raise ValueError("extra data after the JSON document at %d" % end)
         return value
 
-    @classmethod
-    def dumps(cls, v):
-        if cls._ESC is None:
-            esc = {i: "\\u%04x" % i for i in range(32)}
-            esc[ord('"')] = '\\"'
-            esc[ord("\\")] = "\\\\"
-            esc[0x2028] = "\\u2028"
-            esc[0x2029] = "\\u2029"
-            cls._ESC = esc
-        return cls._enc(v)
-
-    @classmethod
-    def _enc(cls, v):
-        if v is None:
-            return "null"
-        if v is True:
-            return "true"
-        if v is False:
-            return "false"
-        if isinstance(v, str):
-            return '"' + str.translate(v, cls._ESC) + '"'
-        if isinstance(v, int):
-            return int.__repr__(v)
-        if isinstance(v, float):
-            return float.__repr__(v) if v == v and v not in (float("inf"), float("-inf")) else "null"
-        if isinstance(v, (list, tuple)):
-            return "[" + ",".join(cls._enc(x) for x in v) + "]"
-        if isinstance(v, dict):
-            return "{" + ",".join(cls._enc(str(k)) + ":" + cls._enc(x) for k, x in v.items()) + "}"
-        return cls._enc(str(v))
-
 
 def _not_dumpable():
     if not sys.platform.startswith("linux"):
@@ -179,15 +131,7 @@ def _apply_limits(limits):
         import resource
     except ImportError:  # Windows
         return
-    table = {"cpu": "RLIMIT_CPU", "as": "RLIMIT_AS", "fsize": "RLIMIT_FSIZE", "nproc": "RLIMIT_NPROC", "core": "RLIMIT_CORE"}
-    for k, name in table.items():
-        v = limits.get(k)
-        if v is None or not hasattr(resource, name):
-            continue
-        try:
-            resource.setrlimit(getattr(resource, name), (v, v + 1) if k == "cpu" else (v, v))
-        except (ValueError, OSError):
-            pass
+    wire.apply_limits(limits, resource)
 
 
 def _prepare_workspace(cfg):
@@ -251,12 +195,8 @@ _RANK = {"passed": 0, "skipped": 0, "expected-failure": 0, "unexpected-success":
 class _Reports:
     """Records of the runner: only lines under its key and from its pid count."""
 
-    def __init__(self, key, pid, send, hashlib, hmac):
-        block = key.ljust(64, b"\0")
-        self.ikey = bytes(b ^ 0x36 for b in block)
-        self.okey = bytes(b ^ 0x5C for b in block)
-        self.sha = hashlib.sha256
-        self.compare = hmac._compare_digest
+    def __init__(self, key, pid, send):
+        self.payload_of = wire.make_verifier(key)
         self.pid = pid
         self.send = send
         self.forged = 0
@@ -273,12 +213,8 @@ class _Reports:
     def line(self, line, json):
         if not line:
             return
-        if len(line) < 66 or line[64:65] != b" ":
-            self.forged += 1
-            return
-        mac, payload = line[:64], line[65:]
-        want = self.sha(self.okey + self.sha(self.ikey + payload).digest()).hexdigest().encode("ascii")
-        if not self.compare(mac, want):
+        payload = self.payload_of(line)
+        if payload is None:
             self.forged += 1
             return
         try:
@@ -367,16 +303,15 @@ def _frame(fd, obj, marshal):
         data = data[n:]
 
 
-def _template_parts(template, placeholder, spliced, line_map):
-    """The test program around the candidate: before / candidate / after, as spliced, with the
-    candidate and the tests padded with blank lines so line numbers match program.py."""
+def _candidate_parts(spliced, line_map):
+    """The candidate and the rest of the check program, as spliced, padded with blank lines so line
+    numbers match program.py (the part before the candidate went out in the runner's first frame)."""
     lines = spliced.split("\n")
     cand_lines = sorted(line_map)
     first, last = cand_lines[0], cand_lines[-1]
-    before = "\n".join(lines[: first - 1]) + "\n"
     candidate = "\n" * (first - 1) + "\n".join(lines[first - 1: last]) + "\n"
     after = "\n" * last + "\n".join(lines[last:]) + "\n"
-    return before, candidate, after, (first, last)
+    return candidate, after, (first, last)
 
 
 def _prelude_of(template, placeholder):
@@ -429,8 +364,6 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
         pass
     json = _Json
     import marshal
-    import _sha256 as hashlib  # builtin; hashlib itself would load OpenSSL for nothing
-    import _operator as hmac  # _compare_digest, the constant-time comparison hmac uses
     cfg = json.loads(raw.decode("utf-8"))
     key = bytes.fromhex(cfg.pop("nonce"))
     del raw
@@ -438,7 +371,7 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
         os.set_inheritable(3, False)
     except OSError:
         pass
-    send = _make_channel(3, key, hashlib)
+    send = wire.make_sender(3, key)
     del key
     out, err = sys.stdout, sys.stderr
     waited = False
@@ -452,7 +385,7 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
             # The first part of the runner's config goes out before the static checks, so the runner
             # starts (and, for a check program, runs the program's code before the candidate) meanwhile.
             runner_key = os.urandom(32)
-            reports = _Reports(runner_key, pid, send, hashlib, hmac)
+            reports = _Reports(runner_key, pid, send)
             rcfg = {
                 "key": runner_key, "mode": mode, "ws": ws, "qualname": target["qualname"],
                 "tests": list(cfg.get("tests") or []), "testArgs": list(cfg.get("testArgs") or []),
@@ -499,7 +432,7 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
         if mode == "program":
             with open(os.path.join(ws, cfg["program"]), "w", encoding="utf-8") as f:
                 f.write(text)
-            before, candidate, after, span = _template_parts(target["template"], target["placeholder"], text, line_map)
+            candidate, after, span = _candidate_parts(text, line_map)
             part = {"candidate": candidate, "after": after, "candSpans": [list(span)],
                     "protected": sorted(analysis.get("protected") or [])}
         else:

@@ -36,8 +36,8 @@ import builtins
 import marshal
 import _signal
 import _thread
-import _sha256
 import gc
+import _opencoder_wire as _wire  # from the runner's own folder (the supervisor puts it on the path)
 
 _type = type
 _str = str
@@ -56,14 +56,9 @@ _is = _operator.is_
 _id = id
 _object = object
 _BaseException = BaseException
-_translate = str.translate
-_join = str.join
 _encode = str.encode
 _startswith = str.startswith
 _endswith = str.endswith
-_int_repr = int.__repr__
-_float_repr = float.__repr__
-_INF = float("inf")
 _write = os.write
 _getpid = os.getpid
 _exit = os._exit
@@ -77,58 +72,9 @@ _MethodType = type(object().__str__)
 _real_signal = _signal.signal
 _real_getsignal = _signal.getsignal
 
-_ESC = {i: "\\u%04x" % i for i in range(32)}
-_ESC[ord('"')] = '\\"'
-_ESC[ord("\\")] = "\\\\"
-_ESC[0x2028] = "\\u2028"
-_ESC[0x2029] = "\\u2029"
-
 # Exact builtin types whose equality no candidate can change.
 _PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), bytearray, range, slice))
 _CONTAINERS = frozenset((list, tuple, set, frozenset, dict))
-
-
-def _enc(v):
-    # A tiny JSON encoder over exact builtin types (json's internals could be the workspace's).
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    t = _type(v)
-    if t is _str:
-        return '"' + _translate(v, _ESC) + '"'
-    if t is _int:
-        return _int_repr(v)
-    if t is _float:
-        return _float_repr(v) if v == v and v not in (_INF, -_INF) else "null"
-    if t is _list or t is _tuple:
-        return "[" + _join(",", [_enc(x) for x in v]) + "]"
-    if t is _dict:
-        return "{" + _join(",", ['"' + _translate(k, _ESC) + '":' + _enc(x) for k, x in v.items()]) + "}"
-    return '"<unencodable>"'
-
-
-def _make_send(fd, key, pid):
-    block = key.ljust(64, b"\0")
-    ikey = bytes(b ^ 0x36 for b in block)
-    okey = bytes(b ^ 0x5C for b in block)
-    sha = _sha256.sha256
-
-    def send(record):
-        record["pid"] = pid
-        payload = _encode(_enc(record), "utf-8", "replace")
-        mac = sha(okey + sha(ikey + payload).digest()).hexdigest()
-        data = b"\n" + _encode(mac, "ascii") + b" " + payload + b"\n"
-        try:
-            while data:
-                n = _write(fd, data)
-                data = data[n:]
-        except OSError:
-            pass
-
-    return send
 
 
 def _safe_text(e, limit=2000):
@@ -226,17 +172,8 @@ def _apply_limits(limits):
     if not limits:
         return  # prlimit set them already (all but macOS and Windows)
     res = _resource()
-    if res is None:
-        return
-    table = {"cpu": "RLIMIT_CPU", "as": "RLIMIT_AS", "fsize": "RLIMIT_FSIZE", "nproc": "RLIMIT_NPROC", "core": "RLIMIT_CORE"}
-    for k, name in table.items():
-        v = limits.get(k)
-        if v is None or not hasattr(res, name):
-            continue
-        try:
-            res.setrlimit(_getattr(res, name), (v, v + 1) if k == "cpu" else (v, v))
-        except (ValueError, OSError):
-            pass
+    if res is not None:
+        _wire.apply_limits(limits, res)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -765,6 +702,7 @@ class _Run:
         self.cand = cand
         self.targets = []
         self.clones = []
+        self.dispatching = False
         self.reported = set()
         self.snapshot = None
 
@@ -787,8 +725,9 @@ class _Run:
             self.event("tampering", "the candidate altered %s, which it did not define" % what)
 
     def wrap_targets(self, namespaces):
-        if not self.clones:
-            _install_dispatcher(self.clones)
+        if not self.dispatching:
+            _install_dispatcher(self.clones)  # it reads the list as it grows
+            self.dispatching = True
         for ns in namespaces:
             fn = _find_function(ns, self.cfg["qualname"], self.cand)
             if fn is None or any(fn is t for t in self.targets):
@@ -1266,7 +1205,7 @@ def main(cfg_fd, rep_fd, note_fd, runner_file):
     if cfg is None:
         _exit(0)  # the supervisor needed no runner (facts, static checks only, a task problem)
     key = cfg.pop("key")
-    send = _make_send(rep_fd, key, _getpid())
+    send = _wire.make_sender(rep_fd, key, {"pid": _getpid()})
     del key
     try:
         os.set_inheritable(rep_fd, False)

@@ -284,8 +284,10 @@ export class Validator {
   ): Promise<Verdict> {
     const base = await this.prepare(task);
     if (signal.aborted) throw abortError();
-    const plan: TaskPlan = expected && !task.tests?.length ? { ...base, expectedTests: expected.tests } : base;
-    const from: Verdict['expectedFrom'] = expected && !task.tests?.length ? 'reference' : plan.expectedTests ? 'task' : null;
+    // The reference's passing tests stand in for the task's list only when the task names none.
+    const frozen = expected !== null && !task.tests?.length;
+    const plan: TaskPlan = frozen ? { ...base, expectedTests: expected.tests } : base;
+    const from: Verdict['expectedFrom'] = frozen ? 'reference' : plan.expectedTests ? 'task' : null;
     const timeoutMs = timeoutOverride ?? plan.timeoutMs;
     const once = async () => {
       const run = await this.pool.run(() => this.runHarness(plan, { mode: plan.mode, candidate: code, staticOnly }, timeoutMs, signal), signal);

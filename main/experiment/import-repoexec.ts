@@ -1,5 +1,6 @@
 // Imports the RepoExec benchmark (staged under shared/bench/repoexec, see its SOURCE.md) into
 //   <out>/repos/<project>/...   one folder per project, its modules rebuilt from the raw rows
+//   <out>/views/<task>/...       one folder per task: its own module view (the task's `task_view`)
 //   <out>/tasks.jsonl            one manifest line per RepoExec-inline task (writeManifest)
 //   <out>/IMPORT.md              what was imported, merged and dropped, with counts by reason
 //
@@ -98,6 +99,10 @@ export interface RepoExecImportResult {
     focalFunctions: number;
     rows: number;
     tasks: number;
+    /** Task views written under views/ (one per task). */
+    views: number;
+    /** Of those, views that hold only the reference solution (the row's view did not repair). */
+    viewsFromReference: number;
     stubsFilled: number;
   };
   projects: ProjectSummary[];
@@ -901,6 +906,8 @@ interface BuiltProject {
   files: Map<string, string>;
   /** problem id → where its focal function went. */
   focal: Map<number, { file: string; qualname: string; module: string }>;
+  /** problem id → the row's own `code` view after repair (only rows whose view repaired). */
+  views: Map<number, string>;
   stubsFilled: number;
 }
 
@@ -918,7 +925,7 @@ const DROP_REASONS: Record<string, string> = {
   'conflicting-imports': 'views import the same name from different modules and none shows where it is defined',
   'star-import': 'a public name in a view that also star-imports a project module: it may come from there',
   'attribute-reference': 'the view uses the name through an imported project module (`pkg.mod.Name`): it may live there',
-  'unrepairable-view': 'a view that still did not parse after repair: only its focal function was used',
+  'unrepairable-view': "a view that still did not parse after repair: only its focal function was used (and a task's view holds only its reference)",
   'invalid-after-merge': 'a merged definition that made its module unparseable, removed',
 };
 
@@ -933,6 +940,7 @@ function buildProject(project: string, rows: RawRow[], tools: PythonTools, rec: 
   const inProject = (dotted: string) => tops.has(dotted.split('.')[0]!);
   const isPrefixOf = (set: Iterable<string>, m: string) => [...set].some((x) => x.startsWith(`${m}.`));
   let stubsFilled = 0;
+  const views = new Map<number, string>();
 
   // Pass 1: repair and read every view.
   interface Analysed {
@@ -951,6 +959,7 @@ function buildProject(project: string, rows: RawRow[], tools: PythonTools, rec: 
     let facts: ImportFacts = { fromImports: new Map(), projectStars: [], projectAliases: [], referencedModules: [] };
     let codeText = '';
     if (fixed.ok) {
+      views.set(row.problemId, fixed.source);
       const tree = tools.parser.parse(fixed.source)!;
       try {
         const garbage: string[] = [];
@@ -963,7 +972,7 @@ function buildProject(project: string, rows: RawRow[], tools: PythonTools, rec: 
       }
     } else {
       rec.drop('unrepairable-view', row, `view of ${row.entryPoint}`);
-      rec.warn('unrepairable-view', row.file, row.line, `the code view of ${row.module}.${row.entryPoint} does not parse after repair; only its focal function is used`);
+      rec.warn('unrepairable-view', row.file, row.line, `the code view of ${row.module}.${row.entryPoint} does not parse after repair; only its focal function is used (a task's view holds only its reference)`);
     }
     items = placeFocal(row, items, tools, rec);
     analysed.push({ row, items, facts, text: codeText });
@@ -1105,7 +1114,7 @@ function buildProject(project: string, rows: RawRow[], tools: PythonTools, rec: 
       if (!files.has(init)) files.set(init, '');
     }
   }
-  return { project, repoFolder, rows, modules, files, focal, stubsFilled };
+  return { project, repoFolder, rows, modules, files, focal, views, stubsFilled };
 }
 
 /** Puts the row's focal function (the reference, always full) in place of its view copy. */
@@ -1271,6 +1280,31 @@ function promptParts(prompt: string, entryPoint: string, tools: PythonTools): Pr
 
 const failRepoExec: Fail = (message, file) => new RepoExecImportError(message, file);
 
+/**
+ * A folder name for a task's view: `RepoExec/12` → `RepoExec_12` (anything but letters, digits,
+ * `.`, `_` and `-` becomes `_`). Unique among `taken` (compared case-insensitively, for file systems
+ * that fold case): a name already taken gets `_2`, `_3`, … appended. Adds the name to `taken`.
+ */
+export function viewFolderFor(id: string, taken: Set<string>): string {
+  let base = id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 200);
+  if (!base || base.startsWith('.')) base = `_${base}`;
+  let name = base;
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}_${n}`;
+  taken.add(name.toLowerCase());
+  return name;
+}
+
+/** The `__init__.py` files that make the folders above `file` packages (not `file` itself). */
+function packageInits(file: string): string[] {
+  const parts = file.split('/');
+  const out: string[] = [];
+  for (let i = 1; i < parts.length; i++) {
+    const init = `${parts.slice(0, i).join('/')}/__init__.py`;
+    if (init !== file) out.push(init);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The importer
 
@@ -1324,8 +1358,12 @@ export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoE
     const membership = (id: string) => [...subsets.entries()].filter(([, ids]) => ids.includes(id)).map(([n]) => n).sort();
     const focalOf = new Map<number, { built: BuiltProject; file: string; qualname: string; module: string }>();
     for (const b of built) for (const [pid, f] of b.focal) focalOf.set(pid, { built: b, ...f });
-    const tasks: (TaskRecord & { repoPath: string })[] = [];
+    const tasks: (TaskRecord & { repoPath: string; taskViewPath: string })[] = [];
     const taskCount = new Map<string, number>();
+    // Each task's own view: views/<folder>/<file> (+ package __init__ files), path under outDir → content.
+    const viewFiles = new Map<string, string>();
+    const viewNames = new Set<string>();
+    let viewsFromReference = 0;
     for (const t of inline) {
       if (wanted && !wanted.has(t.taskId)) continue;
       const f = focalOf.get(t.problemId);
@@ -1344,10 +1382,29 @@ export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoE
       }
       const requirementSource = parts.docstring ? 'docstring' : 'signature';
       const repo = `repos/${f.built.repoFolder}`;
+      const view = `views/${viewFolderFor(t.taskId, viewNames)}`;
+      const viewFile = `${view}/${f.file}`;
+      const repaired = f.built.views.get(t.problemId);
+      const referenceAlone = `${dedent(normaliseNewlines(t.solution)).replace(/\s+$/, '')}\n`;
+      let viewSource = repaired !== undefined ? `${repaired.replace(/\s+$/, '')}\n` : referenceAlone;
+      if (repaired === undefined) viewsFromReference++; // unrepairable-view: already warned about in buildProject
+      // The view must show the target: as Class.method, or (a method the view shows at top level) by its name.
+      const viewNamesOf = (src: string) => new Set(tools.extractor.parse(f.file, 'python', src).units.map((u) => u.qualname));
+      const shown = viewNamesOf(viewSource);
+      if (!shown.has(f.qualname) && !(f.qualname.includes('.') && shown.has(t.entryPoint))) {
+        warn('view-without-target', path.join(outDir, ...viewFile.split('/')), undefined, `task ${t.taskId}: the repaired view does not show ${f.qualname}; its reference was appended at top level`);
+        viewSource = viewSource.trim() ? `${viewSource.replace(/\s+$/, '')}\n\n\n${referenceAlone}` : referenceAlone;
+      }
+      if (!parseClean(tools.parser, viewSource)) {
+        warn('invalid-output', path.join(outDir, ...viewFile.split('/')), undefined, `written view of ${t.taskId} does not parse`);
+      }
+      viewFiles.set(viewFile, viewSource);
+      for (const init of packageInits(f.file)) viewFiles.set(`${view}/${init}`, '');
       tasks.push({
         id: t.taskId,
         repo,
         repoPath: path.join(outDir, ...repo.split('/')),
+        taskViewPath: path.join(outDir, ...view.split('/')),
         file: f.file,
         qualname: f.qualname,
         requirement: parts.docstring ?? requirementFromSignature(parts.signature),
@@ -1440,6 +1497,8 @@ export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoE
         focalFunctions: sum('focalFunctions'),
         rows: rows.length,
         tasks: tasks.length,
+        views: tasks.length,
+        viewsFromReference,
         stubsFilled: built.reduce((a, b) => a + b.stubsFilled, 0),
       },
       projects,
@@ -1451,7 +1510,7 @@ export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoE
     result.warningCounts = countBy(warnings, (w) => w.reason);
 
     // Write: marker first, so a crash half-way leaves a folder the next run may clean.
-    prepareOutDir(outDir, 'repoexec', ['repos', 'tasks.jsonl', 'IMPORT.md'], failRepoExec);
+    prepareOutDir(outDir, 'repoexec', ['repos', 'views', 'tasks.jsonl', 'IMPORT.md'], failRepoExec);
     for (const b of built) {
       const root = path.join(outDir, 'repos', ...b.repoFolder.split('/'));
       for (const [file, source] of [...b.files.entries()].sort(([x], [y]) => x.localeCompare(y))) {
@@ -1459,6 +1518,11 @@ export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoE
         fs.mkdirSync(path.dirname(abs), { recursive: true });
         fs.writeFileSync(abs, source);
       }
+    }
+    for (const [file, source] of [...viewFiles.entries()].sort(([x], [y]) => x.localeCompare(y))) {
+      const abs = path.join(outDir, ...file.split('/'));
+      fs.mkdirSync(path.dirname(abs), { recursive: true });
+      fs.writeFileSync(abs, source);
     }
     writeManifest(result.manifestFile, tasks);
     fs.writeFileSync(result.reportFile, renderReport(result, built));
@@ -1480,13 +1544,14 @@ function renderReport(r: RepoExecImportResult, built: BuiltProject[]): string {
   const L: string[] = [];
   L.push('# RepoExec import', '');
   L.push(`Made by \`opencoder import repoexec\` from \`${r.benchDir}\`${r.subset ? ` (subset \`${r.subset}\`)` : ''}.`);
-  L.push('Re-running the importer into this folder replaces `repos/`, `tasks.jsonl` and this file.', '');
+  L.push('Re-running the importer into this folder replaces `repos/`, `views/`, `tasks.jsonl` and this file.', '');
   L.push('## Totals', '');
   L.push(`- raw rows read: ${c.rows} (pass_data + failed_data)`);
   L.push(`- projects: ${c.projects}; modules: ${c.modules}; .py files: ${c.files} (package \`__init__.py\` files included)`);
   L.push(`- definitions written: ${c.functions} functions, ${c.methods} methods, ${c.classes} classes; focal functions placed: ${c.focalFunctions}`);
   L.push(`- body-less stubs given \`...\`: ${c.stubsFilled}`);
   L.push(`- tasks in tasks.jsonl: ${c.tasks}`);
+  L.push(`- task views in views/: ${c.views}${c.viewsFromReference ? ` (${c.viewsFromReference} holding only the reference: unrepairable-view)` : ''}`);
   L.push(`- dropped: ${Object.entries(r.dropped).map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing'}`);
   L.push(`- warnings: ${Object.entries(r.warningCounts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`, '');
   L.push('## Projects', '');
@@ -1511,6 +1576,18 @@ function renderReport(r: RepoExecImportResult, built: BuiltProject[]): string {
     '  package (a package usually re-exports). Names that a view could have received through a star import or through',
     '  an imported module (`pkg.mod.Name`) stay only if another view confirms where they live.',
     '- Order: `from __future__` imports, imports, then definitions in the order they first appear (own rows by problem id first).',
+    '',
+  );
+  L.push('## Task views (views/)', '');
+  L.push(
+    "- `views/<task>/<file>` holds one task's own view, named by the task's `task_view` in tasks.jsonl (`<task>` is the task",
+    '  id with `/` and other unsafe characters as `_`: `RepoExec/12` → `RepoExec_12`; `<file>` is the task\'s `file`).',
+    "- It is the row's own `code` view after the repair above (stubs given `...`, garbage lines dropped): the target's module",
+    '  with its imports and constants, its in-file and cross-file dependencies as signatures and docstrings (stubs), and the',
+    '  target last. Empty `__init__.py` files make its folders packages, so its module name is the same as in `repos/`.',
+    "- Why: the paper's RQ4 indexes each task's own module view, dependencies as stubs, as the task's API pool, instead of the",
+    '  whole rebuilt repository (`eval-api --protocol task-view`). A view that does not parse even after repair is replaced by',
+    '  the reference solution alone (`unrepairable-view`).',
     '',
   );
   L.push('## Dropped, by reason', '');

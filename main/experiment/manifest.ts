@@ -36,6 +36,17 @@ export const TaskRecordSchema = z
     reference_runtime_ms: z.number().positive().optional(),
     /** Where the task came from: benchmark name, original ids, project, module. */
     source: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * The task's own view: a folder (relative to the manifest file's folder, like `repo`) that an
+     * API-retrieval protocol (`eval-api --protocol task-view`) indexes as the task's API pool instead
+     * of the whole repository. The target's file is at the same relative path `file` inside it.
+     */
+    task_view: z.string().min(1).optional(),
+    /**
+     * The APIs the target's reference uses, when the benchmark states them: `module:qualname`
+     * (`string_utils.validation:is_string`), a dotted `module.qualname`, or a bare name.
+     */
+    ground_truth_apis: z.array(z.string().refine((s) => s.trim().length > 0, { message: 'must be a non-empty string' })).optional(),
   })
   .refine((t) => t.check_template !== undefined || t.test_command !== undefined, {
     message: 'a task needs either check_template or test_command',
@@ -45,9 +56,11 @@ export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 
 const DefaultsSchema = z.object({ python: z.string().min(1).optional() }).strict();
 
-/** A task as read from a manifest: `repo` resolved to an absolute path. */
+/** A task as read from a manifest: `repo` (and `task_view`, when set) resolved to absolute paths. */
 export interface Task extends TaskRecord {
   repoPath: string;
+  /** `task_view` resolved against the manifest's folder; absent when the task has no view. */
+  taskViewPath?: string;
 }
 
 export class ManifestError extends Error {
@@ -116,7 +129,12 @@ export function readManifest(file: string): Manifest {
         }
       }
       const python = parsed.data.python ?? defaults.python;
-      tasks.push({ ...parsed.data, ...(python ? { python: path.resolve(dir, python) } : {}), repoPath: path.resolve(dir, parsed.data.repo) });
+      tasks.push({
+        ...parsed.data,
+        ...(python ? { python: path.resolve(dir, python) } : {}),
+        repoPath: path.resolve(dir, parsed.data.repo),
+        ...(parsed.data.task_view !== undefined ? { taskViewPath: path.resolve(dir, parsed.data.task_view) } : {}),
+      });
     });
   return { file: abs, hash: createHash('sha256').update(raw).digest('hex'), tasks };
 }
@@ -130,15 +148,20 @@ export function findTask(manifest: Manifest, id: string): Task {
   return t;
 }
 
-/** Writes tasks as JSONL with `repo` relative to the manifest's folder. */
-export function writeManifest(file: string, tasks: (TaskRecord & { repoPath?: string })[]): Manifest {
+/**
+ * Writes tasks as JSONL with `repo` relative to the manifest's folder; `repoPath` and `taskViewPath`
+ * (absolute) win over `repo` and `task_view` and are written relative to it, never themselves.
+ */
+export function writeManifest(file: string, tasks: (TaskRecord & { repoPath?: string; taskViewPath?: string })[]): Manifest {
   const abs = path.resolve(file);
   const dir = path.dirname(abs);
   fs.mkdirSync(dir, { recursive: true });
+  const rel = (p: string) => (path.relative(dir, p) || '.').split(path.sep).join('/');
   const lines = tasks.map((t) => {
-    const { repoPath, ...rec } = t;
-    const repo = repoPath ? path.relative(dir, repoPath) || '.' : rec.repo;
-    return JSON.stringify({ ...rec, repo: repo.split(path.sep).join('/') });
+    const { repoPath, taskViewPath, ...rec } = t;
+    const repo = repoPath ? rel(repoPath) : rec.repo.split(path.sep).join('/');
+    const taskView = taskViewPath ? rel(taskViewPath) : rec.task_view?.split(path.sep).join('/');
+    return JSON.stringify({ ...rec, repo, ...(taskView !== undefined ? { task_view: taskView } : {}) });
   });
   fs.writeFileSync(abs, lines.join('\n') + '\n');
   return readManifest(abs);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_MARKER, RepoExecImportError, importRepoExec, type ImportWarning, type RepoExecImportResult } from '../../main/experiment/import-repoexec.ts';
+import { IMPORT_MARKER, RepoExecImportError, importRepoExec, viewFolderFor, type ImportWarning, type RepoExecImportResult } from '../../main/experiment/import-repoexec.ts';
 import { readManifest } from '../../main/experiment/manifest.ts';
 import { createExtractor, type Extractor } from '../../main/index/extract.ts';
 import { main } from '../../main/host/cli.ts';
@@ -218,9 +218,44 @@ describe('importRepoExec on a synthetic bench folder', () => {
     }
   });
 
+  it('writes each task its own view: the repaired code view, at views/<id>/<file>, with package __init__ files', () => {
+    const lines = fs.readFileSync(path.join(out, 'tasks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.task_view)).toEqual(['views/RepoExec_0', 'views/RepoExec_1', 'views/RepoExec_3']);
+    expect(listFiles(path.join(out, 'views'))).toEqual([
+      'RepoExec_0/demo/__init__.py',
+      'RepoExec_0/demo/text.py',
+      'RepoExec_1/demo/__init__.py',
+      'RepoExec_1/demo/shapes.py',
+      'RepoExec_3/demo/__init__.py',
+      'RepoExec_3/demo/text.py',
+    ]);
+    const m = readManifest(path.join(out, 'tasks.jsonl'));
+    for (const t of m.tasks) {
+      expect(t.taskViewPath).toBe(path.join(out, 'views', t.id.replace('/', '_')));
+      expect(qualnamesIn(path.join(t.taskViewPath!, t.file)), t.id).toContain(t.qualname);
+      expect(fs.readFileSync(path.join(t.taskViewPath!, 'demo', '__init__.py'), 'utf8')).toBe('');
+    }
+    // The view is the row's own view, repaired: its stub of is_str (util.py has the full body), no garbage line.
+    const shout = fs.readFileSync(path.join(out, 'views/RepoExec_0/demo/text.py'), 'utf8');
+    expect(shout).toContain('def is_str(x):\n    ...\n');
+    expect(shout).not.toContain('isinstance');
+    expect(shout).not.toMatch(/^\.$/m);
+    expect(shout).toContain('LIMIT = 3');
+    expect(shout).toMatch(/def shout\(s\):\n {4}"""Upper-case s and add a bang."""\n {4}return s\.upper\(\) \+ "!"\n$/);
+    // A method target stays inside its class in the view.
+    expect(qualnamesIn(path.join(out, 'views/RepoExec_1/demo/shapes.py'))).toEqual(expect.arrayContaining(['Box', 'Box.__init__', 'Box.area']));
+    // whisper's view is its own row's view only: nothing another row's view of demo.text showed.
+    const whisper = fs.readFileSync(path.join(out, 'views/RepoExec_3/demo/text.py'), 'utf8');
+    expect(whisper).not.toContain('LIMIT');
+    expect(whisper).toContain('return s.lower()');
+    expect(r.counts).toMatchObject({ views: 3, viewsFromReference: 0 });
+    expect(fs.readFileSync(path.join(out, 'IMPORT.md'), 'utf8')).toMatch(/## Task views \(views\/\)[\s\S]*RQ4/);
+  });
+
   it.skipIf(!HAVE_PYTHON)('writes only files Python can parse', () => {
-    const repo = path.join(out, 'repos');
-    expect(pythonSyntaxErrors(listFiles(repo, '.py').map((f) => path.join(repo, f)))).toEqual([]);
+    const files = ['repos', 'views'].flatMap((d) => listFiles(path.join(out, d), '.py').map((f) => path.join(out, d, f)));
+    expect(files.filter((f) => f.includes(`${path.sep}views${path.sep}`))).toHaveLength(6);
+    expect(pythonSyntaxErrors(files)).toEqual([]);
   });
 
   it('filters by subset and rejects an unknown one', async () => {
@@ -232,9 +267,14 @@ describe('importRepoExec on a synthetic bench folder', () => {
   it('replaces its own previous import cleanly and refuses a foreign non-empty folder', async () => {
     const stale = path.join(out, 'repos', 'demo', 'demo', 'stale.py');
     fs.writeFileSync(stale, 'x = 1\n');
+    const staleView = path.join(out, 'views', 'RepoExec_9', 'demo', 'gone.py');
+    fs.mkdirSync(path.dirname(staleView), { recursive: true });
+    fs.writeFileSync(staleView, 'x = 1\n');
     fs.writeFileSync(path.join(out, 'notes.txt'), 'mine');
     await importRepoExec({ benchDir: bench, outDir: out });
     expect(fs.existsSync(stale)).toBe(false);
+    expect(fs.existsSync(path.join(out, 'views', 'RepoExec_9'))).toBe(false);
+    expect(fs.existsSync(path.join(out, 'views', 'RepoExec_0', 'demo', 'text.py'))).toBe(true);
     expect(fs.readFileSync(path.join(out, 'notes.txt'), 'utf8')).toBe('mine');
     expect(fs.existsSync(path.join(out, IMPORT_MARKER))).toBe(true);
 
@@ -255,6 +295,61 @@ describe('importRepoExec on a synthetic bench folder', () => {
     fs.rmSync(path.join(broken, 'repoexec_inline.jsonl'));
     await expect(importRepoExec({ benchDir: broken, outDir: o })).rejects.toThrow(RepoExecImportError);
     expect(fs.existsSync(o)).toBe(false);
+  });
+});
+
+describe('task views when the row view cannot serve', () => {
+  it('names view folders safely and without collisions', () => {
+    const taken = new Set<string>();
+    expect(['RepoExec/12', 'RepoExec_12', 'repoexec/12', 'a b:c', '../x', '', 'RepoExec/12_2'].map((id) => viewFolderFor(id, taken))).toEqual([
+      'RepoExec_12',
+      'RepoExec_12_2',
+      'repoexec_12_3',
+      'a_b_c',
+      '_.._x',
+      '_',
+      'RepoExec_12_2_2',
+    ]);
+  });
+
+  it('writes the reference alone for an unrepairable view, and appends it when repair lost the target', async () => {
+    const dir = freshDir('oc-rx-views-');
+    const P = 'test-apps/demo';
+    const rowOf = (pid: number, mod: string, ep: string, code: string) =>
+      row({ problem_ids: pid, project: P, module: mod, entry_point: ep, focal_function: `def ${ep}():\n    return ${pid}`, code });
+    // 70 `else:` lines that each parse alone but not where they stand: more than repair's 60 attempts.
+    const unrepairable = Array.from({ length: 70 }, (_, i) => `x${i} = 1\nelse:\n    y = 2`).join('\n') + '\n\ndef f1():\n    return 1';
+    // An unterminated string swallows the rest of the view: repair drops all of it, the target too.
+    const swallowed = 'x = """abc\n\ndef f2():\n    return 2';
+    const taskOf = (i: number, pid: number, mod: string, ep: string) =>
+      JSON.stringify({
+        task_id: `RepoExec/${i}`,
+        hf_index: i,
+        problem_id: pid,
+        project: P,
+        module: mod,
+        entry_point: ep,
+        target_function_prompt: `def ${ep}():\n    ...\n`,
+        solution: `def ${ep}():\n    return ${pid}`,
+        check_template: '# <<FOCAL_FUNCTION>>\n',
+        placeholder: '# <<FOCAL_FUNCTION>>',
+        test_names: ['test_0'],
+      });
+    writeFiles(dir, {
+      'data_with_test_case/test-apps+demo/pass_data.jsonl': [rowOf(1, 'demo.a', 'f1', unrepairable), rowOf(2, 'demo.b', 'f2', swallowed)].join('\n') + '\n',
+      'data_with_test_case/test-apps+demo/failed_data.jsonl': '',
+      'repoexec_inline.jsonl': [taskOf(0, 1, 'demo.a', 'f1'), taskOf(1, 2, 'demo.b', 'f2')].join('\n') + '\n',
+      'repoexec_inline_subsets.json': '{}',
+    });
+    const out = path.join(freshDir('oc-rx-views-out-'), 'o');
+    const r = await importRepoExec({ benchDir: dir, outDir: out });
+    expect(r.warningCounts).toEqual({ 'unrepairable-view': 1, 'view-without-target': 1 });
+    expect(r.dropped['unrepairable-view']).toBe(1);
+    expect(r.counts).toMatchObject({ tasks: 2, views: 2, viewsFromReference: 1 });
+    expect(fs.readFileSync(path.join(out, 'views/RepoExec_0/demo/a.py'), 'utf8')).toBe('def f1():\n    return 1\n');
+    expect(fs.readFileSync(path.join(out, 'views/RepoExec_1/demo/b.py'), 'utf8')).toBe('def f2():\n    return 2\n');
+    for (const t of readManifest(r.manifestFile).tasks) expect(qualnamesIn(path.join(t.taskViewPath!, t.file))).toContain(t.qualname);
+    expect(fs.readFileSync(r.reportFile, 'utf8')).toMatch(/task views in views\/: 2 \(1 holding only the reference: unrepairable-view\)/);
   });
 });
 
@@ -288,6 +383,33 @@ describe.skipIf(!HAVE_BENCH)(`importRepoExec on the staged RepoExec data (${REPO
     const files = listFiles(repos, '.py').map((f) => path.join(repos, f));
     expect(files.length).toBe(r.counts.files);
     expect(pythonSyntaxErrors(files)).toEqual([]);
+    const views = path.join(out, 'views');
+    expect(pythonSyntaxErrors(listFiles(views, '.py').map((f) => path.join(views, f)))).toEqual([]);
+  });
+
+  it('writes one view per task, named by task_view, that shows the target under its module path', () => {
+    const lines = fs.readFileSync(path.join(out, 'tasks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; task_view?: string });
+    expect(lines.every((l) => l.task_view === `views/${l.id.replace('/', '_')}`)).toBe(true);
+    expect(fs.readdirSync(path.join(out, 'views'))).toHaveLength(176);
+    expect(r.counts).toMatchObject({ views: 176, viewsFromReference: 0 });
+    const m = readManifest(path.join(out, 'tasks.jsonl'));
+    for (const t of m.tasks) {
+      const file = path.join(t.taskViewPath!, t.file);
+      expect(qualnamesIn(file), `${t.id} ${t.qualname} in its view`).toContain(t.qualname);
+      // RepoExec's views end with the focal function, verbatim.
+      expect(fs.readFileSync(file, 'utf8'), t.id).toContain(t.reference!.trim());
+      // The view's folders are packages, so its module name is the repository's.
+      const dirs = t.file.split('/').slice(0, -1);
+      for (let i = 1; i <= dirs.length; i++) {
+        expect(fs.existsSync(path.join(t.taskViewPath!, ...dirs.slice(0, i), '__init__.py')), `${t.id} ${dirs.slice(0, i).join('/')}`).toBe(true);
+      }
+    }
+    const reverse = m.tasks.find((t) => t.id === 'RepoExec/0')!;
+    expect(listFiles(reverse.taskViewPath!)).toEqual(['string_utils/__init__.py', 'string_utils/manipulation.py']);
+    // Dependencies are stubs in the view (the repository has is_string's full body).
+    const view = fs.readFileSync(path.join(reverse.taskViewPath!, 'string_utils/manipulation.py'), 'utf8');
+    expect(view).toContain('def is_string(obj: Any) -> bool:');
+    expect(view).not.toContain('isinstance(obj, str)');
   });
 
   it('has each target, exactly once and as the reference, where the manifest says', () => {

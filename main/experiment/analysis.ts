@@ -7,6 +7,7 @@ import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.
 import type { VerdictStatus } from '../validate/types.ts';
 import { auprc, auroc, ece, mean } from './metrics.ts';
 import type {
+  ApiAggregate,
   CandidateRow,
   ConditionSummary,
   FactorialAnalysis,
@@ -17,7 +18,7 @@ import type {
   RunProvenance,
   TaskRow,
 } from './report-model.ts';
-import type { TaskFailure, TaskResult } from './results.ts';
+import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskFailure, TaskResult } from './results.ts';
 import type { StoredCondition } from './runner.ts';
 import {
   bootstrapMean,
@@ -88,8 +89,6 @@ export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Re
   const atK = Array.from({ length: samples }, (_, i) => ({ k: i + 1, value: bootstrapMean(rs.map((r) => passAtK1(r, i + 1)), boot) }));
   const fails = rs.map((r) => !r.selected.correct);
   const us = rs.map((r) => Math.min(1, Math.max(0, r.generation.uncertainty.aggregate)));
-  const withApi = rs.filter((r) => r.retrieval.api);
-  const api = withApi.map((r) => r.retrieval.api!);
   const costs = rs.map((r) => r.generation.costUsd);
   return {
     runId: l.run.id,
@@ -117,26 +116,56 @@ export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Re
         return { ece: e.ece, bins: e.bins };
       })(),
     },
-    api: api.length
-      ? {
-          tasks: api.length,
-          precision: mean(api.map((a) => a.precision)),
-          recall: mean(api.map((a) => a.recall)),
-          f1: mean(api.map((a) => a.f1)),
-          exact: mean(api.map((a) => (a.exact ? 1 : 0))),
-          count: {
-            over: api.filter((a) => a.count === 'over').length,
-            exact: api.filter((a) => a.count === 'exact').length,
-            under: api.filter((a) => a.count === 'under').length,
-          },
-        }
-      : null,
+    api: apiAggregate(rs.map(repositoryScore), 'repository'),
+    apiTaskView: apiAggregate(rs.map(taskViewScore), 'task-view'),
     cost: {
       usd: costs.some((c) => c === null) ? null : costs.reduce<number>((s, c) => s + (c ?? 0), 0),
       inputTokens: rs.reduce((s, r) => s + r.generation.inputTokens, 0),
       outputTokens: rs.reduce((s, r) => s + r.generation.outputTokens, 0),
     },
     flaky: flakyCounts(rs),
+  };
+}
+
+/**
+ * A task's score under the repository protocol when it counts there: a non-empty truth (docs/api-retrieval.md).
+ * Results stored before the two protocols kept `api` null for an empty truth, so a stored score counts.
+ */
+export function repositoryScore(r: TaskResult): ApiScore | null {
+  const a = r.retrieval.api;
+  if (!a) return null;
+  return typeof a.truth === 'number' && a.truth <= 0 ? null : a;
+}
+
+/** A task's score under the task-view protocol, empty truth included; null when absent (results stored before it). */
+export function taskViewScore(r: TaskResult): ApiProtocolScore | null {
+  return r.retrieval.api?.taskView ?? null;
+}
+
+type ScoredSet = ApiSetScore & { truth?: number };
+
+const PROTOCOL: Record<ApiAggregate['protocol'], Pick<ApiAggregate, 'protocol' | 'matching' | 'over'>> = {
+  repository: { protocol: 'repository', matching: 'strict', over: 'tasks-with-truth' },
+  'task-view': { protocol: 'task-view', matching: 'bare', over: 'all-tasks' },
+};
+
+/** Means of one protocol's per-task scores (null entries: the task is not scored there); null when none is scored. */
+export function apiAggregate(scores: readonly (ScoredSet | null)[], protocol: ApiAggregate['protocol']): ApiAggregate | null {
+  const xs = scores.filter((x): x is ScoredSet => x != null);
+  if (!xs.length) return null;
+  return {
+    ...PROTOCOL[protocol],
+    tasks: xs.length,
+    emptyTruth: xs.filter((a) => a.truth === 0).length,
+    precision: mean(xs.map((a) => a.precision)),
+    recall: mean(xs.map((a) => a.recall)),
+    f1: mean(xs.map((a) => a.f1)),
+    exact: mean(xs.map((a) => (a.exact ? 1 : 0))),
+    count: {
+      over: xs.filter((a) => a.count === 'over').length,
+      exact: xs.filter((a) => a.count === 'exact').length,
+      under: xs.filter((a) => a.count === 'under').length,
+    },
   };
 }
 
@@ -318,7 +347,8 @@ function taskRows(l: LoadedRun): TaskRow[] {
     repairRounds: r.repairs.length,
     repairRecovered: r.repairRecovered,
     uncertainty: r.generation.uncertainty.aggregate,
-    apiF1: r.retrieval.api?.f1 ?? null,
+    apiF1: repositoryScore(r)?.f1 ?? null,
+    apiF1TaskView: taskViewScore(r)?.f1 ?? null,
     costUsd: r.generation.costUsd,
     durationMs: r.timingsMs.total,
     error: null,
@@ -338,6 +368,7 @@ function taskRows(l: LoadedRun): TaskRow[] {
       repairRecovered: false,
       uncertainty: Number.NaN,
       apiF1: null,
+      apiF1TaskView: null,
       costUsd: null,
       durationMs: 0,
       error: `${f.stage}: ${f.error}`,

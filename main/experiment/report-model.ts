@@ -62,11 +62,41 @@ export interface ConditionSummary {
     ece: number;
     bins: CalibrationBin[];
   };
-  /** API-knowledge retrieval quality over tasks with a truth set (null: none had one, or API evidence was off). */
-  api: { tasks: number; precision: number; recall: number; f1: number; exact: number; count: { over: number; exact: number; under: number } } | null;
+  /**
+   * API-knowledge retrieval quality under the repository protocol (discovery in the whole repository, strict
+   * `module:qualname` keys), mean over the tasks whose truth is non-empty (null: none had one, or API evidence was off).
+   */
+  api: ApiAggregate | null;
+  /**
+   * The same under the task-view protocol (the paper's RQ4: the task's own view is the API pool, bare names
+   * matched case-insensitively), mean over every task with a task-view score, empty truths included (null: no
+   * task has one, e.g. results stored before the two protocols).
+   */
+  apiTaskView: ApiAggregate | null;
   cost: { usd: number | null; inputTokens: number; outputTokens: number };
   /** Verdicts whose outcome depended on timing (status `flaky`), counted apart: every figure above treats them as not passed. */
   flaky: FlakyCounts;
+}
+
+/** One condition's API-retrieval quality under one protocol (docs/api-retrieval.md). */
+export interface ApiAggregate {
+  /** repository: discovery in the whole repository; task-view: the task's own view is the API pool. */
+  protocol: 'repository' | 'task-view';
+  /** strict: `module:qualname` keys; bare: bare names, case-insensitive. */
+  matching: 'strict' | 'bare';
+  /** The tasks the means are over: those with a non-empty truth (repository) or all scored tasks (task-view). */
+  over: 'tasks-with-truth' | 'all-tasks';
+  /** Tasks the means are over. */
+  tasks: number;
+  /** Of those, tasks whose truth is empty (0 under the repository protocol; an empty prediction scores 1 there). */
+  emptyTruth: number;
+  /** Means over the tasks of per-task precision, recall, F1, and the share whose predicted set equals the truth. */
+  precision: number;
+  recall: number;
+  f1: number;
+  exact: number;
+  /** Count reliability: tasks whose predicted set is larger than, as large as, or smaller than the truth. */
+  count: { over: number; exact: number; under: number };
 }
 
 /**
@@ -143,7 +173,10 @@ export interface TaskRow {
   repairRounds: number;
   repairRecovered: boolean;
   uncertainty: number;
+  /** API F1 under the repository protocol (strict keys); null when the truth is empty or nothing was scored. */
   apiF1: number | null;
+  /** API F1 under the task-view protocol (bare names; 1 for an empty prediction of an empty truth); null when not scored. */
+  apiF1TaskView: number | null;
   costUsd: number | null;
   durationMs: number;
   /** Set when the task failed to run (then the outcome columns are empty). */

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ConditionSummary, FactorialAnalysis, FactorialOutcome, Interval, PairedComparison, ReportModel, RunProvenance, TaskRow } from './report-model.ts';
+import type { ApiAggregate, ConditionSummary, FactorialAnalysis, FactorialOutcome, Interval, PairedComparison, ReportModel, RunProvenance, TaskRow } from './report-model.ts';
 import { escapeXml, forestPlot, groupedBars, reliabilityDiagram } from './svg-charts.ts';
 
 export type ReportFormat = 'html' | 'md' | 'json' | 'csv';
@@ -104,6 +104,30 @@ function displayNames(model: ReportModel): (runId: string, condition: string, la
 }
 
 const isPartial = (run: RunProvenance | undefined): boolean => !!run && run.status !== 'done';
+
+/** What each API-retrieval protocol is, how it matches, and which tasks its means are over (docs/api-retrieval.md). */
+const API_PROTOCOL: Record<ApiAggregate['protocol'], { name: string; matching: string; over: string; meaning: string }> = {
+  repository: {
+    name: 'repository',
+    matching: 'strict keys',
+    over: 'tasks with truth',
+    meaning: 'discovery in the whole repository; strict module:qualname keys; mean over the tasks whose truth is non-empty',
+  },
+  'task-view': {
+    name: 'task-view',
+    matching: 'bare names',
+    over: 'tasks',
+    meaning: 'the task’s own view is the API pool (RQ4); bare names, case-insensitive; mean over all tasks, empty truths included (an empty prediction of an empty truth scores 1)',
+  },
+};
+
+/** `repository · strict keys · 42 tasks with truth`: the protocol, its matching and the tasks a figure is over. */
+export function apiProtocolLabel(protocol: ApiAggregate['protocol'], tasks?: number): string {
+  const p = API_PROTOCOL[protocol];
+  return `${p.name} · ${p.matching}${tasks === undefined ? '' : ` · ${formatInt(tasks)} ${p.over}`}`;
+}
+
+const API_COLUMNS_NOTE = `API P / R / F1: ${API_PROTOCOL.repository.name} protocol — ${API_PROTOCOL.repository.meaning}. Task-view F1 / exact: ${API_PROTOCOL['task-view'].name} protocol — ${API_PROTOCOL['task-view'].meaning}.`;
 
 const FLAKY_MEANING = 'A flaky verdict: the outcome depended on timing, so the candidate ran twice and the two runs disagreed. It never counts as a pass.';
 
@@ -250,9 +274,11 @@ function summaryTableHtml(conditions: ConditionSummary[], level: string): string
     { label: 'AUROC', num: true, title: 'Uncertainty as a predictor of failure' },
     { label: 'AUPRC', num: true },
     { label: 'ECE', num: true },
-    { label: 'API P', num: true },
-    { label: 'API R', num: true },
-    { label: 'API F1', num: true },
+    { label: 'API P', sub: 'repository', num: true, title: API_PROTOCOL.repository.meaning },
+    { label: 'API R', sub: 'repository', num: true, title: API_PROTOCOL.repository.meaning },
+    { label: 'API F1', sub: 'repository', num: true, title: API_PROTOCOL.repository.meaning },
+    { label: 'API F1', sub: 'task-view', num: true, title: API_PROTOCOL['task-view'].meaning },
+    { label: 'API exact', sub: 'task-view', num: true, title: `Share of tasks whose predicted set equals the truth; ${API_PROTOCOL['task-view'].meaning}` },
     { label: 'Cost', sub: 'USD', num: true },
     { label: 'Tokens', sub: 'in / out', num: true },
   ];
@@ -277,12 +303,14 @@ function summaryTableHtml(conditions: ConditionSummary[], level: string): string
       td(formatRate(c.api?.precision), 'apiPrecision', 'num'),
       td(formatRate(c.api?.recall), 'apiRecall', 'num'),
       td(formatRate(c.api?.f1), 'apiF1', 'num'),
+      td(formatRate(c.apiTaskView?.f1), 'apiTaskViewF1', 'num'),
+      td(formatRate(c.apiTaskView?.exact), 'apiTaskViewExact', 'num'),
       td(formatUsd(c.cost.usd), 'costUsd', 'num'),
       td(`${formatInt(c.cost.inputTokens)}<br><span class="ci">/ ${formatInt(c.cost.outputTokens)}</span>`, 'tokens', 'num'),
     ];
     return `<tr data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${cells.join('')}</tr>`;
   });
-  return table('summary', headers, rows);
+  return `${table('summary', headers, rows)}\n<p class="muted" data-note="api-protocols">${h(API_COLUMNS_NOTE)}</p>`;
 }
 
 function flakyHtml(conditions: ConditionSummary[]): string {
@@ -470,35 +498,52 @@ function chartsHtml(model: ReportModel, name: (r: string, c: string, l: string) 
     if (unscored.length) out.push(`<p class="muted">No scored tasks for: ${unscored.map((c) => h(name(c.runId, c.condition, c.label))).join(', ')}.</p>`);
   }
 
-  // (3) API retrieval
+  // (3) API retrieval: one chart per protocol, each saying its matching and the tasks it is over.
   out.push(`<h3>API-knowledge retrieval</h3>`);
-  const withApi = model.conditions.filter((c) => c.api);
+  const withApi = model.conditions.filter((c) => c.api || c.apiTaskView);
   if (!withApi.length) {
     out.push(
       missing('api-f1', 'No API retrieval scores.', 'No condition has API truth: either no task had a reference with resolvable API calls, or API evidence was off in every condition.'),
     );
   } else {
-    out.push(
-      `<div class="chart-box">${groupedBars({
-        id: 'chart-api-f1',
-        chart: 'api-f1',
-        title: 'API-knowledge retrieval against the reference’s API calls',
-        xLabel: 'Score (mean over tasks with an API truth set, 0–1)',
-        domain: [0, 1],
-        series: [{ label: 'Precision' }, { label: 'Recall' }, { label: 'F1' }],
-        groups: groups.flatMap((g) =>
-          g.conditions
-            .filter((c) => c.api)
-            .map((c) => ({
-              label: `${name(c.runId, c.condition, c.label)} (${c.api!.tasks} tasks)`,
-              section: section(g),
-              values: [{ value: c.api!.precision }, { value: c.api!.recall }, { value: c.api!.f1 }],
-            })),
-        ),
-      })}</div>`,
-    );
-    const without = model.conditions.filter((c) => !c.api);
-    if (without.length) out.push(`<p class="muted">No API truth (or API evidence off) for: ${without.map((c) => h(name(c.runId, c.condition, c.label))).join(', ')}.</p>`);
+    const protocols: { protocol: ApiAggregate['protocol']; chart: string; of: (c: ConditionSummary) => ApiAggregate | null; none: string }[] = [
+      { protocol: 'repository', chart: 'api-f1', of: (c) => c.api, none: 'No task has a non-empty API truth' },
+      { protocol: 'task-view', chart: 'api-f1-task-view', of: (c) => c.apiTaskView, none: 'No task-view scores (results stored before the task-view protocol, or no task view)' },
+    ];
+    for (const pr of protocols) {
+      const meta = API_PROTOCOL[pr.protocol];
+      const scoredHere = model.conditions.filter((c) => pr.of(c));
+      out.push(`<h4 data-api-protocol="${h(pr.protocol)}">${h(`${meta.name} protocol · ${meta.matching}`)}</h4>`);
+      out.push(`<p class="muted">${h(`${meta.name}: ${meta.meaning}.`)}</p>`);
+      if (!scoredHere.length) {
+        out.push(missing(pr.chart, `No ${meta.name}-protocol API scores.`, `${pr.none}.`));
+        continue;
+      }
+      out.push(
+        `<div class="chart-box" data-api-protocol="${h(pr.protocol)}">${groupedBars({
+          id: `chart-${pr.chart}`,
+          chart: pr.chart,
+          title: `API-knowledge retrieval — ${apiProtocolLabel(pr.protocol)} · ${pr.protocol === 'repository' ? 'pool: the whole repository · over tasks with truth' : 'pool: the task’s own view · over all tasks'}`,
+          xLabel: pr.protocol === 'repository' ? 'Score (mean over the tasks with a non-empty API truth, 0–1)' : 'Score (mean over all tasks, empty truths included, 0–1)',
+          domain: [0, 1],
+          series: [{ label: 'Precision' }, { label: 'Recall' }, { label: 'F1' }],
+          groups: groups.flatMap((g) =>
+            g.conditions
+              .filter((c) => pr.of(c))
+              .map((c) => {
+                const a = pr.of(c)!;
+                return {
+                  label: `${name(c.runId, c.condition, c.label)} (${formatInt(a.tasks)} ${pr.protocol === 'repository' ? 'with truth' : 'tasks'})`,
+                  section: section(g),
+                  values: [{ value: a.precision }, { value: a.recall }, { value: a.f1 }],
+                };
+              }),
+          ),
+        })}</div>`,
+      );
+      const without = model.conditions.filter((c) => !pr.of(c));
+      if (without.length) out.push(`<p class="muted">No ${h(meta.name)}-protocol scores for: ${without.map((c) => h(name(c.runId, c.condition, c.label))).join(', ')}.</p>`);
+    }
   }
   return out.join('\n');
 }
@@ -516,7 +561,8 @@ function tasksHtml(model: ReportModel): string {
     { label: 'Repair rounds', num: true },
     { label: 'Recovered' },
     { label: 'Uncertainty', num: true },
-    { label: 'API F1', num: true },
+    { label: 'API F1', sub: 'repository', num: true, title: API_PROTOCOL.repository.meaning },
+    { label: 'API F1', sub: 'task-view', num: true, title: API_PROTOCOL['task-view'].meaning },
     { label: 'Cost', num: true },
     { label: 'Duration', num: true },
     { label: 'Error' },
@@ -536,6 +582,7 @@ function tasksHtml(model: ReportModel): string {
       td(failed ? '' : t.repairRecovered ? 'yes' : 'no', 'repairRecovered'),
       td(failed ? '' : formatRate(t.uncertainty), 'uncertainty', 'num'),
       td(failed ? '' : formatRate(t.apiF1), 'apiF1', 'num'),
+      td(failed ? '' : formatRate(t.apiF1TaskView), 'apiF1TaskView', 'num'),
       td(formatUsd(t.costUsd), 'costUsd', 'num'),
       td(formatMs(t.durationMs), 'durationMs', 'num'),
       td(failed ? h(t.error!) : '', 'error', failed ? 'error' : ''),
@@ -692,7 +739,7 @@ export function renderMarkdown(model: ReportModel): string {
   for (const g of conditionsByRun(model).filter((x) => x.conditions.length)) {
     const ks = passKs(g.conditions);
     out.push(`### Run ${mdCode(g.runId)}${g.run ? ` — ${md(KIND_LABEL[g.run.kind])} · ${md(g.run.backend.label)}` : ''}${isPartial(g.run) ? ' (partial)' : ''}`, '');
-    const headers = ['Condition', 'Family', 'Tasks', 'Failures', 'n', ...ks.map((k) => `Pass@${k} [${level}]`), `Raw Pass@1 [${level}]`, `Selected correct [${level}]`, 'Repair recovered', 'Mean U', 'AUROC', 'AUPRC', 'ECE', 'API P', 'API R', 'API F1', 'Cost', 'Tokens in / out'];
+    const headers = ['Condition', 'Family', 'Tasks', 'Failures', 'n', ...ks.map((k) => `Pass@${k} [${level}]`), `Raw Pass@1 [${level}]`, `Selected correct [${level}]`, 'Repair recovered', 'Mean U', 'AUROC', 'AUPRC', 'ECE', 'API P (repository)', 'API R (repository)', 'API F1 (repository)', 'API F1 (task-view)', 'API exact (task-view)', 'Cost', 'Tokens in / out'];
     const rows = g.conditions.map((c) => [
       `${md(c.label)} (${mdCode(c.condition)})`,
       md(c.family),
@@ -713,10 +760,30 @@ export function renderMarkdown(model: ReportModel): string {
       formatRate(c.api?.precision),
       formatRate(c.api?.recall),
       formatRate(c.api?.f1),
+      formatRate(c.apiTaskView?.f1),
+      formatRate(c.apiTaskView?.exact),
       formatUsd(c.cost.usd),
       `${formatInt(c.cost.inputTokens)} / ${formatInt(c.cost.outputTokens)}`,
     ]);
     out.push(mdTable(headers, rows, headers.map((_, i) => (i < 2 ? 'l' : 'r'))), '');
+    out.push(`_${md(API_COLUMNS_NOTE)}_`, '');
+    const apiRows = g.conditions.flatMap((c) =>
+      ([['repository', c.api], ['task-view', c.apiTaskView]] as const)
+        .filter(([, a]) => a)
+        .map(([p, a]) => [
+          `${md(c.label)} (${mdCode(c.condition)})`,
+          md(apiProtocolLabel(p, a!.tasks)),
+          formatRate(a!.precision),
+          formatRate(a!.recall),
+          formatRate(a!.f1),
+          formatRate(a!.exact),
+          `${formatInt(a!.count.over)} / ${formatInt(a!.count.exact)} / ${formatInt(a!.count.under)}`,
+        ]),
+    );
+    if (apiRows.length) {
+      out.push('**API retrieval by protocol.**', '');
+      out.push(mdTable(['Condition', 'Protocol · matching · tasks', 'P', 'R', 'F1', 'Exact', 'Count over / exact / under'], apiRows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']), '');
+    }
     out.push(`**Flaky verdicts.** ${md(FLAKY_MEANING)}`, '');
     for (const c of g.conditions) {
       const ids = c.flaky.taskIds.map(mdId).join(', ');
@@ -791,7 +858,7 @@ export function renderMarkdown(model: ReportModel): string {
   out.push(`<details><summary>${model.tasks.length} task rows (${model.tasks.filter((t) => t.error).length} failed to run)</summary>`, '');
   out.push(
     mdTable(
-      ['Run', 'Condition', 'Task', 'n', 'c', 'Raw Pass@1', 'Selected', 'Origin', 'Repair rounds', 'Recovered', 'Uncertainty', 'API F1', 'Cost', 'Duration', 'Error'],
+      ['Run', 'Condition', 'Task', 'n', 'c', 'Raw Pass@1', 'Selected', 'Origin', 'Repair rounds', 'Recovered', 'Uncertainty', 'API F1 (repository)', 'API F1 (task-view)', 'Cost', 'Duration', 'Error'],
       model.tasks.map((t) => {
         const f = t.error !== null;
         return [
@@ -807,12 +874,13 @@ export function renderMarkdown(model: ReportModel): string {
           f ? '' : t.repairRecovered ? 'yes' : 'no',
           f ? '' : formatRate(t.uncertainty),
           f ? '' : formatRate(t.apiF1),
+          f ? '' : formatRate(t.apiF1TaskView),
           formatUsd(t.costUsd),
           formatMs(t.durationMs),
           f ? md(t.error!) : '',
         ];
       }),
-      ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'l'],
+      ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'l'],
     ),
     '',
     '</details>',
@@ -868,8 +936,8 @@ const ivHead = (name: string): string[] => [name, `${name}_lo`, `${name}_hi`];
 
 export function renderCsv(model: ReportModel): Record<CsvTable, string> {
   const tasks = csv(
-    ['runId', 'condition', 'taskId', 'n', 'c', 'pass1', 'selectedCorrect', 'selectedOrigin', 'selectedIndex', 'repairRounds', 'repairRecovered', 'uncertainty', 'apiF1', 'costUsd', 'durationMs', 'error'],
-    model.tasks.map((t) => [t.runId, t.condition, t.taskId, t.n, t.c, t.pass1, t.selectedCorrect, t.selectedOrigin, t.selectedIndex, t.repairRounds, t.repairRecovered, t.uncertainty, t.apiF1, t.costUsd, t.durationMs, t.error]),
+    ['runId', 'condition', 'taskId', 'n', 'c', 'pass1', 'selectedCorrect', 'selectedOrigin', 'selectedIndex', 'repairRounds', 'repairRecovered', 'uncertainty', 'apiF1', 'apiF1TaskView', 'costUsd', 'durationMs', 'error'],
+    model.tasks.map((t) => [t.runId, t.condition, t.taskId, t.n, t.c, t.pass1, t.selectedCorrect, t.selectedOrigin, t.selectedIndex, t.repairRounds, t.repairRecovered, t.uncertainty, t.apiF1, t.apiF1TaskView, t.costUsd, t.durationMs, t.error]),
   );
 
   const candidates = csv(
@@ -886,7 +954,9 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       ...ivHead('selectedCorrect'),
       'repairAttempted', 'repairRecovered', 'repairRate',
       'uncertaintyMean', 'auroc', 'auprc', 'ece',
-      'apiTasks', 'apiPrecision', 'apiRecall', 'apiF1', 'apiExact', 'apiCountOver', 'apiCountExact', 'apiCountUnder',
+      // API retrieval: the repository protocol (strict keys, tasks with truth), then the task-view protocol (bare names, all tasks).
+      'apiMatching', 'apiTasks', 'apiPrecision', 'apiRecall', 'apiF1', 'apiExact', 'apiCountOver', 'apiCountExact', 'apiCountUnder',
+      'apiTaskViewMatching', 'apiTaskViewTasks', 'apiTaskViewEmptyTruth', 'apiTaskViewPrecision', 'apiTaskViewRecall', 'apiTaskViewF1', 'apiTaskViewExact', 'apiTaskViewCountOver', 'apiTaskViewCountExact', 'apiTaskViewCountUnder',
       'costUsd', 'inputTokens', 'outputTokens',
       'flakyCandidates', 'candidateVerdicts', 'flakySelected', 'flakyTaskIds',
     ],
@@ -897,7 +967,9 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       ...ivCols(c.selectedCorrect),
       c.repair.attempted, c.repair.recovered, c.repair.rate,
       c.uncertainty.mean, c.uncertainty.auroc, c.uncertainty.auprc, c.uncertainty.ece,
-      c.api?.tasks, c.api?.precision, c.api?.recall, c.api?.f1, c.api?.exact, c.api?.count.over, c.api?.count.exact, c.api?.count.under,
+      c.api?.matching, c.api?.tasks, c.api?.precision, c.api?.recall, c.api?.f1, c.api?.exact, c.api?.count.over, c.api?.count.exact, c.api?.count.under,
+      c.apiTaskView?.matching, c.apiTaskView?.tasks, c.apiTaskView?.emptyTruth, c.apiTaskView?.precision, c.apiTaskView?.recall, c.apiTaskView?.f1, c.apiTaskView?.exact,
+      c.apiTaskView?.count.over, c.apiTaskView?.count.exact, c.apiTaskView?.count.under,
       c.cost.usd, c.cost.inputTokens, c.cost.outputTokens,
       // Task ids may hold spaces and commas, so the list is a JSON array: one field, parsed back unambiguously.
       c.flaky.candidates, c.flaky.candidateVerdicts, c.flaky.selected, JSON.stringify(c.flaky.taskIds),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportModel, crossRunComparisons, factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
-import type { TaskResult } from '../../main/experiment/results.ts';
+import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskResult } from '../../main/experiment/results.ts';
 import type { VerdictStatus } from '../../main/validate/types.ts';
 import { DEFAULT_BOOTSTRAP, passAtK } from '../../main/experiment/stats.ts';
 import { factorialConditions, METHODS } from '../../main/pipeline/methods.ts';
@@ -13,13 +13,51 @@ interface Spec {
   correct: boolean;
   u?: number;
   repaired?: 'recovered' | 'failed';
+  /** Repository-protocol F1 (strict keys, truth of 2 APIs). */
   api?: number;
+  /** Task-view-protocol F1 (bare names); with `emptyTruth`, the score of the empty truth. */
+  taskView?: number;
+  /** The task's API truth is empty (truth 0 under both protocols). */
+  emptyTruth?: boolean;
+  /** Store `api` in the shape of results stored before the two protocols (no items, strict/bare or taskView). */
+  oldShape?: boolean;
   /** Raw candidates (by index, at or past c) whose verdict was flaky. */
   flaky?: number[];
   /** The stored status of the selected output's verdict; absent as in results stored before it was recorded. */
   selectedStatus?: VerdictStatus;
   /** Where the selected output came from (default: repair when the repair recovered, else the candidate). */
   origin?: 'candidate' | 'repair';
+}
+
+const setScore = (f1: number): ApiSetScore => ({ precision: f1 / 2, recall: f1, f1, exact: f1 === 1, count: 'over' });
+
+function protocolScore(f1: number, truth: number, matching: 'strict' | 'bare'): ApiProtocolScore {
+  const set = truth ? setScore(f1) : { precision: f1, recall: f1, f1, exact: f1 === 1, count: f1 === 1 ? ('exact' as const) : ('over' as const) };
+  return {
+    ...set,
+    truth,
+    predicted: truth ? 4 : f1 === 1 ? 0 : 1,
+    matching,
+    strict: set,
+    bare: set,
+    truthFrom: 'reference',
+    items: truth ? [{ key: 'pkg.m:f', title: 'pkg.m.f', status: 'hit', reason: 'step 1, rank 1: kept', u: 0.2, p: null }] : [],
+  };
+}
+
+function apiScore(s: Spec): ApiScore | null {
+  if (s.api === undefined && s.taskView === undefined && !s.emptyTruth) return null;
+  const truth = s.emptyTruth ? 0 : 2;
+  if (s.oldShape) {
+    // What older versions stored: P/R/F1 only (and only for a non-empty truth).
+    return { truth, predicted: 4, ...setScore(s.api ?? 0) } as unknown as ApiScore;
+  }
+  return {
+    ...protocolScore(s.emptyTruth ? 0 : (s.api ?? 0), truth, 'strict'),
+    protocol: 'repository',
+    scope: 'kept',
+    taskView: s.taskView === undefined ? null : protocolScore(s.taskView, truth, 'bare'),
+  };
 }
 
 function result(s: Spec, n = 5): TaskResult {
@@ -33,7 +71,7 @@ function result(s: Spec, n = 5): TaskResult {
       fused: 10,
       fusedBySource: { api: 4, context: 4, similar: 2 },
       sourceUncertainty: { api: 0.3, context: 0.4, similar: 0.5 },
-      api: s.api === undefined ? null : { truth: 2, predicted: 4, precision: s.api / 2, recall: s.api, f1: s.api, exact: s.api === 1, count: 'over' },
+      api: apiScore(s),
       promptEvidenceChars: 100,
     },
     generation: {
@@ -110,9 +148,9 @@ const methods = storedConditions([METHODS['baseline-rag']!, METHODS.opencoder!])
 
 describe('per-condition metrics', () => {
   const run = loaded('r1', 'run', methods, [
-    { task: 't1', cond: 'baseline-rag', c: 0, correct: false, u: 0.9, api: 0.5 },
-    { task: 't2', cond: 'baseline-rag', c: 5, correct: true, u: 0.1, api: 1 },
-    { task: 't3', cond: 'baseline-rag', c: 2, correct: false, u: 0.6 },
+    { task: 't1', cond: 'baseline-rag', c: 0, correct: false, u: 0.9, api: 0.5, taskView: 0.6 },
+    { task: 't2', cond: 'baseline-rag', c: 5, correct: true, u: 0.1, api: 1, taskView: 1 },
+    { task: 't3', cond: 'baseline-rag', c: 2, correct: false, u: 0.6, emptyTruth: true, taskView: 1 },
     { task: 't1', cond: 'opencoder', c: 1, correct: true, u: 0.4, repaired: undefined },
     { task: 't2', cond: 'opencoder', c: 5, correct: true, u: 0.1 },
     { task: 't3', cond: 'opencoder', c: 0, correct: true, u: 0.8, repaired: 'recovered' },
@@ -139,6 +177,44 @@ describe('per-condition metrics', () => {
     const s = summariseCondition(run, methods[1]!, BOOT);
     expect(s.repair).toEqual({ attempted: 1, recovered: 1, rate: 1 });
     expect(s.api).toBeNull();
+    expect(s.apiTaskView).toBeNull();
+  });
+
+  it('API retrieval per protocol: repository over tasks with truth (strict), task-view over all tasks (bare)', () => {
+    const s = summariseCondition(run, methods[0]!, BOOT);
+    // t3 has an empty truth: out of the repository figure, in the task-view one (empty prediction = perfect).
+    expect(s.api).toMatchObject({ protocol: 'repository', matching: 'strict', over: 'tasks-with-truth', tasks: 2, emptyTruth: 0, f1: 0.75, exact: 0.5 });
+    expect(s.api!.count).toEqual({ over: 2, exact: 0, under: 0 });
+    expect(s.apiTaskView).toMatchObject({ protocol: 'task-view', matching: 'bare', over: 'all-tasks', tasks: 3, emptyTruth: 1 });
+    expect(s.apiTaskView!.f1).toBeCloseTo((0.6 + 1 + 1) / 3, 12);
+    expect(s.apiTaskView!.recall).toBeCloseTo((0.6 + 1 + 1) / 3, 12);
+    expect(s.apiTaskView!.precision).toBeCloseTo((0.3 + 0.5 + 1) / 3, 12);
+    expect(s.apiTaskView!.exact).toBeCloseTo(2 / 3, 12);
+    expect(s.apiTaskView!.count).toEqual({ over: 2, exact: 1, under: 0 });
+    const model = buildReportModel([run], { tool: { name: 'opencoder', version: 't' }, bootstrap: BOOT });
+    const rows = Object.fromEntries(model.tasks.filter((t) => t.condition === 'baseline-rag').map((t) => [t.taskId, [t.apiF1, t.apiF1TaskView]]));
+    expect(rows).toEqual({ t1: [0.5, 0.6], t2: [1, 1], t3: [null, 1] });
+    expect(model.tasks.filter((t) => t.condition === 'opencoder').every((t) => t.apiF1 === null && t.apiF1TaskView === null)).toBe(true);
+  });
+
+  it('tolerates API scores stored before the two protocols: repository figures as before, no task-view figure', () => {
+    const old = loaded('r-old', 'run', methods, [
+      { task: 't1', cond: 'baseline-rag', c: 0, correct: false, api: 0.5, oldShape: true },
+      { task: 't2', cond: 'baseline-rag', c: 5, correct: true, api: 1, oldShape: true },
+      { task: 't3', cond: 'baseline-rag', c: 2, correct: false },
+      { task: 't1', cond: 'opencoder', c: 1, correct: true },
+    ]);
+    expect(old.results[0]!.retrieval.api).not.toHaveProperty('taskView');
+    expect(old.results[0]!.retrieval.api).not.toHaveProperty('items');
+    const s = summariseCondition(old, methods[0]!, BOOT);
+    expect(s.api).toMatchObject({ protocol: 'repository', matching: 'strict', tasks: 2, f1: 0.75, exact: 0.5 });
+    expect(s.apiTaskView).toBeNull();
+    const model = buildReportModel([old], { tool: { name: 'opencoder', version: 't' }, bootstrap: BOOT });
+    expect(model.tasks.filter((t) => t.condition === 'baseline-rag').map((t) => [t.apiF1, t.apiF1TaskView])).toEqual([
+      [0.5, null],
+      [1, null],
+      [null, null],
+    ]);
   });
 
   it('comparisons are paired by task: W/L/T, exact McNemar, paired differences', () => {

@@ -13,7 +13,7 @@ import {
   writeReport,
 } from '../../main/experiment/report.ts';
 import type { ReportModel } from '../../main/experiment/report-model.ts';
-import { buildReportFixture, FLAKY_PLANTED, HOSTILE_ERROR, HOSTILE_NOTE, HOSTILE_TASK_ID } from '../helpers/report-fixture.ts';
+import { buildReportFixture, EMPTY_TRUTH_TASK, FLAKY_PLANTED, HOSTILE_ERROR, HOSTILE_NOTE, HOSTILE_TASK_ID } from '../helpers/report-fixture.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const CHARTS = ['factorial-effects', 'pass-at-k', 'uncertainty-vs-correctness', 'api-f1'] as const;
@@ -192,6 +192,40 @@ describe('renderHtml', () => {
     expect(bare).toContain('data-chart="pass-at-k"');
   });
 
+  it('shows API retrieval under both protocols, each with its matching and the tasks it is over', () => {
+    const svg = (chart: string) => html.match(new RegExp(`<svg [^>]*data-chart="${chart}"[\\s\\S]*?</svg>`))?.[0] ?? '';
+    const repo = svg('api-f1');
+    const view = svg('api-f1-task-view');
+    expect(repo).toContain('API-knowledge retrieval — repository · strict keys · pool: the whole repository · over tasks with truth');
+    expect(view).toContain('API-knowledge retrieval — task-view · bare names · pool: the task’s own view · over all tasks');
+    expect((view.match(/class="mark[ "]/g) ?? []).length).toBeGreaterThanOrEqual(5);
+    expect(repo).toContain('Score (mean over the tasks with a non-empty API truth, 0–1)');
+    expect(view).toContain('Score (mean over all tasks, empty truths included, 0–1)');
+    for (const c of model.conditions) {
+      if (c.api) expect(repo, c.condition).toContain(`${c.label} (${c.api.tasks} with truth)`);
+      if (c.apiTaskView) expect(view, c.condition).toContain(`${c.label} (${c.apiTaskView.tasks} tasks)`);
+    }
+    // The task with an empty truth counts only under the task-view protocol.
+    const oc = model.conditions.find((c) => c.condition === 'opencoder')!;
+    expect([oc.api!.tasks, oc.apiTaskView!.tasks, oc.apiTaskView!.emptyTruth]).toEqual([5, 6, 1]);
+    expect(model.tasks.find((t) => t.condition === 'opencoder' && t.taskId === EMPTY_TRUTH_TASK)).toMatchObject({ apiF1: null, apiF1TaskView: 1 });
+    expect(html).toContain('<h4 data-api-protocol="repository">repository protocol · strict keys</h4>');
+    expect(html).toContain('<h4 data-api-protocol="task-view">task-view protocol · bare names</h4>');
+    expect(html).toContain('data-note="api-protocols"');
+    // Results stored before the task-view protocol: the repository chart stays, the task-view one says why it is missing.
+    const old = renderHtml({ ...model, conditions: model.conditions.map((c) => ({ ...c, apiTaskView: null })) });
+    expect(old).toContain('data-chart="api-f1"');
+    expect(old).not.toContain('data-chart="api-f1-task-view"');
+    expect(old).toContain('data-chart-missing="api-f1-task-view"');
+    expect(old).not.toContain('data-chart-missing="api-f1"');
+    // Markdown names the protocol of every API figure.
+    const md = renderMarkdown(model);
+    expect(md).toContain('API F1 (repository)');
+    expect(md).toContain('API F1 (task-view)');
+    expect(md).toContain(`| OpenCoder (uncertainty-aware) (\`opencoder\`) | repository · strict keys · 5 tasks with truth | ${formatRate(oc.api!.precision)} |`);
+    expect(md).toContain(`| OpenCoder (uncertainty-aware) (\`opencoder\`) | task-view · bare names · 6 tasks | ${formatRate(oc.apiTaskView!.precision)} |`);
+  });
+
   it('renders an empty model in every format without throwing', () => {
     const empty: ReportModel = {
       ...model,
@@ -301,6 +335,10 @@ describe('HTML tables are reproduced from the JSON and CSV exports', () => {
       expect(row.cells.uncertaintyMean).toBe(round3(meanOf(ok.map((t) => Number(t.uncertainty)))));
       const f1s = ok.filter((t) => t.apiF1 !== '').map((t) => Number(t.apiF1));
       expect(row.cells.apiF1).toBe(f1s.length ? round3(meanOf(f1s)) : 'n/a');
+      const viewF1s = ok.filter((t) => t.apiF1TaskView !== '').map((t) => Number(t.apiF1TaskView));
+      expect(row.cells.apiTaskViewF1).toBe(viewF1s.length ? round3(meanOf(viewF1s)) : 'n/a');
+      expect(row.cells.apiTaskViewF1).toBe(c.apiTaskViewF1 === '' ? 'n/a' : round3(Number(c.apiTaskViewF1)));
+      expect(row.cells.apiTaskViewExact).toBe(c.apiTaskViewExact === '' ? 'n/a' : round3(Number(c.apiTaskViewExact)));
       const costs = ok.filter((t) => t.costUsd !== '').map((t) => Number(t.costUsd));
       expect(row.cells.costUsd).toBe(costs.length ? `$${costs.reduce((a, b) => a + b, 0).toFixed(4)}` : 'n/a');
       const attempted = ok.filter((t) => Number(t.repairRounds) > 0).length;
@@ -414,6 +452,9 @@ describe('renderCsv', () => {
       expect(r.selectedCorrect).toBe(expected(c.selectedCorrect.estimate));
       expect(r.auroc).toBe(expected(c.uncertainty.auroc));
       expect(r.apiF1).toBe(expected(c.api?.f1));
+      expect([r.apiMatching, r.apiTasks]).toEqual([expected(c.api?.matching), expected(c.api?.tasks)]);
+      expect([r.apiTaskViewMatching, r.apiTaskViewTasks, r.apiTaskViewEmptyTruth]).toEqual([expected(c.apiTaskView?.matching), expected(c.apiTaskView?.tasks), expected(c.apiTaskView?.emptyTruth)]);
+      expect([r.apiTaskViewF1, r.apiTaskViewExact]).toEqual([expected(c.apiTaskView?.f1), expected(c.apiTaskView?.exact)]);
       expect(r.costUsd).toBe(expected(c.cost.usd));
       expect(r.repairRate).toBe(expected(c.repair.rate));
     });

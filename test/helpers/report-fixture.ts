@@ -23,6 +23,9 @@ export const HOSTILE_TASK_ID = 't<1>&"x"';
 export const HOSTILE_ERROR = 'sandbox: killed after 30000 ms; stderr: </td><script>alert("pwn")</script> & more';
 export const HOSTILE_NOTE = 'Holm adjustment within each family, <b>not</b> across "families" & runs.';
 
+/** The task with an empty API truth: scored only under the task-view protocol. */
+export const EMPTY_TRUTH_TASK = 'repo-b/lru-cache';
+
 export const TASK_IDS = ['repo-a/fmt_date', 'repo-a/parse-args', 'repo-b/lru-cache', 'repo-b/retry, backoff', 'repo-c/json "merge"', HOSTILE_TASK_ID];
 
 /**
@@ -202,7 +205,11 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
     });
   }
 
-  const apiScores = new Map<string, { precision: number; recall: number; f1: number; exact: boolean; count: 'over' | 'exact' | 'under' }>();
+  type SetScore = { truth: number; precision: number; recall: number; f1: number; exact: boolean; count: 'over' | 'exact' | 'under' };
+  /** Repository protocol (strict keys): only tasks whose truth is non-empty. */
+  const apiScores = new Map<string, SetScore>();
+  /** Task-view protocol (bare names): every task, empty truths included. */
+  const taskViewScores = new Map<string, SetScore>();
   const tokens = new Map<string, [number, number]>();
 
   const simulate = (runId: string, spec: CondSpec, costed: boolean) => {
@@ -213,7 +220,7 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       if (runId.startsWith('abl') && spec.id === 'f111' && taskId === 'repo-c/json "merge"') {
         tasks.push({
           runId, condition: spec.id, taskId, n: 0, c: 0, pass1: Number.NaN, selectedCorrect: false, selectedOrigin: 'candidate', selectedIndex: null,
-          repairRounds: 0, repairRecovered: false, uncertainty: Number.NaN, apiF1: null, costUsd: null, durationMs, error: HOSTILE_ERROR,
+          repairRounds: 0, repairRecovered: false, uncertainty: Number.NaN, apiF1: null, apiF1TaskView: null, costUsd: null, durationMs, error: HOSTILE_ERROR,
         });
         continue;
       }
@@ -258,18 +265,35 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       }
       const uncertainty = clamp(0.12 + 0.72 * (1 - c / N) + (rnd() - 0.5) * 0.3, 0.01, 0.99);
       let apiF1: number | null = null;
+      let apiF1TaskView: number | null = null;
       if (withApi && spec.apiEvidence) {
         const precision = clamp(0.55 + 0.4 * rnd(), 0, 1);
         const recall = clamp(0.5 + 0.45 * rnd(), 0, 1);
-        apiF1 = (2 * precision * recall) / (precision + recall);
-        apiScores.set(`${runId}|${spec.id}|${taskId}`, { precision, recall, f1: apiF1, exact: rnd() < 0.2, count: (['over', 'exact', 'under'] as const)[Math.floor(rnd() * 3)]! });
+        const f1 = (2 * precision * recall) / (precision + recall);
+        const exact = rnd() < 0.2;
+        const count = (['over', 'exact', 'under'] as const)[Math.floor(rnd() * 3)]!;
+        const key = `${runId}|${spec.id}|${taskId}`;
+        // One task has no API truth: the repository protocol leaves it out, the task-view protocol scores it (an
+        // empty prediction of an empty truth is perfect). Task-view scores derive from the drawn ones, so the
+        // random stream is the same as before the two protocols.
+        if (taskId === EMPTY_TRUTH_TASK) {
+          taskViewScores.set(key, { truth: 0, precision: 1, recall: 1, f1: 1, exact: true, count: 'exact' });
+          apiF1TaskView = 1;
+        } else {
+          apiF1 = f1;
+          apiScores.set(key, { truth: 3, precision, recall, f1, exact, count });
+          const tp = clamp(precision + 0.05, 0, 1);
+          const tr = clamp(recall + 0.1, 0, 1);
+          apiF1TaskView = (2 * tp * tr) / (tp + tr);
+          taskViewScores.set(key, { truth: 3, precision: tp, recall: tr, f1: apiF1TaskView, exact, count });
+        }
       }
       const inTok = Math.round(1500 + rnd() * 4000) * N;
       const outTok = Math.round(200 + rnd() * 600) * N;
       tokens.set(`${runId}|${spec.id}|${taskId}`, [inTok, outTok]);
       tasks.push({
         runId, condition: spec.id, taskId, n: N, c, pass1: c / N, selectedCorrect, selectedOrigin, selectedIndex, repairRounds, repairRecovered,
-        uncertainty, apiF1, costUsd: costed ? Math.round((inTok * 0.15e-6 + outTok * 0.6e-6) * 1e6) / 1e6 : null, durationMs, error: null,
+        uncertainty, apiF1, apiF1TaskView, costUsd: costed ? Math.round((inTok * 0.15e-6 + outTok * 0.6e-6) * 1e6) / 1e6 : null, durationMs, error: null,
       });
     }
   };
@@ -284,6 +308,22 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
     const u = ok.map((t) => t.uncertainty);
     const cal = ece(u, fails, 10);
     const api = ok.map((t) => apiScores.get(`${runId}|${spec.id}|${t.taskId}`)).filter((x) => x !== undefined);
+    const view = ok.map((t) => taskViewScores.get(`${runId}|${spec.id}|${t.taskId}`)).filter((x) => x !== undefined);
+    const aggregate = (xs: SetScore[], protocol: 'repository' | 'task-view') =>
+      xs.length
+        ? {
+            protocol,
+            matching: protocol === 'repository' ? ('strict' as const) : ('bare' as const),
+            over: protocol === 'repository' ? ('tasks-with-truth' as const) : ('all-tasks' as const),
+            tasks: xs.length,
+            emptyTruth: xs.filter((a) => a.truth === 0).length,
+            precision: mean(xs.map((a) => a.precision)),
+            recall: mean(xs.map((a) => a.recall)),
+            f1: mean(xs.map((a) => a.f1)),
+            exact: mean(xs.map((a) => (a.exact ? 1 : 0))),
+            count: { over: xs.filter((a) => a.count === 'over').length, exact: xs.filter((a) => a.count === 'exact').length, under: xs.filter((a) => a.count === 'under').length },
+          }
+        : null;
     const attempted = ok.filter((t) => t.repairRounds > 0).length;
     const recovered = ok.filter((t) => t.repairRecovered).length;
     const costs = ok.map((t) => t.costUsd).filter((x): x is number => x !== null);
@@ -304,16 +344,8 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       selectedCorrect: bootstrap(ok.map((t) => (t.selectedCorrect ? 1 : 0)), rnd),
       repair: { attempted, recovered, rate: attempted ? recovered / attempted : null },
       uncertainty: { mean: mean(u), auroc: auroc(u, fails), auprc: auprc(u, fails), ece: cal.ece, bins: cal.bins },
-      api: api.length
-        ? {
-            tasks: api.length,
-            precision: mean(api.map((a) => a.precision)),
-            recall: mean(api.map((a) => a.recall)),
-            f1: mean(api.map((a) => a.f1)),
-            exact: mean(api.map((a) => (a.exact ? 1 : 0))),
-            count: { over: api.filter((a) => a.count === 'over').length, exact: api.filter((a) => a.count === 'exact').length, under: api.filter((a) => a.count === 'under').length },
-          }
-        : null,
+      api: aggregate(api, 'repository'),
+      apiTaskView: aggregate(view, 'task-view'),
       cost: { usd: costs.length ? costs.reduce((a, b) => a + b, 0) : null, inputTokens: tok.reduce((a, b) => a + b[0], 0), outputTokens: tok.reduce((a, b) => a + b[1], 0) },
       flaky: {
         candidates: flakyCands.length,

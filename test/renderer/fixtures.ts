@@ -24,6 +24,44 @@ export const EVIDENCE: EvidenceRow[] = [
   ev({ key: 'unit:9', source: 'similar', step: 1, rank: 0, title: 'pkg.pricing.apply_rule', gamma: 0.07, kept: false, reason: 'outside the fused top 3', fusedRank: null }),
 ];
 
+const set = (precision: number, recall: number, f1: number, count: 'over' | 'exact' | 'under') => ({ precision, recall, f1, exact: false, count });
+
+/**
+ * API retrieval under both protocols: the repository one (strict keys) finds one of the two APIs of the truth and
+ * two extras; the task-view one (bare names) finds the same hit and one extra. Every row has its reason.
+ */
+export const API_SCORE: NonNullable<TaskResult['retrieval']['api']> = {
+  ...set(0.33, 0.5, 0.4, 'over'),
+  truth: 2,
+  predicted: 3,
+  matching: 'strict',
+  strict: set(0.33, 0.5, 0.4, 'over'),
+  bare: set(0.33, 0.5, 0.4, 'over'),
+  truthFrom: 'reference',
+  protocol: 'repository',
+  scope: 'kept',
+  items: [
+    { key: 'pkg.money:Money.amount', title: 'pkg.money.Money.amount', status: 'hit', reason: 'step 1, rank 1: kept: fused rank 1', u: 0.3, p: null },
+    { key: 'pkg.pricing:add_tax', title: 'pkg.pricing.add_tax', status: 'extra', reason: 'step 1, rank 2: duplicate of the same item found by similar in step 1 with higher γ', u: 0.3, p: null },
+    { key: 'pkg.pricing:apply_rule', title: 'pkg.pricing.apply_rule', status: 'extra', reason: 'predicted', u: null, p: null },
+    { key: 'pkg.money:Money.__sub__', title: 'pkg.money.Money.__sub__', status: 'miss', reason: "not retrieved in any step (truth from the reference's uses)", u: null, p: null },
+  ],
+  taskView: {
+    ...set(0.5, 0.5, 0.5, 'exact'),
+    truth: 2,
+    predicted: 2,
+    matching: 'bare',
+    strict: set(0.5, 0.5, 0.5, 'exact'),
+    bare: set(0.5, 0.5, 0.5, 'exact'),
+    truthFrom: 'reference',
+    items: [
+      { key: 'pkg.money:Money.amount', title: 'pkg.money.Money.amount', status: 'hit', reason: 'step 1, rank 1: selected by the API selector', u: 0.25, p: 0.81 },
+      { key: 'pkg.money:_round', title: 'pkg.money._round', status: 'extra', reason: 'step 1, rank 3: selected by the API selector', u: 0.4, p: 0.55 },
+      { key: 'pkg.money:Money.__sub__', title: 'pkg.money.Money.__sub__', status: 'miss', reason: 'retrieved but dropped — step 2, rank 4: below the selector threshold', u: 0.62, p: 0.21 },
+    ],
+  },
+};
+
 const code0 = 'def apply_discount(amount, percent):\n    return amount\n';
 const repair1 = 'def apply_discount(amount, percent):\n    rate = percent / 100\n    return amount * (1 - rate)\n';
 const repair2 = 'def apply_discount(amount, percent):\n    if not 0 <= percent <= 100:\n        raise ValueError(percent)\n    rate = percent / 100\n    return amount * (1 - rate)\n';
@@ -39,7 +77,7 @@ export function taskResult(over: Partial<TaskResult> = {}): TaskResult {
       fused: 3,
       fusedBySource: { api: 1, context: 1, similar: 1 },
       sourceUncertainty: { api: 0.27, context: 0.39, similar: 0.35 },
-      api: { truth: 2, predicted: 3, precision: 0.33, recall: 0.5, f1: 0.4, exact: false, count: 'over' },
+      api: API_SCORE,
       promptEvidenceChars: 1200,
     },
     generation: {

@@ -58,6 +58,7 @@ function modelFor(runId: string, conditions: string[]): ReportModel {
       repairRecovered: false,
       uncertainty: 0.5,
       apiF1: null,
+      apiF1TaskView: null,
       costUsd: 0,
       durationMs: 10,
       error: null,

@@ -383,7 +383,12 @@ function Summary({ model }: { model: ReportModel }) {
               <th className="num">Mean uncert.</th>
               <th className="num">ECE</th>
               <th className="num">AUROC</th>
-              <th className="num">API F1</th>
+              <th className="num" title="Repository protocol: discovery in the whole repository, strict module:qualname keys, mean over the tasks with a non-empty truth">
+                API F1 <span className="muted small">repository · strict</span>
+              </th>
+              <th className="num" title="Task-view protocol (RQ4): the task’s own view is the pool, bare names, mean over all tasks, empty truths included">
+                API F1 / exact <span className="muted small">task-view · bare</span>
+              </th>
               <th className="num">Cost</th>
             </tr>
           </thead>
@@ -404,7 +409,14 @@ function Summary({ model }: { model: ReportModel }) {
                 <td className="num">{num(c.uncertainty.mean)}</td>
                 <td className="num">{num(c.uncertainty.ece)}</td>
                 <td className="num">{num(c.uncertainty.auroc)}</td>
-                <td className="num">{c.api ? num(c.api.f1) : '—'}</td>
+                <td className="num" data-testid="api-f1-repository" title={c.api ? `${c.api.tasks} tasks with truth` : undefined}>
+                  {c.api ? num(c.api.f1) : '—'}
+                  {c.api ? <span className="muted small"> ({c.api.tasks})</span> : null}
+                </td>
+                <td className="num" data-testid="api-f1-task-view" title={c.apiTaskView ? `${c.apiTaskView.tasks} tasks (${c.apiTaskView.emptyTruth} with an empty truth)` : undefined}>
+                  {c.apiTaskView ? `${num(c.apiTaskView.f1)} / ${num(c.apiTaskView.exact)}` : '—'}
+                  {c.apiTaskView ? <span className="muted small"> ({c.apiTaskView.tasks})</span> : null}
+                </td>
                 <td className="num">{usd(c.cost.usd)}</td>
               </tr>
             ))}
@@ -521,7 +533,8 @@ function TasksTable({ model }: { model: ReportModel }) {
               <span className="num">c / n</span>
               <span className="num">Pass@1</span>
               <span className="num">Uncert.</span>
-              <span className="num">API F1</span>
+              <span className="num" title="API F1, repository protocol (strict keys; — when the truth is empty)">API F1 repo</span>
+              <span className="num" title="API F1, task-view protocol (bare names; all tasks)">API F1 view</span>
               <span className="num">Repairs</span>
               <span className="num">Time</span>
             </div>
@@ -543,6 +556,7 @@ function TasksTable({ model }: { model: ReportModel }) {
               <span className="num">{t.error ? '—' : num(t.pass1, 2)}</span>
               <span className="num">{t.error ? '—' : num(t.uncertainty, 2)}</span>
               <span className="num">{num(t.apiF1, 2)}</span>
+              <span className="num">{num(t.apiF1TaskView, 2)}</span>
               <span className="num">{t.repairRounds || '—'}</span>
               <span className="num small">{duration(t.durationMs)}</span>
             </button>

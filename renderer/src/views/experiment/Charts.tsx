@@ -215,9 +215,26 @@ export function CalibrationChart({ model }: { model: ReportModel }) {
   );
 }
 
+type ApiAggregate = NonNullable<ConditionSummary['api']>;
+type ApiProtocol = 'repository' | 'task-view';
+
+/** What each API-retrieval protocol is and matches (docs/api-retrieval.md), as the chart captions say it. */
+export const API_PROTOCOLS: Record<ApiProtocol, { label: string; matching: string; over: string; pool: string; of: (c: ConditionSummary) => ApiAggregate | null }> = {
+  repository: { label: 'repository', matching: 'strict keys', over: 'tasks with truth', pool: 'discovery in the whole repository, strict module:qualname keys', of: (c) => c.api ?? null },
+  'task-view': { label: 'task-view', matching: 'bare names', over: 'tasks', pool: 'the task’s own view is the API pool (RQ4), bare names case-insensitive, empty truths included', of: (c) => c.apiTaskView ?? null },
+};
+
+/** `42 tasks with truth`, or `40–42 tasks with truth per condition` when the conditions differ. */
+function tasksOver(counts: number[], over: string): string {
+  const lo = Math.min(...counts);
+  const hi = Math.max(...counts);
+  return lo === hi ? `${lo} ${over}` : `${lo}–${hi} ${over} per condition`;
+}
+
+/** API-knowledge retrieval, one chart per protocol, each captioned with its matching and the tasks it is over. */
 export function ApiChart({ model }: { model: ReportModel }) {
-  const data = model.conditions.filter((c) => c.api).map((c) => ({ name: condName(model, c), precision: c.api!.precision, recall: c.api!.recall, f1: c.api!.f1, tasks: c.api!.tasks }));
-  if (!data.length) {
+  const any = model.conditions.some((c) => c.api || c.apiTaskView);
+  if (!any) {
     return (
       <Empty title="No API-retrieval scores" testId="api-empty">
         Needs tasks with a reference solution and API evidence switched on.
@@ -225,14 +242,44 @@ export function ApiChart({ model }: { model: ReportModel }) {
     );
   }
   return (
-    <ChartFrame testId="chart-api" title="API-knowledge retrieval" subtitle="API evidence after refinement vs the repository APIs the reference calls">
+    <>
+      <ApiProtocolChart model={model} protocol="repository" />
+      <ApiProtocolChart model={model} protocol="task-view" />
+    </>
+  );
+}
+
+function ApiProtocolChart({ model, protocol }: { model: ReportModel; protocol: ApiProtocol }) {
+  const meta = API_PROTOCOLS[protocol];
+  const testId = protocol === 'repository' ? 'chart-api' : 'chart-api-task-view';
+  const data = model.conditions.flatMap((c) => {
+    const a = meta.of(c);
+    return a ? [{ name: condName(model, c), precision: a.precision, recall: a.recall, f1: a.f1, exact: a.exact, tasks: a.tasks }] : [];
+  });
+  if (!data.length) {
+    return (
+      <Empty title={`No ${meta.label}-protocol API scores`} testId={`${testId}-empty`}>
+        {protocol === 'repository' ? 'No task has a non-empty API truth.' : 'No task has a task-view score (results stored before the task-view protocol).'}
+      </Empty>
+    );
+  }
+  const label = `${meta.label} · ${meta.matching} · ${tasksOver(data.map((d) => d.tasks), meta.over)}`;
+  return (
+    <ChartFrame testId={testId} title={`API retrieval — ${meta.label} protocol`} subtitle={`${label} · ${meta.pool}`}>
       <BarChart data={data} margin={{ top: 14, right: 16, bottom: 4, left: data.length > 4 ? 56 : 16 }}>
         <CartesianGrid stroke={GRID} vertical={false} />
         <XAxis {...categoryAxis(data.map((d) => d.name))} />
         <YAxis domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={48}>
-          <Label value="score (0–1)" angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
+          <Label value={`score (0–1, mean over ${meta.over})`} angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
         </YAxis>
-        <Tooltip contentStyle={tooltipStyle} formatter={(v) => num(v as number)} />
+        <Tooltip
+          contentStyle={tooltipStyle}
+          formatter={(v) => num(v as number)}
+          labelFormatter={(name) => {
+            const d = data.find((x) => x.name === name);
+            return d ? `${name} · ${meta.label} · ${meta.matching} · ${d.tasks} ${meta.over} · exact ${num(d.exact)}` : String(name);
+          }}
+        />
         <Legend verticalAlign="bottom" wrapperStyle={LEGEND} />
         <Bar dataKey="precision" name="precision" fill="#9db0e8" isAnimationActive={false} />
         <Bar dataKey="recall" name="recall" fill="#6f8bd8" isAnimationActive={false} />

@@ -6,13 +6,14 @@ import { SOURCES, type TaskResult, type Sources } from '../../api/contract.ts';
 import { Badge, Collapsible, Empty, Stats, TabPanel, Tabs } from '../../components/ui.tsx';
 import { duration, int, num, usd } from '../../lib/format.ts';
 import { SOURCE_META } from '../../lib/sources.ts';
+import { ApiSet, protocolF1 } from './ApiSet.tsx';
 import { Candidates } from './Candidates.tsx';
 import { Decomposition } from './Decomposition.tsx';
 import { EvidenceFusion } from './EvidenceFusion.tsx';
 import { Repairs } from './Repairs.tsx';
 import { UncertaintyTrace } from './UncertaintyTrace.tsx';
 
-type Tab = 'decomposition' | 'evidence' | 'uncertainty' | 'prompt' | 'candidates' | 'repairs';
+type Tab = 'decomposition' | 'evidence' | 'api' | 'uncertainty' | 'prompt' | 'candidates' | 'repairs';
 
 export function ResultView({ results, sources, methodLabel }: { results: TaskResult[]; sources?: Sources; methodLabel?: (id: string) => string }) {
   const [cond, setCond] = useState(results[0]?.condition ?? '');
@@ -75,7 +76,18 @@ export function ResultView({ results, sources, methodLabel }: { results: TaskRes
               ),
               testId: 'stat-fused',
             },
-            { label: 'API F1', value: result.retrieval.api ? num(result.retrieval.api.f1) : '—', hint: 'API evidence vs the APIs the reference calls' },
+            {
+              label: 'API F1 repository',
+              value: num(protocolF1(result.retrieval.api, 'repository')),
+              hint: 'Repository protocol: API evidence kept by the run vs the truth, strict module:qualname keys (— : no truth, or not scored)',
+              testId: 'stat-api-repository',
+            },
+            {
+              label: 'API F1 task-view',
+              value: num(protocolF1(result.retrieval.api, 'task-view')),
+              hint: 'Task-view protocol: the task’s own view as the pool, bare names (an empty prediction of an empty truth scores 1)',
+              testId: 'stat-api-task-view',
+            },
             { label: 'Model', value: <span className="small ellipsis block" title={result.generation.backend}>{result.generation.model || result.generation.backend}</span> },
             { label: 'Tokens in/out', value: `${int(result.generation.inputTokens)} / ${int(result.generation.outputTokens)}` },
             { label: 'Cost', value: usd(result.generation.costUsd) },
@@ -98,6 +110,7 @@ export function ResultView({ results, sources, methodLabel }: { results: TaskRes
         items={[
           { id: 'decomposition', label: `Decomposition (${result.retrieval.steps})`, testId: 'tab-decomposition' },
           { id: 'evidence', label: 'Evidence fusion', testId: 'tab-evidence' },
+          { id: 'api', label: 'API set', testId: 'tab-api' },
           { id: 'uncertainty', label: 'Uncertainty', testId: 'tab-uncertainty' },
           { id: 'prompt', label: 'Prompt', testId: 'tab-prompt' },
           { id: 'candidates', label: `Candidates (${result.c}/${result.n})`, testId: 'tab-candidates' },
@@ -109,6 +122,8 @@ export function ResultView({ results, sources, methodLabel }: { results: TaskRes
           result.detail ? <Decomposition steps={result.detail.steps} method={result.retrieval.decomposition} /> : <NoDetail />
         ) : tab === 'evidence' ? (
           result.detail ? <EvidenceFusion detail={result.detail} sourceUncertainty={result.retrieval.sourceUncertainty} sourcesOn={sourcesOn} /> : <NoDetail />
+        ) : tab === 'api' ? (
+          <ApiSet result={result} />
         ) : tab === 'uncertainty' ? (
           <UncertaintyTrace result={result} />
         ) : tab === 'prompt' ? (

@@ -1,13 +1,16 @@
-// Turns parsed units into API-knowledge entries: one per class, function and method.
-import type { ApiEntry, ExtractedUnit, Language, Param, ParseResult } from './types.ts';
+// Turns parsed units and values into API-knowledge entries: one per class, function and method, and
+// one per Python module constant and class attribute.
+import type { ApiEntry, ExtractedUnit, ExtractedValue, Language, Param, ParseResult } from './types.ts';
 
 /** Longest description kept; very long docstrings would drown the signature in the embedding. */
 const MAX_DESCRIPTION = 2000;
 const MAX_LISTED_METHODS = 25;
+const MAX_VALUE_SIGNATURE = 200;
 
 /**
- * One entry per function, method and class of a parse result. Module units and functions local to
- * other functions (`f.<locals>.g`) are left out; `_private` names are kept.
+ * One entry per function, method and class of a parse result, then one per module constant and class
+ * attribute (`values`). Module units and definitions local to functions (`f.<locals>.g`) are left
+ * out; `_private` names are kept.
  *
  * A class whose `__init__` (Python) or `constructor` (TS/JS) is known gets a signature of the form
  * `class Foo(Base); Foo(a, b=1)`: its own header, then how it is called (Python's `self` dropped).
@@ -48,9 +51,43 @@ export function buildApiEntries(result: ParseResult): ApiEntry[] {
       descriptionSource: doc ? 'docstring' : 'signature',
       // TS overloads say more about accepted arguments than the implementation signature does
       text: [fullName, ...(u.overloads ?? []), signature, description].join('\n'),
+      startLine: u.startLine,
+      endLine: u.endLine,
     });
   }
+  for (const v of result.values) {
+    if (v.qualname.includes('<locals>')) continue;
+    out.push(valueEntry(v, result));
+  }
   return out;
+}
+
+/** `LIMIT = 3` → an entry of kind constant; `Config.timeout: float = 1.0` → kind attribute. */
+function valueEntry(v: ExtractedValue, result: ParseResult): ApiEntry {
+  const fullName = result.module ? `${result.module}.${v.qualname}` : v.qualname;
+  // The assignment's first line, whitespace collapsed; a cut (more lines, or a long line) is marked.
+  const nl = v.text.indexOf('\n');
+  let signature = (nl < 0 ? v.text : v.text.slice(0, nl)).replace(/\s+/g, ' ').trim();
+  if (signature.length > MAX_VALUE_SIGNATURE) signature = signature.slice(0, MAX_VALUE_SIGNATURE - 2).trimEnd() + ' …';
+  else if (nl >= 0) signature += ' …';
+  const words = nameWords(v.name);
+  const named = words && words !== v.name.toLowerCase() ? `${v.name} (${words})` : v.name;
+  const where = result.module ? ` in module ${result.module}` : '';
+  const description =
+    v.kind === 'attribute' ? `Attribute ${named} of class ${v.owner}${where}.` : `Constant ${named} of module ${result.module}.`;
+  return {
+    qualname: v.qualname,
+    name: v.name,
+    module: result.module,
+    owner: v.owner,
+    kind: v.kind,
+    signature,
+    description,
+    descriptionSource: 'signature',
+    text: [fullName, v.text, description].join('\n'),
+    startLine: v.startLine,
+    endLine: v.endLine,
+  };
 }
 
 /** Parameters a caller passes: Python methods lose their bound first parameter (`self`/`cls`). */

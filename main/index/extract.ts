@@ -6,6 +6,7 @@ import { Parser, Language as Grammar, type Node, type TreeCursor } from 'web-tre
 import type {
   ExtractedChunk,
   ExtractedUnit,
+  ExtractedValue,
   Language,
   Param,
   ParamKind,
@@ -215,6 +216,8 @@ const SIBLINGS_MAX_ENTRIES = 40;
 const SIBLINGS_MAX_CHARS = 4000;
 const CLASS_DOC_MAX_LINES = 40;
 const MAX_CALLEE_CHARS = 120;
+const VALUE_MAX_LINES = 5;
+const DUNDER = /^__\w+__$/;
 
 // ---------------------------------------------------------------------------------------------
 // Shared per-file machinery
@@ -268,6 +271,8 @@ abstract class SourceFile {
   protected readonly events: Event[] = [];
   protected readonly header: HeaderPiece[] = [];
   protected readonly stack: Frame[] = [];
+  /** Named values (Python module constants and class attributes); TS/JS leave it empty. */
+  protected readonly values: ExtractedValue[] = [];
   protected readonly moduleRec: Rec;
   protected cursor!: TreeCursor;
 
@@ -335,8 +340,21 @@ abstract class SourceFile {
       module: this.moduleName,
       units: this.recs.map((r) => r.unit),
       chunks: this.chunks(),
+      values: this.sortedValues(),
       errors,
     };
+  }
+
+  /** Source order; the first definition of a qualname wins (later rebinds are not new APIs). */
+  private sortedValues(): ExtractedValue[] {
+    const seen = new Set<string>();
+    const out: ExtractedValue[] = [];
+    for (const v of [...this.values].sort((a, b) => a.startLine - b.startLine)) {
+      if (seen.has(v.qualname)) continue;
+      seen.add(v.qualname);
+      out.push(v);
+    }
+    return out;
   }
 
   private walk(): void {
@@ -610,7 +628,7 @@ class PythonFile extends SourceFile {
         const inner = stmt.firstNamedChild;
         if (inner && (inner.type === 'assignment' || inner.type === 'augmented_assignment')) {
           this.addHeader(stmt);
-          this.lambdaUnit(stmt, inner);
+          if (inner.type === 'assignment' && !this.lambdaUnit(stmt, inner)) this.addValues(stmt, inner, null);
         }
       } else if (stmt.type === 'type_alias_statement') {
         this.addHeader(stmt);
@@ -618,11 +636,11 @@ class PythonFile extends SourceFile {
     }
   }
 
-  /** `name = lambda ...:` at module level becomes a function unit named `name`. */
-  private lambdaUnit(stmt: Node, assign: Node): void {
+  /** `name = lambda ...:` at module level becomes a function unit named `name`; true when it did. */
+  private lambdaUnit(stmt: Node, assign: Node): boolean {
     const left = assign.childForFieldName('left');
     const right = assign.childForFieldName('right');
-    if (!left || !right || left.type !== 'identifier' || right.type !== 'lambda' || right.hasError) return;
+    if (!left || !right || left.type !== 'identifier' || right.type !== 'lambda' || right.hasError) return false;
     const name = this.text(left);
     const { params, texts } = this.params(right.childForFieldName('parameters'));
     const rec = this.newRec(
@@ -648,6 +666,39 @@ class PythonFile extends SourceFile {
     );
     rec.isArrow = true;
     this.lambdaRecs.set(right.id, rec);
+    return true;
+  }
+
+  /**
+   * Records the plain names an assignment binds: `NAME = v`, `NAME: T = v`, each of `A = B = v`; in a
+   * class body (`owner` set) also the annotation-only `attr: T` (dataclass and TypedDict fields).
+   * Tuple, attribute and subscript targets and dunder names (`__all__`, `__slots__`) are left out.
+   */
+  private addValues(stmt: Node, assign: Node, owner: Rec | null): void {
+    const names: string[] = [];
+    for (let node: Node | null = assign; node && node.type === 'assignment'; node = node.childForFieldName('right')) {
+      const left = node.childForFieldName('left');
+      if (!left || left.type !== 'identifier' || left.isMissing) continue;
+      if (!node.childForFieldName('right') && (owner === null || !node.childForFieldName('type'))) continue;
+      const name = this.text(left);
+      if (!DUNDER.test(name)) names.push(name);
+    }
+    if (names.length === 0) return;
+    const text = capLines(this.dedentedSlice(stmt.startIndex, stmt.endIndex), VALUE_MAX_LINES, '...');
+    const startLine = stmt.startPosition.row + 1;
+    const endLine = endLineOf(stmt);
+    const prefix = owner ? `${owner.unit.qualname}.` : '';
+    for (const name of names) {
+      this.values.push({
+        kind: owner ? 'attribute' : 'constant',
+        name,
+        qualname: prefix + name,
+        owner: owner ? owner.unit.qualname : null,
+        text,
+        startLine,
+        endLine,
+      });
+    }
   }
 
   protected visit(type: string, depth: number): boolean {
@@ -822,8 +873,10 @@ class PythonFile extends SourceFile {
       if (!stmt) continue;
       let ok = stmt.type === 'type_alias_statement';
       if (stmt.type === 'expression_statement') {
-        const t = stmt.firstNamedChild?.type;
+        const inner = stmt.firstNamedChild;
+        const t = inner?.type;
         ok = t === 'assignment' || t === 'augmented_assignment';
+        if (inner && t === 'assignment') this.addValues(stmt, inner, rec);
       }
       if (ok) rec.attrs.push({ start: stmt.startIndex, text: capLines(this.dedentedSlice(stmt.startIndex, stmt.endIndex), 5, '...') });
     }

@@ -4,6 +4,9 @@ export type Language = 'python' | 'typescript' | 'tsx' | 'javascript';
 
 export type UnitKind = 'module' | 'class' | 'function' | 'method';
 
+/** Kinds of API entries: the units' kinds, plus Python module constants and class attributes. */
+export type ApiKind = UnitKind | 'constant' | 'attribute';
+
 /** How a parameter binds, in Python's terms; TS/JS use positional_or_keyword, rest (as var_positional) and the object-pattern name. */
 export type ParamKind =
   | 'positional_only'
@@ -71,24 +74,45 @@ export interface SyntaxProblem {
   message: string;
 }
 
+/**
+ * A named value a caller can use: a Python module-level assignment (`NAME = ...`, `NAME: T = ...`,
+ * each name of `A = B = ...`) or a class-body attribute (`attr = ...`, `attr: T = ...`, `attr: T`).
+ */
+export interface ExtractedValue {
+  kind: 'constant' | 'attribute';
+  name: string;
+  /** `NAME` for constants, `Class.attr` (`Outer.Inner.attr`) for attributes. */
+  qualname: string;
+  /** qualname of the owning class for attributes, null for constants. */
+  owner: string | null;
+  /** Source of the assignment statement, dedented, capped to 5 lines. */
+  text: string;
+  /** 1-based, inclusive: the lines of the whole assignment statement. */
+  startLine: number;
+  endLine: number;
+}
+
 export interface ParseResult {
   language: Language;
   /** Dotted module name derived from the relative path (`pkg/sub/mod.py` → `pkg.sub.mod`, `__init__.py` → package). */
   module: string;
   units: ExtractedUnit[];
   chunks: ExtractedChunk[];
+  /** Python module constants and class attributes, in source order; always [] for TS/JS. */
+  values: ExtractedValue[];
   errors: SyntaxProblem[];
 }
 
 /** An API-knowledge entry: what retrieval's API source searches. */
 export interface ApiEntry {
-  /** The unit's qualname (`Class.method`, `func`, `Class`). */
+  /** The unit's or value's qualname (`Class.method`, `func`, `Class`, `LIMIT`, `Class.attr`). */
   qualname: string;
   name: string;
   module: string;
   /** Owning class qualname, or null. */
   owner: string | null;
-  kind: UnitKind;
+  kind: ApiKind;
+  /** Units: the signature; values: the assignment's first line, flattened. */
   signature: string;
   /** Docstring, or a description derived from the signature when there is none. */
   description: string;
@@ -96,4 +120,7 @@ export interface ApiEntry {
   descriptionSource: 'docstring' | 'signature' | 'llm';
   /** Text that gets embedded and lexically indexed. */
   text: string;
+  /** 1-based, inclusive lines of the definition (the unit's span, or the assignment's). */
+  startLine: number;
+  endLine: number;
 }

@@ -33,7 +33,7 @@ const chunkSql = `SELECT c.id, c.kind, c.title, c.owner, c.text, c.start_line, c
 const unitSql = `SELECT u.id, u.kind, u.name, u.qualname, u.parent_qualname, u.signature, u.params, u.docstring, u.body,
   u.start_line, u.end_line, f.path, f.module FROM units u JOIN files f ON f.id = u.file_id WHERE u.id IN (SELECT value FROM json_each(?))`;
 const apiSql = `SELECT a.id, a.kind, a.name, a.qualname, a.module, a.owner, a.signature, a.description, a.description_source, a.text,
-  a.unit_id, f.path, coalesce(u.start_line, 0) AS start_line, coalesce(u.end_line, 0) AS end_line, coalesce(u.params, '[]') AS params
+  a.unit_id, f.path, coalesce(u.start_line, a.start_line) AS start_line, coalesce(u.end_line, a.end_line) AS end_line, coalesce(u.params, '[]') AS params
   FROM api_entries a JOIN files f ON f.id = a.file_id LEFT JOIN units u ON u.id = a.unit_id WHERE a.id IN (SELECT value FROM json_each(?))`;
 
 export function fetchItems(store: Store, kind: ItemKind, ids: number[]): Map<number, Item> {

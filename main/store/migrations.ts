@@ -263,6 +263,21 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    description: 'API entries carry their own lines (constants and class attributes have no unit); Python files re-parsed to get them',
+    // An empty sha256 and a size of -1 match no file on disk, so the next index run re-reads and
+    // re-parses every Python file, which writes the new constant and attribute entries.
+    sql: `
+      ALTER TABLE api_entries ADD COLUMN start_line INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE api_entries ADD COLUMN end_line INTEGER NOT NULL DEFAULT 0;
+      UPDATE api_entries SET
+        start_line = coalesce((SELECT u.start_line FROM units u WHERE u.id = api_entries.unit_id), 0),
+        end_line = coalesce((SELECT u.end_line FROM units u WHERE u.id = api_entries.unit_id), 0)
+        WHERE unit_id IS NOT NULL;
+      UPDATE files SET sha256 = '', size = -1 WHERE language = 'python';
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -235,7 +235,11 @@ export class Store {
         if (u.kind !== 'module') unitIds.set(u.qualname, id);
       });
       parsed.chunks.forEach((c, i) => this.insertChunk(repoId, fileId, c, lexical?.chunks[i]));
-      api.forEach((a, i) => this.insertApi(repoId, fileId, unitIds.get(a.qualname) ?? null, a, lexical?.api[i]));
+      // Constants and attributes have no unit, even where a unit shares their qualname (`f = wrap(f)`).
+      api.forEach((a, i) => {
+        const unitId = a.kind === 'constant' || a.kind === 'attribute' ? null : (unitIds.get(a.qualname) ?? null);
+        this.insertApi(repoId, fileId, unitId, a, lexical?.api[i]);
+      });
       return fileId;
     });
   }
@@ -282,10 +286,24 @@ export class Store {
 
   private insertApi(repoId: number, fileId: number, unitId: number | null, a: ApiEntry, lexical?: string): void {
     const id = this.stmt(
-      `INSERT INTO api_entries(repo_id, file_id, unit_id, kind, name, qualname, module, owner, signature, description, description_source, text)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(repoId, fileId, unitId, a.kind, a.name, a.qualname, a.module, a.owner, a.signature, a.description, a.descriptionSource, a.text)
-      .lastInsertRowid;
+      `INSERT INTO api_entries(repo_id, file_id, unit_id, kind, name, qualname, module, owner, signature, description, description_source, text,
+         start_line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      repoId,
+      fileId,
+      unitId,
+      a.kind,
+      a.name,
+      a.qualname,
+      a.module,
+      a.owner,
+      a.signature,
+      a.description,
+      a.descriptionSource,
+      a.text,
+      a.startLine,
+      a.endLine,
+    ).lastInsertRowid;
     this.stmt('INSERT INTO fts_api(rowid, text) VALUES (?, ?)').run(id, lexical ?? apiLexicalText(a));
   }
 

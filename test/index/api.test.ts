@@ -231,3 +231,103 @@ describe('helpers', () => {
     expect(nameWords('__init__')).toBe('init');
   });
 });
+
+describe('buildApiEntries (python constants and class attributes)', () => {
+  const SRC = `"""Money."""
+DEFAULT_CURRENCY = "EUR"
+MAX_AMOUNT: int = 10 ** 9  # cap
+__all__ = ["Money"]
+_rates = lambda: {}
+RATES = {
+    "EUR": 1.0,
+}
+
+
+def format_money(m):
+    return str(m)
+
+
+class Money:
+    precision: int = 2
+    registry = {}
+
+    class Meta:
+        ordering = "amount"
+
+
+def build():
+    class Local:
+        hidden = 1
+    return Local
+
+
+format_money = staticmethod(format_money)
+`;
+  let entries: ApiEntry[];
+  beforeAll(() => {
+    entries = buildApiEntries(ex.parse('shop/money.py', 'python', SRC));
+  });
+
+  it('emits one entry per constant and attribute after the unit entries, skipping <locals>', () => {
+    expect(entries.map((e) => [e.kind, e.qualname, e.owner])).toEqual([
+      ['function', '_rates', null],
+      ['function', 'format_money', null],
+      ['class', 'Money', null],
+      ['class', 'Money.Meta', 'Money'],
+      ['function', 'build', null],
+      ['constant', 'DEFAULT_CURRENCY', null],
+      ['constant', 'MAX_AMOUNT', null],
+      ['constant', 'RATES', null],
+      ['attribute', 'Money.precision', 'Money'],
+      ['attribute', 'Money.registry', 'Money'],
+      ['attribute', 'Money.Meta.ordering', 'Money.Meta'],
+      ['constant', 'format_money', null],
+    ]);
+  });
+
+  it('gives values a first-line signature, a derived description, the assignment in the text and its lines', () => {
+    const max = entries.find((e) => e.qualname === 'MAX_AMOUNT')!;
+    expect(max).toMatchObject({
+      name: 'MAX_AMOUNT',
+      module: 'shop.money',
+      // a trailing comment is not part of the statement
+      signature: 'MAX_AMOUNT: int = 10 ** 9',
+      description: 'Constant MAX_AMOUNT (max amount) of module shop.money.',
+      descriptionSource: 'signature',
+      startLine: 3,
+      endLine: 3,
+    });
+    expect(max.text).toBe('shop.money.MAX_AMOUNT\nMAX_AMOUNT: int = 10 ** 9\nConstant MAX_AMOUNT (max amount) of module shop.money.');
+    const rates = entries.find((e) => e.qualname === 'RATES')!;
+    expect(rates.signature).toBe('RATES = { …');
+    expect([rates.startLine, rates.endLine]).toEqual([6, 8]);
+    expect(rates.text).toBe('shop.money.RATES\nRATES = {\n    "EUR": 1.0,\n}\nConstant RATES of module shop.money.');
+    const ordering = entries.find((e) => e.qualname === 'Money.Meta.ordering')!;
+    expect(ordering).toMatchObject({
+      kind: 'attribute',
+      signature: 'ordering = "amount"',
+      description: 'Attribute ordering of class Money.Meta in module shop.money.',
+      startLine: 20,
+      endLine: 20,
+    });
+    expect(ordering.text.startsWith('shop.money.Money.Meta.ordering\nordering = "amount"\n')).toBe(true);
+  });
+
+  it('caps long value signatures to 200 characters', () => {
+    const long = `BIG = "${'x'.repeat(400)}"\n`;
+    const [big] = buildApiEntries(ex.parse('m.py', 'python', long));
+    expect(big!.kind).toBe('constant');
+    expect(big!.signature.length).toBeLessThanOrEqual(200);
+    expect(big!.signature.endsWith(' …')).toBe(true);
+  });
+
+  it('fills unit entries with their unit lines', () => {
+    const money = entries.find((e) => e.qualname === 'Money')!;
+    expect([money.startLine, money.endLine]).toEqual([15, 20]);
+  });
+
+  it('makes no value entries for TypeScript', () => {
+    const ts = buildApiEntries(ex.parse('src/a.ts', 'typescript', 'export const LIMIT = 3;\nexport class A {\n  x = 1;\n}\n'));
+    expect(ts.map((e) => e.kind)).toEqual(['class']);
+  });
+});

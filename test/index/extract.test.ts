@@ -937,3 +937,109 @@ describe('real stdlib file', () => {
   });
   if (!stdlib) it('notes the missing stdlib', () => console.warn('python3 stdlib with textwrap.py not found; real-file test skipped'));
 });
+
+describe('python values (module constants and class attributes)', () => {
+  const SRC = `"""Settings."""
+import os
+
+__all__ = ["Config"]
+__version__ = "1.0"
+LIMIT = 3
+TIMEOUT: float = 2.5
+A = B = "same"
+x, y = 1, 2
+obj.attr = 4
+COUNT += 1
+square = lambda v: v * v
+DECLARED: int
+TABLE = {
+    "a": 1,
+    "b": 2,
+    "c": 3,
+    "d": 4,
+    "e": 5,
+}
+LIMIT = 4
+
+
+class Config:
+    """Holds settings."""
+
+    __slots__ = ("name",)
+    name: str
+    retries: int = 3
+    handler = lambda self: None
+
+    def method(self):
+        local = 1
+        self.inst = 2
+
+    class Inner:
+        depth = 1
+
+    after = "x"
+
+
+def f():
+    class Local:
+        hidden = 1
+    inner_const = 2
+`;
+  let r: ParseResult;
+  beforeAll(() => {
+    r = ex.parse('app/settings.py', 'python', SRC);
+  });
+
+  it('extracts module constants with qualnames and lines, skipping dunders, lambdas, tuples and attribute targets', () => {
+    const constants = r.values.filter((v) => v.kind === 'constant');
+    expect(constants.map((v) => [v.qualname, v.startLine, v.endLine])).toEqual([
+      ['LIMIT', 6, 6],
+      ['TIMEOUT', 7, 7],
+      ['A', 8, 8],
+      ['B', 8, 8],
+      ['TABLE', 14, 20],
+    ]);
+    for (const v of constants) {
+      expect(v.owner).toBeNull();
+      expect(v.name).toBe(v.qualname);
+    }
+    const limit = r.values.find((v) => v.qualname === 'LIMIT')!;
+    // The first binding is kept; the later rebind is not a second API.
+    expect(limit.text).toBe('LIMIT = 3');
+    expect(r.values.find((v) => v.qualname === 'TIMEOUT')!.text).toBe('TIMEOUT: float = 2.5');
+    expect(r.values.find((v) => v.qualname === 'B')!.text).toBe('A = B = "same"');
+    // The text is capped to five lines.
+    expect(r.values.find((v) => v.qualname === 'TABLE')!.text).toBe('TABLE = {\n    "a": 1,\n    "b": 2,\n    "c": 3,\n    "d": 4, ...');
+    // The lambda stays a function unit and is not also a constant.
+    expect(r.units.some((u) => u.qualname === 'square' && u.kind === 'function')).toBe(true);
+  });
+
+  it('extracts class attributes, including nested classes and annotation-only fields, in source order', () => {
+    const attrs = r.values.filter((v) => v.kind === 'attribute');
+    expect(attrs.map((v) => [v.qualname, v.owner, v.startLine])).toEqual([
+      ['Config.name', 'Config', 28],
+      ['Config.retries', 'Config', 29],
+      ['Config.handler', 'Config', 30],
+      ['Config.Inner.depth', 'Config.Inner', 37],
+      ['Config.after', 'Config', 39],
+      ['f.<locals>.Local.hidden', 'f.<locals>.Local', 44],
+    ]);
+    const retries = attrs.find((v) => v.qualname === 'Config.retries')!;
+    expect(retries).toMatchObject({ name: 'retries', text: 'retries: int = 3', endLine: 29 });
+    // Nothing from function bodies (locals, self.x), no dunders.
+    expect(r.values.some((v) => ['local', 'inst', 'inner_const', '__slots__'].includes(v.name))).toBe(false);
+    expect(r.values.map((v) => v.startLine)).toEqual([...r.values.map((v) => v.startLine)].sort((a, b) => a - b));
+  });
+
+  it('leaves the class skeleton and module header as they were', () => {
+    expect(chunk(r, 'class_skeleton', 'Config').text).toContain('    retries: int = 3');
+    expect(chunk(r, 'module_header').text).toContain('LIMIT = 3');
+  });
+
+  it('gives TypeScript and JavaScript files no values', () => {
+    const ts = ex.parse('src/a.ts', 'typescript', 'export const LIMIT = 3;\nexport class A {\n  x = 1;\n  static y: number = 2;\n}\n');
+    expect(ts.values).toEqual([]);
+    const js = ex.parse('src/b.js', 'javascript', 'const LIMIT = 3;\nmodule.exports = { LIMIT };\n');
+    expect(js.values).toEqual([]);
+  });
+});

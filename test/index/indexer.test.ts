@@ -61,7 +61,11 @@ describe('indexRepository', () => {
     ]);
     const s = store.stats(stats.repoId);
     expect(s.chunks).toBeGreaterThanOrEqual(3);
-    expect(s.apiEntries).toBe(8);
+    // 8 units (classes, functions, methods) plus the module constant SEP of pkg/text.py.
+    expect(s.apiEntries).toBe(9);
+    expect(
+      store.db.prepare("SELECT kind, qualname, unit_id, start_line, end_line FROM api_entries WHERE kind IN ('constant', 'attribute')").all(),
+    ).toEqual([{ kind: 'constant', qualname: 'SEP', unit_id: null, start_line: 4, end_line: 4 }]);
     expect(s.encoder?.key).toBe('fake@1');
     // Every embeddable item (function and method bodies, chunks, API entries) is embedded, and nothing twice.
     expect(enc.seen.length).toBe(stats.embeddedTexts);
@@ -117,6 +121,48 @@ describe('indexRepository', () => {
     expect(removed.files.removed).toBe(1);
     expect(unitNames(store).some((n) => n.startsWith('pkg/shapes.py'))).toBe(false);
     store.close();
+  });
+
+  it('after the upgrade from schema 6, re-parses the Python files (not the others) and adds their constants and attributes', async () => {
+    const files = { ...FILES, 'pkg/conf.py': 'class Conf:\n    retries: int = 3\n    name = "x"\n' };
+    const { root, dbDir, store } = setup(files);
+    const enc = fakeEncoder();
+    await runIndex({ store, root, encoder: enc, parseThreads: 1 });
+    // Turn the database back into what version 6 wrote: API entries of units only, no line columns.
+    const values = store.db.prepare("SELECT id FROM api_entries WHERE kind IN ('constant', 'attribute')").all() as { id: number }[];
+    expect(values.length).toBe(3);
+    for (const v of values) {
+      store.db.prepare('DELETE FROM fts_api WHERE rowid = ?').run(v.id);
+      store.db.prepare('DELETE FROM api_entries WHERE id = ?').run(v.id);
+    }
+    store.db.exec('ALTER TABLE api_entries DROP COLUMN start_line; ALTER TABLE api_entries DROP COLUMN end_line');
+    store.db.pragma('user_version = 6');
+    store.close();
+
+    const upgraded = Store.open(path.join(dbDir, 'w.db'));
+    enc.seen.length = 0;
+    const next = await runIndex({ store: upgraded, root, encoder: enc, parseThreads: 1 });
+    expect(next.files).toMatchObject({ changed: 4, unchanged: 1, added: 0, removed: 0 });
+    expect(next.parsedFiles).toBe(4);
+    expect(
+      upgraded.db
+        .prepare(
+          `SELECT f.path, a.kind, a.qualname, a.owner, a.start_line, a.end_line FROM api_entries a JOIN files f ON f.id = a.file_id
+           WHERE a.kind IN ('constant', 'attribute') ORDER BY a.id`,
+        )
+        .all(),
+    ).toEqual([
+      { path: 'pkg/conf.py', kind: 'attribute', qualname: 'Conf.retries', owner: 'Conf', start_line: 2, end_line: 2 },
+      { path: 'pkg/conf.py', kind: 'attribute', qualname: 'Conf.name', owner: 'Conf', start_line: 3, end_line: 3 },
+      { path: 'pkg/text.py', kind: 'constant', qualname: 'SEP', owner: null, start_line: 4, end_line: 4 },
+    ]);
+    // Unit entries got their lines back too, and the lexical index finds the new entries.
+    const slugify = upgraded.db.prepare("SELECT start_line, end_line FROM api_entries WHERE qualname = 'slugify'").get();
+    expect(slugify).toEqual({ start_line: 7, end_line: 9 });
+    expect(upgraded.db.prepare("SELECT count(*) AS n FROM fts_api WHERE fts_api MATCH 'retries'").get()).toEqual({ n: 1 });
+    const again = await runIndex({ store: upgraded, root, encoder: enc, parseThreads: 1 });
+    expect(again.parsedFiles).toBe(0);
+    upgraded.close();
   });
 
   it('re-embeds everything when the encoder changes, and records which encoder made the vectors', async () => {

@@ -8,6 +8,8 @@ import { SchemaTooNewError, StoreCorruptError, StoreWriteError } from '../../mai
 import { SCHEMA_VERSION } from '../../main/store/migrations.ts';
 import { Store, vecTableName } from '../../main/store/store.ts';
 import type { ParseResult } from '../../main/index/types.ts';
+import { buildApiEntries } from '../../main/index/api.ts';
+import { fetchItems } from '../../main/retrieve/items.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -22,6 +24,7 @@ function parsed(names: string[]): ParseResult {
     language: 'python',
     module: 'pkg.mod',
     errors: [],
+    values: [],
     chunks: [{ kind: 'module_header', title: 'module header of pkg.mod', text: 'import os\nLIMIT = 3', startLine: 1, endLine: 2, owner: '', contentHash: 'c1' }],
     units: names.map((n, i) => ({
       kind: 'function' as const,
@@ -78,6 +81,44 @@ describe('schema migrations', () => {
     // The backfill put the old unit into the lexical index, camelCase parts included.
     const hit = store.db.prepare("SELECT rowid FROM fts_units WHERE fts_units MATCH 'response'").all();
     expect(hit).toEqual([{ rowid: 1 }]);
+    store.close();
+  });
+
+  it('upgrades a version-6 database: API entries get line columns and Python files are marked for re-parsing', () => {
+    const file = path.join(dir, 'v6.db');
+    const v6 = openDatabase(file, { targetVersion: 6 });
+    expect(schemaVersion(v6)).toBe(6);
+    v6.prepare("INSERT INTO repositories(root, name, created_at) VALUES ('/r', 'r', 'then')").run();
+    const addFile = v6.prepare(
+      "INSERT INTO files(repo_id, path, size, mtime_ms, sha256, language, module, status, indexed_at) VALUES (1, ?, 10, 1, 'abc', ?, ?, 'indexed', 'then')",
+    );
+    addFile.run('a.py', 'python', 'a');
+    addFile.run('b.ts', 'typescript', 'b');
+    v6.prepare(
+      `INSERT INTO units(repo_id, file_id, kind, name, qualname, signature, params, decorators, is_async, body, start_line, end_line, calls, imports, content_hash)
+       VALUES (1, 1, 'function', 'f', 'f', 'def f()', '[]', '[]', 0, 'def f(): pass', 4, 6, '[]', '[]', 'h')`,
+    ).run();
+    v6.prepare(
+      `INSERT INTO api_entries(repo_id, file_id, unit_id, kind, name, qualname, module, owner, signature, description, description_source, text)
+       VALUES (1, 1, 1, 'function', 'f', 'f', 'a', NULL, 'def f()', 'F.', 'docstring', 'a.f')`,
+    ).run();
+    v6.close();
+
+    const store = Store.open(file);
+    expect(schemaVersion(store.db)).toBe(SCHEMA_VERSION);
+    const cols = (store.db.prepare('PRAGMA table_info(api_entries)').all() as { name: string; dflt_value: string | null; notnull: number }[]).filter(
+      (c) => c.name === 'start_line' || c.name === 'end_line',
+    );
+    expect(cols).toEqual([
+      expect.objectContaining({ name: 'start_line', notnull: 1, dflt_value: '0' }),
+      expect.objectContaining({ name: 'end_line', notnull: 1, dflt_value: '0' }),
+    ]);
+    // The old unit entry keeps its row and takes its unit's lines.
+    expect(store.db.prepare('SELECT unit_id, start_line, end_line FROM api_entries').all()).toEqual([{ unit_id: 1, start_line: 4, end_line: 6 }]);
+    // A catalog entry that matches no file on disk: the next index run re-reads and re-parses it. Others stay.
+    const cat = store.catalog(1);
+    expect(cat.get('a.py')).toMatchObject({ size: -1, sha256: '' });
+    expect(cat.get('b.ts')).toMatchObject({ size: 10, sha256: 'abc' });
     store.close();
   });
 
@@ -178,6 +219,40 @@ describe('writes', () => {
     expect((error as Error).message).toContain('big.py');
     expect([...store.catalog(repo.id).keys()]).toEqual(['keep.py']);
     expect((store.db.prepare("SELECT count(*) AS n FROM units WHERE name LIKE 'big%'").get() as { n: number }).n).toBe(0);
+    store.close();
+  });
+
+  it('stores constant and attribute entries without a unit, with their own lines, and retrieval reads those lines', () => {
+    const store = Store.open(path.join(dir, 'v.db'));
+    const repo = store.upsertRepository('/r');
+    const p = parsed(['alpha']);
+    p.values = [
+      { kind: 'constant', name: 'alpha', qualname: 'alpha', owner: null, text: 'alpha = wrap(alpha)', startLine: 9, endLine: 9 },
+      { kind: 'constant', name: 'LIMIT', qualname: 'LIMIT', owner: null, text: 'LIMIT = 3', startLine: 2, endLine: 2 },
+    ];
+    const entries = buildApiEntries(p);
+    expect(entries.map((e) => e.kind)).toEqual(['function', 'constant', 'constant']);
+    store.replaceFile(repo.id, { relPath: 'a.py', size: 1, mtimeMs: 1, sha256: 's' }, p, entries);
+    const rows = store.db.prepare('SELECT id, kind, qualname, unit_id, start_line, end_line FROM api_entries ORDER BY id').all() as {
+      id: number;
+      kind: string;
+      qualname: string;
+      unit_id: number | null;
+      start_line: number;
+      end_line: number;
+    }[];
+    // A constant sharing a function's qualname (`alpha = wrap(alpha)`) is not tied to that function's unit.
+    expect(rows.map((r) => [r.kind, r.qualname, r.unit_id === null, r.start_line, r.end_line])).toEqual([
+      ['function', 'alpha', false, 3, 4],
+      ['constant', 'alpha', true, 9, 9],
+      ['constant', 'LIMIT', true, 2, 2],
+    ]);
+    const items = fetchItems(store, 'api', rows.map((r) => r.id));
+    const limit = items.get(rows[2]!.id)!;
+    expect(limit).toMatchObject({ key: `api:${rows[2]!.id}`, startLine: 2, endLine: 2, subkind: 'constant', unitId: null, file: 'a.py' });
+    const fn = items.get(rows[0]!.id)!;
+    expect(fn).toMatchObject({ key: `unit:${rows[0]!.unit_id}`, startLine: 3, endLine: 4, subkind: 'function' });
+    expect(store.db.prepare("SELECT count(*) AS n FROM fts_api WHERE fts_api MATCH 'limit'").get()).toEqual({ n: 1 });
     store.close();
   });
 

@@ -27,14 +27,48 @@ export interface CandidateOutcome {
   passed: boolean;
 }
 
-export interface ApiScore {
-  truth: number;
-  predicted: number;
+/** P / R / F1 of a predicted API set against the truth, exact-set match and count reliability. */
+export interface ApiSetScore {
   precision: number;
   recall: number;
   f1: number;
   exact: boolean;
   count: 'over' | 'exact' | 'under';
+}
+
+/** One API of the predicted set or the truth, as the task view lists it. */
+export interface ApiItemRow {
+  key: string;
+  title: string;
+  /** hit: predicted and in the truth; miss: in the truth, not predicted; extra: predicted, not in the truth. */
+  status: 'hit' | 'miss' | 'extra';
+  /** Why it was selected or dropped (the trace's reason), or why it is truth. */
+  reason: string;
+  u: number | null;
+  /** The API selector's probability, when it ran. */
+  p: number | null;
+}
+
+/** One protocol's score of a task (docs/api-retrieval.md): the headline under the protocol's matching, and both matchings. */
+export interface ApiProtocolScore extends ApiSetScore {
+  truth: number;
+  predicted: number;
+  matching: 'strict' | 'bare';
+  strict: ApiSetScore;
+  bare: ApiSetScore;
+  truthFrom: 'manifest' | 'reference';
+  items: ApiItemRow[];
+}
+
+/**
+ * API retrieval of one task: the repository protocol (the run's own retrieval, `kept` scope, strict keys) at the
+ * top level, and the task-view protocol (the task's own view as the pool, bare names) beside it. Results stored
+ * before the two protocols have only the top-level P/R/F1 fields.
+ */
+export interface ApiScore extends ApiProtocolScore {
+  protocol?: 'repository';
+  scope?: 'kept';
+  taskView?: ApiProtocolScore | null;
 }
 
 /** One retrieved item as the evidence-fusion view shows it (text only in a full detail). */

@@ -19,6 +19,9 @@ import { checkRepositoryRoot, walkRepository, type WalkedFile } from './walk.ts'
 
 export type IndexPhase = 'scan' | 'catalog' | 'parse' | 'embed';
 
+/** Re-indexes and repositories of at most this many changed files parse in the calling thread. */
+const IN_THREAD_FILES = 8;
+
 export interface IndexStats {
   repoId: number;
   root: string;
@@ -141,7 +144,8 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
     pump = new EmbedPump(store, encoder, repo.id, enc.id, opts.embedBatch ?? 256);
     if (toParse.length) {
       // No more workers than files: a one-file re-index should not pay for starting idle parsers.
-      const pool = new ParsePool(Math.min(opts.parseThreads ?? os.availableParallelism(), toParse.length));
+      // A handful of files is parsed in this thread: starting a worker costs more than parsing them.
+      const pool = new ParsePool(toParse.length <= IN_THREAD_FILES && opts.parseThreads === undefined ? 0 : Math.min(opts.parseThreads ?? os.availableParallelism(), toParse.length));
       try {
         const total = toParse.length;
         let done = 0;
@@ -175,7 +179,7 @@ export async function* indexRepository(opts: IndexOptions): AsyncGenerator<Index
           return events;
         };
         // Many requests per worker in flight, so workers keep parsing while the writer commits a batch.
-        const window = pool.size * 32;
+        const window = Math.max(1, pool.size) * 32;
         const inFlight = new Map<number, Promise<{ idx: number; events: IndexEvent[] }>>();
         let next = 0;
         const launch = (idx: number) => {

@@ -1,9 +1,11 @@
 // A small pool of parse workers. Requests go to the least busy worker; a worker that dies is replaced
-// and its in-flight requests fail with a clear error (the indexer records them and goes on).
+// and its in-flight requests fail with a clear error (the indexer records them and goes on). A pool of
+// size 0 parses in the calling thread: starting a worker costs more than parsing a few small files.
 
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startWorker } from '../util/worker.ts';
+import { handleParse } from './parse-job.ts';
 import type { ApiEntry, Language, ParseResult } from './types.ts';
 import type { LexicalTexts } from '../store/lexical.ts';
 
@@ -62,6 +64,7 @@ export class ParsePool {
 
   parse(relPath: string, language: Language, source: string, opts: { lexical?: boolean } = {}): Promise<ParseReply> {
     if (this.closed) return Promise.reject(new Error('parse pool is closed'));
+    if (!this.slots.length) return handleParse({ id: this.nextId++, relPath, language, source, lexical: opts.lexical ?? true });
     const slot = this.slots.reduce((a, b) => (b.inFlight.size < a.inFlight.size ? b : a));
     const id = this.nextId++;
     return new Promise((resolve) => {

@@ -10,7 +10,7 @@ import { generateCandidates, makeRepairer } from '../generate/generate.ts';
 import { groupCandidates, type PythonOptions } from '../generate/normalise.ts';
 import type { PriceTable } from '../generate/cost.ts';
 import type { LlmBackend } from '../generate/types.ts';
-import { predictedApis, referenceCalls, resolveTruth, scoreTask, type ApiTruthEntry } from '../retrieve/api-eval.ts';
+import { scoreRunApis } from './api-score.ts';
 import type { Decomposer } from '../retrieve/decompose.ts';
 import { retrieveForTask } from '../retrieve/engine.ts';
 import type { VectorIndexCache } from '../retrieve/vector-index.ts';
@@ -62,23 +62,6 @@ export function summariseVerdict(v: Verdict): VerdictSummary {
   };
 }
 
-const truthCache = new WeakMap<Store, Map<string, Promise<ApiTruthEntry[]>>>();
-
-/** The repository APIs the task's reference calls (cached per store and task). */
-function apiTruth(store: Store, repoId: number, task: Task): Promise<ApiTruthEntry[]> {
-  let perStore = truthCache.get(store);
-  if (!perStore) truthCache.set(store, (perStore = new Map()));
-  const key = `${repoId}\u0000${task.id}\u0000${task.reference ?? ''}`;
-  let p = perStore.get(key);
-  if (!p) {
-    p = (async () => {
-      const row = store.db.prepare('SELECT module FROM files WHERE repo_id = ? AND path = ?').get(repoId, task.file) as { module: string } | undefined;
-      return resolveTruth(store, repoId, await referenceCalls(task.reference!), { module: row?.module ?? null, qualname: task.qualname });
-    })();
-    perStore.set(key, p);
-  }
-  return p;
-}
 
 async function stage<T>(name: TaskRunError['stage'], task: Task, cond: Condition, fn: () => Promise<T>): Promise<T> {
   try {
@@ -162,12 +145,10 @@ export async function runTask(task: Task, cond: Condition, svc: TaskServices, si
   const tValidate = performance.now();
 
   let api: ApiScore | null = null;
-  if (task.reference && config.retrieval.sources.api) {
-    const truth = await stage('evaluate', task, cond, () => apiTruth(svc.store, repoId, task));
-    if (truth.length) {
-      const s = scoreTask(task.id, truth, predictedApis(trace, 'retrieved'));
-      api = { truth: s.truth.length, predicted: s.predicted.length, precision: s.precision, recall: s.recall, f1: s.f1, exact: s.exact, count: s.count };
-    }
+  if ((task.reference || task.ground_truth_apis?.length) && config.retrieval.sources.api) {
+    api = await stage('evaluate', task, cond, () =>
+      scoreRunApis({ store: svc.store, encoder: svc.encoder, repoId, task, trace, config, ...(svc.cache ? { cache: svc.cache } : {}) }),
+    );
   }
 
   const level = svc.detail ?? 'compact';

@@ -1,7 +1,8 @@
 // Decomposing a requirement into ordered implementation steps with source-intent weights and
 // per-source sub-queries. An LLM does it through a JSON-schema-constrained call when one is
-// configured; otherwise a deterministic fallback works from the requirement's sentences and the
-// target signature with uniform weights.
+// configured; otherwise a deterministic offline decomposition (docs/api-retrieval.md, "Offline
+// decomposition") makes a whole-task anchor step plus one step per sentence, with identifier-based
+// sub-queries and source-intent weights predicted per step from what the step talks about.
 
 import { SOURCES, type PipelineConfig, type Source } from '../pipeline/config.ts';
 import type { Step } from './types.ts';
@@ -109,31 +110,112 @@ export function normaliseWeights(w: Partial<Record<Source, number>> | undefined)
   return { api: raw[0]! / sum, context: raw[1]! / sum, similar: raw[2]! / sum };
 }
 
+/** Splits an identifier into lower-case sub-tokens: `parseHTTPDate_v2` → parse, http, date, v2. */
+export function subTokens(identifier: string): string[] {
+  return identifier
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((t) => t.length > 1)
+    .map((t) => t.toLowerCase());
+}
+
+const STOP = new Set(
+  'the a an of to in on for and or is are be by with as at from it its this that if else then than into not no any all each when which whose will can may must should return returns given true false none'.split(' '),
+);
+
+/**
+ * Code identifiers a piece of requirement text names: backticked words, dotted names, words followed by
+ * `(`, snake_case and camelCase words, and CamelCase class-like words. In order of first appearance.
+ */
+export function textIdentifiers(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/`([^`\n]{1,80})`/g)) for (const id of m[1]!.match(/[A-Za-z_][\w.]*/g) ?? []) out.add(id.replace(/\.$/, ''));
+  for (const m of text.matchAll(/\b([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)\b/g)) if (!/^(e\.g|i\.e)$/i.test(m[1]!)) out.add(m[1]!);
+  for (const m of text.matchAll(/\b([A-Za-z_]\w*)\s*\(/g)) out.add(m[1]!);
+  for (const m of text.matchAll(/\b([A-Za-z]\w*_\w+|_+[A-Za-z]\w*|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)\b/g)) out.add(m[1]!);
+  return [...out].filter((id) => !STOP.has(id.toLowerCase()));
+}
+
+/** Words that say which evidence a step needs; see docs/api-retrieval.md for the rule table. */
+const INTENT: Record<Source, RegExp> = {
+  api: /\b(call|calls|use|uses|using|helper|function|raise|raises|exception|error|validate|validates|check|checks|convert|converts|parse|parses|encode|decode|format|formats|wrap|delegate|via)\b/i,
+  context: /\b(class|attribute|attributes|field|fields|self|instance|member|property|config|configuration|setting|settings|module|state|registry|constant|default)\b/i,
+  similar: /\b(return|returns|list|string|dict|iterate|loop|sort|sorted|compute|count|reverse|split|join|example|examples|each|every|until|while)\b/i,
+};
+
+/**
+ * Source-intent weights of one step, predicted from its text: 1 per source, + 1 when the step's words
+ * say the source is needed (INTENT), + 1 for API when the step names code identifiers, + 0.5 for
+ * context when the target is a method; the anchor step leans on similar code (+ 1). Normalised to 1.
+ */
+export function intentWeights(text: string, opts: { anchor: boolean; identifiers: number; method: boolean }): Record<Source, number> {
+  const w = { api: 1, context: 1, similar: 1 };
+  for (const s of SOURCES) if (INTENT[s].test(text)) w[s] += 1;
+  if (opts.identifiers > 0) w.api += 1;
+  if (opts.method) w.context += 0.5;
+  if (opts.anchor) w.similar += 1;
+  return normaliseWeights(w);
+}
+
+function dedupeWords(words: string[]): string {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const w of words) {
+    const k = w.toLowerCase();
+    if (!w || seen.has(k)) continue;
+    seen.add(k);
+    out.push(w);
+  }
+  return out.join(' ');
+}
+
 function defaultQueries(stepText: string, input: DecompositionInput): Record<Source, string> {
   const sig = signatureWords(input.signature);
   const where = [input.module, input.className].filter(Boolean).join(' ');
+  const ids = textIdentifiers(stepText).filter((id) => id !== sig.name);
+  const annotationTypes = (input.signature.match(/\b[A-Z]\w+\b/g) ?? []).filter((t) => !['Optional', 'Union', 'List', 'Dict', 'Tuple', 'Any', 'None', 'Set'].includes(t));
   return {
-    // API knowledge: what to call — the step plus the names the target works with.
-    api: `${stepText} ${sig.params.join(' ')}`.trim(),
+    // API knowledge: what to call — identifiers the step names and their sub-tokens, the step's content
+    // words, then the parameter names and annotation types the target works with.
+    api: dedupeWords([
+      ...ids,
+      ...ids.flatMap(subTokens),
+      ...(stepText.match(/[A-Za-z][A-Za-z0-9]+/g) ?? []).filter((w) => !STOP.has(w.toLowerCase()) && w.length > 2),
+      ...sig.params,
+      ...annotationTypes,
+    ]) || stepText,
     // Repository context: where the target lives.
-    context: `${stepText} ${where} ${sig.name}`.trim(),
+    context: `${stepText} ${where} ${sig.name} ${ids.join(' ')}`.trim(),
     // Similar code: code that does the same — the step with the target's signature.
     similar: `${input.signature.trim()} ${stepText}`.trim(),
   };
 }
 
-/** The deterministic decomposition: the requirement's sentences (merged or padded to fit), uniform weights. */
+/**
+ * The offline decomposition: a whole-task anchor step (signature, name sub-tokens and the first sentence)
+ * followed by the requirement's sentences (the tail merged so that at most maxSteps steps are made, padded
+ * with a signature step up to minSteps), each with intent weights (intentWeights) and identifier-based queries.
+ */
 export function fallbackSteps(input: DecompositionInput, limits: { minSteps: number; maxSteps: number }): Step[] {
   let parts = sentences(input.requirement);
   const sig = signatureWords(input.signature);
   const signatureStep = `Implement ${sig.name}(${sig.params.join(', ')})${sig.returns ? ` returning ${sig.returns}` : ''}.`;
-  if (parts.length > limits.maxSteps) {
+  const anchor = [signatureStep, subTokens(sig.name).join(' '), parts[0] ?? ''].filter(Boolean).join(' ').trim();
+  const room = Math.max(1, limits.maxSteps - 1);
+  if (parts.length > room) {
     // Merge the tail so that no sentence is lost.
-    parts = [...parts.slice(0, limits.maxSteps - 1), parts.slice(limits.maxSteps - 1).join(' ')];
+    parts = [...parts.slice(0, room - 1), parts.slice(room - 1).join(' ')];
   }
-  if (parts.length < limits.minSteps) parts = [...parts, signatureStep].slice(0, Math.max(limits.minSteps, parts.length + 1));
-  while (parts.length < limits.minSteps) parts.push(signatureStep);
-  return parts.map((text, index) => ({ index, text, weights: uniformWeights(), queries: defaultQueries(text, input) }));
+  const texts = [anchor, ...parts];
+  while (texts.length < limits.minSteps) texts.push(signatureStep);
+  const method = input.className != null && input.className !== '';
+  return texts.map((text, index) => ({
+    index,
+    text,
+    weights: intentWeights(text, { anchor: index === 0, identifiers: textIdentifiers(text).filter((id) => id !== sig.name).length, method }),
+    queries: defaultQueries(text, input),
+  }));
 }
 
 /** Steps for a task: the LLM's when a decomposer is given and answers validly, otherwise the fallback. */

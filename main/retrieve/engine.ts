@@ -11,6 +11,7 @@ import { decompose, signatureWords, type Decomposer } from './decompose.ts';
 import { fuse } from './fuse.ts';
 import { fetchItems, type Item } from './items.ts';
 import { refineApi } from './refine.ts';
+import { candidateFeatures, decide, explain, SELECTION_SIGNAL_WEIGHTS, shippedSelector, type Candidate as ApiCandidate, type SelectorModel } from './select-api.ts';
 import { resolveTarget, type RetrievalTask, type TargetInfo } from './target.ts';
 import { localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
 import { VectorIndexCache } from './vector-index.ts';
@@ -42,6 +43,15 @@ export interface RetrieveOptions {
   persist?: boolean;
   /** Vector search: the sign-code prefilter with exact rescoring (default), or an exact scan (benchmark baseline). */
   search?: 'approx' | 'exact';
+  /**
+   * The API selector used by API refinement (default: the one shipped in resources/api-selector.json);
+   * null switches selection off and leaves only the refinement rules (what the selector's fit needs).
+   */
+  selector?: SelectorModel | null;
+  /** Receives the selector's candidates with their features and decisions (the selector's fit collects them). */
+  onSelection?: (candidates: ApiCandidate[]) => void;
+  /** Only these modules' API entries form the API pool (the task-view protocol's module view); default: all. */
+  apiModules?: Set<string>;
 }
 
 const defaultCache = new VectorIndexCache();
@@ -146,6 +156,26 @@ function importedHeaders(store: Store, repoId: number, modules: string[], masked
     .filter((id) => !masked.has(id));
 }
 
+/** Top-level API entries the target's module imports by name (`from .m import a, b`; at most 16). */
+function importedApis(store: Store, repoId: number, module: string, imports: string[], masked: Excluded): number[] {
+  const wanted: { module: string; name: string }[] = [];
+  for (const imp of imports) {
+    const parts = imp.split('.');
+    const name = parts.at(-1)!;
+    if (!name || name === '*') continue;
+    const from = resolveImport(imp.slice(0, imp.length - name.length).replace(/\.$/, '') || '.', module);
+    if (from) wanted.push({ module: from, name });
+  }
+  if (!wanted.length) return [];
+  const rows = store.db
+    .prepare(
+      `SELECT a.id FROM api_entries a JOIN (SELECT json_extract(value, '$.module') AS m, json_extract(value, '$.name') AS n FROM json_each(?)) w
+         ON a.module = w.m AND a.qualname = w.n WHERE a.repo_id = ? ORDER BY a.id`,
+    )
+    .all(JSON.stringify(wanted), repoId) as { id: number }[];
+  return rows.map((r) => r.id).filter((id) => !masked.has(id)).slice(0, 16);
+}
+
 /** Retrieves, scores and fuses the evidence for one task. */
 export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalTrace> {
   const t0 = performance.now();
@@ -176,6 +206,15 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
     chunk: excluded(target.masked.chunks, 'chunk'),
     api: excluded(target.masked.api, 'api'),
   };
+  if (opts.apiModules) {
+    const outside = new Set(
+      (store.db.prepare('SELECT id, module FROM api_entries WHERE repo_id = ?').all(repoId) as { id: number; module: string }[])
+        .filter((r) => !opts.apiModules!.has(r.module))
+        .map((r) => r.id),
+    );
+    const base = maskedByKind.api;
+    maskedByKind.api = { has: (id: number) => base.has(id) || outside.has(id) };
+  }
   timings.target = performance.now() - t;
 
   t = performance.now();
@@ -195,6 +234,7 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
 
   t = performance.now();
   const evidence: Evidence[] = [];
+  const itemByKey = new Map<string, Item>();
   const k = config.retrieval.perSourceTopK;
   const importedModules = target.module ? target.imports.map((i) => i.split('#')[0]!).filter(Boolean) : [];
   const structural = structuralChunks(store, repoId, target, maskedByKind.chunk);
@@ -210,6 +250,9 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
         maskedByKind.chunk,
       )
     : [];
+  // API knowledge the target's module imports by name (`from .validation import is_string`): candidates for
+  // every step, as the module header names them; r is still the cosine to the step's query.
+  const importedApi = target.module ? importedApis(store, repoId, target.module, target.imports, maskedByKind.api) : [];
   for (const source of sources) {
     const kind = SOURCE_KIND[source];
     const index = cache.get(store, repoId, enc.id, kind, enc.dim);
@@ -233,6 +276,7 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
       for (const id of lexicalHits(store, kind, repoId, q.text, config.retrieval.lexicalCandidates, masked)) add(id, 'lexical');
       timings.lexical = (timings.lexical ?? 0) + performance.now() - tt;
       if (source === 'context') for (const id of [...structural, ...imported]) add(id, 'structure');
+      if (source === 'api') for (const id of importedApi) add(id, 'structure');
       const candidates: Candidate[] = [];
       for (const [id, finders] of found) {
         const r = index.cosine(id, qv);
@@ -253,20 +297,15 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
         if (item) withItems.push({ ...c, item });
       }
       // Rank by cosine; repository context favours the target's own module, its imports and its class.
-      const rankKey = (x: { r: number; item: Item }) => (source === 'context' ? x.r + 0.1 * (1 - localityOf(x.item.module, targetCtx)) : x.r);
+      // API knowledge favours what the target's module imports by name.
+      const rankKey = (x: { r: number; item: Item; finders: Finder[] }) =>
+        source === 'context' ? x.r + 0.1 * (1 - localityOf(x.item.module, targetCtx)) : source === 'api' && x.finders.includes('structure') ? x.r + 0.2 : x.r;
       withItems.sort((a, b) => rankKey(b) - rankKey(a) || a.id - b.id);
       const top = withItems.slice(0, k);
       const step = dec.steps[list.step]!;
       const scores = scoreList(source, top, list.query, targetCtx);
-      const refined =
-        source === 'api' && config.fusion.refineApi
-          ? refineApi(
-              top.map((x) => x.item),
-              { module: target.module, qualname: task.qualname ?? null, name: target.name, signature: task.signature },
-            )
-          : new Map();
       top.forEach((x, rank) => {
-        const ref = refined.get(rank);
+        itemByKey.set(x.item.key, x.item);
         evidence.push({
           key: x.item.key,
           source,
@@ -285,8 +324,9 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
           u: scores[rank]!.u,
           signals: scores[rank]!.signals,
           gamma: 0,
-          kept: !ref,
-          reason: ref ? ref.reason : '',
+          kept: true,
+          reason: '',
+          subkind: x.item.subkind,
           provenance: [],
         });
       });
@@ -295,7 +335,56 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   timings.retrieve = performance.now() - t;
 
   t = performance.now();
-  const fused = fuse(evidence, config.fusion);
+  const refineTarget = { module: target.module, qualname: task.qualname ?? null, name: target.name, signature: task.signature };
+  let selection: Map<string, { p: number; selected: boolean; why: string }> | null = null;
+  let selectionThreshold = 0;
+  if (config.fusion.refineApi) {
+    const selector = opts.selector === undefined ? shippedSelector() : opts.selector;
+    if (selector) selectionThreshold = selector.threshold;
+    if (selector) selection = selectApis(store, repoId, evidence, itemByKey, refineTarget, target, task, dec.steps.length, config.fusion.alpha, selector, opts.onSelection);
+  }
+  timings.select = performance.now() - t;
+
+  t = performance.now();
+  const fused = fuse(evidence, config.fusion, {
+    // Target-aware API refinement, after the keep rule, over the API items kept in any step: the rules
+    // (refine.ts) on the distinct items, best γ first, then the selector's decision.
+    refine: config.fusion.refineApi
+      ? (api) => {
+          const distinct: Evidence[] = [];
+          const seen = new Set<string>();
+          for (const e of api) if (!seen.has(e.key)) (seen.add(e.key), distinct.push(e));
+          const ruled = refineApi(
+            distinct.map((e) => itemByKey.get(e.key)!),
+            refineTarget,
+          );
+          const dropByKey = new Map<string, string>();
+          distinct.forEach((e, i) => {
+            const r = ruled.get(i);
+            if (r) dropByKey.set(e.key, r.reason);
+          });
+          for (const e of api) {
+            const rule = dropByKey.get(e.key);
+            if (rule) {
+              e.kept = false;
+              e.droppedAt = 'refinement';
+              e.reason = rule;
+              continue;
+            }
+            const sel = selection?.get(e.key);
+            if (sel && !sel.selected) {
+              e.kept = false;
+              e.droppedAt = 'selection';
+              e.reason = `API selection: not needed (p ${sel.p.toFixed(2)} below ${selectionThreshold.toFixed(2)}; ${sel.why})`;
+            }
+          }
+        }
+      : undefined,
+  });
+  for (const e of evidence) {
+    const sel = e.source === 'api' ? selection?.get(e.key) : undefined;
+    if (sel?.selected && e.kept && e.reason.startsWith('kept')) e.reason += ` — API selection: needed (p ${sel.p.toFixed(2)}; ${sel.why})`;
+  }
   timings.fuse = performance.now() - t;
 
   const sourceUncertainty = Object.fromEntries(
@@ -318,6 +407,79 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   };
   if (opts.persist !== false) saveTrace(store, repoId, enc.id, config, trace);
   return trace;
+}
+
+/**
+ * Scores every API the refinement rules would leave with the selector (select-api.ts), records p on each of
+ * its items, and folds the selection signals into their u (so γ, the keep rule and the trace all see them).
+ * Returns the decision per item key.
+ */
+function selectApis(
+  store: Store,
+  repoId: number,
+  evidence: Evidence[],
+  itemByKey: Map<string, Item>,
+  refineTarget: Parameters<typeof refineApi>[1],
+  target: TargetInfo,
+  task: RetrievalTask,
+  steps: number,
+  alpha: number,
+  model: SelectorModel,
+  onSelection?: (candidates: ApiCandidate[]) => void,
+): Map<string, { p: number; selected: boolean; why: string }> {
+  const api = evidence.filter((e) => e.source === 'api');
+  const out = new Map<string, { p: number; selected: boolean; why: string }>();
+  if (!api.length) return out;
+  const distinct = [...new Map(api.map((e) => [e.key, e])).values()].sort((a, b) => b.r - a.r || a.rank - b.rank);
+  const ruled = refineApi(
+    distinct.map((e) => itemByKey.get(e.key)!),
+    refineTarget,
+  );
+  const ruledOut = new Set(distinct.filter((_, i) => ruled.has(i)).map((e) => e.key));
+  const callsOf = (rows: { calls: string }[]) => rows.map((r) => JSON.parse(r.calls) as string[]);
+  const siblings = target.file
+    ? (store.db
+        .prepare("SELECT u.id, u.calls FROM units u JOIN files f ON f.id = u.file_id WHERE f.repo_id = ? AND f.path = ? AND u.kind != 'module'")
+        .all(repoId, target.file) as { id: number; calls: string }[]).filter((r) => !target.masked.units.has(r.id))
+    : [];
+  const similarKeys = new Set(evidence.filter((e) => e.source === 'similar').map((e) => e.key));
+  const similarIds = [...similarKeys].filter((k) => k.startsWith('unit:')).map((k) => Number(k.slice(5)));
+  const similar = similarIds.length
+    ? (store.db.prepare('SELECT calls FROM units WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(similarIds)) as { calls: string }[])
+    : [];
+  const candidates = candidateFeatures(
+    api.filter((e) => !ruledOut.has(e.key)),
+    {
+      requirement: task.requirement,
+      signature: task.signature,
+      targetModule: target.module,
+      targetImports: target.imports,
+      siblingCalls: callsOf(siblings),
+      similarCalls: callsOf(similar),
+      similarKeys,
+      steps,
+      alpha,
+    },
+  );
+  decide(model, candidates);
+  onSelection?.(candidates);
+  const { selector: ws, support: wsup } = SELECTION_SIGNAL_WEIGHTS;
+  const rest = 1 - ws - wsup;
+  for (const c of candidates) {
+    const why = explain(model, c);
+    const support = c.features[0]!;
+    for (const e of c.occurrences) {
+      out.set(e.key, { p: c.p, selected: c.selected, why });
+      e.selectorP = c.p;
+      e.signals = [
+        ...e.signals.map((sig) => ({ ...sig, weight: sig.weight * rest })),
+        { name: 'selector', value: 1 - c.p, weight: ws, detail: `API selector ${model.version}: p(needed) ${c.p.toFixed(3)} (${why})` },
+        { name: 'support', value: 1 - support, weight: wsup, detail: `found in ${Math.round(support * steps)} of ${steps} steps` },
+      ];
+      e.u = Math.min(1, Math.max(0, e.signals.reduce((acc, sig) => acc + sig.weight * sig.value, 0)));
+    }
+  }
+  return out;
 }
 
 export function saveTrace(store: Store, repoId: number, encoderId: number, config: PipelineConfig, trace: RetrievalTrace): number {

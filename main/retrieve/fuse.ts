@@ -1,5 +1,6 @@
 // Fusion: γ = r · w_m(s) · max(0, 1 − α·u); per source and step keep the top ⌈keepFraction · n⌉ items
-// (ceil, so a source that found anything keeps at least one); merge steps and sources, deduplicate by
+// (ceil, so a source that found anything keeps at least one); then API refinement (the caller's `refine`
+// hook) over the API items the keep rule left, united over steps; merge steps and sources, deduplicate by
 // underlying item (the best γ wins and every provenance is remembered), and keep the top K overall,
 // with an optional per-source cap. Without uncertainty (Baseline RAG), γ = r · w.
 
@@ -20,9 +21,21 @@ export function keepCount(n: number, fraction: number): number {
  * refinement arrive with kept = false and their reason). Mutates kept / reason / gamma / provenance;
  * returns the fused list, best first.
  */
-export function fuse(evidence: Evidence[], config: PipelineConfig['fusion']): Evidence[] {
+export interface FuseHooks {
+  /**
+   * API refinement: receives the API items still kept (after the keep rule when fusing), best γ first, and
+   * drops what it decides (kept = false, reason, droppedAt).
+   */
+  refine?: (api: Evidence[]) => void;
+}
+
+export function fuse(evidence: Evidence[], config: PipelineConfig['fusion'], hooks: FuseHooks = {}): Evidence[] {
   for (const e of evidence) e.gamma = gammaOf(e.r, e.w, e.u, config.alpha, config.useUncertainty);
-  if (config.mode === 'concatenate') return concatenate(evidence, config);
+  const refine = () => hooks.refine?.(evidence.filter((e) => e.kept && e.source === 'api').sort((a, b) => b.gamma - a.gamma || a.step - b.step || a.rank - b.rank));
+  if (config.mode === 'concatenate') {
+    refine();
+    return concatenate(evidence, config);
+  }
   // 1. top fraction per (source, step), among items refinement left in
   const groups = new Map<string, Evidence[]>();
   for (const e of evidence) {
@@ -38,10 +51,12 @@ export function fuse(evidence: Evidence[], config: PipelineConfig['fusion']): Ev
     g.forEach((e, i) => {
       if (i >= keep) {
         e.kept = false;
+        e.droppedAt = 'keep';
         e.reason = `below the top ${Math.round(config.keepFraction * 100)} % of ${e.source} in step ${e.step + 1} (kept ${keep} of ${g.length})`;
       }
     });
   }
+  refine();
   // 2. dedup by underlying item: best γ wins, provenances merge
   const best = new Map<string, Evidence>();
   for (const e of evidence.filter((x) => x.kept).sort((a, b) => b.gamma - a.gamma || a.rank - b.rank)) {
@@ -53,6 +68,7 @@ export function fuse(evidence: Evidence[], config: PipelineConfig['fusion']): Ev
     }
     prev.provenance.push({ source: e.source, step: e.step, gamma: e.gamma });
     e.kept = false;
+    e.droppedAt = 'dedup';
     e.reason = `duplicate of the same item found by ${prev.source} in step ${prev.step + 1} with higher γ`;
   }
   // 3. top K overall with an optional per-source cap
@@ -63,11 +79,13 @@ export function fuse(evidence: Evidence[], config: PipelineConfig['fusion']): Ev
     const n = perSource.get(e.source) ?? 0;
     if (config.perSourceCap != null && n >= config.perSourceCap) {
       e.kept = false;
+      e.droppedAt = 'cap';
       e.reason = `over the per-source cap of ${config.perSourceCap} for ${e.source}`;
       continue;
     }
     if (fused.length >= config.topK) {
       e.kept = false;
+      e.droppedAt = 'topk';
       e.reason = `outside the fused top ${config.topK}`;
       continue;
     }
@@ -100,6 +118,7 @@ function concatenate(evidence: Evidence[], config: PipelineConfig['fusion']): Ev
         if (prev) {
           prev.provenance.push({ source: e.source, step: e.step, gamma: e.gamma });
           e.kept = false;
+          e.droppedAt = 'dedup';
           e.reason = `duplicate of the same item already taken from ${prev.source}`;
           continue;
         }
@@ -118,6 +137,7 @@ function concatenate(evidence: Evidence[], config: PipelineConfig['fusion']): Ev
     if (!e.kept || taken.get(e.key) === e) continue;
     e.kept = false;
     const prev = taken.get(e.key);
+    e.droppedAt = prev ? 'dedup' : 'topk';
     e.reason = prev ? `duplicate of the same item already taken from ${prev.source}` : `beyond the ${config.topK} items concatenated`;
   }
   return fused;

@@ -46,6 +46,12 @@ export interface Evidence {
   /** Fused score γ = r · w · max(0, 1 − α·u). */
   gamma: number;
   kept: boolean;
+  /** The stage that dropped it, when dropped: API refinement (its rules or the selector), the keep rule, dedup, top K, the cap. */
+  droppedAt?: 'refinement' | 'selection' | 'keep' | 'dedup' | 'topk' | 'cap';
+  /** Kind of the underlying item (API entries: function, method, class, constant, attribute). */
+  subkind?: string;
+  /** API items: the selector's probability that the target needs this API (when the selector ran). */
+  selectorP?: number;
   /** Why it was dropped (or `kept`), human readable: `below top 70 % of api in step 2`, `API refinement: the target itself`. */
   reason: string;
   /** Every (source, step) that found the same item, after dedup. */

@@ -47,10 +47,23 @@ describe('opencoder retrieve / eval-api', () => {
     const off = (await cli(['eval-api', '--manifest', SAMPLE, '--db', db, '--quiet', '--json', '--no-refine'])).json();
     expect(on.refine).toBe(true);
     expect(off.refine).toBe(false);
-    expect(on.summary.tasks).toBe(11);
+    // The headline is the repository protocol: strict keys, macro over the tasks with a non-empty truth.
+    expect(on.protocol).toBe('repository');
+    expect(on.summary.allTasks).toBe(11);
     expect(on.summary.tasksWithTruth).toBeGreaterThan(3);
+    expect(on.summary.tasks).toBe(on.summary.tasksWithTruth);
+    expect(on.summary.matching).toBe('strict');
     for (const k of ['precision', 'recall', 'f1']) expect(on.summary[k]).toBeGreaterThanOrEqual(0);
     expect(on.summary.count.over + on.summary.count.exact + on.summary.count.under).toBe(on.summary.tasksWithTruth);
+    // Both protocols, every scope, in every report; task-view counts every task, empty truths included.
+    const tv = on.protocols['task-view'].kept.summary;
+    expect(tv.matching).toBe('bare');
+    expect(tv.tasks).toBe(11);
+    expect(Object.keys(on.protocols.repository).sort()).toEqual(['fused', 'kept', 'retrieved']);
+    const headline = (await cli(['eval-api', '--manifest', SAMPLE, '--db', db, '--quiet', '--json', '--protocol', 'task-view', '--scope', 'retrieved'])).json();
+    expect(headline.summary.protocol).toBe('task-view');
+    expect(headline.summary.scope).toBe('retrieved');
+    expect((await cli(['eval-api', '--manifest', SAMPLE, '--db', db, '--quiet', '--protocol', 'paper'])).code).not.toBe(0);
     // Refinement only removes items: never more predicted APIs than without it.
     const size = (doc: { tasks: { predicted: unknown[] }[] }) => doc.tasks.reduce((n, t) => n + t.predicted.length, 0);
     expect(size(on)).toBeLessThanOrEqual(size(off));

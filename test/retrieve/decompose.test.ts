@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decompose, fallbackSteps, normaliseWeights, sentences, signatureWords, type Decomposer } from '../../main/retrieve/decompose.ts';
+import { decompose, fallbackSteps, normaliseWeights, sentences, signatureWords, subTokens, textIdentifiers, type Decomposer } from '../../main/retrieve/decompose.ts';
 import { makeConfig } from '../../main/pipeline/config.ts';
 
 const input = {
@@ -18,24 +18,52 @@ describe('fallback decomposition', () => {
     expect(signatureWords('def m(self, x=(1, 2)):').params).toEqual(['x']);
   });
 
-  it('makes 2–6 ordered steps with uniform weights and per-source queries', () => {
+  it('makes a whole-task anchor step, then one step per sentence, with per-source queries', () => {
     const steps = fallbackSteps(input, { minSteps: 2, maxSteps: 6 });
-    expect(steps.map((s) => s.text)).toEqual(['Parse the amount.', 'Round it half up to cents!', 'Reject negative values;', 'e.g. -1 raises ValueError.']);
+    expect(steps.map((s) => s.text)).toEqual([
+      'Implement parse_money(text, currency) returning Money. parse money Parse the amount.',
+      'Parse the amount.',
+      'Round it half up to cents!',
+      'Reject negative values;',
+      'e.g. -1 raises ValueError.',
+    ]);
     for (const s of steps) {
       expect(s.weights.api + s.weights.context + s.weights.similar).toBeCloseTo(1, 12);
       expect(s.queries.similar).toContain('def parse_money');
       expect(s.queries.context).toContain('shop.money');
+      // The API query carries the parameters and the annotation types the target works with.
+      expect(s.queries.api).toContain('currency');
+      expect(s.queries.api.toLowerCase()).toContain('money');
     }
   });
 
+  it('predicts source-intent weights per step from what the step talks about', () => {
+    const steps = fallbackSteps(
+      { requirement: 'Use `is_full_string` to check the input. Store it on the instance attribute cache. Return the list sorted.', signature: 'def f(self, x):', className: 'Box' },
+      { minSteps: 2, maxSteps: 6 },
+    );
+    const [anchor, api, ctx, sim] = steps;
+    expect(anchor!.text).toMatch(/^Implement f\(x\)\. Use/);
+    expect(api!.weights.api).toBeGreaterThan(api!.weights.similar);
+    expect(api!.queries.api.split(' ').slice(0, 3)).toEqual(['is_full_string', 'is', 'full']);
+    expect(ctx!.weights.context).toBeGreaterThan(ctx!.weights.api);
+    expect(sim!.weights.similar).toBeGreaterThan(sim!.weights.api);
+    expect(new Set(steps.map((s) => s.weights.api)).size).toBeGreaterThan(1);
+  });
+
+  it('reads code identifiers out of requirement text', () => {
+    expect(textIdentifiers('Calls `to_cents` on a Money.from_cents value via parse_money() and camelCase.')).toEqual(['to_cents', 'Money.from_cents', 'parse_money', 'from_cents', 'camelCase']);
+    expect(subTokens('parseHTTPDate_v2')).toEqual(['parse', 'http', 'date', 'v2']);
+  });
+
   it('pads a one-sentence requirement with a signature step and merges a long one', () => {
-    expect(fallbackSteps({ ...input, requirement: 'Parse money.' }, { minSteps: 2, maxSteps: 6 }).map((s) => s.text)).toEqual([
-      'Parse money.',
+    expect(fallbackSteps({ ...input, requirement: '' }, { minSteps: 2, maxSteps: 6 }).map((s) => s.text)).toEqual([
+      'Implement parse_money(text, currency) returning Money. parse money',
       'Implement parse_money(text, currency) returning Money.',
     ]);
     const long = fallbackSteps({ ...input, requirement: 'A a. B b. C c. D d. E e. F f. G g. H h.' }, { minSteps: 2, maxSteps: 6 });
     expect(long).toHaveLength(6);
-    expect(long[5]!.text).toBe('F f. G g. H h.');
+    expect(long[5]!.text).toBe('E e. F f. G g. H h.');
   });
 });
 

@@ -8,7 +8,8 @@ import type { Encoder } from '../../embed/encoder.ts';
 import { findTask, readManifest, type Task } from '../../experiment/manifest.ts';
 import { makeConfig, type PipelineConfig } from '../../pipeline/config.ts';
 import { retrieveForTask } from '../../retrieve/engine.ts';
-import { predictedApis, referenceCalls, resolveTruth, scoreTask, summarise, type TaskApiResult } from '../../retrieve/api-eval.ts';
+import { API_PROTOCOLS, PREDICTION_SCOPES, PROTOCOL_RULES, type ApiProtocol, type PredictionScope, type ProtocolReport } from '../../retrieve/api-eval.ts';
+import { evaluateManifestApis } from '../../retrieve/api-run.ts';
 import { VectorIndexCache } from '../../retrieve/vector-index.ts';
 import type { RetrievalTrace } from '../../retrieve/types.ts';
 import { defaultModelsDir } from '../paths.ts';
@@ -53,8 +54,13 @@ export async function openWorkspace(values: Record<string, unknown>, io: Io): Pr
 
 /** Indexes (or incrementally refreshes) each distinct repository of the tasks once; returns repo ids by path. */
 export async function ensureIndexed(ws: Workspace, tasks: Task[], io: Io, quiet: boolean): Promise<Map<string, number>> {
+  return ensureIndexedPaths(ws, [...new Set(tasks.map((t) => t.repoPath))], io, quiet);
+}
+
+/** Indexes (or refreshes) each folder once; returns repo ids by path. */
+export async function ensureIndexedPaths(ws: Workspace, paths: string[], io: Io, quiet: boolean): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
-  for (const path of new Set(tasks.map((t) => t.repoPath))) {
+  for (const path of paths) {
     const stats = await runIndex({ store: ws.store, root: path, encoder: ws.encoder }, quiet ? undefined : progressPrinter(io, false));
     if (stats.status !== 'completed') throw new Error(`indexing ${path} did not complete (${stats.status})`);
     ids.set(path, stats.repoId);
@@ -117,47 +123,74 @@ export const RETRIEVE_COMMANDS: Record<string, Command> = {
     },
   },
   'eval-api': {
-    summary: 'API-retrieval quality (precision / recall / F1, count reliability, uncertainty AUROC / ECE) over a manifest',
-    usage: 'opencoder eval-api --manifest FILE [--ids A,B,…] [--no-refine] [--encoder …]',
-    options: { ...MANIFEST_OPTS, ids: { type: 'string' }, 'no-refine': { type: 'boolean', default: false } },
+    summary: 'API-retrieval quality under both protocols (task-view, repository): P / R / F1, exact match, count reliability, uncertainty AUROC / ECE',
+    usage: 'opencoder eval-api --manifest FILE [--protocol repository|task-view] [--scope kept|retrieved|fused] [--ids A,B,…] [--no-refine] [--encoder …]',
+    options: {
+      ...MANIFEST_OPTS,
+      ids: { type: 'string' },
+      'no-refine': { type: 'boolean', default: false },
+      protocol: { type: 'string', default: 'repository' },
+      scope: { type: 'string', default: 'kept' },
+    },
     async run({ values }, io) {
+      const protocol = values.protocol as ApiProtocol;
+      if (!API_PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be one of ${API_PROTOCOLS.join(', ')} (got ${protocol})`);
+      const scope = values.scope as PredictionScope;
+      if (!PREDICTION_SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${PREDICTION_SCOPES.join(', ')} (got ${scope})`);
       const manifest = manifestOf(values);
       const wanted = values.ids ? new Set((values.ids as string).split(',').map((s) => s.trim())) : null;
       const tasks = manifest.tasks.filter((t) => !wanted || wanted.has(t.id));
       if (!tasks.length) throw new UsageError('no tasks selected');
-      const noRef = tasks.filter((t) => !t.reference).map((t) => t.id);
-      if (noRef.length) io.err(`note: ${noRef.length} tasks have no reference solution and are left out (${noRef.slice(0, 3).join(', ')}…)`);
+      const usable = tasks.filter((t) => t.reference || t.ground_truth_apis?.length);
+      const left = tasks.length - usable.length;
+      if (left) io.err(`note: ${left} tasks have neither a reference solution nor ground_truth_apis and are left out (${tasks.filter((t) => !usable.includes(t)).slice(0, 3).map((t) => t.id).join(', ')}…)`);
       const config = configOf(values);
       const ws = await openWorkspace(values, io);
       try {
-        const repos = await ensureIndexed(ws, tasks, io, values.quiet === true);
-        const cache = new VectorIndexCache();
-        const results: TaskApiResult[] = [];
-        const fusedResults: TaskApiResult[] = [];
-        let done = 0;
-        for (const task of tasks.filter((t) => t.reference)) {
-          const repoId = repos.get(task.repoPath)!;
-          const trace = await retrieveForTask({ store: ws.store, encoder: ws.encoder, repoId, task, config, cache, persist: false });
-          const moduleRow = ws.store.db.prepare('SELECT module FROM files WHERE repo_id = ? AND path = ?').get(repoId, task.file) as { module: string } | undefined;
-          const truth = resolveTruth(ws.store, repoId, await referenceCalls(task.reference!), { module: moduleRow?.module ?? null, qualname: task.qualname });
-          results.push(scoreTask(task.id, truth, predictedApis(trace, 'retrieved')));
-          fusedResults.push(scoreTask(task.id, truth, predictedApis(trace, 'fused')));
-          if (!values.quiet && ++done % 20 === 0) io.err(`[eval-api] ${done}/${tasks.length}`);
-        }
-        const s = summarise(results);
-        const sf = summarise(fusedResults);
+        const quiet = values.quiet === true;
+        const repos = await ensureIndexed(ws, usable, io, quiet);
+        const viewPaths = [...new Set(usable.map((t) => t.taskViewPath).filter((p): p is string => !!p))];
+        const views = await ensureIndexedPaths(ws, viewPaths, io, true);
+        if (viewPaths.length && !quiet) io.err(`[eval-api] ${viewPaths.length} task views indexed`);
+        const run = await evaluateManifestApis({ store: ws.store, encoder: ws.encoder, tasks: usable, repos, views, config, onProgress: quiet ? undefined : (done, n) => done % 20 === 0 && io.err(`[eval-api] ${done}/${n}`) });
+        const head = run[protocol][scope];
         const f = (x: number) => (Number.isNaN(x) ? 'n/a' : x.toFixed(3));
+        const line = (name: string, r: ProtocolReport) => {
+          const s = r.summary;
+          return `  ${name.padEnd(10)} ${s.matching.padEnd(6)} over ${s.tasks} tasks: P ${f(s.precision)} R ${f(s.recall)} F1 ${f(s.f1)} exact ${f(s.exactMatch)}; count over ${s.count.over} / exact ${s.count.exact} / under ${s.count.under}` +
+            `; strict F1 ${f(s.strict.f1)}, bare F1 ${f(s.bare.f1)}; held-out F1 ${f(s.heldOut.f1)} (${s.heldOut.tasks} tasks)`;
+        };
         const text = [
-          `Manifest ${manifest.file} (${manifest.hash.slice(0, 12)}), ${s.tasks} tasks, API refinement ${config.fusion.refineApi ? 'on' : 'off'}, encoder ${ws.encoder.name}`,
-          `Tasks whose reference calls repository APIs: ${s.tasksWithTruth}`,
-          `API evidence after refinement (all steps): macro precision ${f(s.precision)}, recall ${f(s.recall)}, F1 ${f(s.f1)}, exact-set match ${f(s.exactMatch)}; count over ${s.count.over}, exact ${s.count.exact}, under ${s.count.under}`,
-          `API items in the fused top ${config.fusion.topK}: macro precision ${f(sf.precision)}, recall ${f(sf.recall)}, F1 ${f(sf.f1)}, exact-set match ${f(sf.exactMatch)}; count over ${sf.count.over}, exact ${sf.count.exact}, under ${sf.count.under}`,
-          `Uncertainty on the held-out half (${s.uncertainty.heldOutTasks} tasks, ${s.uncertainty.items} items, ${s.uncertainty.wrongItems} wrong): ` +
-            `AUROC ${f(s.uncertainty.auroc)}, AUPRC ${f(s.uncertainty.auprc)}, ECE raw ${f(s.uncertainty.eceRaw)}, ECE after Platt scaling (fit on the other half) ${f(s.uncertainty.eceCalibrated)} (10 equal-width bins)`,
+          `Manifest ${manifest.file} (${manifest.hash.slice(0, 12)}), ${usable.length} tasks, API refinement ${config.fusion.refineApi ? 'on' : 'off'}, encoder ${ws.encoder.name}`,
+          ...API_PROTOCOLS.flatMap((p) => [
+            `Protocol ${p}${p === protocol ? ' (headline)' : ''}: pool = ${PROTOCOL_RULES[p].pool}; ${PROTOCOL_RULES[p].matching} matching; empty truths ${PROTOCOL_RULES[p].emptyTruths}; ${run[p].kept.summary.tasksWithTruth} of ${usable.length} tasks have a non-empty truth`,
+            ...PREDICTION_SCOPES.map((sc) => line(sc, run[p][sc])),
+            ...Object.entries(run[p][scope].benchmarks).length > 1
+              ? [`  per benchmark (${scope}): ${Object.entries(run[p][scope].benchmarks).map(([b, s]) => `${b} F1 ${f(s.f1)} exact ${f(s.exactMatch)} (${s.tasks})`).join('; ')}; mean F1 ${f(run[p][scope].meanOverBenchmarks!.f1)}`]
+              : [],
+            (() => {
+              const u = run[p][scope].summary.uncertainty;
+              return `  uncertainty: ${u.items} held-out items (${u.wrongItems} false positives, ${u.heldOutTasks} tasks): AUROC ${f(u.auroc)}, AUPRC ${f(u.auprc)}, ECE raw ${f(u.eceRaw)}, after Platt ${f(u.eceCalibrated)}${u.degenerate ? ` — degenerate: ${u.degenerate}` : ''}`;
+            })(),
+          ]),
         ];
         return {
           text,
-          json: { ok: true, command: 'eval-api', manifestHash: manifest.hash, refine: config.fusion.refineApi, summary: s, fusedSummary: sf, tasks: results, fusedTasks: fusedResults },
+          json: {
+            ok: true,
+            command: 'eval-api',
+            manifestHash: manifest.hash,
+            refine: config.fusion.refineApi,
+            encoder: ws.encoder.name,
+            protocol,
+            scope,
+            rules: PROTOCOL_RULES,
+            summary: head.summary,
+            benchmarks: head.benchmarks,
+            meanOverBenchmarks: head.meanOverBenchmarks,
+            protocols: run,
+            tasks: run.tasks[protocol][scope],
+          },
         };
       } finally {
         await ws.close();

@@ -99,7 +99,9 @@ function solve(a: number[][], b: number[]): number[] {
       if (r === c) continue;
       const f = m[r]![c]! / d;
       if (!f) continue;
-      for (let k = c; k <= n; k++) m[r]![k] -= f * m[c]![k]!;
+      const row = m[r]!;
+      const pivot = m[c]!;
+      for (let k = c; k <= n; k++) row[k] = row[k]! - f * pivot[k]!;
     }
   }
   return m.map((row, i) => row[n]! / (row[i] || 1e-12));

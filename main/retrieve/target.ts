@@ -105,6 +105,15 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
     for (const r of store.db.prepare('SELECT id FROM api_entries WHERE unit_id IN (SELECT value FROM json_each(?))').all(ids) as { id: number }[]) {
       info.masked.api.add(r.id);
     }
+    // Constants and class attributes have no unit: those inside a masked unit's lines are part of the answer too.
+    for (const r of store.db
+      .prepare(
+        `SELECT a.id FROM api_entries a JOIN units u ON u.file_id = a.file_id AND a.start_line >= u.start_line AND a.end_line <= u.end_line
+         WHERE a.unit_id IS NULL AND a.start_line > 0 AND u.id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(ids) as { id: number }[]) {
+      info.masked.api.add(r.id);
+    }
     for (const r of store.db
       .prepare("SELECT u.qualname, f.path FROM units u JOIN files f ON f.id = u.file_id WHERE u.id IN (SELECT value FROM json_each(?))")
       .all(ids) as { qualname: string; path: string }[]) {

@@ -31,7 +31,7 @@ import { auprc, auroc, ece, fitPlatt, mean, setPrf } from '../experiment/metrics
 import { isTestFile } from '../index/test-files.ts';
 import { referencedNames, PY_BUILTINS, type NameUse } from './py-names.ts';
 import { bareName, canonicalOf } from './select-api.ts';
-import { resolveImport } from './uncertainty.ts';
+import { importSource, resolveImport } from './uncertainty.ts';
 import type { Evidence, RetrievalTrace } from './types.ts';
 
 export type ApiProtocol = 'repository' | 'task-view';
@@ -120,11 +120,9 @@ function resolveBare(pool: ApiPool, name: string, target: TruthTarget): PoolRow 
   if (own) return own;
   if (target.module) {
     for (const imp of target.imports) {
-      const parts = imp.split('.');
-      const last = parts.at(-1);
-      if (last !== name && last !== '*') continue;
-      const from = resolveImport(imp.slice(0, imp.length - last!.length).replace(/\.$/, '') || '.', target.module);
-      const hit = pool.byKey.get(`${from}:${name}`);
+      const src = importSource(imp, target.module);
+      if (!src || (src.name !== name && src.name !== '*')) continue;
+      const hit = pool.byKey.get(`${src.module}:${name}`);
       if (hit) return hit;
     }
   }

@@ -13,7 +13,7 @@ import { fetchItems, type Item } from './items.ts';
 import { refineApi } from './refine.ts';
 import { candidateFeatures, decide, explain, SELECTION_SIGNAL_WEIGHTS, shippedSelector, type Candidate as ApiCandidate, type SelectorModel } from './select-api.ts';
 import { resolveTarget, type RetrievalTask, type TargetInfo } from './target.ts';
-import { localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
+import { importSource, localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
 import { VectorIndexCache } from './vector-index.ts';
 import type { Evidence, Finder, RetrievalTrace } from './types.ts';
 
@@ -160,11 +160,8 @@ function importedHeaders(store: Store, repoId: number, modules: string[], masked
 function importedApis(store: Store, repoId: number, module: string, imports: string[], masked: Excluded): number[] {
   const wanted: { module: string; name: string }[] = [];
   for (const imp of imports) {
-    const parts = imp.split('.');
-    const name = parts.at(-1)!;
-    if (!name || name === '*') continue;
-    const from = resolveImport(imp.slice(0, imp.length - name.length).replace(/\.$/, '') || '.', module);
-    if (from) wanted.push({ module: from, name });
+    const src = importSource(imp, module);
+    if (src && src.name !== '*' && src.module) wanted.push(src);
   }
   if (!wanted.length) return [];
   const rows = store.db

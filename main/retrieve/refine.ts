@@ -9,6 +9,7 @@
 // "OpenCoder without API refinement" switches this off.
 
 import type { Item } from './items.ts';
+import { canonicalOf } from './select-api.ts';
 
 export interface RefineTarget {
   module: string | null;
@@ -26,8 +27,7 @@ const norm = (s: string) => s.replace(/\s+/g, '');
 
 /** Canonical API identity: constructors collapse onto their class. */
 export function canonicalApi(item: Item): string {
-  const q = item.qualname.endsWith('.__init__') || item.qualname.endsWith('.constructor') ? item.qualname.replace(/\.(__init__|constructor)$/, '') : item.qualname;
-  return `${item.module}:${q}`;
+  return canonicalOf(item.module, item.qualname);
 }
 
 function sigKey(item: Item): string {

@@ -62,6 +62,16 @@ export function resolveImport(imp: string, fromModule: string): string {
   return [...base, ...(rest ? [rest] : [])].join('.');
 }
 
+/**
+ * The module a `from … import name` brings `name` from, as the indexer records the import (`.validation.is_string`,
+ * `.regex.*`) in `fromModule`: absolute dotted name (`pkg.validation`), or null for a plain module import path.
+ */
+export function importSource(imp: string, fromModule: string): { module: string; name: string } | null {
+  const name = imp.split('.').at(-1);
+  if (!name) return null;
+  return { module: resolveImport(imp.slice(0, imp.length - name.length).replace(/\.$/, '') || '.', fromModule), name };
+}
+
 /** How close `module` is to the target's module: 0 same, 0.2 imported by it, 0.4 same package, 0.8 elsewhere. */
 export function localityOf(module: string, target: TargetContext): number {
   if (!target.module) return 0.4;

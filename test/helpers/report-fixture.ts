@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import type { Source } from '../../main/pipeline/config.ts';
 import { auprc, auroc, ece, mean, quantile } from '../../main/experiment/metrics.ts';
+import { apiAggregate } from '../../main/experiment/analysis.ts';
 import type {
   CandidateRow,
   ConditionSummary,
@@ -309,21 +310,6 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
     const cal = ece(u, fails, 10);
     const api = ok.map((t) => apiScores.get(`${runId}|${spec.id}|${t.taskId}`)).filter((x) => x !== undefined);
     const view = ok.map((t) => taskViewScores.get(`${runId}|${spec.id}|${t.taskId}`)).filter((x) => x !== undefined);
-    const aggregate = (xs: SetScore[], protocol: 'repository' | 'task-view') =>
-      xs.length
-        ? {
-            protocol,
-            matching: protocol === 'repository' ? ('strict' as const) : ('bare' as const),
-            over: protocol === 'repository' ? ('tasks-with-truth' as const) : ('all-tasks' as const),
-            tasks: xs.length,
-            emptyTruth: xs.filter((a) => a.truth === 0).length,
-            precision: mean(xs.map((a) => a.precision)),
-            recall: mean(xs.map((a) => a.recall)),
-            f1: mean(xs.map((a) => a.f1)),
-            exact: mean(xs.map((a) => (a.exact ? 1 : 0))),
-            count: { over: xs.filter((a) => a.count === 'over').length, exact: xs.filter((a) => a.count === 'exact').length, under: xs.filter((a) => a.count === 'under').length },
-          }
-        : null;
     const attempted = ok.filter((t) => t.repairRounds > 0).length;
     const recovered = ok.filter((t) => t.repairRecovered).length;
     const costs = ok.map((t) => t.costUsd).filter((x): x is number => x !== null);
@@ -344,8 +330,8 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       selectedCorrect: bootstrap(ok.map((t) => (t.selectedCorrect ? 1 : 0)), rnd),
       repair: { attempted, recovered, rate: attempted ? recovered / attempted : null },
       uncertainty: { mean: mean(u), auroc: auroc(u, fails), auprc: auprc(u, fails), ece: cal.ece, bins: cal.bins },
-      api: aggregate(api, 'repository'),
-      apiTaskView: aggregate(view, 'task-view'),
+      api: apiAggregate(api, 'repository'),
+      apiTaskView: apiAggregate(view, 'task-view'),
       cost: { usd: costs.length ? costs.reduce((a, b) => a + b, 0) : null, inputTokens: tok.reduce((a, b) => a + b[0], 0), outputTokens: tok.reduce((a, b) => a + b[1], 0) },
       flaky: {
         candidates: flakyCands.length,

@@ -30,7 +30,7 @@ import { SELECTOR_FEATURES, type Candidate, type SelectorModel } from '../main/r
 import { VectorIndexCache } from '../main/retrieve/vector-index.ts';
 import { Store } from '../main/store/store.ts';
 
-export const SELECTOR_VERSION = '1';
+export const SELECTOR_VERSION = '2';
 const RIDGE = 1;
 const ITERATIONS = 40;
 

@@ -148,8 +148,9 @@ export async function referencedNames(reference: string): Promise<NameUse[]> {
       if (skip.has(n.id)) return;
       if (n.type === 'attribute' || n.type === 'identifier') {
         const parent = n.parent;
-        // Only the outermost chain: `a.b.c` once, not `a.b` again.
-        if (parent?.type === 'attribute' && parent.childForFieldName('object')?.id === n.id) return visitChildrenOfChain(n);
+        // A name chain is pushed whole (`a.b.c` once, never `a.b` again) and not descended into, so the object of
+        // an attribute is visited only when the outer chain is not a name chain (`f(x).y.z`): then it is searched
+        // like any expression, and `f` is found as a call.
         if (n.type === 'identifier') {
           if (parent?.type === 'keyword_argument' && parent.childForFieldName('name')?.id === n.id) return;
           if (parent?.type === 'attribute' && parent.childForFieldName('attribute')?.id === n.id) return;
@@ -173,10 +174,6 @@ export async function referencedNames(reference: string): Promise<NameUse[]> {
         return;
       }
       for (const c of n.namedChildren) if (c) visit(c);
-    };
-    const visitChildrenOfChain = (n: Node): void => {
-      // `f(x).y`: the object of the chain is not a name, but its call arguments are uses.
-      if (n.type !== 'attribute' && n.type !== 'identifier') for (const c of n.namedChildren) if (c) visit(c);
     };
     if (inner) {
       // Decorators and base classes are uses; so is the body.

@@ -11,15 +11,19 @@
 //   r_max          best cosine to a step's API query
 //   gamma_rel      its best γ (before selection) / the best γ of any candidate of the task
 //   gamma_gap      (its γ − the next candidate's γ) / the best γ: a clear step down after it
-//   name_in_text   its name is a word of the requirement or the signature (case-insensitive)
+//   name_in_text   its name is a word of the requirement (case-insensitive)
+//   in_signature   its name is a word of the signature: already given there (a type in an annotation), so
+//                  rarely something the body still needs
 //   token_overlap  share of its name's sub-tokens that are words of the requirement or signature
 //   defined_here   defined in the target's own module
 //   imported       the target's module imports it by name (or its module)
+//   import_unused  imported, and no other unit of the module uses it: the import is there for the target
 //   sibling_calls  how many other units of the target's module use it (log-scaled, 1 at ≥ 9)
 //   similar_calls  share of the retrieved similar-code units that use it
 //   also_similar   the same unit was also retrieved as similar code
 //   u_base         its lowest uncertainty from the rule-based signals
 //   is_class, is_value (constant / class attribute), is_method, is_private
+//   type_alias     a value that is a type variable or alias (`T = TypeVar('T')`, `X = Union[…]`)
 //   n_candidates   1 / number of candidates (a task with few candidates needs less evidence per API)
 
 import { subTokens } from './decompose.ts';
@@ -33,9 +37,11 @@ export const SELECTOR_FEATURES = [
   'gamma_rel',
   'gamma_gap',
   'name_in_text',
+  'in_signature',
   'token_overlap',
   'defined_here',
   'imported',
+  'import_unused',
   'sibling_calls',
   'similar_calls',
   'also_similar',
@@ -44,6 +50,7 @@ export const SELECTOR_FEATURES = [
   'is_value',
   'is_method',
   'is_private',
+  'type_alias',
   'n_candidates',
 ] as const;
 
@@ -112,6 +119,9 @@ export interface Candidate {
 
 const words = (text: string) => new Set((text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).map((w) => w.toLowerCase()));
 
+/** A value assigned a type variable or a typing construct: `T = TypeVar('T')`, `Num = Union[int, float]`. */
+const TYPE_ALIAS = /=\s*(?:typing\.|t\.)?(?:TypeVar|NewType|ParamSpec|Union|Optional|Callable|Type|Tuple|List|Dict|Mapping|Sequence|Iterable|Iterator|Literal|Any)\b/;
+
 function usesName(calls: string[], name: string): boolean {
   return calls.some((c) => c === name || c.split('.').includes(name));
 }
@@ -125,8 +135,9 @@ export function candidateFeatures(api: Evidence[], ctx: SelectionContext): Candi
     if (!g) groups.set(k, (g = []));
     g.push(e);
   }
-  const textWords = words(`${ctx.requirement}\n${ctx.signature}`);
-  const textTokens = new Set([...textWords].flatMap((w) => subTokens(w)).concat([...textWords]));
+  const textWords = words(ctx.requirement);
+  const signatureWords = words(ctx.signature);
+  const textTokens = new Set([...textWords, ...signatureWords].flatMap((w) => [w, ...subTokens(w)]));
   const gammaBase = (e: Evidence) => e.r * e.w * Math.max(0, 1 - ctx.alpha * e.u);
   const rows = [...groups.entries()].map(([canonical, occ]) => {
     const first = occ[0]!;
@@ -150,6 +161,8 @@ export function candidateFeatures(api: Evidence[], ctx: SelectionContext): Candi
     const sib = ctx.siblingCalls.filter((c) => usesName(c, name)).length;
     const sim = similarUnits ? ctx.similarCalls.filter((c) => usesName(c, name)).length / similarUnits : 0;
     const subkind = first.subkind ?? '';
+    const isValue = subkind === 'constant' || subkind === 'attribute';
+    const isImported = imported(name, first.module);
     const f: Record<SelectorFeature, number> = {
       support: ctx.steps ? steps / ctx.steps : 0,
       best_rank: 1 / (1 + Math.min(...occ.map((e) => e.rank))),
@@ -157,17 +170,20 @@ export function candidateFeatures(api: Evidence[], ctx: SelectionContext): Candi
       gamma_rel: row.gamma / gTop,
       gamma_gap: (row.gamma - (rows[i + 1]?.gamma ?? 0)) / gTop,
       name_in_text: textWords.has(name.toLowerCase()) ? 1 : 0,
+      in_signature: signatureWords.has(name.toLowerCase()) ? 1 : 0,
       token_overlap: overlap,
       defined_here: ctx.targetModule != null && first.module === ctx.targetModule ? 1 : 0,
-      imported: imported(name, first.module) ? 1 : 0,
+      imported: isImported ? 1 : 0,
+      import_unused: isImported && sib === 0 ? 1 : 0,
       sibling_calls: Math.min(1, Math.log1p(sib) / Math.log(10)),
       similar_calls: sim,
       also_similar: first.key.startsWith('unit:') && ctx.similarKeys.has(first.key) ? 1 : 0,
       u_base: Math.min(...occ.map((e) => e.u)),
       is_class: subkind === 'class' ? 1 : 0,
-      is_value: subkind === 'constant' || subkind === 'attribute' ? 1 : 0,
+      is_value: isValue ? 1 : 0,
       is_method: subkind === 'method' ? 1 : 0,
       is_private: /^_[^_]/.test(name) ? 1 : 0,
+      type_alias: isValue && TYPE_ALIAS.test(first.text) ? 1 : 0,
       n_candidates: 1 / rows.length,
     };
     return {

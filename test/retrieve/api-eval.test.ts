@@ -18,6 +18,7 @@ import {
 } from '../../main/retrieve/api-eval.ts';
 import { evaluateTaskApis, moduleView, truthTarget } from '../../main/retrieve/api-run.ts';
 import type { Evidence, RetrievalTrace } from '../../main/retrieve/types.ts';
+import { candidateFeatures, SELECTOR_FEATURES } from '../../main/retrieve/select-api.ts';
 import { fitLogistic, thresholdScore } from '../../scripts/fit-api-selector.ts';
 import { fakeEncoder } from '../helpers/fake-encoder.ts';
 import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
@@ -88,6 +89,12 @@ describe('API truth', () => {
     // `enumerate` is the builtin: the repository's pkg.util.enumerate is not what the reference calls.
     expect(truth).not.toContain('pkg.util:enumerate');
     expect(truth).not.toContain('pkg.core:clip');
+  });
+
+  it('finds a call whose result is read further (`f(x).y.z()`), and only the names in it', async () => {
+    const ref = ['def host(url, pairs):', '    h = parse_url(url).netloc.lower()', '    return h, pairs[0].key, Box().area()'].join('\n');
+    const uses = (await referenceUses(ref)).map((u) => `${u.chain.join('.')}${u.called ? '()' : ''}`);
+    expect(uses).toEqual(['parse_url()', 'Box()']);
   });
 
   it("uses the manifest's ground_truth_apis when given, keeping unknown names for bare matching only", () => {
@@ -183,6 +190,40 @@ describe('matching and protocol rules', () => {
     const split = Array.from({ length: 200 }, (_, i) => isHeldOut(`T/${i}`)).filter(Boolean).length;
     expect(split).toBeGreaterThan(70);
     expect(split).toBeLessThan(130);
+  });
+});
+
+describe('selector features', () => {
+  const api = (qualname: string, extra: Partial<Evidence> = {}) =>
+    ({ source: 'api', key: `api:${qualname}`, module: 'pkg.mod', qualname, title: qualname, r: 0.5, w: 0.4, u: 0.3, rank: 0, step: 0, text: `def ${qualname}(): ...`, subkind: 'function', kept: true, ...extra }) as Evidence;
+  const ctx = {
+    requirement: 'Clip the text with the helper.',
+    signature: 'def clip(text: T) -> T:',
+    targetModule: 'pkg.mod',
+    targetImports: ['.util.helper', '.util.shared'],
+    siblingCalls: [['shared', 'len']],
+    similarCalls: [],
+    similarKeys: new Set<string>(),
+    steps: 1,
+    alpha: 0.5,
+  };
+  const feat = (cands: ReturnType<typeof candidateFeatures>, name: string, f: string) => cands.find((c) => c.name === name)!.features[SELECTOR_FEATURES.indexOf(f as never)];
+
+  it('tell a type given in the signature, an import made for the target and a type alias apart', () => {
+    const cands = candidateFeatures(
+      [api('T', { subkind: 'constant', text: "T = TypeVar('T')" }), api('LIMIT', { subkind: 'constant', text: 'LIMIT = 10' }), api('helper', { module: 'pkg.util' }), api('shared', { module: 'pkg.util' })],
+      ctx,
+    );
+    expect(feat(cands, 'T', 'in_signature')).toBe(1);
+    expect(feat(cands, 'T', 'name_in_text')).toBe(0);
+    expect(feat(cands, 'helper', 'name_in_text')).toBe(1);
+    expect(feat(cands, 'T', 'type_alias')).toBe(1);
+    expect(feat(cands, 'LIMIT', 'type_alias')).toBe(0);
+    // helper is imported and no sibling uses it: the import is there for the target; shared is used elsewhere.
+    expect(feat(cands, 'helper', 'import_unused')).toBe(1);
+    expect(feat(cands, 'shared', 'imported')).toBe(1);
+    expect(feat(cands, 'shared', 'import_unused')).toBe(0);
+    expect(feat(cands, 'LIMIT', 'defined_here')).toBe(1);
   });
 });
 

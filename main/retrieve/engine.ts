@@ -164,13 +164,10 @@ function importedApis(store: Store, repoId: number, module: string, imports: str
     if (src && src.name !== '*' && src.module) wanted.push(src);
   }
   if (!wanted.length) return [];
-  const rows = store.db
-    .prepare(
-      `SELECT a.id FROM api_entries a JOIN (SELECT json_extract(value, '$.module') AS m, json_extract(value, '$.name') AS n FROM json_each(?)) w
-         ON a.module = w.m AND a.qualname = w.n WHERE a.repo_id = ? ORDER BY a.id`,
-    )
-    .all(JSON.stringify(wanted), repoId) as { id: number }[];
-  return rows.map((r) => r.id).filter((id) => !masked.has(id)).slice(0, 16);
+  // One indexed look-up per name (api_module_name); a join on json_each made SQLite scan the whole table.
+  const one = store.db.prepare('SELECT id FROM api_entries WHERE repo_id = ? AND module = ? AND qualname = ? ORDER BY id');
+  const rows = wanted.flatMap((w) => one.all(repoId, w.module, w.name) as { id: number }[]).sort((a, b) => a.id - b.id);
+  return [...new Set(rows.map((r) => r.id))].filter((id) => !masked.has(id)).slice(0, 16);
 }
 
 /** Retrieves, scores and fuses the evidence for one task. */
@@ -249,7 +246,9 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
     : [];
   // API knowledge the target's module imports by name (`from .validation import is_string`): candidates for
   // every step, as the module header names them; r is still the cosine to the step's query.
+  let ts = performance.now();
   const importedApi = target.module ? importedApis(store, repoId, target.module, target.imports, maskedByKind.api) : [];
+  timings.importedApi = performance.now() - ts;
   for (const source of sources) {
     const kind = SOURCE_KIND[source];
     const index = cache.get(store, repoId, enc.id, kind, enc.dim);
@@ -300,7 +299,9 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
       withItems.sort((a, b) => rankKey(b) - rankKey(a) || a.id - b.id);
       const top = withItems.slice(0, k);
       const step = dec.steps[list.step]!;
+      ts = performance.now();
       const scores = scoreList(source, top, list.query, targetCtx);
+      timings.score = (timings.score ?? 0) + performance.now() - ts;
       top.forEach((x, rank) => {
         itemByKey.set(x.item.key, x.item);
         evidence.push({

@@ -278,6 +278,11 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE files SET sha256 = '', size = -1 WHERE language = 'python';
     `,
   },
+  {
+    version: 8,
+    description: 'API entries looked up by module and name (the imported-API candidates of every retrieval scanned the table)',
+    sql: `CREATE INDEX IF NOT EXISTS api_module_name ON api_entries(repo_id, module, qualname);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

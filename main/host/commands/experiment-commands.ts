@@ -60,11 +60,11 @@ export function valuesOfBackend(b: StoredBackend): Record<string, unknown> {
 }
 
 function summaryLines(model: ReportModel): string[] {
-  const lines = [`${'condition'.padEnd(34)} tasks  fail  Pass@1                 selected-correct       raw Pass@1  uncert.  API F1  cost`];
+  const lines = [`${'condition'.padEnd(34)} tasks  fail  Pass@1                 selected-correct       raw Pass@1  uncert.  API F1 repo/view  cost`];
   for (const c of model.conditions) {
     const p1 = c.passAtK.find((p) => p.k === 1)?.value;
     lines.push(
-      `${c.label.slice(0, 34).padEnd(34)} ${String(c.tasks).padStart(5)} ${String(c.failures).padStart(5)}  ${(p1 ? fmtInterval(p1) : 'n/a').padEnd(22)} ${fmtInterval(c.selectedCorrect).padEnd(22)} ${f3(c.rawPass1.estimate).padStart(10)}  ${f3(c.uncertainty.mean).padStart(7)}  ${(c.api ? f3(c.api.f1) : 'n/a').padStart(6)}  ${usd(c.cost.usd)}`,
+      `${c.label.slice(0, 34).padEnd(34)} ${String(c.tasks).padStart(5)} ${String(c.failures).padStart(5)}  ${(p1 ? fmtInterval(p1) : 'n/a').padEnd(22)} ${fmtInterval(c.selectedCorrect).padEnd(22)} ${f3(c.rawPass1.estimate).padStart(10)}  ${f3(c.uncertainty.mean).padStart(7)}  ${`${c.api ? f3(c.api.f1) : 'n/a'} / ${c.apiTaskView ? f3(c.apiTaskView.f1) : 'n/a'}`.padStart(17)}  ${usd(c.cost.usd)}`,
     );
   }
   for (const cmp of model.comparisons) {

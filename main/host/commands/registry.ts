@@ -8,6 +8,7 @@ import { GENERATE_COMMANDS } from './generate-commands.ts';
 import { VALIDATE_COMMANDS } from './validate-commands.ts';
 import { EXPERIMENT_COMMANDS } from './experiment-commands.ts';
 import { APP_COMMANDS } from './app-commands.ts';
+import { SAMPLES_COMMANDS } from './samples-commands.ts';
 
 export const COMMANDS: Record<string, Command> = {
   ...INDEX_COMMANDS,
@@ -16,5 +17,6 @@ export const COMMANDS: Record<string, Command> = {
   ...GENERATE_COMMANDS,
   ...VALIDATE_COMMANDS,
   ...EXPERIMENT_COMMANDS,
+  ...SAMPLES_COMMANDS,
   ...APP_COMMANDS,
 };

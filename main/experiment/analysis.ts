@@ -59,7 +59,15 @@ export function loadRun(experiments: ExperimentStore, runId: string): LoadedRun 
   }
   const results: TaskResult[] = [];
   const failures: TaskFailure[] = [];
-  for (const r of experiments.results(runId)) {
+  // Task-id order (the frozen manifest order, then by id), never the order tasks finished in: parallel workers
+  // finish in a different order each time, and the bootstrap resamples by position.
+  const taskOrder = new Map(run.taskIds.map((id, i) => [id, i]));
+  const condOrder = new Map(run.conditions.map((c, i) => [c.id, i]));
+  const rank = (m: Map<string, number>, k: string) => m.get(k) ?? Number.MAX_SAFE_INTEGER;
+  const records = experiments
+    .results(runId)
+    .sort((a, b) => rank(taskOrder, a.taskId) - rank(taskOrder, b.taskId) || (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0) || rank(condOrder, a.condition) - rank(condOrder, b.condition) || (a.condition < b.condition ? -1 : a.condition > b.condition ? 1 : 0));
+  for (const r of records) {
     if (r.status === 'ok') results.push(r.result as TaskResult);
     else failures.push(r.result as TaskFailure);
   }

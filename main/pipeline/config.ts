@@ -73,7 +73,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
   fusion: { mode: 'fuse', alpha: 0.5, keepFraction: 0.7, topK: 10, perSourceCap: null, useUncertainty: true, refineApi: true },
   generation: {
     candidates: 5,
-    temperature: 0.8,
+    temperature: 0.7,
     maxTokens: 1024,
     uncertaintyGuided: true,
     uncertaintyWeights: { entropy: 0.4, consistency: 0.4, variance: 0.2 },

@@ -127,3 +127,26 @@ export function resolveConditions(ids: string[]): Condition[] {
   if (!out.length) throw new Error('no methods given');
   return out;
 }
+
+/** Sampling protocols by name: the paper's two (RQ1–RQ2 and RQ3–RQ4) and the benchmarks' own n = 10. */
+export const GENERATION_PRESETS: Record<string, { candidates: number; temperature: number; what: string }> = {
+  'paper-rq12': { candidates: 3, temperature: 0.2, what: "the paper's RQ1–RQ2 protocol: 3 candidates at temperature 0.2" },
+  'paper-rq34': { candidates: 5, temperature: 0.7, what: "the paper's RQ3–RQ4 protocol: 5 candidates at temperature 0.7" },
+  'bench-n10': { candidates: 10, temperature: 0.8, what: 'the RepoExec / CoderEval sampling: n = 10 at temperature 0.8, for Pass@1/5/10' },
+};
+
+/**
+ * The conditions with a generation protocol applied (a preset, then explicit candidates / temperature);
+ * every condition gets the same, so budgets stay matched. Throws a RangeError naming a bad value.
+ */
+export function withGeneration(conditions: Condition[], g: { preset?: string; candidates?: number; temperature?: number }): Condition[] {
+  const preset = g.preset === undefined ? undefined : GENERATION_PRESETS[g.preset];
+  if (g.preset !== undefined && !preset) throw new RangeError(`unknown generation preset ${g.preset} (one of ${Object.keys(GENERATION_PRESETS).join(', ')})`);
+  const candidates = g.candidates ?? preset?.candidates;
+  const temperature = g.temperature ?? preset?.temperature;
+  if (candidates !== undefined && (!Number.isInteger(candidates) || candidates < 1 || candidates > 50)) throw new RangeError(`candidates must be an integer from 1 to 50 (got ${candidates})`);
+  if (temperature !== undefined && (!Number.isFinite(temperature) || temperature < 0 || temperature > 2)) throw new RangeError(`temperature must be from 0 to 2 (got ${temperature})`);
+  if (candidates === undefined && temperature === undefined) return conditions;
+  const generation = { ...(candidates === undefined ? {} : { candidates }), ...(temperature === undefined ? {} : { temperature }) };
+  return conditions.map((c) => ({ ...c, config: makeConfig({ generation }, c.config) }));
+}

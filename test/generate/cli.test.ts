@@ -73,7 +73,7 @@ describe('opencoder generate', () => {
     const r = await run(cmd, [...COMMON_ARGS(), '--backend', 'openai', '--model', 'gpt-4o-mini', '--base-url', `${server.origin}/v1`, '--candidates', '4']);
     expect(r.err).toMatch(/Estimate before the run: 1 call\(s\), ~\d+ input tokens/);
     const body = server.requests.at(-1)!.body;
-    expect(body).toMatchObject({ model: 'gpt-4o-mini', n: 4, temperature: 0.8, max_tokens: 1024, logprobs: true, top_logprobs: 5 });
+    expect(body).toMatchObject({ model: 'gpt-4o-mini', n: 4, temperature: 0.7, max_tokens: 1024, logprobs: true, top_logprobs: 5 });
     expect(body.messages[1].content).toMatch(/ū_A \(API knowledge\) = 0\.20/);
     expect(r.json.result.uncertainty.groups).toEqual([[0, 1, 2, 3]]); // they differ only in a comment
     expect(r.text).toMatch(/Tokens: 100 in, \d+ out \(reported\); 1 call\(s\), 0 retries/);

@@ -113,6 +113,21 @@ describe('experiment commands', () => {
     expect((await cli(['runs', '--db', db, '--json'])).json().runs.length).toBe(before);
   }, 60_000);
 
+  it('--candidates and --temperature set the sampling of every condition; bad values and a resume that changes them are refused', async () => {
+    const r = await cli(['run', '--manifest', SAMPLE, '--limit', '1', '--method', 'baseline-rag,opencoder', '--candidates', '3', '--temperature', '0.2', '--db', db, '--json']);
+    expect(r.code).toBe(0);
+    const doc = r.json();
+    expect(doc.conditions.map((c: { samples: number }) => c.samples)).toEqual([3, 3]);
+    const bad = await cli(['run', '--manifest', SAMPLE, '--temperature', '3', '--db', db, '--json']);
+    expect(bad.code).toBe(2);
+    expect(bad.json().error.message).toMatch(/temperature must be from 0 to 2 \(got 3\)/);
+    const preset = await cli(['run', '--manifest', SAMPLE, '--preset', 'nope', '--db', db, '--json']);
+    expect(preset.json().error.message).toMatch(/unknown generation preset nope \(one of paper-rq12, paper-rq34, bench-n10\)/);
+    const resumed = await cli(['run', '--resume', doc.runId, '--candidates', '5', '--db', db, '--json']);
+    expect(resumed.code).toBe(2);
+    expect(resumed.json().error.message).toMatch(/does not take --candidates/);
+  }, 120_000);
+
   it('a changed manifest is refused on resume: results would no longer be paired', async () => {
     const copy = path.join(dir, 'copy');
     fs.cpSync(path.dirname(SAMPLE), copy, { recursive: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configHash, DEFAULT_CONFIG, makeConfig } from '../../main/pipeline/config.ts';
-import { cellId, cellSources, factorialConditions, LADDER, METHODS, resolveConditions } from '../../main/pipeline/methods.ts';
+import { cellId, cellSources, factorialConditions, LADDER, METHODS, resolveConditions, withGeneration } from '../../main/pipeline/methods.ts';
 
 /** Leaf paths whose values differ between two configs. */
 function diff(a: unknown, b: unknown, prefix = ''): string[] {
@@ -81,5 +81,20 @@ describe('methods as switch settings of one config', () => {
     const c = makeConfig({ fusion: { topK: 3 } }, METHODS['baseline-rag']!.config);
     expect(c.fusion.mode).toBe('concatenate');
     expect(c.fusion.topK).toBe(3);
+  });
+});
+
+describe('generation protocols', () => {
+  it('a preset, then explicit values, set candidates and temperature in every condition and nothing else', () => {
+    const base = [METHODS['baseline-rag']!, METHODS.opencoder!];
+    const rq12 = withGeneration(base, { preset: 'paper-rq12' });
+    expect(rq12.map((c) => [c.config.generation.candidates, c.config.generation.temperature])).toEqual([[3, 0.2], [3, 0.2]]);
+    expect(diff(rq12[1]!.config, METHODS.opencoder!.config).sort()).toEqual(['generation.candidates', 'generation.temperature']);
+    const mixed = withGeneration(base, { preset: 'paper-rq34', temperature: 0.1 });
+    expect(mixed[0]!.config.generation).toMatchObject({ candidates: 5, temperature: 0.1 });
+    expect(withGeneration(base, {})).toBe(base);
+    expect(() => withGeneration(base, { candidates: 0 })).toThrow(/candidates must be an integer from 1 to 50/);
+    // The default sampling temperature is the paper's RQ3–RQ4 value.
+    expect(DEFAULT_CONFIG.generation.temperature).toBe(0.7);
   });
 });

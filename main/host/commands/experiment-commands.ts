@@ -12,7 +12,7 @@ import { appInfo, type Progress, type RunOutcome } from '../../experiment/runner
 import { ExchangeStore } from '../../store/exchanges.ts';
 import { ExperimentStore } from '../../store/experiments.ts';
 import { Store } from '../../store/store.ts';
-import { factorialConditions, LADDER, METHODS, resolveConditions, type Condition } from '../../pipeline/methods.ts';
+import { factorialConditions, GENERATION_PRESETS, LADDER, METHODS, resolveConditions, withGeneration, type Condition } from '../../pipeline/methods.ts';
 import { packageRoot } from '../paths.ts';
 import { dbPathOf, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
 import { BACKEND_OPTS, backendChoice, backendFromOptions, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
@@ -31,6 +31,9 @@ const RUN_OPTS = {
   'validator-workers': { type: 'string' },
   'estimate-only': { type: 'boolean', default: false },
   'max-usd': { type: 'string' },
+  candidates: { type: 'string' },
+  temperature: { type: 'string' },
+  preset: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 const f3 = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(3));
@@ -104,6 +107,8 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
   let storedBackend: StoredBackend;
   let plan: { manifest: ReturnType<typeof readManifest>; tasks: ReturnType<typeof selectTasks>; conditions: Condition[] } | null = null;
   if (resume) {
+    const given = ['candidates', 'temperature', 'preset'].filter((k) => values[k] !== undefined);
+    if (given.length) throw new UsageError(`--resume continues the run as it was frozen; it does not take ${given.map((k) => `--${k}`).join(', ')}`);
     const store = Store.open(dbPathOf(values));
     try {
       storedBackend = resumableRun(store, resume).backend;
@@ -115,7 +120,17 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
     const manifest = readManifest(values.manifest as string);
     const ids = values.ids ? (values.ids as string).split(',').map((s) => s.trim()).filter(Boolean) : null;
     const limit = num(values, 'limit', { int: true, min: 1 }) ?? null;
-    plan = { manifest, tasks: selectTasks(manifest, ids, limit), conditions: conditionsOf(values) };
+    let conditions: Condition[];
+    try {
+      conditions = withGeneration(conditionsOf(values), {
+        preset: values.preset as string | undefined,
+        candidates: num(values, 'candidates', { int: true, min: 1 }),
+        temperature: num(values, 'temperature', { min: 0 }),
+      });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    plan = { manifest, tasks: selectTasks(manifest, ids, limit), conditions };
     storedBackend = storedBackendOf(values);
   }
   const backendValues = resume ? { ...values, ...valuesOfBackend(storedBackend) } : values;
@@ -205,7 +220,7 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
       summary: 'run methods on a frozen task manifest (stored after every task; resumable)',
       usage:
         'opencoder run --manifest FILE [--ids A,B | --limit N] [--method compare|opencoder,baseline-rag,…] [--backend offline|openai|gemini|…] ' +
-        '[--parallel N] [--sandbox auto|strong|weak] [--estimate-only] [--max-usd X] | opencoder run --resume RUN',
+        `[--candidates N] [--temperature T] [--preset ${Object.keys(GENERATION_PRESETS).join('|')}] [--parallel N] [--sandbox auto|strong|weak] [--estimate-only] [--max-usd X] | opencoder run --resume RUN`,
       options: { ...RUN_OPTS, method: { type: 'string', default: 'compare' } },
       run: ({ values }, io) =>
         runExperimentCommand(
@@ -224,7 +239,7 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
     },
     ablate: {
       summary: 'the 2³ factorial over API / context / similar-code evidence (or --ladder: components added in turn)',
-      usage: `opencoder ablate --manifest FILE [--ids …] [--ladder] [--base ${Object.keys(METHODS).join('|')}] [--backend …] | opencoder ablate --resume RUN`,
+      usage: `opencoder ablate --manifest FILE [--ids …] [--ladder] [--base ${Object.keys(METHODS).join('|')}] [--backend …] [--candidates N] [--temperature T] [--preset ${Object.keys(GENERATION_PRESETS).join('|')}] | opencoder ablate --resume RUN`,
       options: { ...RUN_OPTS, ladder: { type: 'boolean', default: false }, base: { type: 'string', default: 'opencoder' } },
       run: ({ values }, io) => {
         const base = METHODS[values.base as string];

@@ -21,7 +21,7 @@ const CONSTANTS: { key: keyof PipelineOverrides; label: string; symbol: string; 
   { key: 'keepFraction', label: 'Keep fraction', symbol: 'keep', def: 0.7, step: '0.05', hint: 'share of each source and step kept; (0, 1]' },
   { key: 'topK', label: 'Fused top K', symbol: 'K', def: 10, step: '1', hint: 'evidence items in the prompt; 1 … 50', int: true },
   { key: 'candidates', label: 'Candidates', symbol: 'n', def: 5, step: '1', hint: 'samples per task; 1 … 20', int: true },
-  { key: 'temperature', label: 'Temperature', symbol: 'T', def: 0.8, step: '0.1', hint: 'sampling temperature; 0 … 2' },
+  { key: 'temperature', label: 'Temperature', symbol: 'T', def: 0.7, step: '0.1', hint: 'sampling temperature; 0 … 2' },
   { key: 'repairRounds', label: 'Repair rounds', symbol: 'R', def: 2, step: '1', hint: 'at most; 0 … 5', int: true },
 ];
 

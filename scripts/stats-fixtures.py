@@ -275,4 +275,33 @@ write("factorial.json", {
         {"perTask": Y_rates, "opts": {"seed": 5, "resamples": 2000, "level": 0.9}, "effects": factorial(Y_rates, {"seed": 5, "resamples": 2000, "level": 0.9})},
     ],
 })
+# Paired sign-flip permutation test: scipy.stats.permutation_test with permutation_type='samples' on (d, 0),
+# statistic mean(x − y), every pattern enumerated (n_resamples = inf), two-sided.
+from scipy.stats import permutation_test  # noqa: E402
+
+
+def sign_flip_ref(d):
+    d = np.asarray(d, dtype=float)
+    if not np.any(d != 0):
+        return 1.0
+    r = permutation_test((d, np.zeros_like(d)), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
+                         n_resamples=np.inf, vectorized=True, alternative="two-sided")
+    return float(r.pvalue)
+
+
+perm_rng = np.random.default_rng(20261201)
+perm_cases = [
+    [1, 1, 1, 1, 1, 1, 1, 1, -1],                       # McNemar 8/1 (its 23 ties flip nothing): the exact binomial test
+    [1, -1, 1, 0, 0, 1, -1, 1, 1, 1],
+    [0.2, -0.1, 0.35, 0.0, 0.5, -0.25, 0.1, 0.4],       # Pass@k differences (fractions)
+    [0.0] * 6,
+    list(np.round(perm_rng.uniform(-0.6, 0.9, size=12), 3)),
+    list(np.round(perm_rng.normal(0.1, 0.3, size=16), 3)),
+]
+write("permutation.json", {
+    "generator": GENERATOR,
+    "source": "scipy.stats.permutation_test((d, 0), mean(x - y), permutation_type='samples', n_resamples=inf, alternative='two-sided').pvalue; 1 when every d is 0",
+    "cases": [[[float(x) for x in d], sign_flip_ref(d)] for d in perm_cases],
+})
+
 print("wrote", sorted(os.listdir(OUT)))

@@ -30,6 +30,8 @@ import {
   pairedBootstrapDiff,
   pairedCounts,
   passAtK,
+  signFlipTest,
+  SIGN_FLIP_EXACT_UP_TO,
   type BootstrapOptions,
 } from './stats.ts';
 
@@ -283,20 +285,55 @@ function compare(runs: Map<string, LoadedRun>, spec: ComparisonSpec, boot: Requi
     losses,
     ties,
     mcnemarP: mcnemarExact(wins, losses),
+    selectedPermutation: permutationOf(ra.map((r, i) => (r.selected.correct ? 1 : 0) - (rb[i]!.selected.correct ? 1 : 0)), boot.seed),
+    holmFamily: { key: familyKey(runs.get(spec.a.runId)!, runs.get(spec.b.runId)!), outcome: 'selected-output correctness (exact McNemar)', size: 0 },
     selectedDiff: pairedBootstrapDiff(
       ra.map((r) => (r.selected.correct ? 1 : 0)),
       rb.map((r) => (r.selected.correct ? 1 : 0)),
       boot,
     ),
-    passAtKDiff: Array.from({ length: maxK }, (_, i) => ({
-      k: i + 1,
-      diff: pairedBootstrapDiff(
-        ra.map((r) => passAtK1(r, i + 1)),
-        rb.map((r) => passAtK1(r, i + 1)),
-        boot,
-      ),
-    })),
+    passAtKDiff: Array.from({ length: maxK }, (_, i) => {
+      const xa = ra.map((r) => passAtK1(r, i + 1));
+      const xb = rb.map((r) => passAtK1(r, i + 1));
+      return { k: i + 1, diff: pairedBootstrapDiff(xa, xb, boot), test: permutationOf(xa.map((x, j) => x - xb[j]!), boot.seed) };
+    }),
   };
+}
+
+function permutationOf(diffs: number[], seed: number): PairedComparison['selectedPermutation'] {
+  const r = signFlipTest(diffs, { seed });
+  return { p: r.p, informative: r.informative, method: r.method };
+}
+
+/** The backend a run's results came from (kind and model), what a Holm family is drawn along. */
+function backendOf(l: LoadedRun): string {
+  const b = l.run.backend as { kind?: string; model?: string | null } | undefined;
+  return b?.kind ? `${b.kind}${b.model ? `:${b.model}` : ''}` : (l.results[0]?.generation.backend ?? 'unknown backend');
+}
+
+function familyKey(a: LoadedRun, b: LoadedRun): string {
+  const x = backendOf(a);
+  const y = backendOf(b);
+  return x === y ? x : `${x} vs ${y}`;
+}
+
+/** Holm within each family (one backend, or one pair of backends; the outcome is selected-output correctness). */
+export function holmByFamily(raw: Omit<PairedComparison, 'mcnemarPHolm'>[]): PairedComparison[] {
+  const families = new Map<string, number[]>();
+  raw.forEach((c, i) => {
+    let f = families.get(c.holmFamily.key);
+    if (!f) families.set(c.holmFamily.key, (f = []));
+    f.push(i);
+  });
+  const out = raw.map((c) => ({ ...c, holmFamily: { ...c.holmFamily }, mcnemarPHolm: Number.NaN })) as PairedComparison[];
+  for (const idx of families.values()) {
+    const adjusted = holm(idx.map((i) => raw[i]!.mcnemarP));
+    idx.forEach((i, j) => {
+      out[i]!.mcnemarPHolm = adjusted[j]!;
+      out[i]!.holmFamily.size = idx.length;
+    });
+  }
+  return out;
 }
 
 const CELL_OUTCOMES: { outcome: 'pass@1' | 'uncertainty'; label: string; of: (r: TaskResult) => number }[] = [
@@ -416,16 +453,19 @@ export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): Repor
   const boot = { ...DEFAULT_BOOTSTRAP, ...opts.bootstrap };
   const runs = new Map(loaded.map((l) => [l.run.id, l]));
   const conditions = loaded.flatMap((l) => l.run.conditions.map((c) => summariseCondition(l, c, boot)));
-  const raw = (opts.comparisons ?? defaultComparisons(loaded)).map((s) => compare(runs, s, boot));
-  const adjusted = holm(raw.map((c) => c.mcnemarP));
-  const comparisons: PairedComparison[] = raw.map((c, i) => ({ ...c, mcnemarPHolm: adjusted[i]! }));
+  // A run listed twice must not put its own comparisons into the family twice.
+  const specKey = (c: ComparisonSpec) => `${c.a.runId}\u0000${c.a.condition}\u0000${c.b.runId}\u0000${c.b.condition}`;
+  const specs = [...new Map((opts.comparisons ?? defaultComparisons(loaded)).map((c) => [specKey(c), c])).values()];
+  const raw = specs.map((s) => compare(runs, s, boot));
+  const comparisons = holmByFamily(raw);
   const factorial = loaded.map((l) => factorialOf(l, boot)).filter((f): f is FactorialAnalysis => f !== null);
   const notes = [
     `Intervals: ${Math.round(boot.level * 100)} % percentile bootstrap over tasks (${boot.resamples} resamples, seed ${boot.seed}); comparisons resample tasks once for both arms (paired).`,
     'Pass@k: the unbiased estimator 1 − C(n−c, k)/C(n, k) per task, averaged over tasks; every raw candidate is run against the tests whatever the method selects.',
     'Selected-output correctness: whether the output the method returns passes the tests (Baseline RAG returns its first candidate unvalidated).',
     `Calibration: the generation-uncertainty aggregate read as P(selected output fails); ECE over ${ECE_BINS} equal-width bins on [0, 1].`,
-    'McNemar: exact two-sided binomial test on wins vs losses; Holm-adjusted over the comparisons of this report.',
+    'McNemar: exact two-sided binomial test on wins vs losses of selected-output correctness; Holm-adjusted within each family: the comparisons of one backend (or one pair of backends) among the runs reported. `compare A B` and `report A B` use the same comparisons and families.',
+    `Paired permutation tests: Pass@k and selected-output differences by a sign-flip test on the per-task differences (exact over all sign patterns up to ${SIGN_FLIP_EXACT_UP_TO} differing tasks, seeded Monte Carlo with 20 000 draws beyond); for binary outcomes it equals the exact McNemar test.`,
     'Flaky verdicts: an outcome that depended on timing is run twice; when the two runs disagree the verdict is flaky and counts as not passed in every figure. Per condition the report counts flaky raw-candidate verdicts (of all raw-candidate verdicts) and tasks whose selected output was flaky (of the tasks with a result), and lists the tasks with either.',
     'Factorial effects: per-task 2³ contrasts (main effect = mean with the source on − mean with it off; two-way interaction = half the difference of simple effects), one-sample t p-values, Holm-adjusted over the six effects of each run and outcome.',
   ];

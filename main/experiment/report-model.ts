@@ -113,6 +113,13 @@ export interface FlakyCounts {
   taskIds: string[];
 }
 
+export interface PermutationTest {
+  p: number;
+  /** Tasks whose difference is not 0. */
+  informative: number;
+  method: 'exact' | 'monte-carlo';
+}
+
 export interface PairedComparison {
   a: { runId: string; condition: string; label: string };
   b: { runId: string; condition: string; label: string };
@@ -124,11 +131,16 @@ export interface PairedComparison {
   ties: number;
   /** Exact two-sided McNemar p on wins vs losses. */
   mcnemarP: number;
-  /** Holm-adjusted within the comparison family of the report. */
+  /** Holm-adjusted within its family (holmFamily). */
   mcnemarPHolm: number;
+  /** The Holm family: the comparisons of one backend (or pair of backends) on one outcome, and how many there are. */
+  holmFamily: { key: string; outcome: string; size: number };
+  /** Sign-flip permutation test of the selected-output difference (equals McNemar for binary outcomes). */
+  selectedPermutation: PermutationTest;
   /** Difference a − b in selected-output correctness and in Pass@k, paired bootstrap intervals. */
   selectedDiff: Interval;
-  passAtKDiff: { k: number; diff: Interval }[];
+  /** Per k: the paired bootstrap interval and the sign-flip permutation test of the per-task Pass@k differences. */
+  passAtKDiff: { k: number; diff: Interval; test: PermutationTest }[];
 }
 
 export interface FactorialEffect {

@@ -331,9 +331,13 @@ function comparisonsHtml(model: ReportModel, name: (r: string, c: string, l: str
     { label: 'Paired', sub: 'tasks', num: true },
     { label: 'W / L / T', num: true, title: 'A right and B wrong / the reverse / equal' },
     { label: 'McNemar p', sub: 'exact', num: true, title: 'Exact two-sided' },
-    { label: 'Holm p', num: true, title: 'Holm-adjusted over the comparisons of this report' },
+    { label: 'Holm p', num: true, title: 'Holm-adjusted within its family (one backend, one outcome)' },
+    { label: 'Holm family', title: 'The comparisons adjusted together: one backend (or pair of backends), selected-output correctness' },
     { label: 'Δ selected', sub: ci, num: true, title: 'A − B in selected-output correctness, paired bootstrap' },
-    ...ks.map((k) => ({ label: `Δ Pass@${k}`, sub: ci, num: true })),
+    ...ks.flatMap((k) => [
+      { label: `Δ Pass@${k}`, sub: ci, num: true },
+      { label: `Pass@${k} p`, sub: 'sign-flip', num: true, title: 'Paired sign-flip permutation test of the per-task Pass@k differences (exact up to 20 differing tasks)' },
+    ]),
   ];
   const rows = model.comparisons.map((c) => {
     const pk = new Map(c.passAtKDiff.map((p) => [p.k, p.diff]));
@@ -344,10 +348,12 @@ function comparisonsHtml(model: ReportModel, name: (r: string, c: string, l: str
       td(`${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`, 'wlt', 'num'),
       td(formatP(c.mcnemarP), 'mcnemarP', 'num'),
       td(formatP(c.mcnemarPHolm), 'mcnemarPHolm', 'num'),
+      td(`${h(c.holmFamily.key)} <span class="muted">(${formatInt(c.holmFamily.size)})</span>`, 'holmFamily', 'name'),
       td(intervalHtml(c.selectedDiff, true), 'selectedDiff', 'num'),
-      ...ks.map((k) => {
+      ...ks.flatMap((k) => {
         const d = pk.get(k);
-        return td(d ? intervalHtml(d, true) : 'n/a', `pass@${k}Diff`, 'num');
+        const t = c.passAtKDiff.find((p) => p.k === k)?.test;
+        return [td(d ? intervalHtml(d, true) : 'n/a', `pass@${k}Diff`, 'num'), td(t ? formatP(t.p) : 'n/a', `pass@${k}P`, 'num')];
       }),
     ];
     return `<tr data-run="${h(c.a.runId)}" data-a="${h(c.a.condition)}" data-b="${h(c.b.condition)}">${cells.join('')}</tr>`;
@@ -796,7 +802,7 @@ export function renderMarkdown(model: ReportModel): string {
   if (!model.comparisons.length) out.push('_No paired comparisons in this report._', '');
   else {
     const ks = comparisonKs(model.comparisons);
-    const headers = ['A', 'B', 'Paired tasks', 'W / L / T', 'McNemar p', 'Holm p', `Δ selected correct [${level}]`, ...ks.map((k) => `Δ Pass@${k} [${level}]`)];
+    const headers = ['A', 'B', 'Paired tasks', 'W / L / T', 'McNemar p', 'Holm p', 'Holm family', `Δ selected correct [${level}]`, ...ks.flatMap((k) => [`Δ Pass@${k} [${level}]`, `Pass@${k} p (sign-flip)`])];
     out.push(
       mdTable(
         headers,
@@ -807,16 +813,17 @@ export function renderMarkdown(model: ReportModel): string {
           `${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`,
           formatP(c.mcnemarP),
           formatP(c.mcnemarPHolm),
+          `${md(c.holmFamily.key)} (${formatInt(c.holmFamily.size)})`,
           formatInterval(c.selectedDiff),
-          ...ks.map((k) => {
-            const d = c.passAtKDiff.find((p) => p.k === k)?.diff;
-            return d ? formatInterval(d) : 'n/a';
+          ...ks.flatMap((k) => {
+            const p = c.passAtKDiff.find((x) => x.k === k);
+            return [p ? formatInterval(p.diff) : 'n/a', p ? formatP(p.test.p) : 'n/a'];
           }),
         ]),
         headers.map((_, i) => (i < 2 ? 'l' : 'r')),
       ),
       '',
-      `_W = A right and B wrong. McNemar p exact two-sided; Holm p adjusted over all comparisons. Δ = A − B._`,
+      `_W = A right and B wrong. McNemar p exact two-sided; Holm p adjusted within its family (the comparisons of one backend, or pair of backends; count in brackets). Pass@k p: paired sign-flip permutation test. Δ = A − B._`,
       '',
     );
   }
@@ -986,14 +993,14 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
   const cks = comparisonKs(model.comparisons);
   const comparisons = csv(
     [
-      'runId', 'aCondition', 'aLabel', 'bRunId', 'bCondition', 'bLabel', 'tasks', 'wins', 'losses', 'ties', 'mcnemarP', 'mcnemarPHolm',
+      'runId', 'aCondition', 'aLabel', 'bRunId', 'bCondition', 'bLabel', 'tasks', 'wins', 'losses', 'ties', 'mcnemarP', 'mcnemarPHolm', 'holmFamily', 'holmFamilySize',
       ...ivHead('selectedDiff'),
-      ...cks.flatMap((k) => ivHead(`pass@${k}Diff`)),
+      ...cks.flatMap((k) => [...ivHead(`pass@${k}Diff`), `pass@${k}P`]),
     ],
     model.comparisons.map((c) => [
-      c.a.runId, c.a.condition, c.a.label, c.b.runId, c.b.condition, c.b.label, c.tasks, c.wins, c.losses, c.ties, c.mcnemarP, c.mcnemarPHolm,
+      c.a.runId, c.a.condition, c.a.label, c.b.runId, c.b.condition, c.b.label, c.tasks, c.wins, c.losses, c.ties, c.mcnemarP, c.mcnemarPHolm, c.holmFamily.key, c.holmFamily.size,
       ...ivCols(c.selectedDiff),
-      ...cks.flatMap((k) => ivCols(c.passAtKDiff.find((p) => p.k === k)?.diff)),
+      ...cks.flatMap((k) => [...ivCols(c.passAtKDiff.find((p) => p.k === k)?.diff), c.passAtKDiff.find((p) => p.k === k)?.test.p]),
     ]),
   );
 

@@ -177,6 +177,59 @@ export function mcnemarExact(wins: number, losses: number): number {
   return Math.min(1, 2 * binomialCdf(Math.min(wins, losses), discordant, 0.5));
 }
 
+export interface SignFlipResult {
+  /** Two-sided p-value. */
+  p: number;
+  /** Pairs whose difference is not 0 (the only ones a sign flip changes). */
+  informative: number;
+  method: 'exact' | 'monte-carlo';
+  /** Sign patterns counted: 2^informative when exact, the seeded draws otherwise. */
+  patterns: number;
+}
+
+/** Sign-flip tests enumerate every pattern up to this many informative pairs (2²⁰ ≈ 10⁶ patterns). */
+export const SIGN_FLIP_EXACT_UP_TO = 20;
+
+/**
+ * Paired sign-flip permutation test of mean difference 0 (the paired case of scipy.stats.permutation_test with
+ * permutation_type='samples'). Statistic S = Σ dᵢ; under H0 each dᵢ's sign is a fair coin. Two-sided
+ * p = P(|S*| ≥ |S|): exactly, over all 2^m patterns of the m non-zero differences, when m ≤ exactUpTo; otherwise
+ * from `draws` seeded random patterns as (1 + hits) / (1 + draws). No informative pair → p = 1. Comparisons
+ * use a relative tolerance of 1e-12, so rounding in the sums does not decide a tie.
+ */
+export function signFlipTest(diffs: readonly number[], opts: { exactUpTo?: number; draws?: number; seed?: number } = {}): SignFlipResult {
+  for (const [i, d] of diffs.entries()) if (!Number.isFinite(d)) throw new RangeError(`signFlipTest: difference ${i} is ${d}`);
+  const d = diffs.filter((x) => x !== 0);
+  const m = d.length;
+  if (!m) return { p: 1, informative: 0, method: 'exact', patterns: 1 };
+  const observed = Math.abs(d.reduce((a, b) => a + b, 0));
+  const tol = 1e-12 * d.reduce((a, b) => a + Math.abs(b), 0);
+  const exactUpTo = opts.exactUpTo ?? SIGN_FLIP_EXACT_UP_TO;
+  if (m <= exactUpTo) {
+    // Gray-code walk: one sign changes per step, so each pattern's sum costs O(1).
+    const signs = new Int8Array(m).fill(1);
+    let sum = d.reduce((a, b) => a + b, 0);
+    let hits = Math.abs(sum) >= observed - tol ? 1 : 0;
+    const total = 2 ** m;
+    for (let g = 1; g < total; g++) {
+      const bit = 31 - Math.clz32(g & -g);
+      sum -= 2 * signs[bit]! * d[bit]!;
+      signs[bit] = -signs[bit]! as 1 | -1;
+      if (Math.abs(sum) >= observed - tol) hits++;
+    }
+    return { p: Math.min(1, hits / total), informative: m, method: 'exact', patterns: total };
+  }
+  const draws = opts.draws ?? 20_000;
+  const rng = makeRng(opts.seed ?? 1);
+  let hits = 0;
+  for (let b = 0; b < draws; b++) {
+    let sum = 0;
+    for (let i = 0; i < m; i++) sum += rng() < 0.5 ? -d[i]! : d[i]!;
+    if (Math.abs(sum) >= observed - tol) hits++;
+  }
+  return { p: Math.min(1, (1 + hits) / (1 + draws)), informative: m, method: 'monte-carlo', patterns: draws };
+}
+
 /**
  * One-sample two-sided t-test of mean 0. When all values are equal: p = 1 if they are 0 (t = 0), else p = 0
  * (t = ±Infinity). n < 2 → t and p NaN (df = max(n − 1, 0)).

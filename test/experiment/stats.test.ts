@@ -15,6 +15,7 @@ import {
   pairedBootstrapDiff,
   pairedCounts,
   passAtK,
+  signFlipTest,
   type BootstrapOptions,
 } from '../../main/experiment/stats.ts';
 
@@ -361,5 +362,37 @@ describe('factorialEffects', () => {
 
   it('rejects a task without all eight cells', () => {
     expect(() => factorialEffects([[0, 1, 0, 1, 0, 1, 0, 1], [0, 1]])).toThrow(/task 1 has 2 cells, expected 8/);
+  });
+});
+
+describe('paired sign-flip permutation test', () => {
+  const { cases } = fixture<{ cases: [number[], number][] }>('permutation.json');
+
+  it('agrees with scipy.stats.permutation_test (paired, exact) on the fixtures', () => {
+    for (const [d, p] of cases) {
+      const r = signFlipTest(d);
+      expect(r.method).toBe('exact');
+      expectClose(r.p, p, 1e-12, `sign-flip p of ${JSON.stringify(d)}`);
+    }
+  });
+
+  it('is the exact McNemar test on binary outcomes, ties included (8 wins, 1 loss, 23 ties: p = 0.0390625)', () => {
+    const d = [...Array(8).fill(1), -1, ...Array(23).fill(0)];
+    const r = signFlipTest(d);
+    expect(r.p).toBe(0.0390625);
+    expect(r.p).toBe(mcnemarExact(8, 1));
+    expect(r.informative).toBe(9);
+    for (const [w, l] of [[5, 0], [3, 3], [10, 4]] as const) expect(signFlipTest([...Array(w).fill(1), ...Array(l).fill(-1)]).p).toBeCloseTo(mcnemarExact(w, l), 12);
+  });
+
+  it('gives p = 1 without an informative pair or with one; beyond the exact limit, a seeded Monte Carlo close to the exact value', () => {
+    expect(signFlipTest([0, 0, 0])).toEqual({ p: 1, informative: 0, method: 'exact', patterns: 1 });
+    expect(signFlipTest([0.3, 0]).p).toBe(1);
+    const [d, p] = cases.at(-1)!;
+    const mc = signFlipTest(d, { exactUpTo: 4, draws: 20_000, seed: 3 });
+    expect(mc.method).toBe('monte-carlo');
+    expect(Math.abs(mc.p - p)).toBeLessThan(0.01);
+    expect(signFlipTest(d, { exactUpTo: 4, draws: 20_000, seed: 3 })).toEqual(mc);
+    expect(() => signFlipTest([0.1, Number.NaN])).toThrow(/difference 1 is NaN/);
   });
 });

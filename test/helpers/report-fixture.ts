@@ -92,6 +92,18 @@ function bootstrap(values: number[], rnd: () => number): Interval {
   return { estimate, lo: quantile(means, (1 - LEVEL) / 2), hi: quantile(means, 1 - (1 - LEVEL) / 2) };
 }
 
+/** Sign-flip permutation p by brute force over every pattern of the non-zero differences (small n only). */
+function signFlipBrute(diffs: number[]): { p: number; informative: number; method: 'exact' } {
+  const d = diffs.filter((x) => x !== 0);
+  const obs = Math.abs(d.reduce((a, b) => a + b, 0));
+  let hits = 0;
+  for (let mask = 0; mask < 2 ** d.length; mask++) {
+    const sum = d.reduce((a, x, i) => a + (mask & (1 << i) ? -x : x), 0);
+    if (Math.abs(sum) >= obs - 1e-12) hits++;
+  }
+  return { p: d.length ? hits / 2 ** d.length : 1, informative: d.length, method: 'exact' };
+}
+
 function holm(ps: number[]): number[] {
   const order = ps.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
   const out = new Array<number>(ps.length);
@@ -368,8 +380,14 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       ties: paired.length - wins - losses,
       mcnemarP: mcnemar(wins, losses),
       mcnemarPHolm: Number.NaN,
+      holmFamily: { key: 'offline', outcome: 'selected-output correctness (exact McNemar)', size: pairs.length },
+      selectedPermutation: signFlipBrute(paired.map(([x, y]) => +x.selectedCorrect - +y.selectedCorrect)),
       selectedDiff: bootstrap(paired.map(([x, y]) => +x.selectedCorrect - +y.selectedCorrect), rnd),
-      passAtKDiff: KS.map((k) => ({ k, diff: bootstrap(paired.map(([x, y]) => passAtK(x.n, x.c, k) - passAtK(y.n, y.c, k)), rnd) })),
+      passAtKDiff: KS.map((k) => ({
+        k,
+        diff: bootstrap(paired.map(([x, y]) => passAtK(x.n, x.c, k) - passAtK(y.n, y.c, k)), rnd),
+        test: signFlipBrute(paired.map(([x, y]) => passAtK(x.n, x.c, k) - passAtK(y.n, y.c, k))),
+      })),
     } satisfies PairedComparison;
   });
   const adj = holm(raw.map((c) => c.mcnemarP));

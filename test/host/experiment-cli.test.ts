@@ -80,6 +80,17 @@ describe('experiment commands', () => {
     const doc = r.json();
     expect(doc.comparisons.map((c: { a: { condition: string } }) => c.a.condition)).toEqual(['baseline-rag', 'opencoder']);
     for (const c of doc.comparisons) expect([c.wins, c.losses, c.ties]).toEqual([0, 0, 2]);
+    // compare and report of the same runs adjust over the same Holm family (one backend: the within-run pair too).
+    const json = path.join(dir, 'cmp.json');
+    expect((await cli(['report', runId, runId, '--format', 'json', '--out', json, '--db', db])).code).toBe(0);
+    const reported = JSON.parse(fs.readFileSync(json, 'utf8')).comparisons as { a: { condition: string }; b: { condition: string }; holmFamily: { key: string; size: number }; mcnemarPHolm: number }[];
+    for (const c of doc.comparisons) {
+      const same = reported.find((x) => x.a.condition === c.a.condition && x.b.condition === c.b.condition && x.a.condition === x.b.condition)!;
+      expect(c.holmFamily).toEqual(same.holmFamily);
+      expect(c.mcnemarPHolm).toBe(same.mcnemarPHolm);
+      expect(c.holmFamily).toMatchObject({ key: 'offline', size: 3 });
+      expect(c.passAtKDiff[0].test).toMatchObject({ p: 1, informative: 0, method: 'exact' });
+    }
     const bad = await cli(['compare', runId, ablateId, '--db', db, '--json']);
     expect(bad.code).not.toBe(0);
     expect(bad.json().error.message).toMatch(/share no condition/);

@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { buildReportModel, crossRunComparisons, fmtInterval, loadRun, reportComparisons, type LoadedRun } from '../../experiment/analysis.ts';
+import { buildReportModel, crossRunComparisons, defaultComparisons, fmtInterval, loadRun, reportComparisons, type LoadedRun } from '../../experiment/analysis.ts';
 import { readManifest } from '../../experiment/manifest.ts';
 import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../../experiment/orchestrate.ts';
 import type { ReportModel } from '../../experiment/report-model.ts';
@@ -72,7 +72,8 @@ function summaryLines(model: ReportModel): string[] {
   }
   for (const cmp of model.comparisons) {
     lines.push(
-      `${cmp.a.label} vs ${cmp.b.label}: W/L/T ${cmp.wins}/${cmp.losses}/${cmp.ties}, McNemar p ${f3(cmp.mcnemarP)} (Holm ${f3(cmp.mcnemarPHolm)}), Δ selected-correct ${fmtInterval(cmp.selectedDiff)}`,
+      `${cmp.a.label} (${cmp.a.runId}) vs ${cmp.b.label} (${cmp.b.runId}): W/L/T ${cmp.wins}/${cmp.losses}/${cmp.ties}, McNemar p ${f3(cmp.mcnemarP)} (Holm ${f3(cmp.mcnemarPHolm)} over ${cmp.holmFamily.size} comparison${cmp.holmFamily.size === 1 ? '' : 's'} of ${cmp.holmFamily.key}), Δ selected-correct ${fmtInterval(cmp.selectedDiff)}` +
+        (cmp.passAtKDiff.length ? `; Δ Pass@1 ${fmtInterval(cmp.passAtKDiff[0]!.diff)}, sign-flip p ${f3(cmp.passAtKDiff[0]!.test.p)} (${cmp.passAtKDiff[0]!.test.method}, ${cmp.passAtKDiff[0]!.test.informative} differing tasks)` : ''),
     );
   }
   for (const f of model.factorial) {
@@ -277,7 +278,12 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
           if (loaded[0]!.run.manifestHash !== loaded[1]!.run.manifestHash) {
             throw new UsageError(`the runs froze different manifests (${loaded[0]!.run.manifestHash.slice(0, 12)} vs ${loaded[1]!.run.manifestHash.slice(0, 12)}): only tasks with the same id are paired, and they may differ`);
           }
-          const model = modelOf(loaded, values, crossRunComparisons(loaded[0]!, loaded[1]!));
+          // The same comparisons, hence the same Holm families, as `report A B`; only the cross-run pairs are shown.
+          const cross = crossRunComparisons(loaded[0]!, loaded[1]!);
+          const full = modelOf(loaded, values, [...defaultComparisons(loaded), ...cross]);
+          const key = (c: { a: { runId: string; condition: string }; b: { runId: string; condition: string } }) => `${c.a.runId}|${c.a.condition}|${c.b.runId}|${c.b.condition}`;
+          const shown = new Set(cross.map(key));
+          const model = { ...full, comparisons: full.comparisons.filter((c) => shown.has(key(c))) };
           return { text: summaryLines(model), json: { ok: true, command: 'compare', runs: positionals, conditions: model.conditions, comparisons: model.comparisons } };
         } finally {
           close();

@@ -18,6 +18,7 @@ import type {
   RunProvenance,
   TaskRow,
 } from './report-model.ts';
+import { MIN_INFORMATIVE_TASKS } from './report-model.ts';
 import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskFailure, TaskResult } from './results.ts';
 import type { StoredCondition } from './runner.ts';
 import {
@@ -32,6 +33,7 @@ import {
   passAtK,
   signFlipTest,
   SIGN_FLIP_EXACT_UP_TO,
+  type FactorialTest,
   type BootstrapOptions,
 } from './stats.ts';
 
@@ -342,7 +344,27 @@ const CELL_OUTCOMES: { outcome: 'pass@1' | 'uncertainty'; label: string; of: (r:
 ];
 
 /** Factorial effects of a run holding all eight cells, over the tasks with a result in every cell. */
-export function factorialOf(l: LoadedRun, boot: Required<BootstrapOptions>): FactorialAnalysis | null {
+
+const identicalCandidates = (r: TaskResult) => r.candidates.length >= 2 && new Set(r.candidates.map((c) => c.group)).size === 1;
+
+/** Why an effect's p-value is not evidence, or null. */
+function effectDegeneracy(contrasts: number[], informative: number, test: FactorialTest): string | null {
+  if (informative < MIN_INFORMATIVE_TASKS) return `rests on ${informative} informative task${informative === 1 ? '' : 's'} (fewer than ${MIN_INFORMATIVE_TASKS})`;
+  if (test === 't-test' && contrasts.every((c) => c === contrasts[0])) return 'every task has the same contrast: no spread, so the t-test p is not evidence';
+  return null;
+}
+
+/** Why a whole outcome is degenerate, or null. */
+function outcomeDegeneracy(outcome: 'pass@1' | 'uncertainty', rows: TaskResult[][], values: number[][]): string | null {
+  const flat = values.flat();
+  if (flat.length && flat.every((v) => v === flat[0])) return `the outcome is ${flat[0]} in every cell of every task`;
+  if (outcome === 'uncertainty' && rows.length && rows.every((row) => row.every(identicalCandidates))) {
+    return 'every candidate set is identical (one normalised group): generation uncertainty is then a constant of each cell, not a measurement';
+  }
+  return null;
+}
+
+export function factorialOf(l: LoadedRun, boot: Required<BootstrapOptions>, test: FactorialTest = 't-test'): FactorialAnalysis | null {
   const cells = l.run.conditions.map((c) => ({ c, sources: cellSources(c.id) })).filter((x) => x.sources);
   if (new Set(cells.map((x) => cellIndex(x.sources!))).size !== 8) return null;
   const byTask = new Map<string, (TaskResult | undefined)[]>();
@@ -359,13 +381,20 @@ export function factorialOf(l: LoadedRun, boot: Required<BootstrapOptions>): Fac
     runId: l.run.id,
     backend,
     tasks: complete.length,
+    test,
     outcomes: CELL_OUTCOMES.map((o) => {
       const perTask = complete.map((row) => row.map(o.of));
-      const effects = complete.length >= 2 ? factorialEffects(perTask, boot) : [];
+      const effects = complete.length >= 2 ? factorialEffects(perTask, boot, test) : [];
+      const whole = outcomeDegeneracy(o.outcome, complete, perTask);
       return {
         outcome: o.outcome,
         label: o.label,
-        effects: effects.map((e) => ({ name: e.name, kind: e.kind, factors: e.factors as Source[], value: e.value, p: e.p, pHolm: e.pHolm })),
+        degenerate: whole,
+        effects: effects.map((e) => {
+          const informativeTasks = e.contrasts.filter((c) => c !== 0).length;
+          const degenerate = whole ?? effectDegeneracy(e.contrasts, informativeTasks, test);
+          return { name: e.name, kind: e.kind, factors: e.factors as Source[], value: e.value, p: e.p, pHolm: e.pHolm, informativeTasks, degenerate, significant: !degenerate && e.pHolm < 0.05 };
+        }),
         cells: cells
           .map(({ c, sources }) => ({
             cell: c.id,
@@ -445,6 +474,8 @@ export interface ModelOptions {
   bootstrap?: BootstrapOptions;
   /** Pairs to compare; default: defaultComparisons of the runs. */
   comparisons?: ComparisonSpec[];
+  /** The test behind factorial p-values (default t-test); recorded in the analysis. */
+  factorialTest?: FactorialTest;
   tool: { name: string; version: string };
 }
 
@@ -458,7 +489,8 @@ export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): Repor
   const specs = [...new Map((opts.comparisons ?? defaultComparisons(loaded)).map((c) => [specKey(c), c])).values()];
   const raw = specs.map((s) => compare(runs, s, boot));
   const comparisons = holmByFamily(raw);
-  const factorial = loaded.map((l) => factorialOf(l, boot)).filter((f): f is FactorialAnalysis => f !== null);
+  const factorialTest = opts.factorialTest ?? 't-test';
+  const factorial = loaded.map((l) => factorialOf(l, boot, factorialTest)).filter((f): f is FactorialAnalysis => f !== null);
   const notes = [
     `Intervals: ${Math.round(boot.level * 100)} % percentile bootstrap over tasks (${boot.resamples} resamples, seed ${boot.seed}); comparisons resample tasks once for both arms (paired).`,
     'Pass@k: the unbiased estimator 1 − C(n−c, k)/C(n, k) per task, averaged over tasks; every raw candidate is run against the tests whatever the method selects.',
@@ -467,7 +499,7 @@ export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): Repor
     'McNemar: exact two-sided binomial test on wins vs losses of selected-output correctness; Holm-adjusted within each family: the comparisons of one backend (or one pair of backends) among the runs reported. `compare A B` and `report A B` use the same comparisons and families.',
     `Paired permutation tests: Pass@k and selected-output differences by a sign-flip test on the per-task differences (exact over all sign patterns up to ${SIGN_FLIP_EXACT_UP_TO} differing tasks, seeded Monte Carlo with 20 000 draws beyond); for binary outcomes it equals the exact McNemar test.`,
     'Flaky verdicts: an outcome that depended on timing is run twice; when the two runs disagree the verdict is flaky and counts as not passed in every figure. Per condition the report counts flaky raw-candidate verdicts (of all raw-candidate verdicts) and tasks whose selected output was flaky (of the tasks with a result), and lists the tasks with either.',
-    'Factorial effects: per-task 2³ contrasts (main effect = mean with the source on − mean with it off; two-way interaction = half the difference of simple effects), one-sample t p-values, Holm-adjusted over the six effects of each run and outcome.',
+    `Factorial effects: per-task 2³ contrasts (main effect = mean with the source on − mean with it off; two-way interaction = half the difference of simple effects), ${factorialTest === 'sign-flip' ? 'sign-flip permutation' : 'one-sample t'} p-values, Holm-adjusted over the six effects of each run and outcome. An effect resting on fewer than ${MIN_INFORMATIVE_TASKS} informative tasks, without spread, or on a constant signal (e.g. identical candidates) is flagged degenerate and never marked significant.`,
   ];
   const partial = loaded.filter((l) => l.run.state !== 'done');
   if (partial.length) notes.push(`Partial: ${partial.map((l) => `${l.run.id} is ${l.run.state}`).join('; ')} — figures cover the tasks stored so far.`);

@@ -143,6 +143,9 @@ export interface PairedComparison {
   passAtKDiff: { k: number; diff: Interval; test: PermutationTest }[];
 }
 
+/** Factorial effects resting on fewer informative tasks than this are flagged degenerate, never significant. */
+export const MIN_INFORMATIVE_TASKS = 3;
+
 export interface FactorialEffect {
   /** `API`, `Context`, `Similar code`, `API × Context`, … */
   name: string;
@@ -150,9 +153,15 @@ export interface FactorialEffect {
   factors: Source[];
   /** Effect as the mean over tasks of the per-task 2³ contrast (see stats.ts), with a paired bootstrap interval. */
   value: Interval;
-  /** Two-sided p of the per-task contrasts (one-sample t), and Holm-adjusted within (backend, outcome). */
+  /** Two-sided p of the per-task contrasts (the analysis's `test`), and Holm-adjusted within (backend, outcome). */
   p: number;
   pHolm: number;
+  /** Tasks whose contrast is not 0: the ones that carry evidence either way. */
+  informativeTasks: number;
+  /** Why the p-value cannot be read as evidence (too few informative tasks, no spread, a constant signal); null when fine. */
+  degenerate: string | null;
+  /** pHolm < 0.05 and not degenerate. */
+  significant: boolean;
 }
 
 export interface FactorialOutcome {
@@ -161,6 +170,8 @@ export interface FactorialOutcome {
   effects: FactorialEffect[];
   /** Mean outcome per cell over the paired tasks. */
   cells: { cell: string; sources: Record<Source, boolean>; mean: number }[];
+  /** Why the whole outcome is degenerate (e.g. every cell's candidates identical, so uncertainty is a constant of the cell); null when fine. */
+  degenerate: string | null;
 }
 
 export interface FactorialAnalysis {
@@ -168,6 +179,8 @@ export interface FactorialAnalysis {
   backend: string;
   /** Tasks with a result in all eight cells (only those are paired). */
   tasks: number;
+  /** The test behind every p-value: one-sample t on the per-task contrasts, or the sign-flip permutation test. */
+  test: 't-test' | 'sign-flip';
   outcomes: FactorialOutcome[];
 }
 

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ApiAggregate, ConditionSummary, FactorialAnalysis, FactorialOutcome, Interval, PairedComparison, ReportModel, RunProvenance, TaskRow } from './report-model.ts';
+import { MIN_INFORMATIVE_TASKS, type ApiAggregate, type ConditionSummary, type FactorialAnalysis, type FactorialOutcome, type Interval, type PairedComparison, type ReportModel, type RunProvenance, type TaskRow } from './report-model.ts';
 import { escapeXml, forestPlot, groupedBars, reliabilityDiagram } from './svg-charts.ts';
 
 export type ReportFormat = 'html' | 'md' | 'json' | 'csv';
@@ -361,6 +361,10 @@ function comparisonsHtml(model: ReportModel, name: (r: string, c: string, l: str
   return table('comparisons', headers, rows);
 }
 
+function testName(test: FactorialAnalysis['test']): string {
+  return test === 'sign-flip' ? 'p: sign-flip permutation test over per-task contrasts' : 'p: one-sample t-test over per-task contrasts';
+}
+
 function factorialHtml(model: ReportModel, level: string): string {
   if (!model.factorial.length) {
     return missing(
@@ -372,10 +376,11 @@ function factorialHtml(model: ReportModel, level: string): string {
   const out: string[] = [];
   model.factorial.forEach((fa: FactorialAnalysis, i) => {
     const run = model.runs.find((r) => r.id === fa.runId);
-    out.push(`<h3>Run <code>${h(fa.runId)}</code> · backend ${h(fa.backend)} · ${formatInt(fa.tasks)} paired tasks ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`);
+    out.push(`<h3>Run <code>${h(fa.runId)}</code> · backend ${h(fa.backend)} · ${formatInt(fa.tasks)} paired tasks · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`);
     if (!fa.outcomes.length) out.push(`<p class="muted">The analysis has no outcomes.</p>`);
     fa.outcomes.forEach((o: FactorialOutcome, j) => {
       out.push(`<h4>${h(o.label)}</h4>`);
+      if (o.degenerate) out.push(`<p class="warning" data-degenerate="${h(o.outcome)}">Degenerate: ${h(o.degenerate)}. No effect on it is marked significant.</p>`);
       if (!o.effects.length) {
         out.push(missing('factorial-effects', `No effects for ${o.label}.`, 'Too few tasks had a result in all eight cells to estimate effects.'));
       } else {
@@ -396,7 +401,7 @@ function factorialHtml(model: ReportModel, level: string): string {
               lo: e.value.lo,
               hi: e.value.hi,
               group: e.kind === 'main' ? 0 : 1,
-              note: `${formatInterval(e.value)} · ${formatP(e.pHolm)}`,
+              note: `${formatInterval(e.value)} · ${formatP(e.pHolm)}${e.degenerate ? ' · degenerate' : e.significant ? ' *' : ''}`,
             })),
           })}</div>`,
         );
@@ -404,7 +409,16 @@ function factorialHtml(model: ReportModel, level: string): string {
       out.push(
         table(
           'effects',
-          [{ label: 'Effect' }, { label: 'Kind' }, { label: 'Factors' }, { label: `Estimate [${level}]`, num: true }, { label: 'p', num: true, title: 'One-sample t over per-task contrasts' }, { label: 'Holm p', num: true }],
+          [
+            { label: 'Effect' },
+            { label: 'Kind' },
+            { label: 'Factors' },
+            { label: `Estimate [${level}]`, num: true },
+            { label: 'p', num: true, title: testName(fa.test) },
+            { label: 'Holm p', num: true },
+            { label: 'Informative', sub: 'tasks', num: true, title: 'Tasks whose contrast is not 0' },
+            { label: 'Flag', title: `* significant (Holm p < 0.05); degenerate: too few informative tasks (< ${MIN_INFORMATIVE_TASKS}), no spread or a constant signal` },
+          ],
           o.effects.map(
             (e) =>
               `<tr data-run="${h(fa.runId)}" data-outcome="${h(o.outcome)}" data-effect="${h(e.name)}">${[
@@ -414,6 +428,8 @@ function factorialHtml(model: ReportModel, level: string): string {
                 td(intervalHtml(e.value), 'estimate', 'num'),
                 td(formatP(e.p), 'p', 'num'),
                 td(formatP(e.pHolm), 'pHolm', 'num'),
+                td(formatInt(e.informativeTasks), 'informativeTasks', 'num'),
+                td(e.degenerate ? `<span class="warning">degenerate: ${h(e.degenerate)}</span>` : e.significant ? '*' : '', 'flag'),
               ].join('')}</tr>`,
           ),
         ),
@@ -831,14 +847,15 @@ export function renderMarkdown(model: ReportModel): string {
   out.push('## Factorial effects (2³: API × Context × Similar code)', '');
   if (!model.factorial.length) out.push('_No 2³ factorial ablation run (kind "ablate") in this report._', '');
   for (const fa of model.factorial) {
-    out.push(`### Run ${mdCode(fa.runId)} · backend ${md(fa.backend)} · ${formatInt(fa.tasks)} paired tasks`, '');
+    out.push(`### Run ${mdCode(fa.runId)} · backend ${md(fa.backend)} · ${formatInt(fa.tasks)} paired tasks · ${md(testName(fa.test))}`, '');
     for (const o of fa.outcomes) {
       out.push(`#### ${md(o.label)}`, '');
+      if (o.degenerate) out.push(`**Degenerate:** ${md(o.degenerate)}. No effect on it is marked significant.`, '');
       out.push(
         mdTable(
-          ['Effect', 'Kind', 'Factors', `Estimate [${level}]`, 'p', 'Holm p'],
-          o.effects.map((e) => [md(e.name), md(e.kind), md(e.factors.join(' × ')), formatInterval(e.value), formatP(e.p), formatP(e.pHolm)]),
-          ['l', 'l', 'l', 'r', 'r', 'r'],
+          ['Effect', 'Kind', 'Factors', `Estimate [${level}]`, 'p', 'Holm p', 'Informative tasks', 'Flag'],
+          o.effects.map((e) => [md(e.name), md(e.kind), md(e.factors.join(' × ')), formatInterval(e.value), formatP(e.p), formatP(e.pHolm), formatInt(e.informativeTasks), e.degenerate ? `degenerate: ${md(e.degenerate)}` : e.significant ? '*' : '']),
+          ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'],
         ),
         '',
       );
@@ -984,9 +1001,11 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
   );
 
   const effects = csv(
-    ['runId', 'backend', 'pairedTasks', 'outcome', 'outcomeLabel', 'effect', 'kind', 'factors', 'estimate', 'lo', 'hi', 'p', 'pHolm'],
+    ['runId', 'backend', 'pairedTasks', 'test', 'outcome', 'outcomeLabel', 'effect', 'kind', 'factors', 'estimate', 'lo', 'hi', 'p', 'pHolm', 'informativeTasks', 'significant', 'degenerate'],
     model.factorial.flatMap((fa) =>
-      fa.outcomes.flatMap((o) => o.effects.map((e) => [fa.runId, fa.backend, fa.tasks, o.outcome, o.label, e.name, e.kind, e.factors.join('+'), e.value.estimate, e.value.lo, e.value.hi, e.p, e.pHolm])),
+      fa.outcomes.flatMap((o) =>
+        o.effects.map((e) => [fa.runId, fa.backend, fa.tasks, fa.test, o.outcome, o.label, e.name, e.kind, e.factors.join('+'), e.value.estimate, e.value.lo, e.value.hi, e.p, e.pHolm, e.informativeTasks, e.significant, e.degenerate ?? '']),
+      ),
     ),
   );
 

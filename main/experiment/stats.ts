@@ -291,9 +291,13 @@ function effectSigns(factors: readonly FactorName[]): number[] {
  * two-way interaction F×G = (1/4) Σ_cells s_F · s_G · y (±1 coding) = half the difference of F's simple effects at
  * G on and off, averaged over the third factor.
  * Each effect: mean of the per-task contrasts with a bootstrap interval (same seed for every effect), p from
- * oneSampleT on the contrasts, pHolm = Holm over the six effects (3 main + 3 two-way).
+ * oneSampleT on the contrasts (test 't-test', the default) or the sign-flip permutation test ('sign-flip'),
+ * pHolm = Holm over the six effects (3 main + 3 two-way).
  */
-export function factorialEffects(perTask: readonly (readonly number[])[], opts?: BootstrapOptions): EffectEstimate[] {
+export type FactorialTest = 't-test' | 'sign-flip';
+export const FACTORIAL_TESTS: readonly FactorialTest[] = ['t-test', 'sign-flip'];
+
+export function factorialEffects(perTask: readonly (readonly number[])[], opts?: BootstrapOptions, test: FactorialTest = 't-test'): EffectEstimate[] {
   perTask.forEach((row, i) => {
     if (row.length !== 8) throw new Error(`factorialEffects: task ${i} has ${row.length} cells, expected 8`);
   });
@@ -304,7 +308,8 @@ export function factorialEffects(perTask: readonly (readonly number[])[], opts?:
       for (let cell = 0; cell < 8; cell++) s += signs[cell]! * row[cell]!;
       return s / 4;
     });
-    return { ...e, factors: [...e.factors], value: bootstrapMean(contrasts, opts), p: oneSampleT(contrasts).p, pHolm: Number.NaN, contrasts };
+    const p = test === 'sign-flip' ? signFlipTest(contrasts, { seed: opts?.seed ?? DEFAULT_BOOTSTRAP.seed }).p : oneSampleT(contrasts).p;
+    return { ...e, factors: [...e.factors], value: bootstrapMean(contrasts, opts), p, pHolm: Number.NaN, contrasts };
   });
   const adjusted = holm(effects.map((e) => e.p));
   effects.forEach((e, i) => (e.pHolm = adjusted[i]!));

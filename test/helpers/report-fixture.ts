@@ -413,17 +413,29 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       };
       const base = effectDefs.map((e) => {
         const contrasts = paired.map((t) => cellConds.reduce((s, cell) => s + e.factors.reduce((sign, f) => sign * (cell.sources![f] ? 1 : -1), 1) * y(cell, t), 0) / 4);
-        return { name: e.name, kind: e.factors.length === 1 ? 'main' : 'interaction', factors: e.factors, value: bootstrap(contrasts, rnd), p: pOfMeanZero(contrasts), pHolm: Number.NaN } as FactorialEffect;
+        const informativeTasks = contrasts.filter((c) => c !== 0).length;
+        return {
+          name: e.name,
+          kind: e.factors.length === 1 ? 'main' : 'interaction',
+          factors: e.factors,
+          value: bootstrap(contrasts, rnd),
+          p: pOfMeanZero(contrasts),
+          pHolm: Number.NaN,
+          informativeTasks,
+          degenerate: informativeTasks < 3 ? `rests on ${informativeTasks} informative tasks (fewer than 3)` : null,
+          significant: false,
+        } as FactorialEffect;
       });
       const ph = holm(base.map((e) => e.p));
       return {
         outcome,
         label: outcome === 'pass@1' ? 'Pass@1' : 'Mean uncertainty',
-        effects: base.map((e, i) => ({ ...e, pHolm: ph[i]! })),
+        effects: base.map((e, i) => ({ ...e, pHolm: ph[i]!, significant: !e.degenerate && ph[i]! < 0.05 })),
+        degenerate: null,
         cells: cellConds.map((cell) => ({ cell: cell.id, sources: cell.sources!, mean: mean(paired.map((t) => y(cell, t))) })),
       };
     });
-    factorial.push({ runId, backend: 'offline', tasks: paired.length, outcomes });
+    factorial.push({ runId, backend: 'offline', tasks: paired.length, test: 't-test', outcomes });
   }
 
   return {

@@ -3,6 +3,7 @@
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
+import { FACTORIAL_TESTS, type FactorialTest } from '../../experiment/stats.ts';
 import { buildReportModel, crossRunComparisons, defaultComparisons, fmtInterval, loadRun, reportComparisons, type LoadedRun } from '../../experiment/analysis.ts';
 import { readManifest } from '../../experiment/manifest.ts';
 import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../../experiment/orchestrate.ts';
@@ -34,6 +35,7 @@ const RUN_OPTS = {
   candidates: { type: 'string' },
   temperature: { type: 'string' },
   preset: { type: 'string' },
+  'factorial-test': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 const f3 = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(3));
@@ -78,8 +80,9 @@ function summaryLines(model: ReportModel): string[] {
   }
   for (const f of model.factorial) {
     for (const o of f.outcomes) {
-      lines.push(`Factorial (${f.tasks} paired tasks) — ${o.label}:`);
-      for (const e of o.effects) lines.push(`  ${e.name.padEnd(26)} ${fmtInterval(e.value)}  p ${f3(e.p)}  Holm ${f3(e.pHolm)}`);
+      lines.push(`Factorial (${f.tasks} paired tasks, ${f.test}) — ${o.label}:`);
+      if (o.degenerate) lines.push(`  degenerate: ${o.degenerate}`);
+      for (const e of o.effects) lines.push(`  ${e.name.padEnd(26)} ${fmtInterval(e.value)}  p ${f3(e.p)}  Holm ${f3(e.pHolm)}${e.degenerate ? `  (degenerate: ${e.degenerate})` : e.significant ? '  *' : ''}`);
     }
   }
   return lines;
@@ -89,8 +92,11 @@ function modelOf(loaded: LoadedRun[], values: Record<string, unknown>, compariso
   const resamples = num(values, 'resamples', { int: true, min: 100 });
   const seed = num(values, 'seed', { int: true });
   const info = appInfo(packageRoot());
+  const factorialTest = (values['factorial-test'] as string | undefined) ?? 't-test';
+  if (!(FACTORIAL_TESTS as readonly string[]).includes(factorialTest)) throw new UsageError(`--factorial-test must be ${FACTORIAL_TESTS.join(' or ')} (got ${factorialTest})`);
   return buildReportModel(loaded, {
     tool: { name: info.name, version: info.version },
+    factorialTest: factorialTest as FactorialTest,
     bootstrap: { ...(resamples !== undefined ? { resamples } : {}), ...(seed !== undefined ? { seed } : {}) },
     ...(comparisons ? { comparisons } : {}),
     ...(values.title ? { title: values.title as string } : {}),
@@ -197,6 +203,7 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
 }
 
 const REPORT_OPTS = {
+  'factorial-test': { type: 'string' },
   format: { type: 'string', default: 'html' },
   out: { type: 'string' },
   resamples: { type: 'string' },
@@ -250,7 +257,7 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
     },
     report: {
       summary: 'export a run (or several, compared) as HTML, Markdown, JSON or CSV, from the store',
-      usage: 'opencoder report RUN [RUN…] --format html|md|json|csv --out FILE [--resamples N] [--seed N] [--title T]',
+      usage: 'opencoder report RUN [RUN…] --format html|md|json|csv --out FILE [--resamples N] [--seed N] [--factorial-test t-test|sign-flip] [--title T]',
       options: REPORT_OPTS,
       async run({ values, positionals }) {
         if (!positionals.length) throw new UsageError('report needs a run id (see opencoder runs)');
@@ -270,7 +277,7 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
     compare: {
       summary: 'compare two runs task by task (paired): W/L/T, exact McNemar, bootstrap differences',
       usage: 'opencoder compare RUN_A RUN_B [--resamples N] [--seed N]',
-      options: { resamples: { type: 'string' }, seed: { type: 'string' } },
+      options: { resamples: { type: 'string' }, seed: { type: 'string' }, 'factorial-test': { type: 'string' } },
       async run({ values, positionals }) {
         if (positionals.length !== 2) throw new UsageError('compare needs exactly two run ids');
         const { loaded, close } = loadRuns(values, positionals);

@@ -435,7 +435,9 @@ function Summary({ model }: { model: ReportModel }) {
                   <th className="num">W / L / T</th>
                   <th className="num">McNemar p</th>
                   <th className="num">Holm p</th>
+                  <th title="The comparisons adjusted together: one backend (or pair of backends), selected-output correctness">Holm family</th>
                   <th className="num">Δ selected [95 % CI]</th>
+                  <th className="num" title="Paired sign-flip permutation test of the per-task Pass@1 differences">Pass@1 p</th>
                 </tr>
               </thead>
               <tbody>
@@ -450,7 +452,11 @@ function Summary({ model }: { model: ReportModel }) {
                     </td>
                     <td className="num">{num(c.mcnemarP)}</td>
                     <td className={`num ${c.mcnemarPHolm < 0.05 ? 'text-strong' : ''}`}>{num(c.mcnemarPHolm)}</td>
+                    <td>
+                      {c.holmFamily?.key ?? '—'} <span className="muted">({c.holmFamily?.size ?? '?'})</span>
+                    </td>
                     <td className="num">{interval(c.selectedDiff)}</td>
+                    <td className="num">{c.passAtKDiff[0]?.test ? num(c.passAtKDiff[0].test.p) : 'n/a'}</td>
                   </tr>
                 ))}
               </tbody>

@@ -40,12 +40,17 @@ export function condName(model: ReportModel, c: { runId: string; label: string }
 const ciDelta = (v: { estimate: number; lo: number; hi: number }): [number, number] =>
   isNum(v.lo) && isNum(v.hi) ? [Math.max(0, v.estimate - v.lo), Math.max(0, v.hi - v.estimate)] : [0, 0];
 
-function ChartFrame(props: { title: string; subtitle?: string; testId: string; height?: number; children: ReactElement }) {
+function ChartFrame(props: { title: string; subtitle?: string; warning?: string | null; testId: string; height?: number; children: ReactElement }) {
   return (
     <figure className="chart" data-testid={props.testId}>
       <figcaption>
         <span className="chart-title">{props.title}</span>
         {props.subtitle ? <span className="chart-sub">{props.subtitle}</span> : null}
+        {props.warning ? (
+          <span className="chart-warning" data-testid={`${props.testId}-degenerate`} role="note">
+            {props.warning}
+          </span>
+        ) : null}
       </figcaption>
       <div className="chart-body" style={{ height: props.height ?? 280 }}>
         <ResponsiveContainer width="100%" height="100%">
@@ -88,6 +93,7 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
             lo: e.value.lo,
             hi: e.value.hi,
             p: e.pHolm,
+            flag: e.degenerate ? `degenerate: ${e.degenerate}` : e.significant ? 'significant (Holm p < 0.05)' : 'not significant',
             color: e.kind === 'main' && e.factors.length === 1 ? SOURCE_META[e.factors[0]!].color : '#7b8698',
           }));
           const extent = Math.max(0.05, ...data.flatMap((d) => [Math.abs(isNum(d.lo) ? d.lo : d.estimate), Math.abs(isNum(d.hi) ? d.hi : d.estimate)]));
@@ -97,7 +103,14 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
               key={`${f.runId}-${o.outcome}`}
               testId={`chart-factorial-${o.outcome === 'pass@1' ? 'pass1' : 'uncertainty'}`}
               title={`Factorial effects on ${o.label}`}
-              subtitle={`${f.tasks} paired tasks · ${f.backend} · bars: mean per-task contrast, whiskers: 95 % bootstrap interval`}
+              subtitle={`${f.tasks} paired tasks · ${f.backend} · ${f.test === 'sign-flip' ? 'sign-flip permutation test' : 't-test'} · bars: mean per-task contrast, whiskers: 95 % bootstrap interval`}
+              warning={
+                o.degenerate
+                  ? `Degenerate: ${o.degenerate}. No effect here is significant.`
+                  : o.effects.some((e) => e.degenerate)
+                    ? `Degenerate: ${o.effects.filter((e) => e.degenerate).map((e) => `${e.name} (${e.degenerate})`).join('; ')}`
+                    : null
+              }
               height={300}
             >
               <BarChart data={data} layout="vertical" margin={{ top: 14, right: 24, bottom: 4, left: 8 }}>
@@ -111,7 +124,7 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
                   contentStyle={tooltipStyle}
                   formatter={(_v, _n, item) => {
                     const d = item.payload as (typeof data)[number];
-                    return [`${num(d.estimate)} [${num(d.lo)}, ${num(d.hi)}], Holm p ${num(d.p)}`, 'effect'];
+                    return [`${num(d.estimate)} [${num(d.lo)}, ${num(d.hi)}], Holm p ${num(d.p)} — ${d.flag}`, 'effect'];
                   }}
                 />
                 <Bar dataKey="estimate" barSize={16} isAnimationActive={false}>

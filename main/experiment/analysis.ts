@@ -494,7 +494,7 @@ export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): Repor
   const notes = [
     `Intervals: ${Math.round(boot.level * 100)} % percentile bootstrap over tasks (${boot.resamples} resamples, seed ${boot.seed}); comparisons resample tasks once for both arms (paired).`,
     'Pass@k: the unbiased estimator 1 − C(n−c, k)/C(n, k) per task, averaged over tasks; every raw candidate is run against the tests whatever the method selects.',
-    'Selected-output correctness: whether the output the method returns passes the tests (Baseline RAG returns its first candidate unvalidated).',
+    'Selected-output correctness: whether the output the method returns passes the tests (Baseline RAG returns its normalised-mode candidate unvalidated, as the reference implementation of the paper does; runs frozen before that returned candidate 1). When every repair fails, the last repair is the output (Eq. 10). A backend that cannot repair (imported samples) attempts and counts no repair.',
     `Calibration: the generation-uncertainty aggregate read as P(selected output fails); ECE over ${ECE_BINS} equal-width bins on [0, 1].`,
     'McNemar: exact two-sided binomial test on wins vs losses of selected-output correctness; Holm-adjusted within each family: the comparisons of one backend (or one pair of backends) among the runs reported. `compare A B` and `report A B` use the same comparisons and families.',
     `Paired permutation tests: Pass@k and selected-output differences by a sign-flip test on the per-task differences (exact over all sign patterns up to ${SIGN_FLIP_EXACT_UP_TO} differing tasks, seeded Monte Carlo with 20 000 draws beyond); for binary outcomes it equals the exact McNemar test.`,

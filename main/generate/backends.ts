@@ -31,8 +31,10 @@ export interface BackendSpec {
   store?: ExchangeStore;
   replayRun?: string;
   replayProvider?: Provider;
-  /** Imported: a JSONL file of sample sets (CoderEval's Raw_Input.jsonl_out.jsonl, …). */
+  /** Imported: a JSONL file of sample sets (CoderEval's Raw_Input.jsonl_out.jsonl, a set from samples import, …). */
   samplesFile?: string;
+  /** Imported: extract code from each sample as from a model reply; default false (every sample runs byte for byte). */
+  extract?: boolean;
 }
 
 /** The key for a provider: the one passed in, else OPENAI_API_KEY / GEMINI_API_KEY (then GOOGLE_API_KEY). */
@@ -67,7 +69,7 @@ export function createBackend(spec: BackendSpec, env: NodeJS.ProcessEnv = proces
       });
     case 'imported':
       if (!spec.samplesFile) throw new LlmError('config', 'imported', 'The imported backend needs a sample file (--samples FILE).');
-      return ImportedBackend.fromFile(spec.samplesFile);
+      return ImportedBackend.fromFile(spec.samplesFile, undefined, { extract: spec.extract === true });
     case 'replay':
       return replayBackendFor(spec);
     default:

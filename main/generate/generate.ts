@@ -132,7 +132,11 @@ async function buildSet(
   }
   const name = signatureName(task.signature);
   const extracted = sampled.choices.map((c) =>
-    c.refused ? { code: '', ok: false, blocks: 0, note: `refused: ${c.text.slice(0, 160)}` } : extractCode(c.text, { name, ...(task.qualname ? { qualname: task.qualname } : {}) }),
+    c.refused
+      ? { code: '', ok: false, blocks: 0, note: `refused: ${c.text.slice(0, 160)}` }
+      : opts.backend.verbatim
+        ? { code: c.text, ok: c.text.trim() !== '', blocks: 0, note: c.text.trim() ? 'kept byte for byte as published (no extraction)' : 'empty sample' }
+        : extractCode(c.text, { name, ...(task.qualname ? { qualname: task.qualname } : {}) }),
   );
   extracted.forEach((x, i) => {
     if (!x.ok) warnings.push(`candidate ${i + 1}: ${describeFailure(sampled.choices[i]!, x.note)}`);

@@ -82,22 +82,26 @@ export class ImportedBackend implements LlmBackend {
   readonly id: string;
   readonly model: string;
   readonly label: string;
-  readonly capabilities: BackendCapabilities = { nativeN: true, logprobs: false, jsonSchema: false, network: false };
+  readonly capabilities: BackendCapabilities = { nativeN: true, logprobs: false, jsonSchema: false, network: false, repair: false };
   readonly billing = 'none' as const;
   private readonly byId = new Map<string, ImportedSampleSet>();
 
+  /** Samples are code as published: run byte for byte, no extraction (unless constructed with extract). */
+  readonly verbatim: boolean;
+
   constructor(
     sets: ImportedSampleSet[],
-    opts: { name: string; description?: string },
+    opts: { name: string; description?: string; extract?: boolean },
   ) {
+    this.verbatim = opts.extract !== true;
     for (const s of sets) this.byId.set(s.taskId, s);
     this.model = opts.name;
     this.id = `imported:${opts.name}`;
     this.label = opts.description ?? `imported samples ${opts.name} (generated elsewhere; no model called)`;
   }
 
-  static fromFile(file: string, name?: string): ImportedBackend {
-    return new ImportedBackend(loadSampleSets(file), { name: name ?? path.basename(file) });
+  static fromFile(file: string, name?: string, opts: { extract?: boolean } = {}): ImportedBackend {
+    return new ImportedBackend(loadSampleSets(file), { name: name ?? path.basename(file), ...opts });
   }
 
   /** The set for a task id, also when the manifest prefixes the original id (`codereval/<_id>`). */
@@ -108,6 +112,9 @@ export class ImportedBackend implements LlmBackend {
   async chat(req: ChatRequest, ctx: ChatContext = {}): Promise<ChatResponse> {
     const taskId = req.grounding?.task.id ?? ctx.taskId;
     if (!taskId) throw new LlmError('config', this.id, 'Imported samples are looked up by task: the request names no task.');
+    if (req.grounding?.purpose === 'repair' || ctx.purpose === 'repair') {
+      throw new LlmError('config', this.id, `Imported samples cannot repair (task ${taskId}): they were generated elsewhere, and returning a stored sample again would count as a repair that never happened.`);
+    }
     const set = this.find(taskId);
     if (!set) throw new LlmError('config', this.id, `No imported samples for task ${taskId} in ${this.model} (${this.byId.size} tasks there).`);
     if ((req.call ?? 0) > 0 || req.n > set.samples.length) {

@@ -53,6 +53,7 @@ export function recordExchanges(inner: LlmBackend, store: ExchangeStore, opts: R
     model: inner.model,
     label: inner.label,
     billing: inner.billing,
+    ...(inner.verbatim ? { verbatim: true } : {}),
     get capabilities(): BackendCapabilities {
       return inner.capabilities;
     },

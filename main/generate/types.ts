@@ -120,6 +120,8 @@ export interface BackendCapabilities {
   logprobs: boolean;
   jsonSchema: boolean;
   network: boolean;
+  /** Can answer a repair request (feedback → new code). Imported samples cannot: false. Absent: true. */
+  repair?: boolean;
 }
 
 export interface LlmBackend {
@@ -127,6 +129,8 @@ export interface LlmBackend {
   readonly id: string;
   readonly provider: Provider;
   readonly model: string;
+  /** Replies are code exactly as it is to run (imported samples): no extraction. Absent: false. */
+  readonly verbatim?: boolean;
   /** One line for people: what produced the candidates. */
   readonly label: string;
   readonly capabilities: BackendCapabilities;

@@ -50,9 +50,19 @@ export interface PipelineConfig {
     uncertaintyWeights: { entropy: number; consistency: number; variance: number };
   };
   validation: {
-    /** Validate candidates and select the earliest passing (Baseline RAG: first candidate). */
+    /** Validate candidates and select the earliest passing (Baseline RAG: no validation, see unverifiedOutput). */
     verify: boolean;
     repairRounds: number;
+    /**
+     * The output without validation: `mode`, the earliest candidate of the largest normalised group (the paper's
+     * reference implementation), or `first`, candidate 1. Absent in configs frozen before it existed: `first`.
+     */
+    unverifiedOutput?: 'mode' | 'first';
+    /**
+     * The output when every repair fails: `last`, the last repair (the paper's Eq. 10), or `most-tests`, whichever of
+     * the chosen candidate and its repairs passed the most tests. Absent in configs frozen before it existed: `most-tests`.
+     */
+    afterFailedRepairs?: 'last' | 'most-tests';
     /** Time limit per candidate run, scaled from the reference's run time when known. */
     timeoutFloorMs: number;
     timeoutCeilingMs: number;
@@ -78,7 +88,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
     uncertaintyGuided: true,
     uncertaintyWeights: { entropy: 0.4, consistency: 0.4, variance: 0.2 },
   },
-  validation: { verify: true, repairRounds: 2, timeoutFloorMs: 10_000, timeoutCeilingMs: 120_000, timeoutFactor: 20 },
+  validation: { verify: true, repairRounds: 2, unverifiedOutput: 'mode', afterFailedRepairs: 'last', timeoutFloorMs: 10_000, timeoutCeilingMs: 120_000, timeoutFactor: 20 },
 };
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };

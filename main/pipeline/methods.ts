@@ -20,7 +20,7 @@ export interface Condition {
 
 type Overrides = Parameters<typeof makeConfig>[0];
 
-/** Plain RAG: all three sources, one query per source, no uncertainty, evidence concatenated, the first candidate. */
+/** Plain RAG: all three sources, one query per source, no uncertainty, evidence concatenated, the normalised-mode candidate unvalidated. */
 const BASELINE: Overrides = {
   retrieval: { decompose: false },
   fusion: { mode: 'concatenate', useUncertainty: false, refineApi: false },
@@ -35,7 +35,7 @@ function condition(id: string, label: string, family: ConditionFamily, descripti
 }
 
 export const METHODS: Record<string, Condition> = {
-  'baseline-rag': condition('baseline-rag', 'Baseline RAG', 'method', 'all sources, no decomposition, no uncertainty, concatenated evidence, first candidate', BASELINE),
+  'baseline-rag': condition('baseline-rag', 'Baseline RAG', 'method', 'all sources, no decomposition, no uncertainty, concatenated evidence, normalised-mode candidate (unvalidated)', BASELINE),
   'rag-verify-repair': condition(
     'rag-verify-repair',
     'RAG + Verify/Repair',

@@ -1,5 +1,5 @@
 // One task under one condition, end to end: retrieve → generate → (verify, select, repair) → evaluate.
-// The method's own validation follows its config (Baseline RAG returns the first candidate unseen), but every
+// The method's own validation follows its config (Baseline RAG returns its normalised-mode candidate unseen), but every
 // raw candidate and repair is also run against the tests to measure it: that evaluation never changes what the
 // method selects, it only records whether it was right (Pass@k, selected-output correctness).
 
@@ -123,7 +123,7 @@ export async function runTask(task: Task, cond: Condition, svc: TaskServices, si
       candidates: codes,
       validator: svc.validator,
       group: (c) => groupCandidates(c, svc.python),
-      repair: repairer,
+      repair: svc.backend.capabilities.repair === false ? null : repairer,
       config,
       ...(signal ? { signal } : {}),
     }),

@@ -4,7 +4,10 @@
 //   2. when none passes, take the earliest candidate of the largest self-consistency group
 //      (grouping is injected: Python-aware normalisation lives in main/generate) and repair it
 //      at most `repairRounds` times, each round fed the task, the evidence, the static findings
-//      and the failing tests' output; stop at the first passing repair.
+//      and the failing tests' output; stop at the first passing repair; when all fail, the last
+//      repair is the output (Eq. 10; `afterFailedRepairs: 'most-tests'` keeps the best instead).
+//      A backend that cannot repair (imported samples) gets no rounds, and none is counted.
+// Without validation the output is the normalised mode (`unverifiedOutput: 'first'`: candidate 1).
 // Every step is recorded in the trace.
 
 import type { Task } from '../experiment/manifest.ts';
@@ -40,7 +43,8 @@ export interface SelectionInput {
   candidates: string[];
   validator: CandidateValidator;
   group: GroupFn;
-  repair: RepairFn;
+  /** null: the backend cannot repair (imported samples); no round is attempted or counted. */
+  repair: RepairFn | null;
   evidence?: string;
   config?: PipelineConfig;
   signal?: AbortSignal;
@@ -54,6 +58,7 @@ export type TraceStep =
   | { kind: 'group'; groups: number[][]; chosen: number[]; representative: number; note: string }
   | { kind: 'repair'; round: number; input: string; findings: number; failingOutputChars: number; code: string; status: VerdictStatus; reason: string; passedTests: number; durationMs: number }
   | { kind: 'repair-error'; round: number; message: string }
+  | { kind: 'repair-unavailable'; note: string }
   | { kind: 'final'; origin: Selection['origin']; index: number | null; round: number | null; passed: boolean; note: string };
 
 export interface SelectionTrace {
@@ -86,9 +91,16 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
   const verdicts: (Verdict | null)[] = candidates.map(() => null);
 
   if (!cfg.validation.verify) {
-    steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the first candidate is the output' });
-    steps.push({ kind: 'final', origin: 'candidate', index: 0, round: null, passed: false, note: 'first candidate, unvalidated' });
-    return { code: candidates[0]!, origin: 'candidate', candidateIndex: 0, repairRound: null, passed: false, verdict: null, candidateVerdicts: verdicts, repairs: [], trace: trace() };
+    // Frozen configs from before the option existed returned candidate 1.
+    if ((cfg.validation.unverifiedOutput ?? 'first') === 'first') {
+      steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the first candidate is the output' });
+      steps.push({ kind: 'final', origin: 'candidate', index: 0, round: null, passed: false, note: 'first candidate, unvalidated' });
+      return { code: candidates[0]!, origin: 'candidate', candidateIndex: 0, repairRound: null, passed: false, verdict: null, candidateVerdicts: verdicts, repairs: [], trace: trace() };
+    }
+    steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the normalised mode (earliest candidate of the largest group) is the output' });
+    const rep = await representative(input, steps);
+    steps.push({ kind: 'final', origin: 'candidate', index: rep, round: null, passed: false, note: `normalised-mode candidate ${rep}, unvalidated` });
+    return { code: candidates[rep]!, origin: 'candidate', candidateIndex: rep, repairRound: null, passed: false, verdict: null, candidateVerdicts: verdicts, repairs: [], trace: trace() };
   }
 
   // 1. All candidates go to the pool at once; the earliest passing one wins as soon as every
@@ -141,27 +153,22 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
   }
 
   // 2. None passed: the earliest member of the largest self-consistency group.
-  let rep = 0;
-  try {
-    const groups = sanitiseGroups(await input.group(candidates), candidates.length);
-    let best = groups[0]!;
-    for (const g of groups) if (g.length > best.length || (g.length === best.length && g[0]! < best[0]!)) best = g;
-    rep = best[0]!;
-    steps.push({ kind: 'group', groups, chosen: best, representative: rep, note: 'largest group; ties go to the group with the earliest candidate' });
-  } catch (err) {
-    steps.push({ kind: 'group', groups: [], chosen: [0], representative: 0, note: `grouping failed (${(err as Error).message}); using candidate 0` });
-  }
+  const rep = await representative(input, steps);
 
   const repairs: Selection['repairs'] = [];
   let code = candidates[rep]!;
   let verdict = verdicts[rep]!;
-  const rounds = Math.max(0, Math.floor(cfg.validation.repairRounds));
+  let rounds = Math.max(0, Math.floor(cfg.validation.repairRounds));
+  if (rounds > 0 && !input.repair) {
+    steps.push({ kind: 'repair-unavailable', note: `the backend cannot repair (imported samples): none of the ${rounds} repair round(s) was attempted` });
+    rounds = 0;
+  }
   for (let round = 1; round <= rounds; round++) {
     if (outer?.aborted) throw abortErr();
     const failingOutput = failureText(verdict);
     let repaired: string;
     try {
-      repaired = await input.repair({ task, round, code, evidence: input.evidence ?? '', staticFindings: verdict.findings, failingOutput, verdict });
+      repaired = await input.repair!({ task, round, code, evidence: input.evidence ?? '', staticFindings: verdict.findings, failingOutput, verdict });
     } catch (err) {
       steps.push({ kind: 'repair-error', round, message: (err as Error).message ?? String(err) });
       break;
@@ -188,17 +195,29 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
     verdict = v;
   }
 
-  // Nothing passed: keep whichever of the chosen candidate and its repairs passed the most tests
-  // (ties keep the earlier one, so a repair must strictly improve on what it was given).
+  // Nothing passed. `last` (Eq. 10; the default): the last repair is the output. `most-tests` (and configs frozen
+  // before the option): whichever of the chosen candidate and its repairs passed the most tests (ties keep the
+  // earlier one, so a repair must strictly improve on what it was given).
   let pick: { code: string; verdict: Verdict; round: number | null } = { code: candidates[rep]!, verdict: verdicts[rep]!, round: null };
-  for (const r of repairs) if (r.verdict && passedCount(r.verdict) > passedCount(pick.verdict)) pick = { code: r.code, verdict: r.verdict, round: r.round };
+  const rule = cfg.validation.afterFailedRepairs ?? 'most-tests';
+  if (rule === 'last') {
+    const last = repairs.at(-1);
+    if (last?.verdict) pick = { code: last.code, verdict: last.verdict, round: last.round };
+  } else {
+    for (const r of repairs) if (r.verdict && passedCount(r.verdict) > passedCount(pick.verdict)) pick = { code: r.code, verdict: r.verdict, round: r.round };
+  }
   steps.push({
     kind: 'final',
     origin: pick.round === null ? 'candidate' : 'repair',
     index: rep,
     round: pick.round,
     passed: false,
-    note: pick.round === null ? 'no candidate or repair passed; the group representative is the output' : `no repair passed; round ${pick.round} passed the most tests`,
+    note:
+      pick.round === null
+        ? 'no candidate or repair passed; the group representative is the output'
+        : rule === 'last'
+          ? `no repair passed; the last repair (round ${pick.round}) is the output`
+          : `no repair passed; round ${pick.round} passed the most tests`,
   });
   return {
     code: pick.code,
@@ -211,6 +230,20 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
     repairs,
     trace: trace(),
   };
+}
+
+/** The earliest member of the largest normalised group (ties: the group with the earliest candidate); recorded in the trace. */
+async function representative(input: SelectionInput, steps: TraceStep[]): Promise<number> {
+  try {
+    const groups = sanitiseGroups(await input.group(input.candidates), input.candidates.length);
+    let best = groups[0]!;
+    for (const g of groups) if (g.length > best.length || (g.length === best.length && g[0]! < best[0]!)) best = g;
+    steps.push({ kind: 'group', groups, chosen: best, representative: best[0]!, note: 'largest group; ties go to the group with the earliest candidate' });
+    return best[0]!;
+  } catch (err) {
+    steps.push({ kind: 'group', groups: [], chosen: [0], representative: 0, note: `grouping failed (${(err as Error).message}); using candidate 0` });
+    return 0;
+  }
 }
 
 /** Keeps valid, distinct indexes; candidates no group mentions become singletons. */

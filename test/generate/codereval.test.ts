@@ -37,7 +37,8 @@ describe.skipIf(!present)('CoderEval ChatGPT samples', () => {
     expect(set.candidates).toHaveLength(10);
     expect(set.backend.label).toMatch(/generated elsewhere; no model called/);
     expect(set.candidates[0]!.origin).toMatch(/official label: fail/);
-    expect(set.candidates[0]!.code).toBe('def hydrate_time(nanoseconds, tz=None):\n    return Time(nanoseconds, tz)\n');
+    // Exactly as published (no trailing newline added, nothing cut).
+    expect(set.candidates[0]!.code).toBe('def hydrate_time(nanoseconds, tz=None):\n    return Time(nanoseconds, tz)');
     // nine of the ten samples are the same one-liner
     expect(set.uncertainty.consistency.value).toBeCloseTo(0.1, 12);
     expect(set.usage.source).toBe('none');

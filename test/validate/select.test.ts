@@ -52,10 +52,18 @@ describe('selection', () => {
     expect(steps.map((x) => x.cached)).toEqual([false, true, false]);
   });
 
-  it('with verification switched off, the first candidate is the output, unvalidated', async () => {
-    const s = await selectCandidate({ task, candidates: [WRONG, GOOD], validator, group: noGroup, repair: noRepair, config: makeConfig({ validation: { verify: false } }) });
-    expect(s).toMatchObject({ candidateIndex: 0, passed: false, verdict: null, code: WRONG });
-    expect(s.trace.steps[0]!.kind).toBe('verify-disabled');
+  it('with verification switched off, the normalised mode is the output, unvalidated (or candidate 1 with unverifiedOutput first)', async () => {
+    const validate = vi.fn(validator.validate.bind(validator));
+    const mode = await selectCandidate({ task, candidates: [WRONG, GOOD, GOOD + '# same\n'], validator: { validate }, group: async () => [[0], [1, 2]], repair: noRepair, config: makeConfig({ validation: { verify: false } }) });
+    expect(mode).toMatchObject({ candidateIndex: 1, passed: false, verdict: null, code: GOOD });
+    expect(mode.trace.steps[0]!.kind).toBe('verify-disabled');
+    expect(validate).not.toHaveBeenCalled();
+    const first = await selectCandidate({ task, candidates: [WRONG, GOOD, GOOD], validator, group: async () => [[0], [1, 2]], repair: noRepair, config: makeConfig({ validation: { verify: false, unverifiedOutput: 'first' } }) });
+    expect(first).toMatchObject({ candidateIndex: 0, code: WRONG });
+    // A config frozen before the option existed keeps its behaviour: candidate 1.
+    const legacy = makeConfig({ validation: { verify: false } });
+    delete legacy.validation.unverifiedOutput;
+    expect((await selectCandidate({ task, candidates: [WRONG, GOOD, GOOD], validator, group: async () => [[0], [1, 2]], repair: noRepair, config: legacy })).candidateIndex).toBe(0);
   });
 });
 
@@ -92,13 +100,25 @@ describe('repair', () => {
     expect(s).toMatchObject({ origin: 'repair', repairRound: 1, passed: true });
   });
 
-  it('after two failed rounds keeps the version that passed the most tests; ties keep the candidate', async () => {
-    const s = await selectCandidate({ task, candidates: [WRONG, WRONG2], validator, group: async () => [[0, 1]], repair: async (r) => (r.round === 1 ? PARTIAL : WRONG), evidence });
+  it('after two failed rounds returns the last repair (Eq. 10), or with most-tests the version that passed the most tests', async () => {
+    const last = await selectCandidate({ task, candidates: [WRONG, WRONG2], validator, group: async () => [[0, 1]], repair: async (r) => (r.round === 1 ? PARTIAL : WRONG2), evidence });
+    expect(last).toMatchObject({ passed: false, origin: 'repair', repairRound: 2, code: WRONG2, candidateIndex: 0 });
+    expect(last.trace.steps.at(-1)).toMatchObject({ kind: 'final', note: 'no repair passed; the last repair (round 2) is the output' });
+    const most = makeConfig({ validation: { afterFailedRepairs: 'most-tests' } });
+    const s = await selectCandidate({ task, candidates: [WRONG, WRONG2], validator, group: async () => [[0, 1]], repair: async (r) => (r.round === 1 ? PARTIAL : WRONG), evidence, config: most });
     expect(s).toMatchObject({ passed: false, origin: 'repair', repairRound: 1, code: PARTIAL, candidateIndex: 0 });
     expect(s.repairs.map((r) => r.verdict!.status)).toEqual(['failed', 'failed']);
-    const tie = await selectCandidate({ task, candidates: [WRONG], validator, group: async () => [[0]], repair: async () => WRONG2 });
+    const tie = await selectCandidate({ task, candidates: [WRONG], validator, group: async () => [[0]], repair: async () => WRONG2, config: most });
     expect(tie).toMatchObject({ passed: false, origin: 'candidate', code: WRONG, repairRound: null });
     expect(tie.trace.steps.at(-1)).toMatchObject({ kind: 'final', passed: false });
+  });
+
+  it('a backend that cannot repair gets no round, and none is counted', async () => {
+    const s = await selectCandidate({ task, candidates: [WRONG, WRONG2], validator, group: async () => [[0, 1]], repair: null });
+    expect(s.repairs).toEqual([]);
+    expect(s).toMatchObject({ origin: 'candidate', candidateIndex: 0, passed: false });
+    expect(s.trace.steps.map((x) => x.kind)).toContain('repair-unavailable');
+    expect(s.trace.steps.some((x) => x.kind === 'repair' || x.kind === 'repair-error')).toBe(false);
   });
 
   it('ties between groups go to the earliest; a failing repairer or grouper is recorded, not fatal', async () => {

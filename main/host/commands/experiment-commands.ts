@@ -55,7 +55,7 @@ function progressLine(p: Progress): string {
 function storedBackendOf(values: Record<string, unknown>): StoredBackend {
   const { kind, decompose } = backendChoice(values);
   const extra: Record<string, unknown> = {};
-  for (const k of ['samples', 'replay-run', 'replay-provider', 'thinking-budget', 'timeout', 'retries', 'concurrency', 'prices']) if (values[k] !== undefined) extra[k] = values[k];
+  for (const k of ['samples', 'extract', 'replay-run', 'replay-provider', 'thinking-budget', 'timeout', 'retries', 'concurrency', 'prices']) if (values[k] !== undefined) extra[k] = values[k];
   return { kind, model: (values.model as string | undefined) ?? null, baseURL: (values['base-url'] as string | undefined) ?? null, decompose, extra };
 }
 

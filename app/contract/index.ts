@@ -168,6 +168,21 @@ export interface RunListItem {
   backend: string;
 }
 
+/** Pass@k of a published sample set, from its official labels (experiment/samples.ts). */
+export interface SamplePassK {
+  path: string;
+  format: string;
+  tasks: number;
+  samples: number;
+  n: { min: number; max: number };
+  ks: number[];
+  kOverN: 'refuse' | 'humaneval';
+  passAtK: Record<string, number>;
+  perTask: { taskId: string; n: number; c: number; passAtK: Record<string, number> }[];
+  shortTasks: { taskId: string; n: number }[];
+  computedOver: string;
+}
+
 export interface CostEstimateInfo {
   calls: number;
   inputTokens: number;
@@ -268,6 +283,17 @@ export const CALLS = {
   'experiment.model': { input: z.object({ runIds: z.array(Id).min(1).max(8) }).strict() },
   'experiment.result': { input: z.object({ runId: Id, taskId: TaskId, condition: MethodIdSchema }).strict() },
   'report.render': { input: z.object({ runIds: z.array(Id).min(1).max(8), format: z.enum(['html', 'md', 'json', 'csv']) }).strict() },
+  /** A published sample set (RepoExec results folder, CoderEval *_out.jsonl, bigcode, EvalPlus, or a set from `samples import`) and its Pass@k from the official labels. */
+  'samples.passk': {
+    input: z
+      .object({
+        path: PathSchema,
+        format: z.enum(['auto', 'repoexec', 'codereval', 'bigcode', 'evalplus']).default('auto'),
+        ks: z.array(z.number().int().min(1).max(100)).min(1).max(10).default([1, 5, 10]),
+        kOverN: z.enum(['refuse', 'humaneval']).default('refuse'),
+      })
+      .strict(),
+  },
 } as const;
 
 export type CallName = keyof typeof CALLS;
@@ -299,6 +325,7 @@ export interface CallOutputs {
   'experiment.model': ReportModel;
   'experiment.result': TaskResult;
   'report.render': { files: ReportFile[] };
+  'samples.passk': SamplePassK;
 }
 
 export type CallOutput<K extends CallName> = CallOutputs[K];

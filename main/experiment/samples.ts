@@ -38,7 +38,8 @@ export interface SampleTask {
 }
 
 export interface SampleSet {
-  format: SampleFormat;
+  /** The reader used; `set` for a file written by `samples import`. */
+  format: SampleFormat | 'set';
   source: string;
   tasks: SampleTask[];
 }
@@ -212,7 +213,19 @@ function readEvalPlus(input: string): SampleSet {
   return { format: 'evalplus', source: path.resolve(file), tasks: [...byTask.entries()].map(([taskId, samples]) => ({ taskId, samples, meta: {} })) };
 }
 
+/** Whether a file was written by `samples import` (first line: task_id and a samples list). */
+export function isSampleSetFile(input: string): boolean {
+  if (!fs.statSync(input, { throwIfNoEntry: false })?.isFile() || input.endsWith('.json')) return false;
+  try {
+    const first = jsonLines(input).next().value?.rec;
+    return !!first && typeof first.task_id === 'string' && Array.isArray(first.samples);
+  } catch {
+    return false;
+  }
+}
+
 export function readSamples(input: string, opts: { format?: SampleFormat | 'auto'; indexMap?: string } = {}): SampleSet {
+  if ((!opts.format || opts.format === 'auto') && isSampleSetFile(input)) return { format: 'set', source: path.resolve(input), tasks: readSampleSetFile(input) };
   const format = !opts.format || opts.format === 'auto' ? detectFormat(input) : opts.format;
   switch (format) {
     case 'repoexec':

@@ -41,6 +41,7 @@ import { appInfo, ExperimentError, type Progress } from '../experiment/runner.ts
 import { redact, registerSecret } from '../generate/errors.ts';
 import { PriceTableSchema, type PriceTable } from '../generate/cost.ts';
 import type { LlmBackend } from '../generate/types.ts';
+import { officialCounts, passAtKOf, readSamples, SampleFormatError } from '../experiment/samples.ts';
 import { runIndex } from '../index/indexer.ts';
 import { checkRepositoryRoot } from '../index/walk.ts';
 import type { PipelineConfig } from '../pipeline/config.ts';
@@ -764,6 +765,16 @@ class Engine implements EngineService {
           fail('engine', `task ${taskId} under ${condition} failed in run ${runId} at ${f.stage}: ${f.error}`);
         }
         return r!.result as TaskResult;
+      },
+      'samples.passk': ({ path: input, format, ks, kOverN }) => {
+        try {
+          const set = readSamples(input, { format });
+          const report = passAtKOf(officialCounts(set.tasks), [...new Set(ks)].sort((a, b) => a - b), kOverN);
+          return { path: set.source, format: set.format, ...report };
+        } catch (err) {
+          if (err instanceof SampleFormatError || err instanceof RangeError) fail('invalid-input', messageOf(err), [{ path: 'path', message: messageOf(err) }]);
+          throw err;
+        }
       },
       'report.render': ({ runIds, format }) => {
         const model = this.model(runIds);

@@ -67,6 +67,18 @@ describe('engine service', () => {
     await s?.close();
   });
 
+  it('samples.passk reads a sample set inside the allowed roots and computes its Pass@k; outside them it is refused', async () => {
+    const file = path.join(dir, 'c_out.jsonl');
+    fs.writeFileSync(file, [JSON.stringify({ _id: 'a', generate_results: [{ generate_code: 'x', is_pass: true }, { generate_code: 'y', is_pass: false }] }), JSON.stringify({ _id: 'b', generate_results: [{ generate_code: 'z', is_pass: false }, { generate_code: 'w', is_pass: false }] })].join('\n'));
+    const r = await ok<{ tasks: number; format: string; passAtK: Record<string, number> }>(s, 'samples.passk', { path: file, ks: [1, 2] });
+    expect(r).toMatchObject({ tasks: 2, format: 'codereval', passAtK: { '1': 0.25, '2': 0.5 } });
+    const tooBig = await s.call('samples.passk', { path: file, ks: [5] });
+    expect(tooBig).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    if (!tooBig.ok) expect(tooBig.error.message).toMatch(/Pass@5 needs at least 5 samples per task/);
+    const outside = await s.call('samples.passk', { path: '/etc/passwd' });
+    expect(outside).toMatchObject({ ok: false, error: { code: 'forbidden-path' } });
+  });
+
   it('validates input with the contract: unknown calls are not-found, wrong types name the field', async () => {
     const unknown = await s.call('repo.frobnicate', {});
     expect(unknown).toMatchObject({ ok: false, error: { code: 'not-found' } });

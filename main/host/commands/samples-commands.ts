@@ -9,7 +9,6 @@ import {
   SampleFormatError,
   officialCounts,
   passAtKOf,
-  readSampleSetFile,
   readSamples,
   sampleSetLines,
   type KOverN,
@@ -25,21 +24,9 @@ function formatOf(values: Record<string, unknown>): SampleFormat | 'auto' {
 
 /** A set written by `samples import`, or any input a reader understands. */
 function loadTasks(input: string, values: Record<string, unknown>): { tasks: SampleTask[]; format: string } {
-  const isSetFile = (() => {
-    if (values.format && values.format !== 'auto') return false;
-    if (!fs.statSync(input, { throwIfNoEntry: false })?.isFile() || input.endsWith('.json')) return false;
-    const first = fs.readFileSync(input, 'utf8').split('\n', 1)[0] ?? '';
-    try {
-      const rec = JSON.parse(first) as Record<string, unknown>;
-      return typeof rec.task_id === 'string' && Array.isArray(rec.samples);
-    } catch {
-      return false;
-    }
-  })();
   try {
-    if (isSetFile) return { tasks: readSampleSetFile(input), format: 'sample set' };
     const set = readSamples(input, { format: formatOf(values), indexMap: values['index-map'] as string | undefined });
-    return { tasks: set.tasks, format: set.format };
+    return { tasks: set.tasks, format: set.format === 'set' ? 'sample set' : set.format };
   } catch (err) {
     if (err instanceof SampleFormatError) throw new UsageError(err.message);
     throw err;

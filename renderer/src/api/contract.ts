@@ -25,6 +25,7 @@ export type {
   ReportFile,
   ReportModel,
   RunListItem,
+  SamplePassK,
   Settings,
   SkippedFile,
   Sources,

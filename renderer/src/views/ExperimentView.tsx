@@ -10,6 +10,7 @@ import { dateTime, duration, int, interval, num, usd } from '../lib/format.ts';
 import { asCallError, engine, getStore, modelKey, useApp } from '../store.ts';
 import { ApiChart, CalibrationChart, condName, FactorialCharts, PassAtKChart, SelectedVsRawChart } from './experiment/Charts.tsx';
 import { MethodPicker } from './TaskView.tsx';
+import { SampleSets } from './experiment/SampleSets.tsx';
 
 type Kind = 'run' | 'ablate' | 'ladder';
 
@@ -28,6 +29,7 @@ export function ExperimentView() {
       </div>
       <RunsList />
       <RunAnalysis />
+      <SampleSets />
     </div>
   );
 }

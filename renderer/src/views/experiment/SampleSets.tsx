@@ -1,0 +1,84 @@
+// Published sample sets: another system's generations with official verdicts (RepoExec's phi-2 results folder,
+// CoderEval's *_out.jsonl, …) and the Pass@k they give, computed by the engine exactly as `opencoder passk` does.
+
+import { useState } from 'react';
+import { PathSchema, type CallError, type SamplePassK } from '../../api/contract.ts';
+import { ErrorBox, Field, Section } from '../../components/ui.tsx';
+import { int } from '../../lib/format.ts';
+import { asCallError, engine } from '../../store.ts';
+
+export function SampleSets() {
+  const [path, setPath] = useState('');
+  const [humaneval, setHumaneval] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<CallError | null>(null);
+  const [pathError, setPathError] = useState<string | null>(null);
+  const [result, setResult] = useState<SamplePassK | null>(null);
+
+  const load = async () => {
+    const p = PathSchema.safeParse(path.trim());
+    setPathError(p.success ? null : (p.error.issues[0]?.message ?? 'not a path'));
+    if (!p.success) return;
+    setBusy(true);
+    setError(null);
+    try {
+      setResult(await engine().call('samples.passk', { path: p.data, kOverN: humaneval ? 'humaneval' : 'refuse' }));
+    } catch (err) {
+      setError(asCallError(err));
+      setResult(null);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Section
+      title="Published sample sets"
+      subtitle="Pass@k of another system's samples from their official labels (RepoExec results folder, CoderEval *_out.jsonl, bigcode, EvalPlus, or a set from opencoder samples import)"
+      testId="sample-sets"
+    >
+      <div className="form-row">
+        <Field label="Sample file or folder" error={pathError}>
+          {(id, d) => (
+            <input id={id} aria-describedby={d} className="input input-wide mono" value={path} onChange={(e) => setPath(e.target.value)} spellCheck={false} data-testid="samples-path" placeholder="/path/to/phi-2-results" />
+          )}
+        </Field>
+        <label className="check">
+          <input type="checkbox" checked={humaneval} onChange={(e) => setHumaneval(e.target.checked)} data-testid="samples-humaneval" /> count tasks with n &lt; k as the HumanEval harness does
+        </label>
+        <button type="button" className="btn btn-primary" onClick={() => void load()} disabled={busy} data-testid="samples-load">
+          {busy ? 'Reading…' : 'Compute Pass@k'}
+        </button>
+      </div>
+      <ErrorBox error={error} title="Cannot read the sample set" testId="samples-error" />
+      {result ? (
+        <div data-testid="samples-result">
+          <p className="small">
+            <code>{result.path}</code> ({result.format}): {int(result.tasks)} tasks, {int(result.samples)} samples (n {result.n.min === result.n.max ? result.n.min : `${result.n.min}–${result.n.max}`}), official labels
+          </p>
+          <table className="table" data-testid="samples-passk">
+            <thead>
+              <tr>
+                {result.ks.map((k) => (
+                  <th key={k} className="num">
+                    pass@{k}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              <tr>
+                {result.ks.map((k) => (
+                  <td key={k} className="num mono" data-testid={`samples-pass-${k}`}>
+                    {result.passAtK[String(k)]!.toFixed(10)}
+                  </td>
+                ))}
+              </tr>
+            </tbody>
+          </table>
+          <p className="small muted">Computed over: {result.computedOver}.</p>
+        </div>
+      ) : null}
+    </Section>
+  );
+}

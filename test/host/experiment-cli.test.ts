@@ -139,6 +139,20 @@ describe('experiment commands', () => {
     expect(resumed.json().error.message).toMatch(/does not take --candidates/);
   }, 120_000);
 
+  it('two identical runs with parallel workers give the same JSON report, apart from timestamps and measured durations', async () => {
+    const reports: unknown[] = [];
+    for (const i of [1, 2]) {
+      const r = await cli(['run', '--manifest', SAMPLE, '--limit', '4', '--method', 'baseline-rag,opencoder', '--parallel', '3', '--db', db, '--json']);
+      expect(r.code, r.err.join('\n')).toBe(0);
+      const id = r.json().runId as string;
+      const out = path.join(dir, `det-${i}.json`);
+      expect((await cli(['report', id, '--format', 'json', '--out', out, '--db', db])).code).toBe(0);
+      const text = fs.readFileSync(out, 'utf8').split(id).join('RUN');
+      reports.push(JSON.parse(text, (k, v) => (['durationMs', 'generatedAt', 'createdAt', 'finishedAt'].includes(k) ? null : v)));
+    }
+    expect(reports[1]).toEqual(reports[0]);
+  }, 180_000);
+
   it('a changed manifest is refused on resume: results would no longer be paired', async () => {
     const copy = path.join(dir, 'copy');
     fs.cpSync(path.dirname(SAMPLE), copy, { recursive: true });

@@ -93,6 +93,8 @@ export function provenanceOf(l: LoadedRun): RunProvenance {
   };
 }
 
+const identicalCandidates = (r: TaskResult) => r.candidates.length >= 2 && new Set(r.candidates.map((c) => c.group)).size === 1;
+
 const byCondition = (results: TaskResult[], condition: string) => results.filter((r) => r.condition === condition);
 
 export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Required<BootstrapOptions>): ConditionSummary {
@@ -102,6 +104,20 @@ export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Re
   const fails = rs.map((r) => !r.selected.correct);
   const us = rs.map((r) => Math.min(1, Math.max(0, r.generation.uncertainty.aggregate)));
   const costs = rs.map((r) => r.generation.costUsd);
+  const identical = rs.filter(identicalCandidates).length;
+  const warnings: string[] = [];
+  if (rs.length && identical === rs.length) warnings.push(`every task's candidates are identical (one normalised group of ${samples}): Pass@k equals Pass@1 and generation uncertainty measures nothing`);
+  else if (identical > rs.length / 2) warnings.push(`${identical} of ${rs.length} tasks have identical candidates`);
+  const constantU = rs.length > 1 && us.every((u) => u === us[0]);
+  if (constantU) warnings.push(`generation uncertainty is ${us[0]} on every task: its AUROC, AUPRC and ECE are not informative`);
+  const oneClass = rs.length > 0 && (fails.every(Boolean) || fails.every((f) => !f));
+  const uDegenerate = constantU
+    ? `uncertainty is constant (${us[0]})`
+    : oneClass
+      ? `every selected output ${fails[0] ? 'fails' : 'passes'}: one class only`
+      : rs.length && identical === rs.length
+        ? 'every candidate set is identical'
+        : null;
   return {
     runId: l.run.id,
     condition: cond.id,
@@ -127,7 +143,9 @@ export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Re
         const e = ece(us, fails, ECE_BINS);
         return { ece: e.ece, bins: e.bins };
       })(),
+      degenerate: uDegenerate,
     },
+    warnings,
     api: apiAggregate(rs.map(repositoryScore), 'repository'),
     apiTaskView: apiAggregate(rs.map(taskViewScore), 'task-view'),
     cost: {
@@ -345,7 +363,6 @@ const CELL_OUTCOMES: { outcome: 'pass@1' | 'uncertainty'; label: string; of: (r:
 
 /** Factorial effects of a run holding all eight cells, over the tasks with a result in every cell. */
 
-const identicalCandidates = (r: TaskResult) => r.candidates.length >= 2 && new Set(r.candidates.map((c) => c.group)).size === 1;
 
 /** Why an effect's p-value is not evidence, or null. */
 function effectDegeneracy(contrasts: number[], informative: number, test: FactorialTest): string | null {

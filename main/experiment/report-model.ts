@@ -61,7 +61,11 @@ export interface ConditionSummary {
     auprc: number;
     ece: number;
     bins: CalibrationBin[];
+    /** Why the calibration figures say nothing (a constant aggregate, identical candidates, one class only); null when fine. */
+    degenerate: string | null;
   };
+  /** Plain-language warnings about degenerate signals of this condition (identical candidates, constant uncertainty). */
+  warnings: string[];
   /**
    * API-knowledge retrieval quality under the repository protocol (discovery in the whole repository, strict
    * `module:qualname` keys), mean over the tasks whose truth is non-empty (null: none had one, or API evidence was off).

@@ -166,6 +166,8 @@ nav.toc a { margin-right: 14px; color: #0969da; text-decoration: none; }
 .banner { border: 1px solid #f0b46b; background: var(--warn-bg); color: var(--warn); padding: 10px 14px; border-radius: 6px; margin: 12px 0; font-weight: 600; }
 .badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 10px; border: 1px solid var(--line); background: var(--band); color: var(--muted); vertical-align: middle; }
 .badge.partial { background: var(--warn-bg); border-color: #f0b46b; color: var(--warn); }
+.warning { color: var(--warn); }
+div.warning, p.warning { background: var(--warn-bg); border: 1px solid #f0b46b; border-radius: 6px; padding: 6px 10px; margin: 8px 0; }
 .badge.done { background: #e6f4ea; border-color: #9fd3ad; color: var(--good); }
 .run { border: 1px solid var(--line); border-radius: 8px; padding: 4px 16px 12px; margin: 14px 0; }
 .run.partial { border-color: #f0b46b; border-left: 6px solid #e69f00; }
@@ -297,7 +299,7 @@ function summaryTableHtml(conditions: ConditionSummary[], level: string): string
       td(intervalHtml(c.selectedCorrect, true), 'selectedCorrect', 'num'),
       td(`${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)}<br><span class="ci">(${formatRate(c.repair.rate)})</span>`, 'repair', 'num'),
       td(formatRate(c.uncertainty.mean), 'uncertaintyMean', 'num'),
-      td(formatRate(c.uncertainty.auroc), 'auroc', 'num'),
+      td(`${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? `<br><span class="warning" title="${h(c.uncertainty.degenerate)}">degenerate</span>` : ''}`, 'auroc', 'num'),
       td(formatRate(c.uncertainty.auprc), 'auprc', 'num'),
       td(formatRate(c.uncertainty.ece), 'ece', 'num'),
       td(formatRate(c.api?.precision), 'apiPrecision', 'num'),
@@ -310,7 +312,9 @@ function summaryTableHtml(conditions: ConditionSummary[], level: string): string
     ];
     return `<tr data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${cells.join('')}</tr>`;
   });
-  return `${table('summary', headers, rows)}\n<p class="muted" data-note="api-protocols">${h(API_COLUMNS_NOTE)}</p>`;
+  const warnings = conditions.flatMap((c) => (c.warnings ?? []).map((w) => `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)}: ${h(w)}</li>`));
+  const warnHtml = warnings.length ? `\n<div class="warning" data-list="condition-warnings"><strong>Degenerate signals</strong><ul>${warnings.join('')}</ul></div>` : '';
+  return `${table('summary', headers, rows)}\n<p class="muted" data-note="api-protocols">${h(API_COLUMNS_NOTE)}</p>${warnHtml}`;
 }
 
 function flakyHtml(conditions: ConditionSummary[]): string {
@@ -776,7 +780,7 @@ export function renderMarkdown(model: ReportModel): string {
       formatInterval(c.selectedCorrect),
       `${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)} (${formatRate(c.repair.rate)})`,
       formatRate(c.uncertainty.mean),
-      formatRate(c.uncertainty.auroc),
+      `${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? ' (degenerate)' : ''}`,
       formatRate(c.uncertainty.auprc),
       formatRate(c.uncertainty.ece),
       formatRate(c.api?.precision),
@@ -789,6 +793,8 @@ export function renderMarkdown(model: ReportModel): string {
     ]);
     out.push(mdTable(headers, rows, headers.map((_, i) => (i < 2 ? 'l' : 'r'))), '');
     out.push(`_${md(API_COLUMNS_NOTE)}_`, '');
+    const warned = g.conditions.flatMap((c) => (c.warnings ?? []).map((w) => `- **Degenerate** — ${md(c.label)}: ${md(w)}`));
+    if (warned.length) out.push(...warned, '');
     const apiRows = g.conditions.flatMap((c) =>
       ([['repository', c.api], ['task-view', c.apiTaskView]] as const)
         .filter(([, a]) => a)
@@ -977,12 +983,12 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       ...ivHead('rawPass1'),
       ...ivHead('selectedCorrect'),
       'repairAttempted', 'repairRecovered', 'repairRate',
-      'uncertaintyMean', 'auroc', 'auprc', 'ece',
+      'uncertaintyMean', 'auroc', 'auprc', 'ece', 'uncertaintyDegenerate',
       // API retrieval: the repository protocol (strict keys, tasks with truth), then the task-view protocol (bare names, all tasks).
       'apiMatching', 'apiTasks', 'apiPrecision', 'apiRecall', 'apiF1', 'apiExact', 'apiCountOver', 'apiCountExact', 'apiCountUnder',
       'apiTaskViewMatching', 'apiTaskViewTasks', 'apiTaskViewEmptyTruth', 'apiTaskViewPrecision', 'apiTaskViewRecall', 'apiTaskViewF1', 'apiTaskViewExact', 'apiTaskViewCountOver', 'apiTaskViewCountExact', 'apiTaskViewCountUnder',
       'costUsd', 'inputTokens', 'outputTokens',
-      'flakyCandidates', 'candidateVerdicts', 'flakySelected', 'flakyTaskIds',
+      'flakyCandidates', 'candidateVerdicts', 'flakySelected', 'flakyTaskIds', 'warnings',
     ],
     model.conditions.map((c) => [
       c.runId, c.condition, c.label, c.family, c.tasks, c.failures, c.samples,
@@ -990,13 +996,13 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       ...ivCols(c.rawPass1),
       ...ivCols(c.selectedCorrect),
       c.repair.attempted, c.repair.recovered, c.repair.rate,
-      c.uncertainty.mean, c.uncertainty.auroc, c.uncertainty.auprc, c.uncertainty.ece,
+      c.uncertainty.mean, c.uncertainty.auroc, c.uncertainty.auprc, c.uncertainty.ece, c.uncertainty.degenerate ?? '',
       c.api?.matching, c.api?.tasks, c.api?.precision, c.api?.recall, c.api?.f1, c.api?.exact, c.api?.count.over, c.api?.count.exact, c.api?.count.under,
       c.apiTaskView?.matching, c.apiTaskView?.tasks, c.apiTaskView?.emptyTruth, c.apiTaskView?.precision, c.apiTaskView?.recall, c.apiTaskView?.f1, c.apiTaskView?.exact,
       c.apiTaskView?.count.over, c.apiTaskView?.count.exact, c.apiTaskView?.count.under,
       c.cost.usd, c.cost.inputTokens, c.cost.outputTokens,
       // Task ids may hold spaces and commas, so the list is a JSON array: one field, parsed back unambiguously.
-      c.flaky.candidates, c.flaky.candidateVerdicts, c.flaky.selected, JSON.stringify(c.flaky.taskIds),
+      c.flaky.candidates, c.flaky.candidateVerdicts, c.flaky.selected, JSON.stringify(c.flaky.taskIds), JSON.stringify(c.warnings ?? []),
     ]),
   );
 

@@ -1,7 +1,7 @@
 // Degenerate factorial statistics are flagged and never marked significant; the factorial test is selectable.
 
 import { describe, expect, it } from 'vitest';
-import { factorialOf, type LoadedRun } from '../../main/experiment/analysis.ts';
+import { factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
 import { DEFAULT_BOOTSTRAP } from '../../main/experiment/stats.ts';
 import { cellId } from '../../main/pipeline/methods.ts';
 
@@ -18,8 +18,12 @@ function run(tasks: number, of: (t: number, cell: string) => { pass: number; u: 
         condition: cell,
         n: 5,
         c: Math.round(pass * 5),
-        generation: { backend: 'offline', uncertainty: { aggregate: u, entropy: null, consistency: null, variance: null } },
-        candidates: Array.from({ length: 5 }, (_, i) => ({ group: identical ? 0 : i })),
+        generation: { backend: 'offline', costUsd: 0, inputTokens: 0, outputTokens: 0, uncertainty: { aggregate: u, entropy: null, consistency: null, variance: null } },
+        candidates: Array.from({ length: 5 }, (_, i) => ({ group: identical ? 0 : i, passed: false, verdict: { status: 'failed' } })),
+        selected: { correct: pass > 0.5, status: pass > 0.5 ? 'passed' : 'failed' },
+        repairAttempted: false,
+        repairRecovered: false,
+        retrieval: { api: null },
       });
     }
   }
@@ -63,5 +67,18 @@ describe('factorial degeneracy', () => {
     expect(fa.test).toBe('sign-flip');
     // 16 tasks, all contrasts positive: the exact sign-flip p is 2 / 2^16.
     expect(fa.outcomes[0]!.effects.find((x) => x.name === 'Similar code')!.p).toBe(2 / 2 ** 16);
+  });
+});
+
+describe('condition warnings', () => {
+  it('identical candidates and a constant uncertainty are said in plain words, and calibration is marked degenerate', () => {
+    const l = run(6, (t) => ({ pass: t % 2, u: 0 }), true);
+    const c = summariseCondition(l, { id: 'A1X1S1', label: 'API + Context + Similar', family: 'factorial' } as never, DEFAULT_BOOTSTRAP);
+    expect(c.warnings.join('\n')).toMatch(/every task's candidates are identical/);
+    expect(c.warnings.join('\n')).toMatch(/generation uncertainty is 0 on every task: its AUROC, AUPRC and ECE are not informative/);
+    expect(c.uncertainty.degenerate).toBe('uncertainty is constant (0)');
+    const fine = summariseCondition(run(6, (t) => ({ pass: t % 2, u: 0.1 * t }), false), { id: 'A1X1S1', label: 'x', family: 'factorial' } as never, DEFAULT_BOOTSTRAP);
+    expect(fine.warnings).toEqual([]);
+    expect(fine.uncertainty.degenerate).toBeNull();
   });
 });

@@ -410,7 +410,10 @@ function Summary({ model }: { model: ReportModel }) {
                 <td className="num">{c.repair.rate === null ? '—' : `${c.repair.recovered}/${c.repair.attempted}`}</td>
                 <td className="num">{num(c.uncertainty.mean)}</td>
                 <td className="num">{num(c.uncertainty.ece)}</td>
-                <td className="num">{num(c.uncertainty.auroc)}</td>
+                <td className="num" title={c.uncertainty.degenerate ?? undefined}>
+                  {num(c.uncertainty.auroc)}
+                  {c.uncertainty.degenerate ? <span className="text-warn small" data-testid="auroc-degenerate"> degenerate</span> : null}
+                </td>
                 <td className="num" data-testid="api-f1-repository" title={c.api ? `${c.api.tasks} tasks with truth` : undefined}>
                   {c.api ? num(c.api.f1) : '—'}
                   {c.api ? <span className="muted small"> ({c.api.tasks})</span> : null}
@@ -425,6 +428,17 @@ function Summary({ model }: { model: ReportModel }) {
           </tbody>
         </table>
       </div>
+      {model.conditions.some((c) => c.warnings?.length) ? (
+        <ul className="notes small chart-warning" data-testid="condition-warnings">
+          {model.conditions.flatMap((c) =>
+            (c.warnings ?? []).map((w, i) => (
+              <li key={`${c.runId}-${c.condition}-${i}`}>
+                Degenerate — {condName(model, c)}: {w}
+              </li>
+            )),
+          )}
+        </ul>
+      ) : null}
       {model.comparisons.length ? (
         <>
           <h3 className="h3">Paired comparisons (selected-output correctness)</h3>

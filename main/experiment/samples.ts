@@ -343,3 +343,59 @@ export function officialCounts(tasks: SampleTask[]): { taskId: string; n: number
     return { taskId: t.taskId, n: t.samples.length, c: t.samples.filter((s) => s.passed).length };
   });
 }
+
+export interface ExecutedSample {
+  index: number;
+  official: boolean | null;
+  executed: boolean;
+  status: string;
+  reason: string;
+}
+
+export interface ExecutedTask {
+  taskId: string;
+  /** The manifest task the set's task was matched to. */
+  manifestTaskId: string;
+  samples: ExecutedSample[];
+}
+
+export interface Agreement {
+  /** Samples with an official label that were executed. */
+  labelled: number;
+  agree: number;
+  rate: number | null;
+  /** official pass → executed fail, and the reverse. */
+  officialPassExecutedFail: number;
+  officialFailExecutedPass: number;
+  /** Tasks where every labelled sample agrees. */
+  tasksAgreeing: number;
+}
+
+/** How executed verdicts agree with official labels (null labels are not counted). */
+export function agreementOf(tasks: ExecutedTask[]): Agreement {
+  let labelled = 0;
+  let agree = 0;
+  let pf = 0;
+  let fp = 0;
+  let tasksAgreeing = 0;
+  for (const t of tasks) {
+    let all = true;
+    for (const s of t.samples) {
+      if (s.official === null) continue;
+      labelled++;
+      if (s.official === s.executed) agree++;
+      else {
+        all = false;
+        if (s.official) pf++;
+        else fp++;
+      }
+    }
+    if (all) tasksAgreeing++;
+  }
+  return { labelled, agree, rate: labelled ? agree / labelled : null, officialPassExecutedFail: pf, officialFailExecutedPass: fp, tasksAgreeing };
+}
+
+/** The manifest task a set's task id names: the same id, or a manifest id ending in `/<id>` (`codereval/<_id>`). */
+export function matchTask<T extends { id: string }>(tasks: T[], setTaskId: string): T | undefined {
+  return tasks.find((t) => t.id === setTaskId) ?? tasks.find((t) => t.id.endsWith(`/${setTaskId}`)) ?? tasks.find((t) => setTaskId.endsWith(`/${t.id}`));
+}

@@ -121,6 +121,27 @@ describe('Pass@k of a sample set', () => {
   });
 });
 
+describe('executed labels', () => {
+  it('runs every sample as given in the sandbox against the manifest, and reports agreement with the official labels', async () => {
+    const manifestFile = path.join(ROOT, 'resources', 'sample-repo', 'tasks.jsonl');
+    const task = fs.readFileSync(manifestFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((t) => t.id === 'inventory/apply_discount');
+    const wrong = `${task.signature.trimEnd()}\n    return None\n`;
+    // Official labels: the reference "failed" (a disagreement to find), the wrong one failed.
+    const d = tmp({ 'set_out.jsonl': JSON.stringify({ _id: 'apply_discount', generate_results: [{ generate_code: task.reference, is_pass: false }, { generate_code: wrong, is_pass: false }] }) });
+    const r = await cli(['passk', path.join(d, 'set_out.jsonl'), '--labels', 'executed', '--manifest', manifestFile, '--k', '1,2', '--quiet', '--json']);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const doc = JSON.parse(r.out.at(-1)!);
+    expect(doc.executed[0]).toMatchObject({ taskId: 'apply_discount', manifestTaskId: 'inventory/apply_discount' });
+    expect(doc.executed[0].samples.map((x: { executed: boolean }) => x.executed)).toEqual([true, false]);
+    expect(doc.passAtK).toEqual({ '1': 0.5, '2': 1 });
+    expect(doc.officialPassAtK).toEqual({ '1': 0, '2': 0 });
+    expect(doc.agreement).toMatchObject({ labelled: 2, agree: 1, officialFailExecutedPass: 1, officialPassExecutedFail: 0, tasksAgreeing: 0 });
+    const none = await cli(['passk', path.join(d, 'set_out.jsonl'), '--labels', 'executed', '--json']);
+    expect(none.code).toBe(2);
+    expect(JSON.parse(none.out.at(-1)!).error.message).toMatch(/--labels executed needs --manifest FILE/);
+  }, 60_000);
+});
+
 describe.skipIf(!HAVE_PHI2 || !HAVE_CHATGPT)('published figures through the CLI', () => {
   it('RepoExec phi-2: the official passk_True.json', async () => {
     const official = JSON.parse(fs.readFileSync(path.join(PHI2, 'passk_True.json'), 'utf8')) as Record<string, number>;

@@ -3,10 +3,17 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError, type Command } from '../cli-kit.ts';
+import { UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { readManifest, type Task } from '../../experiment/manifest.ts';
+import { extractCode } from '../../generate/extract.ts';
+import { signatureName } from '../../generate/prompts.ts';
+import { createValidator } from '../../validate/validator.ts';
 import {
   SAMPLE_FORMATS,
   SampleFormatError,
+  agreementOf,
+  matchTask,
+  type ExecutedTask,
   officialCounts,
   passAtKOf,
   readSamples,
@@ -31,6 +38,65 @@ function loadTasks(input: string, values: Record<string, unknown>): { tasks: Sam
     if (err instanceof SampleFormatError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+/**
+ * `--labels executed`: every sample of the tasks the manifest holds is run in the sandbox as given (extracted only
+ * with --extract), Pass@k is computed from those verdicts, and agreement with the official labels is reported.
+ */
+async function executedPassK(input: string, format: string, tasks: SampleTask[], ks: number[], kOverN: KOverN, values: Record<string, unknown>, io: Io): Promise<CommandResult> {
+  const manifestFile = values.manifest as string | undefined;
+  if (!manifestFile) throw new UsageError('--labels executed needs --manifest FILE: the tasks whose tests run the samples');
+  const mode = values.sandbox as string;
+  if (!['auto', 'strong', 'weak'].includes(mode)) throw new UsageError(`--sandbox must be auto, strong or weak (got ${mode})`);
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit must be a positive integer (got ${String(values.limit)})`);
+  const manifest = readManifest(manifestFile);
+  const matched = tasks.map((t) => ({ set: t, task: matchTask(manifest.tasks, t.taskId) })).filter((x): x is { set: SampleTask; task: Task } => !!x.task);
+  const unmatched = tasks.length - matched.length;
+  if (!matched.length) throw new UsageError(`none of the ${tasks.length} tasks of ${input} is in ${manifest.file} (ids like ${tasks.slice(0, 3).map((t) => t.taskId).join(', ')})`);
+  const chosen = limit ? matched.slice(0, limit) : matched;
+  const validator = await createValidator({ sandbox: { mode: mode as 'auto' | 'strong' | 'weak' } });
+  const executed: ExecutedTask[] = [];
+  try {
+    for (const [i, { set, task }] of chosen.entries()) {
+      const name = signatureName(task.signature);
+      const verdicts = await Promise.all(
+        set.samples.map((s) => validator.validate(task, values.extract ? extractCode(s.code, { name, qualname: task.qualname }).code : s.code)),
+      );
+      executed.push({
+        taskId: set.taskId,
+        manifestTaskId: task.id,
+        samples: verdicts.map((v, j) => ({ index: j, official: set.samples[j]!.passed ?? null, executed: v.status === 'passed', status: v.status, reason: v.reason })),
+      });
+      if (values.quiet !== true) io.err(`[passk] ${i + 1}/${chosen.length} ${task.id}: ${verdicts.filter((v) => v.status === 'passed').length}/${verdicts.length} passed`);
+    }
+  } finally {
+    validator.close();
+  }
+  let report;
+  try {
+    report = passAtKOf(executed.map((t) => ({ taskId: t.taskId, n: t.samples.length, c: t.samples.filter((s) => s.executed).length })), ks, kOverN);
+  } catch (err) {
+    if (err instanceof RangeError) throw new UsageError(err.message);
+    throw err;
+  }
+  const official = executed.every((t) => t.samples.every((s) => s.official !== null))
+    ? passAtKOf(executed.map((t) => ({ taskId: t.taskId, n: t.samples.length, c: t.samples.filter((s) => s.official).length })), ks, kOverN).passAtK
+    : null;
+  const agreement = agreementOf(executed);
+  const text = [
+    `${path.resolve(input)} (${format}): ${executed.length} tasks executed against ${manifest.file}${unmatched ? ` (${unmatched} of the set's tasks are not in the manifest)` : ''}${limit ? ` (--limit ${limit})` : ''}; samples ${values.extract ? 'extracted' : 'byte for byte'}`,
+    ...ks.map((k) => `pass@${k} executed ${report.passAtK[String(k)]!.toFixed(10)}${official ? `   official ${official[String(k)]!.toFixed(10)} (same tasks)` : ''}`),
+    agreement.labelled
+      ? `Agreement with official labels: ${agreement.agree}/${agreement.labelled} samples (${((agreement.rate ?? 0) * 100).toFixed(1)} %); official pass → executed fail ${agreement.officialPassExecutedFail}, official fail → executed pass ${agreement.officialFailExecutedPass}; ${agreement.tasksAgreeing}/${executed.length} tasks agree on every sample`
+      : 'No official labels to compare with.',
+    `Computed over: ${report.computedOver}; labels: sandboxed runs of the manifest's tests`,
+  ];
+  return {
+    text,
+    json: { ok: true, command: 'passk', input: path.resolve(input), format, labels: 'executed', manifest: manifest.file, unmatched, ...report, officialPassAtK: official, agreement, executed },
+  };
 }
 
 function parseKs(raw: string): number[] {
@@ -76,21 +142,33 @@ export const SAMPLES_COMMANDS: Record<string, Command> = {
   },
   passk: {
     summary: 'Pass@k of a sample set from its official labels (per task and overall)',
-    usage: 'opencoder passk SET|FILE|DIR [--k 1,5,10] [--labels official] [--k-over-n refuse|humaneval] [--format …] [--json]',
-    options: { k: { type: 'string', default: '1,5,10' }, labels: { type: 'string', default: 'official' }, 'k-over-n': { type: 'string', default: 'refuse' }, format: { type: 'string' }, 'index-map': { type: 'string' } },
-    async run({ values, positionals }) {
+    usage:
+      'opencoder passk SET|FILE|DIR [--k 1,5,10] [--k-over-n refuse|humaneval] [--format …] [--json]\n' +
+      '       opencoder passk SET --labels executed --manifest FILE [--extract] [--limit N] [--sandbox auto|strong|weak]',
+    options: {
+      k: { type: 'string', default: '1,5,10' },
+      labels: { type: 'string', default: 'official' },
+      'k-over-n': { type: 'string', default: 'refuse' },
+      format: { type: 'string' },
+      'index-map': { type: 'string' },
+      manifest: { type: 'string' },
+      extract: { type: 'boolean' },
+      limit: { type: 'string' },
+      sandbox: { type: 'string', default: 'auto' },
+      quiet: { type: 'boolean', default: false },
+    },
+    async run({ values, positionals }, io) {
       const [input, ...extra] = positionals;
       if (!input) throw new UsageError('passk needs a sample set (from samples import) or a published file or folder');
       if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
       const labels = values.labels as string;
-      if (labels === 'executed') {
-        throw new UsageError('--labels executed (re-running every sample in the sandbox) is not available yet; use official labels, or run the samples with opencoder run --backend imported --samples SET');
-      }
-      if (labels !== 'official') throw new UsageError(`--labels must be official (got ${labels})`);
+      if (labels !== 'official' && labels !== 'executed') throw new UsageError(`--labels must be official or executed (got ${labels})`);
       const kOverN = values['k-over-n'] as string;
       if (kOverN !== 'refuse' && kOverN !== 'humaneval') throw new UsageError(`--k-over-n must be refuse or humaneval (got ${kOverN})`);
       const ks = parseKs(values.k as string);
       const { tasks, format } = loadTasks(input, values);
+      if (labels === 'executed') return executedPassK(input, format, tasks, ks, kOverN as KOverN, values, io);
+      if (values.manifest || values.extract) throw new UsageError('--manifest and --extract go with --labels executed');
       let report;
       try {
         report = passAtKOf(officialCounts(tasks), ks, kOverN as KOverN);

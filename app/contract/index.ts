@@ -233,6 +233,8 @@ export const ExperimentRequestSchema = z
     kind: z.enum(['run', 'ablate', 'ladder']),
     /** `run`: the methods compared; `ablate`: methods[0] is the factorial's base method. */
     methods: z.array(MethodIdSchema).min(1).max(16).optional(),
+    /** A published sample set: the run uses its samples (byte for byte, no model called) instead of the Settings backend. */
+    samples: PathSchema.optional(),
   })
   .strict();
 

@@ -301,6 +301,7 @@ class Engine implements EngineService {
   private checkPaths(input: Record<string, unknown>): void {
     if (typeof input.manifest === 'string') this.checkPath('manifest', input.manifest);
     if (typeof input.path === 'string') this.checkPath('path', input.path);
+    if (typeof input.samples === 'string') this.checkPath('samples', input.samples);
     const custom = input.custom as { repo?: unknown } | undefined;
     if (custom && typeof custom.repo === 'string') this.checkPath('custom.repo', custom.repo);
   }
@@ -346,6 +347,11 @@ class Engine implements EngineService {
   private storedBackendFromSettings(): StoredBackend {
     const b = this.settings.backend;
     return { kind: b.kind, model: b.model ?? null, baseURL: b.baseURL ?? null, decompose: b.kind === 'offline' ? 'fallback' : 'llm', extra: {} };
+  }
+
+  /** The Settings backend, or the imported backend over a sample set when an experiment names one. */
+  private storedBackendFor(input: { samples?: string | undefined }): StoredBackend {
+    return input.samples ? { kind: 'imported', model: null, baseURL: null, decompose: 'fallback', extra: { samples: input.samples } } : this.storedBackendFromSettings();
   }
 
   private static readonly OFFLINE: StoredBackend = { kind: 'offline', model: null, baseURL: null, decompose: 'fallback', extra: {} };
@@ -707,7 +713,7 @@ class Engine implements EngineService {
       'experiment.estimate': (input): CostEstimateInfo => {
         const { tasks } = this.plannedTasks(input);
         const conditions = this.conditionsFor(input.kind, input.methods);
-        const stored = this.storedBackendFromSettings();
+        const stored = this.storedBackendFor(input);
         const backend = this.backendFor(stored, { estimateOnly: true });
         try {
           const est = estimateRun(tasks, conditions, backend, this.prices(), { llmDecomposition: stored.decompose === 'llm' });
@@ -727,7 +733,7 @@ class Engine implements EngineService {
       'experiment.start': (input) => {
         const { manifest, tasks } = this.plannedTasks(input);
         const conditions = this.conditionsFor(input.kind, input.methods);
-        const stored = this.storedBackendFromSettings();
+        const stored = this.storedBackendFor(input);
         void this.backendFor(stored).dispose?.();
         const title = `${input.kind === 'run' ? 'Run' : input.kind === 'ladder' ? 'Ladder' : 'Ablation'}: ${tasks.length} task${tasks.length === 1 ? '' : 's'} × ${conditions.length} conditions (${path.basename(manifest.file)})`;
         return { jobId: this.startExperimentJob('experiment', title, { kind: input.kind, manifest, tasks, conditions, stored }).id };

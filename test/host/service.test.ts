@@ -79,6 +79,16 @@ describe('engine service', () => {
     expect(outside).toMatchObject({ ok: false, error: { code: 'forbidden-path' } });
   });
 
+  it('an experiment can run a published sample set instead of the Settings backend; the set must lie inside the roots', async () => {
+    const set = path.join(dir, 'set.jsonl');
+    fs.writeFileSync(set, `${JSON.stringify({ task_id: 'inventory/apply_discount', samples: [{ code: 'def apply_discount(a, p):\n    return a\n', passed: false }] })}\n`);
+    const est = await s.call('experiment.estimate', { manifest: MANIFEST, kind: 'run', methods: ['baseline-rag'], taskIds: ['inventory/apply_discount'], samples: set });
+    expect(est.ok, JSON.stringify(est)).toBe(true);
+    if (est.ok) expect(est.value).toMatchObject({ usdExpected: 0 });
+    const outside = await s.call('experiment.estimate', { manifest: MANIFEST, kind: 'run', methods: ['baseline-rag'], samples: '/etc/passwd' });
+    expect(outside).toMatchObject({ ok: false, error: { code: 'forbidden-path' } });
+  });
+
   it('validates input with the contract: unknown calls are not-found, wrong types name the field', async () => {
     const unknown = await s.call('repo.frobnicate', {});
     expect(unknown).toMatchObject({ ok: false, error: { code: 'not-found' } });

@@ -41,6 +41,7 @@ function StartExperiment() {
   const [methods, setMethods] = useState<string[]>(['baseline-rag', 'rag-verify-repair', 'opencoder']);
   const [manifest, setManifest] = useState(storeManifest ?? info?.sampleManifest ?? '');
   const [limit, setLimit] = useState('');
+  const [samples, setSamples] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [estimate, setEstimate] = useState<{ status: 'idle' | 'loading' | 'ready' | 'error'; data: CostEstimateInfo | null; error: CallError | null; key: string }>({ status: 'idle', data: null, error: null, key: '' });
   const [startError, setStartError] = useState<CallError | null>(null);
@@ -63,12 +64,16 @@ function StartExperiment() {
       if (!Number.isInteger(n) || n < 1) errs.limit = 'a whole number of tasks, at least 1 (or empty for all)';
     }
     if (kind === 'run' && !methods.length) errs.methods = 'choose at least one method';
+    if (samples.trim()) {
+      const sp = PathSchema.safeParse(samples.trim());
+      if (!sp.success) errs.samples = sp.error.issues[0]?.message ?? 'not a valid path';
+    }
     setErrors(errs);
     if (Object.keys(errs).length) return null;
-    return { manifest: manifest.trim(), kind, ...(n ? { limit: n } : {}), ...(kind === 'run' ? { methods } : {}) };
+    return { manifest: manifest.trim(), kind, ...(n ? { limit: n } : {}), ...(kind === 'run' ? { methods } : {}), ...(samples.trim() ? { samples: samples.trim() } : {}) };
   };
   const keyOf = (x: object) => JSON.stringify(x);
-  const current = useMemo(() => keyOf({ manifest: manifest.trim(), kind, limit: limit.trim(), methods: kind === 'run' ? methods : [] }), [manifest, kind, limit, methods]);
+  const current = useMemo(() => keyOf({ manifest: manifest.trim(), kind, limit: limit.trim(), methods: kind === 'run' ? methods : [], samples: samples.trim() }), [manifest, kind, limit, methods, samples]);
   const estimateFresh = estimate.status === 'ready' && estimate.key === current;
 
   const doEstimate = async () => {
@@ -133,6 +138,13 @@ function StartExperiment() {
           </Field>
           <Field label="Task limit" error={errors.limit ?? null} hint="empty: all tasks">
             {(id, d) => <input id={id} aria-describedby={d} className="input input-num" inputMode="numeric" value={limit} placeholder="all" onChange={(e) => setLimit(e.target.value)} data-testid="experiment-limit" />}
+          </Field>
+        </div>
+        <div className="form-row">
+          <Field label="Published samples (optional)" error={errors.samples ?? null} hint="a sample set: its samples are the candidates, byte for byte, instead of the Settings backend; they cannot be repaired">
+            {(id, d) => (
+              <input id={id} aria-describedby={d} className="input input-wide mono" value={samples} onChange={(e) => setSamples(e.target.value)} placeholder="none: use the Settings backend" data-testid="experiment-samples" spellCheck={false} />
+            )}
           </Field>
         </div>
         <div className="row gap">

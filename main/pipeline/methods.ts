@@ -150,3 +150,18 @@ export function withGeneration(conditions: Condition[], g: { preset?: string; ca
   const generation = { ...(candidates === undefined ? {} : { candidates }), ...(temperature === undefined ? {} : { temperature }) };
   return conditions.map((c) => ({ ...c, config: makeConfig({ generation }, c.config) }));
 }
+
+/**
+ * The conditions with the output rules chosen: what an unvalidated method returns (`mode`, the paper's reference;
+ * `first`, candidate 1) and what a task whose repairs all fail returns (`last`, Eq. 10; `most-tests`).
+ */
+export function withOutputRules(conditions: Condition[], r: { unverifiedOutput?: string; afterFailedRepairs?: string }): Condition[] {
+  if (r.unverifiedOutput !== undefined && r.unverifiedOutput !== 'mode' && r.unverifiedOutput !== 'first') throw new RangeError(`unverified-output must be mode or first (got ${r.unverifiedOutput})`);
+  if (r.afterFailedRepairs !== undefined && r.afterFailedRepairs !== 'last' && r.afterFailedRepairs !== 'most-tests') throw new RangeError(`after-failed-repairs must be last or most-tests (got ${r.afterFailedRepairs})`);
+  if (r.unverifiedOutput === undefined && r.afterFailedRepairs === undefined) return conditions;
+  const validation = {
+    ...(r.unverifiedOutput ? { unverifiedOutput: r.unverifiedOutput as 'mode' | 'first' } : {}),
+    ...(r.afterFailedRepairs ? { afterFailedRepairs: r.afterFailedRepairs as 'last' | 'most-tests' } : {}),
+  };
+  return conditions.map((c) => ({ ...c, config: makeConfig({ validation }, c.config) }));
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configHash, DEFAULT_CONFIG, makeConfig } from '../../main/pipeline/config.ts';
-import { cellId, cellSources, factorialConditions, LADDER, METHODS, resolveConditions, withGeneration } from '../../main/pipeline/methods.ts';
+import { cellId, cellSources, factorialConditions, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules } from '../../main/pipeline/methods.ts';
 
 /** Leaf paths whose values differ between two configs. */
 function diff(a: unknown, b: unknown, prefix = ''): string[] {
@@ -96,5 +96,16 @@ describe('generation protocols', () => {
     expect(() => withGeneration(base, { candidates: 0 })).toThrow(/candidates must be an integer from 1 to 50/);
     // The default sampling temperature is the paper's RQ3–RQ4 value.
     expect(DEFAULT_CONFIG.generation.temperature).toBe(0.7);
+  });
+});
+
+describe('output rules', () => {
+  it('set what an unvalidated method and a task with failed repairs return, in every condition', () => {
+    const base = [METHODS['baseline-rag']!, METHODS.opencoder!];
+    expect(base.map((c) => [c.config.validation.unverifiedOutput, c.config.validation.afterFailedRepairs])).toEqual([['mode', 'last'], ['mode', 'last']]);
+    const legacy = withOutputRules(base, { unverifiedOutput: 'first', afterFailedRepairs: 'most-tests' });
+    expect(legacy.map((c) => [c.config.validation.unverifiedOutput, c.config.validation.afterFailedRepairs])).toEqual([['first', 'most-tests'], ['first', 'most-tests']]);
+    expect(diff(legacy[1]!.config, METHODS.opencoder!.config).sort()).toEqual(['validation.afterFailedRepairs', 'validation.unverifiedOutput']);
+    expect(() => withOutputRules(base, { unverifiedOutput: 'best' })).toThrow(/unverified-output must be mode or first \(got best\)/);
   });
 });

@@ -13,7 +13,7 @@ import { appInfo, type Progress, type RunOutcome } from '../../experiment/runner
 import { ExchangeStore } from '../../store/exchanges.ts';
 import { ExperimentStore } from '../../store/experiments.ts';
 import { Store } from '../../store/store.ts';
-import { factorialConditions, GENERATION_PRESETS, LADDER, METHODS, resolveConditions, withGeneration, type Condition } from '../../pipeline/methods.ts';
+import { factorialConditions, GENERATION_PRESETS, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules, type Condition } from '../../pipeline/methods.ts';
 import { packageRoot } from '../paths.ts';
 import { dbPathOf, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
 import { BACKEND_OPTS, backendChoice, backendFromOptions, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
@@ -36,6 +36,8 @@ const RUN_OPTS = {
   temperature: { type: 'string' },
   preset: { type: 'string' },
   'factorial-test': { type: 'string' },
+  'unverified-output': { type: 'string' },
+  'after-failed-repairs': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 const f3 = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(3));
@@ -114,7 +116,7 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
   let storedBackend: StoredBackend;
   let plan: { manifest: ReturnType<typeof readManifest>; tasks: ReturnType<typeof selectTasks>; conditions: Condition[] } | null = null;
   if (resume) {
-    const given = ['candidates', 'temperature', 'preset'].filter((k) => values[k] !== undefined);
+    const given = ['candidates', 'temperature', 'preset', 'unverified-output', 'after-failed-repairs'].filter((k) => values[k] !== undefined);
     if (given.length) throw new UsageError(`--resume continues the run as it was frozen; it does not take ${given.map((k) => `--${k}`).join(', ')}`);
     const store = Store.open(dbPathOf(values));
     try {
@@ -129,11 +131,14 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
     const limit = num(values, 'limit', { int: true, min: 1 }) ?? null;
     let conditions: Condition[];
     try {
-      conditions = withGeneration(conditionsOf(values), {
-        preset: values.preset as string | undefined,
-        candidates: num(values, 'candidates', { int: true, min: 1 }),
-        temperature: num(values, 'temperature', { min: 0 }),
-      });
+      conditions = withOutputRules(
+        withGeneration(conditionsOf(values), {
+          preset: values.preset as string | undefined,
+          candidates: num(values, 'candidates', { int: true, min: 1 }),
+          temperature: num(values, 'temperature', { min: 0 }),
+        }),
+        { unverifiedOutput: values['unverified-output'] as string | undefined, afterFailedRepairs: values['after-failed-repairs'] as string | undefined },
+      );
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -228,7 +233,7 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
       summary: 'run methods on a frozen task manifest (stored after every task; resumable)',
       usage:
         'opencoder run --manifest FILE [--ids A,B | --limit N] [--method compare|opencoder,baseline-rag,…] [--backend offline|openai|gemini|…] ' +
-        `[--candidates N] [--temperature T] [--preset ${Object.keys(GENERATION_PRESETS).join('|')}] [--parallel N] [--sandbox auto|strong|weak] [--estimate-only] [--max-usd X] | opencoder run --resume RUN`,
+        `[--candidates N] [--temperature T] [--preset ${Object.keys(GENERATION_PRESETS).join('|')}] [--unverified-output mode|first] [--after-failed-repairs last|most-tests] [--parallel N] [--sandbox auto|strong|weak] [--estimate-only] [--max-usd X] | opencoder run --resume RUN`,
       options: { ...RUN_OPTS, method: { type: 'string', default: 'compare' } },
       run: ({ values }, io) =>
         runExperimentCommand(

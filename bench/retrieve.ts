@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Store } from '../main/store/store.ts';
 import { runIndex } from '../main/index/indexer.ts';
-import type { Encoder } from '../main/embed/encoder.ts';
+import type { Encoder } from '../main/model/encoder.ts';
 import { retrieveForTask, SOURCE_KIND } from '../main/retrieve/engine.ts';
-import { SOURCES } from '../main/pipeline/config.ts';
+import { SOURCES } from '../main/model/config.ts';
 import { VectorIndexCache } from '../main/retrieve/vector-index.ts';
-import { quantile } from '../main/experiment/metrics.ts';
+import { quantile } from '../main/stats/metrics.ts';
 import { stdlibPath } from './stdlib.ts';
 
 export interface RetrievalBench {

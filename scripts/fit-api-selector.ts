@@ -23,7 +23,7 @@ import { readManifest } from '../main/experiment/manifest.ts';
 import { loadHashEncoderSpec } from '../main/embed/hash-encoder.ts';
 import { openEncoder } from '../main/embed/open.ts';
 import { runIndex } from '../main/index/indexer.ts';
-import { makeConfig } from '../main/pipeline/config.ts';
+import { makeConfig } from '../main/model/config.ts';
 import { API_PROTOCOLS, isHeldOut, isHit, PROTOCOL_RULES, type ApiProtocol } from '../main/retrieve/api-eval.ts';
 import { benchmarkOf, evaluateTaskApis } from '../main/retrieve/api-run.ts';
 import { SELECTOR_FEATURES, type Candidate, type SelectorModel } from '../main/retrieve/select-api.ts';

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the reference fixtures for main/experiment/stats.ts into test/fixtures/stats/*.json.
+"""Writes the reference fixtures for main/stats/stats.ts into test/fixtures/stats/*.json.
 
 The values come from scipy / statsmodels / exact integer arithmetic, and from an independent Python
 reimplementation of the seeded bootstrap (mulberry32 + numpy.quantile 'linear'), so the TypeScript is

@@ -8,10 +8,10 @@
 
 import { z } from 'zod';
 import type { ReportModel } from '../../main/experiment/report-model.ts';
-import type { TaskResult } from '../../main/experiment/results.ts';
+import type { TaskResult } from '../../main/model/results.ts';
 
 export type { ReportModel, TaskResult };
-export type { EvidenceRow, TaskDetail, CandidateOutcome, TaskFailure } from '../../main/experiment/results.ts';
+export type { EvidenceRow, TaskDetail, CandidateOutcome, TaskFailure } from '../../main/model/results.ts';
 export type { ConditionSummary, FactorialAnalysis, PairedComparison, RunProvenance, TaskRow } from '../../main/experiment/report-model.ts';
 
 export const CONTRACT_VERSION = 1;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBatched } from './batching.ts';
-import type { Encoder } from './encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import { hashFeatures, type HashedFeatures } from './features.ts';
 import { validateHashModelConfig } from './hash-config.ts';
 import { checkValue, createSession, describeValues, formatValues, ort } from './ort.ts';

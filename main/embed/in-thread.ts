@@ -1,6 +1,6 @@
 // Opens an encoder from its spec in the current thread. The worker uses this; so can benchmarks and tests.
 
-import type { Encoder } from './encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import { createHashEncoder } from './hash-encoder.ts';
 import type { EncoderSpec } from './spec.ts';
 import { createUnixcoderEncoder } from './unixcoder.ts';

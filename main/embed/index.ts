@@ -1,6 +1,6 @@
 // Public API of the embedding layer.
 
-export type { Encoder, EncoderInfo } from './encoder.ts';
+export type { Encoder, EncoderInfo } from '../model/encoder.ts';
 export type { EncoderSpec, HashEncoderSpec, UnixcoderEncoderSpec } from './spec.ts';
 export { openEncoder } from './open.ts';
 export { openEncoderInThread, type EncoderOptions } from './in-thread.ts';

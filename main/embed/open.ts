@@ -1,7 +1,7 @@
 // openEncoder(): an Encoder whose work (tokenising, batching, onnxruntime) runs in a worker thread.
 
 import { siblingModule, startWorker } from '../util/worker.ts';
-import type { Encoder } from './encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import type { EncoderOptions } from './in-thread.ts';
 import type { EncoderSpec } from './spec.ts';
 import type { FromWorker, ToWorker, WorkerInit } from './worker.ts';

@@ -1,7 +1,7 @@
 // Choosing an encoder: UniXcoder when its files are there (or when asked for), else the shipped default encoder,
 // always saying so when the choice differs from what 'auto' would ideally give.
 
-import type { Encoder } from './encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import { DEFAULT_ENCODER_NAME, defaultEncoderDir, loadHashEncoderSpec } from './hash-encoder.ts';
 import type { EncoderOptions } from './in-thread.ts';
 import { openEncoder } from './open.ts';

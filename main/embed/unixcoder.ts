@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { runBatched } from './batching.ts';
-import type { Encoder } from './encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import { checkValue, createSession, describeValues, formatValues, ort, type Session } from './ort.ts';
 import { sha256File, shortHash, type UnixcoderEncoderSpec } from './spec.ts';
 

@@ -1,7 +1,7 @@
 // Worker thread that owns one encoder (and its onnxruntime session). Started by openEncoder() in open.ts.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Encoder } from './encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import { openEncoderInThread, type EncoderOptions } from './in-thread.ts';
 import type { EncoderSpec } from './spec.ts';
 

@@ -1,11 +1,11 @@
 // From stored runs to a ReportModel: metrics per condition, paired comparisons, factorial effects. Reads only
 // the store, so every report and chart is regenerated without re-running anything.
 
-import type { Source } from '../pipeline/config.ts';
+import type { Source } from '../model/config.ts';
 import { cellSources } from '../pipeline/methods.ts';
 import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
-import type { VerdictStatus } from '../validate/types.ts';
-import { auprc, auroc, ece, mean } from './metrics.ts';
+import type { VerdictStatus } from '../model/verdict.ts';
+import { auprc, auroc, ece, mean } from '../stats/metrics.ts';
 import type {
   ApiAggregate,
   CandidateRow,
@@ -19,7 +19,7 @@ import type {
   TaskRow,
 } from './report-model.ts';
 import { MIN_INFORMATIVE_TASKS } from './report-model.ts';
-import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskFailure, TaskResult } from './results.ts';
+import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskFailure, TaskResult } from '../model/results.ts';
 import type { StoredCondition } from './runner.ts';
 import {
   bootstrapMean,
@@ -35,7 +35,7 @@ import {
   SIGN_FLIP_EXACT_UP_TO,
   type FactorialTest,
   type BootstrapOptions,
-} from './stats.ts';
+} from '../stats/stats.ts';
 
 export const ECE_BINS = 10;
 

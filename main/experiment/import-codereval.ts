@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { cleandoc, createExtractor, type Extractor } from '../index/extract.ts';
-import type { ExtractedUnit } from '../index/types.ts';
+import type { ExtractedUnit } from '../model/code.ts';
 import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
 import { checkOutDir, checkRelPath, countBy, prepareOutDir, requirementFromSignature, writeRepoFiles, type Fail } from './import-out.ts';
 

@@ -8,60 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { TaskRecordSchema, type Task, type TaskRecord } from '../model/task.ts';
 import { parseTestCommand, TestCommandError } from '../validate/command.ts';
-
-export const DEFAULT_PLACEHOLDER = '# <<FOCAL_FUNCTION>>';
-
-export const TaskRecordSchema = z
-  .object({
-    id: z.string().min(1),
-    /** Repository folder; relative paths are relative to the manifest file's folder. */
-    repo: z.string().min(1),
-    /** Target file, relative to the repository root, '/' separators. */
-    file: z.string().min(1),
-    /** Target's qualified name inside its module (`Class.method`, `func`). */
-    qualname: z.string().min(1),
-    requirement: z.string(),
-    signature: z.string().min(1),
-    /** Reference solution (the target's full source), when known. Never shown to a generator. */
-    reference: z.string().optional(),
-    check_template: z.string().optional(),
-    placeholder: z.string().optional(),
-    test_command: z.string().optional(),
-    /** The interpreter the tests run under: a path, or a virtualenv folder (relative to the manifest's folder). */
-    python: z.string().min(1).optional(),
-    /** Test ids the task's tests consist of, when the harness names them. */
-    tests: z.array(z.string()).optional(),
-    /** Measured run time of the reference under the tests, in ms (calibrates time limits). */
-    reference_runtime_ms: z.number().positive().optional(),
-    /** Where the task came from: benchmark name, original ids, project, module. */
-    source: z.record(z.string(), z.unknown()).optional(),
-    /**
-     * The task's own view: a folder (relative to the manifest file's folder, like `repo`) that an
-     * API-retrieval protocol (`eval-api --protocol task-view`) indexes as the task's API pool instead
-     * of the whole repository. The target's file is at the same relative path `file` inside it.
-     */
-    task_view: z.string().min(1).optional(),
-    /**
-     * The APIs the target's reference uses, when the benchmark states them: `module:qualname`
-     * (`string_utils.validation:is_string`), a dotted `module.qualname`, or a bare name.
-     */
-    ground_truth_apis: z.array(z.string().refine((s) => s.trim().length > 0, { message: 'must be a non-empty string' })).optional(),
-  })
-  .refine((t) => t.check_template !== undefined || t.test_command !== undefined, {
-    message: 'a task needs either check_template or test_command',
-  });
-
-export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 
 const DefaultsSchema = z.object({ python: z.string().min(1).optional() }).strict();
 
-/** A task as read from a manifest: `repo` (and `task_view`, when set) resolved to absolute paths. */
-export interface Task extends TaskRecord {
-  repoPath: string;
-  /** `task_view` resolved against the manifest's folder; absent when the task has no view. */
-  taskViewPath?: string;
-}
+export { DEFAULT_PLACEHOLDER, TaskRecordSchema, type Task, type TaskRecord } from '../model/task.ts';
 
 export class ManifestError extends Error {
   constructor(

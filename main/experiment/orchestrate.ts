@@ -2,7 +2,7 @@
 // provenance, indexes what is needed, wires retrieval / generation / validation and hands off to the runner.
 // The CLI and the desktop host both come through here.
 
-import type { Encoder } from '../embed/encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import type { PriceTable } from '../generate/cost.ts';
 import { llmDecomposer } from '../generate/generate.ts';
 import { promptTemplatesRecord } from '../generate/prompts.ts';

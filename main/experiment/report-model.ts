@@ -2,15 +2,11 @@
 // JSON and CSV. Every figure in a rendered report comes from this model, and the model comes only from the
 // store, so a report is regenerated without re-running anything.
 
-import type { Source } from '../pipeline/config.ts';
-import type { CalibrationBin } from './metrics.ts';
+import type { Source } from '../model/config.ts';
+import type { CalibrationBin } from '../stats/metrics.ts';
+import type { Interval } from '../stats/stats.ts';
 
-export interface Interval {
-  estimate: number;
-  /** Percentile bootstrap interval bounds (NaN when undefined, e.g. one task). */
-  lo: number;
-  hi: number;
-}
+export type { Interval };
 
 export interface RunProvenance {
   id: string;

@@ -9,13 +9,13 @@ import path from 'node:path';
 import { estimateGeneration, sumEstimates, type CostEstimate, type PriceTable } from '../generate/cost.ts';
 import { generationRequest } from '../generate/generate.ts';
 import type { LlmBackend } from '../generate/types.ts';
-import { configHash } from '../pipeline/config.ts';
+import { configHash } from '../model/config.ts';
 import type { Condition } from '../pipeline/methods.ts';
 import { runTask, TaskRunError, type TaskServices } from '../pipeline/run-task.ts';
 import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
 import type { Manifest, Task } from './manifest.ts';
 import type { RunProvenance } from './report-model.ts';
-import type { TaskFailure, TaskResult } from './results.ts';
+import type { TaskFailure, TaskResult } from '../model/results.ts';
 
 /** What a run stores about each condition: enough to re-run it exactly. */
 export interface StoredCondition {

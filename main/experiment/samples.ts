@@ -18,7 +18,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { passAtK } from './stats.ts';
+import { passAtK } from '../stats/stats.ts';
 
 export const SAMPLE_FORMATS = ['repoexec', 'codereval', 'bigcode', 'evalplus'] as const;
 export type SampleFormat = (typeof SAMPLE_FORMATS)[number];

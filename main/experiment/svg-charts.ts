@@ -3,7 +3,7 @@
 // each function returns one `<svg>` element as a string, meant to be embedded in an HTML page (no xmlns
 // needed there). Every string that reaches the markup goes through escapeXml.
 
-import type { CalibrationBin } from './metrics.ts';
+import type { CalibrationBin } from '../stats/metrics.ts';
 
 /** Okabe–Ito palette (colour-blind safe), minus yellow which is unreadable on white. */
 export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#D55E00', '#56B4E9', '#000000'] as const;

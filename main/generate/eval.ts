@@ -8,8 +8,8 @@
 // measured: the aggregate uses the group entropy (entropy of the samples over normalised groups) in its place,
 // and a second aggregate drops the entropy term and renormalises the other two weights.
 
-import type { Encoder } from '../embed/encoder.ts';
-import { auprc, auroc, ece } from '../experiment/metrics.ts';
+import type { Encoder } from '../model/encoder.ts';
+import { auprc, auroc, ece } from '../stats/metrics.ts';
 import type { ImportedSampleSet } from './imported-backend.ts';
 import { groupByKeys, normaliseCandidates, type PythonOptions } from './normalise.ts';
 import { aggregate, groupEntropy, selfConsistency, semanticVariance, type UncertaintyWeights } from './uncertainty.ts';

@@ -2,8 +2,8 @@
 // ignores `n`, and a check that n came back) → code extracted from each reply → generation uncertainty and cost.
 // Also the repair round's generation and the LLM decomposer that retrieval calls.
 
-import type { Encoder } from '../embed/encoder.ts';
-import { DEFAULT_CONFIG, type PipelineConfig } from '../pipeline/config.ts';
+import type { Encoder } from '../model/encoder.ts';
+import { DEFAULT_CONFIG, type PipelineConfig } from '../model/config.ts';
 import type { DecomposedStep, Decomposer, DecompositionInput } from '../retrieve/decompose.ts';
 import { costOf, DEFAULT_PRICES, sumCosts, type PriceTable } from './cost.ts';
 import { LlmError } from './errors.ts';

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { SOURCES, type Source } from '../pipeline/config.ts';
+import { SOURCES, type Source } from '../model/config.ts';
 import type { Evidence, RetrievalTrace, Step } from '../retrieve/types.ts';
 import type { ChatMessage, JsonSchemaSpec, PromptTask } from './types.ts';
 

@@ -11,7 +11,7 @@
 // - Self-consistency: 1 − (largest group / n), groups from normalise.ts (Python AST, tokenizer fallback).
 // - Semantic variance: 1 − mean pairwise cosine of the candidates' embeddings (of their normalised text).
 
-import type { Encoder } from '../embed/encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import { groupByKeys, normaliseCandidates, type NormalisedCode, type PythonOptions } from './normalise.ts';
 import type { GenerationUncertainty, LogprobSummary, TokenLogprob, UncertaintyPart } from './types.ts';
 

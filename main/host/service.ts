@@ -29,14 +29,14 @@ import {
   type Sources,
   type TaskSummary,
 } from '../../app/contract/index.ts';
-import type { Encoder } from '../embed/encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import { openConfiguredEncoder } from '../embed/select.ts';
 import { AnalysisError, buildReportModel, loadRun, reportComparisons, type LoadedRun } from '../experiment/analysis.ts';
 import { readManifest, type Manifest, type Task } from '../experiment/manifest.ts';
 import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../experiment/orchestrate.ts';
 import type { ReportModel } from '../experiment/report-model.ts';
 import { renderCsv, renderHtml, renderJson, renderMarkdown, type CsvTable } from '../experiment/report.ts';
-import type { TaskFailure, TaskResult } from '../experiment/results.ts';
+import type { TaskFailure, TaskResult } from '../model/results.ts';
 import { appInfo, ExperimentError, type Progress } from '../experiment/runner.ts';
 import { redact, registerSecret } from '../generate/errors.ts';
 import { PriceTableSchema, type PriceTable } from '../generate/cost.ts';
@@ -44,9 +44,9 @@ import type { LlmBackend } from '../generate/types.ts';
 import { officialCounts, passAtKOf, readSamples, SampleFormatError } from '../experiment/samples.ts';
 import { runIndex } from '../index/indexer.ts';
 import { checkRepositoryRoot } from '../index/walk.ts';
-import type { PipelineConfig } from '../pipeline/config.ts';
+import type { PipelineConfig } from '../model/config.ts';
 import { factorialConditions, LADDER, METHOD_SETS, METHODS, resolveConditions, type Condition } from '../pipeline/methods.ts';
-import { makeConfig } from '../pipeline/config.ts';
+import { makeConfig } from '../model/config.ts';
 import { ExchangeStore } from '../store/exchanges.ts';
 import { ExperimentStore } from '../store/experiments.ts';
 import { Store } from '../store/store.ts';

@@ -1,6 +1,6 @@
 // Turns parsed units and values into API-knowledge entries: one per class, function and method, and
 // one per Python module constant and class attribute.
-import type { ApiEntry, ExtractedUnit, ExtractedValue, Language, Param, ParseResult } from './types.ts';
+import type { ApiEntry, ExtractedUnit, ExtractedValue, Language, Param, ParseResult } from '../model/code.ts';
 
 /** Longest description kept; very long docstrings would drown the signature in the embedding. */
 const MAX_DESCRIPTION = 2000;

@@ -3,7 +3,7 @@
 // thread), so parsing and embedding overlap; `finish` then sweeps up everything left. A few batches
 // are kept in flight so the encoder never waits for the writer between batches.
 
-import type { Encoder } from '../embed/encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import { ITEM_KINDS, type ItemKind, type PendingText, type Store } from '../store/store.ts';
 import { IndexCancelledError } from './errors.ts';
 

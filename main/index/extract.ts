@@ -13,7 +13,7 @@ import type {
   ParseResult,
   SyntaxProblem,
   UnitKind,
-} from './types.ts';
+} from '../model/code.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Paths and module names

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import type { Encoder } from '../embed/encoder.ts';
+import type { Encoder } from '../model/encoder.ts';
 import type { Store } from '../store/store.ts';
 import { EmbedPump } from './embed-pump.ts';
 import { IndexCancelledError } from './errors.ts';

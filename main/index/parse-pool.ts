@@ -6,7 +6,7 @@ import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startWorker } from '../util/worker.ts';
 import { handleParse } from './parse-job.ts';
-import type { ApiEntry, Language, ParseResult } from './types.ts';
+import type { ApiEntry, Language, ParseResult } from '../model/code.ts';
 import type { LexicalTexts } from '../store/lexical.ts';
 
 export interface ParseRequest {

@@ -11,7 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
 import { TextDecoder } from 'node:util';
 import ignore from 'ignore';
-import type { Language } from './types.ts';
+import type { Language } from '../model/code.ts';
 
 // ───────────────────────────────────────────────────────────── public shapes
 

@@ -2,8 +2,8 @@
 // protocol scores the run's own trace; the task-view protocol retrieves again with the same config against
 // the task's own view (indexed on first use) or, without one, the target's module view.
 
-import type { Encoder } from '../embed/encoder.ts';
-import type { ApiItemRow, ApiProtocolScore, ApiScore } from '../experiment/results.ts';
+import type { Encoder } from '../model/encoder.ts';
+import type { ApiItemRow, ApiProtocolScore, ApiScore } from '../model/results.ts';
 import { runIndex } from '../index/indexer.ts';
 import { ApiPool, isHit, predictedApis, referenceUses, resolveTruth, scoreTask, statedTruth, type TaskApiResult } from '../retrieve/api-eval.ts';
 import { benchmarkOf, evaluateTaskApis, truthTarget, type ManifestApiTask } from '../retrieve/api-run.ts';
@@ -11,7 +11,7 @@ import { canonicalOf } from '../retrieve/select-api.ts';
 import type { RetrievalTrace } from '../retrieve/types.ts';
 import type { VectorIndexCache } from '../retrieve/vector-index.ts';
 import type { Store } from '../store/store.ts';
-import type { PipelineConfig } from './config.ts';
+import type { PipelineConfig } from '../model/config.ts';
 
 function why(trace: RetrievalTrace, key: string): string | null {
   const occ = trace.evidence.filter((e) => e.source === 'api' && canonicalOf(e.module, e.qualname) === key);

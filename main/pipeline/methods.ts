@@ -3,9 +3,9 @@
 // Budgets are matched by construction: the same retrievers and pool size per source (top 8), the same number
 // of evidence items shown (top K), five candidates, the same tests and, where repair is on, the same two rounds.
 
-import { DEFAULT_CONFIG, makeConfig, SOURCES, type PipelineConfig, type Source } from './config.ts';
+import { DEFAULT_CONFIG, makeConfig, SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
 
-export { configHash } from './config.ts';
+export { configHash } from '../model/config.ts';
 
 export type ConditionFamily = 'method' | 'ladder' | 'factorial';
 

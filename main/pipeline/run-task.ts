@@ -3,9 +3,9 @@
 // raw candidate and repair is also run against the tests to measure it: that evaluation never changes what the
 // method selects, it only records whether it was right (Pass@k, selected-output correctness).
 
-import type { Encoder } from '../embed/encoder.ts';
-import type { Task } from '../experiment/manifest.ts';
-import type { ApiScore, CandidateOutcome, TaskDetail, TaskResult, VerdictSummary } from '../experiment/results.ts';
+import type { Encoder } from '../model/encoder.ts';
+import type { Task } from '../model/task.ts';
+import type { ApiScore, CandidateOutcome, TaskDetail, TaskResult, VerdictSummary } from '../model/results.ts';
 import { generateCandidates, makeRepairer } from '../generate/generate.ts';
 import { groupCandidates, type PythonOptions } from '../generate/normalise.ts';
 import type { PriceTable } from '../generate/cost.ts';
@@ -16,9 +16,9 @@ import { retrieveForTask } from '../retrieve/engine.ts';
 import type { VectorIndexCache } from '../retrieve/vector-index.ts';
 import type { Store } from '../store/store.ts';
 import { selectCandidate } from '../validate/select.ts';
-import { passedCount, type Verdict } from '../validate/types.ts';
+import { passedCount, type Verdict } from '../model/verdict.ts';
 import type { Validator } from '../validate/validator.ts';
-import { SOURCES, type Source } from './config.ts';
+import { SOURCES, type Source } from '../model/config.ts';
 import type { Condition } from './methods.ts';
 
 export interface TaskServices {

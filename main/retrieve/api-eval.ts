@@ -27,7 +27,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Store } from '../store/store.ts';
-import { auprc, auroc, ece, fitPlatt, mean, setPrf } from '../experiment/metrics.ts';
+import { auprc, auroc, ece, fitPlatt, mean, setPrf } from '../stats/metrics.ts';
 import { isTestFile } from '../index/test-files.ts';
 import { referencedNames, PY_BUILTINS, type NameUse } from './py-names.ts';
 import { bareName, canonicalOf } from './select-api.ts';

@@ -1,8 +1,8 @@
 // Running the API-retrieval evaluation for one task under a protocol (api-eval.ts has the rules): pick the
 // pool (the repository, or the task's own view), retrieve, derive or read the truth, and score every scope.
 
-import type { Encoder } from '../embed/encoder.ts';
-import type { PipelineConfig } from '../pipeline/config.ts';
+import type { Encoder } from '../model/encoder.ts';
+import type { PipelineConfig } from '../model/config.ts';
 import type { Store } from '../store/store.ts';
 import { API_PROTOCOLS, ApiPool, PREDICTION_SCOPES, protocolReport, type ProtocolReport, predictedApis, referenceUses, resolveTruth, scoreTask, statedTruth, type ApiProtocol, type PredictionScope, type TaskApiResult, type TruthTarget } from './api-eval.ts';
 import { retrieveForTask, type RetrievalTask, type RetrieveOptions } from './engine.ts';

@@ -4,7 +4,7 @@
 // decomposition") makes a whole-task anchor step plus one step per sentence, with identifier-based
 // sub-queries and source-intent weights predicted per step from what the step talks about.
 
-import { SOURCES, type PipelineConfig, type Source } from '../pipeline/config.ts';
+import { SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
 import type { Step } from './types.ts';
 
 export interface DecompositionInput {

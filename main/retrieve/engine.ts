@@ -2,8 +2,8 @@
 // repository context, the target's own module, imports and class) → relevance r = cosine → top k →
 // uncertainty → API refinement → fusion. Returns (and stores) the whole trace.
 
-import type { Encoder } from '../embed/encoder.ts';
-import { configHash, DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../pipeline/config.ts';
+import type { Encoder } from '../model/encoder.ts';
+import { configHash, DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
 import type { ItemKind, Store } from '../store/store.ts';
 import { ftsQuery, queryTerms } from '../store/lexical.ts';
 import { isTestFile } from '../index/test-files.ts';

@@ -4,7 +4,7 @@
 // underlying item (the best γ wins and every provenance is remembered), and keep the top K overall,
 // with an optional per-source cap. Without uncertainty (Baseline RAG), γ = r · w.
 
-import type { PipelineConfig, Source } from '../pipeline/config.ts';
+import type { PipelineConfig, Source } from '../model/config.ts';
 import type { Evidence } from './types.ts';
 
 export function gammaOf(r: number, w: number, u: number, alpha: number, useUncertainty: boolean): number {

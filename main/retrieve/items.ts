@@ -1,6 +1,6 @@
 // Reading retrieved items (units, chunks, API entries) with what retrieval, uncertainty and prompts need.
 
-import type { Param } from '../index/types.ts';
+import type { Param } from '../model/code.ts';
 import type { ItemKind, Store } from '../store/store.ts';
 
 export interface Item {

@@ -1,6 +1,6 @@
 // What retrieval produces: evidence items with their scores and fate, and the trace of a task.
 
-import type { Source } from '../pipeline/config.ts';
+import type { Source } from '../model/config.ts';
 
 export type { Source };
 

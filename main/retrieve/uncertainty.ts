@@ -22,7 +22,7 @@
 //
 // ū for a source is the mean u over its retrieved items. Weights below sum to 1 per source.
 
-import type { Source } from '../pipeline/config.ts';
+import type { Source } from '../model/config.ts';
 import type { Item } from './items.ts';
 import type { UncertaintySignal } from './types.ts';
 

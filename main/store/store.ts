@@ -3,8 +3,8 @@
 
 import path from 'node:path';
 import type { Database, Statement } from 'better-sqlite3';
-import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProblem } from '../index/types.ts';
-import type { EncoderInfo } from '../embed/encoder.ts';
+import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProblem } from '../model/code.ts';
+import type { EncoderInfo } from '../model/encoder.ts';
 import { openDatabase, type OpenOptions } from './db.ts';
 import { inTransaction, StoreError } from './errors.ts';
 import { apiLexicalText, chunkLexicalText, unitLexicalText, type LexicalTexts } from './lexical.ts';

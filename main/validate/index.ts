@@ -15,4 +15,4 @@ export {
 export { detectSandbox, DEFAULT_LIMITS, SandboxUnavailableError, type SandboxOptions } from './sandbox.ts';
 export { planTask, timeoutFor, parseTestCommand, TaskError, type TaskPlan } from './workspace.ts';
 export { removeTree } from './cleanup.ts';
-export * from './types.ts';
+export * from '../model/verdict.ts';

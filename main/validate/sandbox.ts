@@ -25,7 +25,7 @@ import path from 'node:path';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { processTempDir, removeTree } from './cleanup.ts';
-import type { Limits, SandboxEvent, SandboxInfo } from './types.ts';
+import type { Limits, SandboxEvent, SandboxInfo } from '../model/verdict.ts';
 
 export const HARNESS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'py');
 export const SANDBOX_UID = 65534;

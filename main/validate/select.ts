@@ -10,10 +10,10 @@
 // Without validation the output is the normalised mode (`unverifiedOutput: 'first'`: candidate 1).
 // Every step is recorded in the trace.
 
-import type { Task } from '../experiment/manifest.ts';
-import { DEFAULT_CONFIG, type PipelineConfig } from '../pipeline/config.ts';
-import type { StaticFinding, Verdict, VerdictStatus } from './types.ts';
-import { passedCount } from './types.ts';
+import type { Task } from '../model/task.ts';
+import { DEFAULT_CONFIG, type PipelineConfig } from '../model/config.ts';
+import type { StaticFinding, Verdict, VerdictStatus } from '../model/verdict.ts';
+import { passedCount } from '../model/verdict.ts';
 import { failureText } from './validator.ts';
 
 export interface CandidateValidator {

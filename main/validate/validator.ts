@@ -7,8 +7,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Task } from '../experiment/manifest.ts';
-import { DEFAULT_CONFIG, type PipelineConfig } from '../pipeline/config.ts';
+import type { Task } from '../model/task.ts';
+import { DEFAULT_CONFIG, type PipelineConfig } from '../model/config.ts';
 import { abortError, Pool } from './pool.ts';
 import {
   DEFAULT_LIMITS,
@@ -19,7 +19,7 @@ import {
   type SandboxOptions,
   type SandboxRunResult,
 } from './sandbox.ts';
-import type { Limits, SandboxEvent, SandboxInfo, StaticFinding, TargetUse, TestEnvironment, TestResult, TestOutcome, Verdict } from './types.ts';
+import type { Limits, SandboxEvent, SandboxInfo, StaticFinding, TargetUse, TestEnvironment, TestResult, TestOutcome, Verdict } from '../model/verdict.ts';
 import { processTempDir, removeTree } from './cleanup.ts';
 import { listRepository, planTask, snapshotRepository, TaskError, type RepoListing, type TaskPlan } from './workspace.ts';
 

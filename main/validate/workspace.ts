@@ -5,8 +5,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_PLACEHOLDER, type Task } from '../experiment/manifest.ts';
-import type { PipelineConfig } from '../pipeline/config.ts';
+import { DEFAULT_PLACEHOLDER, type Task } from '../model/task.ts';
+import type { PipelineConfig } from '../model/config.ts';
 import { parseTestCommand as parseCommand, TestCommandError, type TestCommand } from './command.ts';
 
 export class TaskError extends Error {

@@ -1,3 +1,6 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// (DOM types for the callbacks that run inside the browser page; the engine itself compiles without them.)
 // End to end: the real UI in Debian's Chromium (playwright-core) against browser mode (`opencoder serve`), on the
 // bundled sample repository with the offline backend. Open and index the repository with visible progress, run a
 // task and read its evidence and verdicts, toggle a source and see the comparison, run a small factorial and see

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Encoder } from '../../main/embed/encoder.ts';
+import type { Encoder } from '../../main/model/encoder.ts';
 import { hashFeatures } from '../../main/embed/features.ts';
 import { createHashEncoder, DEFAULT_ENCODER_NAME, defaultEncoderDir, loadHashEncoderSpec } from '../../main/embed/hash-encoder.ts';
 import { randomInt8Table, referenceEmbed } from '../../main/embed/hash-table.ts';

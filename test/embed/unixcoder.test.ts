@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Encoder } from '../../main/embed/encoder.ts';
+import type { Encoder } from '../../main/model/encoder.ts';
 import {
   createUnixcoderEncoder,
   loadUnixcoderSpec,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportModel, crossRunComparisons, factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
-import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskResult } from '../../main/experiment/results.ts';
-import type { VerdictStatus } from '../../main/validate/types.ts';
-import { DEFAULT_BOOTSTRAP, passAtK } from '../../main/experiment/stats.ts';
+import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskResult } from '../../main/model/results.ts';
+import type { VerdictStatus } from '../../main/model/verdict.ts';
+import { DEFAULT_BOOTSTRAP, passAtK } from '../../main/stats/stats.ts';
 import { factorialConditions, METHODS } from '../../main/pipeline/methods.ts';
 import { storedConditions } from '../../main/experiment/runner.ts';
 

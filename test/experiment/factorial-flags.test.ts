@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
-import { DEFAULT_BOOTSTRAP } from '../../main/experiment/stats.ts';
+import { DEFAULT_BOOTSTRAP } from '../../main/stats/stats.ts';
 import { cellId } from '../../main/pipeline/methods.ts';
 
 const CELLS = Array.from({ length: 8 }, (_, i) => cellId({ api: (i & 4) !== 0, context: (i & 2) !== 0, similar: (i & 1) !== 0 }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auprc, auroc, ece, fitPlatt, quantile, setPrf } from '../../main/experiment/metrics.ts';
+import { auprc, auroc, ece, fitPlatt, quantile, setPrf } from '../../main/stats/metrics.ts';
 
 describe('auroc', () => {
   it('is 1 for perfect ranking, 0 for inverted, 0.5 for ties', () => {

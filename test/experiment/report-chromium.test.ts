@@ -1,3 +1,6 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// (DOM types for the callbacks that run inside the browser page; the engine itself compiles without them.)
 // Opens the written HTML report in Debian's Chromium (headless, via playwright-core) with every request that
 // is not the report file itself aborted and recorded: the report must load nothing, raise no console error or
 // CSP violation, and draw its four charts. A full-page screenshot lands in test/e2e/artifacts/report.png.

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadRun } from '../../main/experiment/analysis.ts';
-import { bootstrapMean } from '../../main/experiment/stats.ts';
+import { bootstrapMean } from '../../main/stats/stats.ts';
 import { ExperimentStore } from '../../main/store/experiments.ts';
 import { Store } from '../../main/store/store.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';

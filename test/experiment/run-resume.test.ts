@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importRepoExec } from '../../main/experiment/import-repoexec.ts';
 import { readManifest, type Task } from '../../main/experiment/manifest.ts';
-import type { TaskResult } from '../../main/experiment/results.ts';
+import type { TaskResult } from '../../main/model/results.ts';
 import { startMock, type MockServer } from '../generate/mock-http.ts';
 import { GOOD_OPENAI_KEY, openAiHandler } from '../generate/wire.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';

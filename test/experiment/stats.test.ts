@@ -17,7 +17,7 @@ import {
   passAtK,
   signFlipTest,
   type BootstrapOptions,
-} from '../../main/experiment/stats.ts';
+} from '../../main/stats/stats.ts';
 
 // Reference values from scipy/statsmodels and an independent Python bootstrap: scripts/stats-fixtures.py.
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'stats');

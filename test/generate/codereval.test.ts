@@ -6,13 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConfiguredEncoder } from '../../main/embed/select.ts';
-import type { Encoder } from '../../main/embed/encoder.ts';
+import type { Encoder } from '../../main/model/encoder.ts';
 import { evaluateSampleSets } from '../../main/generate/eval.ts';
 import { ImportedBackend, loadSampleSets } from '../../main/generate/imported-backend.ts';
 import { generateCandidates } from '../../main/generate/generate.ts';
 import { LlmError } from '../../main/generate/errors.ts';
 import { main } from '../../main/host/cli.ts';
-import { DEFAULT_CONFIG, makeConfig } from '../../main/pipeline/config.ts';
+import { DEFAULT_CONFIG, makeConfig } from '../../main/model/config.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { ROOT } from './trace-fixture.ts';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateCandidates, makeRepairer } from '../../main/generate/generate.ts';
 import { ImportedBackend } from '../../main/generate/imported-backend.ts';
-import { makeConfig } from '../../main/pipeline/config.ts';
+import { makeConfig } from '../../main/model/config.ts';
 
 // No code fence, and a helper after the target: extraction would cut it down to the target `def`.
 const SAMPLE = 'def f(x):\n    return helper(x)  \n\ndef helper(y):\n    return y + 1\n';

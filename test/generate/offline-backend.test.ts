@@ -5,7 +5,7 @@ import { OfflineBackend, parseFirstDef, renameIdentifiers } from '../../main/gen
 import { generateCandidates, llmDecomposer, makeRepairer, repairCandidates } from '../../main/generate/generate.ts';
 import { normaliseCandidates } from '../../main/generate/normalise.ts';
 import { LlmError } from '../../main/generate/errors.ts';
-import { makeConfig } from '../../main/pipeline/config.ts';
+import { makeConfig } from '../../main/model/config.ts';
 import { handMadeTrace, SAMPLE_TASK } from './trace-fixture.ts';
 
 describe('offline backend', () => {

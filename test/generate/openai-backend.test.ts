@@ -5,7 +5,7 @@ import { OpenAiBackend } from '../../main/generate/openai-backend.ts';
 import { LlmError } from '../../main/generate/errors.ts';
 import { generateCandidates, llmDecomposer } from '../../main/generate/generate.ts';
 import { createBackend } from '../../main/generate/backends.ts';
-import { makeConfig } from '../../main/pipeline/config.ts';
+import { makeConfig } from '../../main/model/config.ts';
 import { startMock, type MockServer } from './mock-http.ts';
 import { GOOD_OPENAI_KEY, openAiCompletion, openAiError, openAiHandler } from './wire.ts';
 

@@ -13,7 +13,7 @@ import { generateCandidates, llmDecomposer } from '../../main/generate/generate.
 import { createBackend } from '../../main/generate/backends.ts';
 import { LlmError, ReplayMissError } from '../../main/generate/errors.ts';
 import { promptTemplatesRecord } from '../../main/generate/prompts.ts';
-import { makeConfig } from '../../main/pipeline/config.ts';
+import { makeConfig } from '../../main/model/config.ts';
 import { fakeEncoder } from '../helpers/fake-encoder.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { startMock, type MockServer } from './mock-http.ts';

@@ -3,10 +3,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConfiguredEncoder } from '../../main/embed/select.ts';
-import type { Encoder } from '../../main/embed/encoder.ts';
+import type { Encoder } from '../../main/model/encoder.ts';
 import { groupCandidates, normaliseCandidates } from '../../main/generate/normalise.ts';
 import { aggregate, groupEntropy, measureGenerationUncertainty, selfConsistency, semanticVariance, summariseLogprobs } from '../../main/generate/uncertainty.ts';
-import { DEFAULT_CONFIG } from '../../main/pipeline/config.ts';
+import { DEFAULT_CONFIG } from '../../main/model/config.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const W = DEFAULT_CONFIG.generation.uncertaintyWeights;

@@ -1,7 +1,7 @@
 // A deterministic in-process encoder for tests of indexing logic (not of embedding quality).
 
 import { createHash } from 'node:crypto';
-import type { Encoder } from '../../main/embed/encoder.ts';
+import type { Encoder } from '../../main/model/encoder.ts';
 
 export interface CountingEncoder extends Encoder {
   /** Every text embedded so far, in call order. */

@@ -5,8 +5,8 @@
 // candidate verdicts are planted as flaky (FLAKY_PLANTED), so reports must count and list them.
 
 import crypto from 'node:crypto';
-import type { Source } from '../../main/pipeline/config.ts';
-import { auprc, auroc, ece, mean, quantile } from '../../main/experiment/metrics.ts';
+import type { Source } from '../../main/model/config.ts';
+import { auprc, auroc, ece, mean, quantile } from '../../main/stats/metrics.ts';
 import { apiAggregate } from '../../main/experiment/analysis.ts';
 import type {
   CandidateRow,

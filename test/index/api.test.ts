@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiEntries, nameWords, renderParams } from '../../main/index/api.ts';
 import { createExtractor, type Extractor } from '../../main/index/extract.ts';
-import type { ApiEntry, ParseResult } from '../../main/index/types.ts';
+import type { ApiEntry, ParseResult } from '../../main/model/code.ts';
 
 let ex: Extractor;
 beforeAll(async () => {

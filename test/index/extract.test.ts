@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExtractor, languageForPath, moduleNameForPath, type Extractor } from '../../main/index/extract.ts';
-import type { ExtractedChunk, ExtractedUnit, ParseResult } from '../../main/index/types.ts';
+import type { ExtractedChunk, ExtractedUnit, ParseResult } from '../../main/model/code.ts';
 
 let ex: Extractor;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../main/store/store.ts';
 import { runIndex } from '../../main/index/indexer.ts';
-import { makeConfig } from '../../main/pipeline/config.ts';
+import { makeConfig } from '../../main/model/config.ts';
 import {
   ApiPool,
   canonicalKey,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decompose, fallbackSteps, normaliseWeights, sentences, signatureWords, subTokens, textIdentifiers, type Decomposer } from '../../main/retrieve/decompose.ts';
-import { makeConfig } from '../../main/pipeline/config.ts';
+import { makeConfig } from '../../main/model/config.ts';
 
 const input = {
   requirement: 'Parse the amount. Round it half up to cents! Reject negative values; e.g. -1 raises ValueError.',

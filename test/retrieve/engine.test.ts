@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../main/store/store.ts';
 import { runIndex } from '../../main/index/indexer.ts';
 import { openConfiguredEncoder } from '../../main/embed/select.ts';
-import type { Encoder } from '../../main/embed/encoder.ts';
+import type { Encoder } from '../../main/model/encoder.ts';
 import { readManifest } from '../../main/experiment/manifest.ts';
 import { loadTrace, retrieveForTask, RetrievalError } from '../../main/retrieve/engine.ts';
-import { makeConfig } from '../../main/pipeline/config.ts';
+import { makeConfig } from '../../main/model/config.ts';
 import { fakeEncoder } from '../helpers/fake-encoder.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 

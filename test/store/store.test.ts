@@ -7,7 +7,7 @@ import { openDatabase, schemaVersion } from '../../main/store/db.ts';
 import { SchemaTooNewError, StoreCorruptError, StoreWriteError } from '../../main/store/errors.ts';
 import { SCHEMA_VERSION } from '../../main/store/migrations.ts';
 import { Store, vecTableName } from '../../main/store/store.ts';
-import type { ParseResult } from '../../main/index/types.ts';
+import type { ParseResult } from '../../main/model/code.ts';
 import { buildApiEntries } from '../../main/index/api.ts';
 import { fetchItems } from '../../main/retrieve/items.ts';
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../main/experiment/manifest.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
-import type { Verdict } from '../../main/validate/types.ts';
+import type { Verdict } from '../../main/model/verdict.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
 import { PLACEHOLDER } from './helpers.ts';
 

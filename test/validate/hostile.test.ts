@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../main/validate/sandbox.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
-import type { Verdict } from '../../main/validate/types.ts';
+import type { Verdict } from '../../main/model/verdict.ts';
 import { GOOD, SAMPLE_REPO, templateTask } from './helpers.ts';
 
 const strong = (await detectSandbox()).strength === 'strong';

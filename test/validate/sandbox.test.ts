@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../main/pipeline/config.ts';
+import { DEFAULT_CONFIG } from '../../main/model/config.ts';
 import { removeTree } from '../../main/validate/cleanup.ts';
 import { detectSandbox, SandboxUnavailableError } from '../../main/validate/sandbox.ts';
 import { createValidator } from '../../main/validate/validator.ts';

@@ -1,7 +1,7 @@
 // Selection and repair with scripted candidates, grouping and repairs, through the real validator.
 
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { makeConfig } from '../../main/pipeline/config.ts';
+import { makeConfig } from '../../main/model/config.ts';
 import { selectCandidate, type RepairRequest } from '../../main/validate/select.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { GOOD, templateTask } from './helpers.ts';

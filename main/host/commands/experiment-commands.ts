@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { FACTORIAL_TESTS, type FactorialTest } from '../../experiment/stats.ts';
+import { FACTORIAL_TESTS, type FactorialTest } from '../../stats/stats.ts';
 import { buildReportModel, crossRunComparisons, defaultComparisons, fmtInterval, loadRun, reportComparisons, type LoadedRun } from '../../experiment/analysis.ts';
 import { readManifest } from '../../experiment/manifest.ts';
 import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../../experiment/orchestrate.ts';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { openConfiguredEncoder, type EncoderPreference } from '../../embed/select.ts';
 import { findTask, readManifest } from '../../experiment/manifest.ts';
-import { makeConfig, type PipelineConfig } from '../../pipeline/config.ts';
+import { makeConfig, type PipelineConfig } from '../../model/config.ts';
 import { retrieveForTask } from '../../retrieve/engine.ts';
 import type { RetrievalTrace } from '../../retrieve/types.ts';
 import { ExchangeStore } from '../../store/exchanges.ts';

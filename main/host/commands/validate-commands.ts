@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findTask, readManifest } from '../../experiment/manifest.ts';
 import { createValidator } from '../../validate/validator.ts';
-import type { Verdict } from '../../validate/types.ts';
+import type { Verdict } from '../../model/verdict.ts';
 import { UsageError, type Command, type CommandResult } from '../cli-kit.ts';
 
 const MIB = 2 ** 20;

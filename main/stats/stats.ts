@@ -4,7 +4,14 @@
 
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
-import type { Interval } from './report-model.ts';
+
+/** An estimate with its percentile bootstrap interval. */
+export interface Interval {
+  estimate: number;
+  /** Percentile bootstrap interval bounds (NaN when undefined, e.g. one task). */
+  lo: number;
+  hi: number;
+}
 
 export interface BootstrapOptions {
   /** Bootstrap resamples (default 10 000). */

@@ -1,8 +1,8 @@
 // What one (task, condition) of an experiment produces and stores. Everything a metric, chart or report
 // needs is in here, so they are regenerated from the store without re-running anything.
 
-import type { Source } from '../pipeline/config.ts';
-import type { VerdictStatus } from '../validate/types.ts';
+import type { Source } from './config.ts';
+import type { VerdictStatus } from './verdict.ts';
 
 /** A verdict cut down to what metrics and reports read (the full verdicts stay in the stored trace). */
 export interface VerdictSummary {

@@ -1,0 +1,115 @@
+// The engine's floor plan: which main/* folder may import which. Data flows one way: plain types (model) and
+// the statistics maths (stats) at the bottom, storage above them, the stages (embed, index, retrieve,
+// generate, validate) above storage, then the pipeline, experiments, and the host on top. A violation
+// names the file and the import.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MAIN = path.join(ROOT, 'main');
+
+/** Allowed imports between main/* folders (besides a folder's own files and npm packages). */
+const MAY_IMPORT: Record<string, string[]> = {
+  model: [],
+  stats: [],
+  util: [],
+  store: ['model', 'util'],
+  embed: ['model', 'util'],
+  index: ['model', 'store', 'util', 'embed'],
+  validate: ['model', 'util'],
+  retrieve: ['model', 'stats', 'store', 'index', 'embed', 'util'],
+  generate: ['model', 'stats', 'store', 'retrieve', 'embed', 'util'],
+  pipeline: ['model', 'stats', 'store', 'index', 'embed', 'retrieve', 'generate', 'validate', 'util'],
+  experiment: ['model', 'stats', 'store', 'index', 'embed', 'retrieve', 'generate', 'validate', 'pipeline', 'util'],
+  // host → app: the IPC contract still lives in app/contract (to move to a top-level contract/).
+  host: ['model', 'stats', 'store', 'index', 'embed', 'retrieve', 'generate', 'validate', 'pipeline', 'experiment', 'util', 'app'],
+};
+/** Non-code folders any folder may read (the shipped data files). */
+const DATA = new Set(['resources']);
+
+interface Edge {
+  from: string;
+  to: string;
+  file: string;
+  spec: string;
+}
+
+function edges(): Edge[] {
+  const out: Edge[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.tsx?$/.test(e.name)) {
+        const from = path.relative(MAIN, p).split(path.sep)[0]!;
+        const text = fs.readFileSync(p, 'utf8');
+        for (const m of text.matchAll(/^\s*(?:import|export)\b[^'\n]*?\bfrom\s*'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'|^\s*import\s*'(\.{1,2}\/[^']+)'/gm)) {
+          const spec = m[1] ?? m[2] ?? m[3]!;
+          const target = path.resolve(path.dirname(p), spec);
+          const rel = path.relative(ROOT, target).split(path.sep);
+          const to = rel[0] === 'main' ? rel[1]! : rel[0]!;
+          if (to !== from) out.push({ from, to, file: path.relative(ROOT, p), spec });
+        }
+      }
+    }
+  };
+  walk(MAIN);
+  return out;
+}
+
+describe('floor plan', () => {
+  it('every import between main/* folders is one the table allows', () => {
+    const folders = fs.readdirSync(MAIN, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    for (const f of folders) expect(MAY_IMPORT[f], `main/${f} is not in the floor plan's table`).toBeDefined();
+    const violations = edges()
+      .filter((e) => !DATA.has(e.to) && !(MAY_IMPORT[e.from] ?? []).includes(e.to))
+      .map((e) => `${e.from} may not import ${e.to} (${e.file}: '${e.spec}')`);
+    expect(violations).toEqual([]);
+  });
+
+  it('the table itself has no cycle', () => {
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (f: string, trail: string[]): void => {
+      if (state.get(f) === 'done') return;
+      if (state.get(f) === 'open') throw new Error(`cycle: ${[...trail, f].join(' → ')}`);
+      state.set(f, 'open');
+      for (const g of MAY_IMPORT[f] ?? []) if (g in MAY_IMPORT) visit(g, [...trail, f]);
+      state.set(f, 'done');
+    };
+    for (const f of Object.keys(MAY_IMPORT)) visit(f, []);
+  });
+
+  it('model and stats hold no engine code: model imports only zod and node:crypto, stats only @stdlib', () => {
+    for (const [folder, allowed] of [
+      ['model', /^(zod|node:crypto)$/],
+      ['stats', /^@stdlib\//],
+    ] as const) {
+      for (const f of fs.readdirSync(path.join(MAIN, folder))) {
+        const text = fs.readFileSync(path.join(MAIN, folder, f), 'utf8');
+        for (const m of text.matchAll(/^\s*(?:import|export)\b[^'\n]*?\bfrom\s*'([^'.][^']*)'|^\s*import\s*'([^'.][^']*)'/gm)) {
+          const spec = m[1] ?? m[2]!;
+          expect(spec, `main/${folder}/${f} imports ${spec}`).toMatch(allowed);
+        }
+      }
+    }
+  });
+});
+
+describe('types', () => {
+  it('the engine, app, tests and scripts type-check without the DOM library; the renderer with it', () => {
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    for (const project of ['tsconfig.json', 'renderer/tsconfig.json']) {
+      try {
+        execFileSync(process.execPath, [tsc, '--noEmit', '-p', project], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+      } catch (err) {
+        const e = err as { stdout?: string; stderr?: string };
+        throw new Error(`tsc -p ${project} failed:\n${(e.stdout ?? '') + (e.stderr ?? '')}`);
+      }
+    }
+    expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')).compilerOptions.lib).toEqual(['ES2023']);
+  }, 300_000);
+});

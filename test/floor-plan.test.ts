@@ -71,6 +71,26 @@ describe('floor plan', () => {
     expect(violations).toEqual([]);
   });
 
+  it('SQL runs only in main/store: nothing else prepares a statement or reaches for the database handle', () => {
+    const found: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) {
+          if (path.relative(MAIN, p) !== 'store') walk(p);
+        } else if (/\.tsx?$/.test(e.name)) {
+          fs.readFileSync(p, 'utf8')
+            .split('\n')
+            .forEach((line, i) => {
+              if (/\.prepare\(\s*[`'"]|\bstore\.db\b|\.store\.db\b/.test(line)) found.push(`${path.relative(ROOT, p)}:${i + 1}: ${line.trim()}`);
+            });
+        }
+      }
+    };
+    walk(MAIN);
+    expect(found).toEqual([]);
+  });
+
   it('the table itself has no cycle', () => {
     const state = new Map<string, 'open' | 'done'>();
     const visit = (f: string, trail: string[]): void => {

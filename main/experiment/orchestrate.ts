@@ -11,7 +11,6 @@ import type { LlmBackend } from '../generate/types.ts';
 import type { Condition } from '../pipeline/methods.ts';
 import type { TaskServices } from '../pipeline/run-task.ts';
 import { VectorIndexCache } from '../retrieve/vector-index.ts';
-import { ExchangeStore } from '../store/exchanges.ts';
 import { ExperimentStore, newExperimentId, type ExperimentRunRecord } from '../store/experiments.ts';
 import type { Store } from '../store/store.ts';
 import type { SandboxOptions } from '../validate/sandbox.ts';
@@ -89,7 +88,7 @@ export function selectTasks(manifest: Manifest, ids: string[] | null, limit: num
 
 function openValidator(ctx: ExperimentContext, manifestHash: string): Promise<Validator> {
   // Reference checks are kept per manifest: a resume (or a second run on the same manifest) reuses them.
-  const experiments = new ExperimentStore(ctx.store.db, ctx.store.path);
+  const experiments = ctx.store.experiments;
   return createValidator({
     ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
     ...(ctx.validatorConcurrency ? { concurrency: ctx.validatorConcurrency } : {}),
@@ -137,7 +136,7 @@ async function execute(
 ): Promise<RunOutcome> {
   try {
     ctx.onStart?.(run);
-    const exchanges = new ExchangeStore(ctx.store.db, ctx.store.path);
+    const exchanges = ctx.store.exchanges;
     const repoIds = await ctx.ensureIndexed(tasks);
     const llm = ctx.backend.provider === 'imported' || ctx.backend.id.startsWith('replay') ? ctx.backend : recordExchanges(ctx.backend, exchanges, { runId: run.id, prices: ctx.prices });
     const services: TaskServices = {
@@ -165,8 +164,8 @@ async function execute(
 
 /** Stores a new run: its generation record, frozen manifest hash, task ids, full configs and provenance. */
 function freezeRun(ctx: ExperimentContext, spec: NewRun, sandbox: string): { experiments: ExperimentStore; run: ExperimentRunRecord } {
-  const experiments = new ExperimentStore(ctx.store.db, ctx.store.path);
-  const exchanges = new ExchangeStore(ctx.store.db, ctx.store.path);
+  const experiments = ctx.store.experiments;
+  const exchanges = ctx.store.exchanges;
   const id = newExperimentId(spec.kind);
   const prompts = promptTemplatesRecord();
   // The LLM exchanges of the run hang off a generation run of the same id (record / replay, spend).
@@ -221,7 +220,7 @@ export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Pro
 
 /** The stored run, checked resumable: not finished, not running in another live process. */
 export function resumableRun(store: Store, id: string): ExperimentRunRecord<StoredCondition, StoredBackend> {
-  const experiments = new ExperimentStore(store.db, store.path);
+  const experiments = store.experiments;
   const run = experiments.get(id) as ExperimentRunRecord<StoredCondition, StoredBackend> | undefined;
   if (!run) throw new ExperimentError(`No experiment run ${id} in ${store.path}`);
   if (run.state === 'running') throw new ExperimentError(`run ${id} is still running in process ${run.pid} on ${run.host}; stop it first (or wait)`);
@@ -230,7 +229,7 @@ export function resumableRun(store: Store, id: string): ExperimentRunRecord<Stor
 
 /** Runs what a stored run has left: same manifest (checked by hash), same tasks, same conditions and configs. */
 export async function resumeExperiment(ctx: ExperimentContext, id: string): Promise<RunOutcome> {
-  const experiments = new ExperimentStore(ctx.store.db, ctx.store.path);
+  const experiments = ctx.store.experiments;
   const run = resumableRun(ctx.store, id);
   const tasks = tasksOfRun(run, readManifest(run.manifestFile));
   const conditions: Condition[] = run.conditions.map((c) => ({ ...c }));

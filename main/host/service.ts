@@ -47,7 +47,6 @@ import { checkRepositoryRoot } from '../index/walk.ts';
 import type { PipelineConfig } from '../model/config.ts';
 import { factorialConditions, LADDER, METHOD_SETS, METHODS, resolveConditions, type Condition } from '../pipeline/methods.ts';
 import { makeConfig } from '../model/config.ts';
-import { ExchangeStore } from '../store/exchanges.ts';
 import { ExperimentStore } from '../store/experiments.ts';
 import { Store } from '../store/store.ts';
 import { detectSandbox } from '../validate/sandbox.ts';
@@ -214,7 +213,7 @@ class Engine implements EngineService {
     dataDir: string,
   ) {
     this.jobs = new JobManager((e) => this.emit(e));
-    this.experiments = new ExperimentStore(store.db, store.path);
+    this.experiments = store.experiments;
     this.env = opts.env ?? process.env;
     this.keys = opts.keys ?? sessionKeyStore();
     this.settingsFile = settingsFile;
@@ -368,7 +367,7 @@ class Engine implements EngineService {
     }
     // An estimate sends nothing: a missing key must not stop the user from seeing what a run would cost.
     if (opts.estimateOnly && (stored.kind === 'openai' || stored.kind === 'gemini') && !apiKeys[stored.kind]) apiKeys[stored.kind] = 'estimate-only-no-key';
-    const exchanges = new ExchangeStore(this.store.db, this.store.path);
+    const exchanges = this.store.exchanges;
     return backendFromOptions(valuesOfBackend(stored), exchanges, { env: this.env, apiKeys }, {
       out: () => {},
       err: (line) => this.emit({ type: 'notice', level: 'warning', message: redact(line) }),

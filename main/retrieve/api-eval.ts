@@ -27,6 +27,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Store } from '../store/store.ts';
+import { apiEntryRows } from '../store/code-queries.ts';
 import { auprc, auroc, ece, fitPlatt, mean, setPrf } from '../stats/metrics.ts';
 import { isTestFile } from '../index/test-files.ts';
 import { referencedNames, PY_BUILTINS, type NameUse } from './py-names.ts';
@@ -91,9 +92,7 @@ export class ApiPool {
 
   /** API entries of a repository (test files left out), optionally only those of some modules. */
   static load(store: Store, repoId: number, modules?: Set<string>): ApiPool {
-    const rows = store.db
-      .prepare('SELECT a.name, a.qualname, a.module, a.kind, f.path FROM api_entries a JOIN files f ON f.id = a.file_id WHERE a.repo_id = ? ORDER BY a.id')
-      .all(repoId) as (Omit<PoolRow, 'key'> & { path: string })[];
+    const rows = apiEntryRows(store, repoId);
     return new ApiPool(
       rows
         .filter((r) => !isTestFile(r.path) && (!modules || modules.has(r.module)))

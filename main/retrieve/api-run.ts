@@ -3,6 +3,7 @@
 
 import type { Encoder } from '../model/encoder.ts';
 import type { PipelineConfig } from '../model/config.ts';
+import { fileByPath, moduleImports, repositoryModules } from '../store/code-queries.ts';
 import type { Store } from '../store/store.ts';
 import { API_PROTOCOLS, ApiPool, PREDICTION_SCOPES, protocolReport, type ProtocolReport, predictedApis, referenceUses, resolveTruth, scoreTask, statedTruth, type ApiProtocol, type PredictionScope, type TaskApiResult, type TruthTarget } from './api-eval.ts';
 import { retrieveForTask, type RetrievalTask, type RetrieveOptions } from './engine.ts';
@@ -19,9 +20,8 @@ export interface ApiEvalTask extends RetrievalTask {
 
 /** The target's module and its imports in an indexed repository. */
 export function truthTarget(store: Store, repoId: number, task: { file?: string; qualname?: string }): TruthTarget {
-  const f = task.file ? (store.db.prepare('SELECT id, module FROM files WHERE repo_id = ? AND path = ?').get(repoId, task.file) as { id: number; module: string } | undefined) : undefined;
-  const mod = f ? (store.db.prepare("SELECT imports FROM units WHERE file_id = ? AND kind = 'module'").get(f.id) as { imports: string } | undefined) : undefined;
-  return { module: f?.module ?? null, qualname: task.qualname ?? null, imports: mod ? (JSON.parse(mod.imports) as string[]) : [] };
+  const f = task.file ? fileByPath(store, repoId, task.file) : undefined;
+  return { module: f?.module ?? null, qualname: task.qualname ?? null, imports: (f && moduleImports(store, f.id)) ?? [] };
 }
 
 /** The module view of a target: its own module and the repository modules it imports (`from .x import y` names x). */
@@ -29,7 +29,7 @@ export function moduleView(store: Store, repoId: number, target: TruthTarget): S
   const out = new Set<string>();
   if (!target.module) return out;
   out.add(target.module);
-  const known = new Set((store.db.prepare('SELECT DISTINCT module FROM files WHERE repo_id = ?').all(repoId) as { module: string }[]).map((r) => r.module));
+  const known = repositoryModules(store, repoId);
   for (const imp of target.imports) {
     const abs = resolveImport(imp, target.module);
     for (const m of [abs, abs.split('.').slice(0, -1).join('.')]) if (known.has(m)) out.add(m);

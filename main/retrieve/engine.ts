@@ -4,12 +4,14 @@
 
 import type { Encoder } from '../model/encoder.ts';
 import { configHash, DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
+import { insertTrace, latestTrace } from '../store/traces.ts';
+import { apiEntriesNamed, apiEntryModules, bm25Match, fileUnitCalls, itemCount, itemPaths, moduleHeaderChunks, structureChunks, termDocFrequencies, unitCalls } from '../store/code-queries.ts';
 import type { ItemKind, Store } from '../store/store.ts';
 import { ftsQuery, queryTerms } from '../store/lexical.ts';
 import { isTestFile } from '../index/test-files.ts';
 import { decompose, signatureWords, type Decomposer } from './decompose.ts';
 import { fuse } from './fuse.ts';
-import { fetchItems, type Item } from './items.ts';
+import { fetchItems, type Item } from '../store/items.ts';
 import { refineApi } from './refine.ts';
 import { candidateFeatures, decide, explain, SELECTION_SIGNAL_WEIGHTS, shippedSelector, type Candidate as ApiCandidate, type SelectorModel } from './select-api.ts';
 import { resolveTarget, type RetrievalTask, type TargetInfo } from './target.ts';
@@ -20,8 +22,6 @@ import type { Evidence, Finder, RetrievalTrace } from './types.ts';
 export type { RetrievalTask };
 
 export const SOURCE_KIND: Record<Source, ItemKind> = { api: 'api', context: 'chunk', similar: 'unit' };
-const FTS: Record<ItemKind, string> = { api: 'fts_api', chunk: 'fts_chunks', unit: 'fts_units' };
-const TABLE: Record<ItemKind, string> = { api: 'api_entries', chunk: 'chunks', unit: 'units' };
 
 export class RetrievalError extends Error {
   constructor(message: string) {
@@ -77,10 +77,7 @@ function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
   let ids = testItemCache.get(key);
   if (!ids) {
     ids = new Set();
-    const rows = store.db
-      .prepare(`SELECT t.id, f.path FROM ${TABLE[kind]} t JOIN files f ON f.id = t.file_id WHERE t.repo_id = ?`)
-      .all(repoId) as { id: number; path: string }[];
-    for (const r of rows) if (isTestFile(r.path)) ids.add(r.id);
+    for (const r of itemPaths(store, repoId, kind)) if (isTestFile(r.path)) ids.add(r.id);
     testItemCache.set(key, ids);
   }
   return ids;
@@ -92,7 +89,7 @@ function docCount(store: Store, repoId: number, kind: ItemKind): number {
   const key = `${store.path}|${kind}|${store.getRepository(repoId)?.last_indexed_at ?? ''}`;
   let n = docCounts.get(key);
   if (n === undefined) {
-    n = (store.db.prepare(`SELECT count(*) AS n FROM ${TABLE[kind]}`).get() as { n: number }).n;
+    n = itemCount(store, kind);
     docCounts.set(key, n);
   }
   return n;
@@ -108,9 +105,7 @@ function lexicalHits(store: Store, kind: ItemKind, repoId: number, query: string
   const terms = queryTerms(query);
   if (!terms.length) return [];
   const docs = docCount(store, repoId, kind);
-  const df = store.db
-    .prepare(`SELECT term, doc FROM ${FTS[kind]}_vocab WHERE term IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(terms)) as { term: string; doc: number }[];
+  const df = termDocFrequencies(store, kind, terms);
   const informative = df
     .filter((d) => d.doc <= Math.max(20, docs * 0.01))
     .sort((a, b) => a.doc - b.doc)
@@ -118,42 +113,21 @@ function lexicalHits(store: Store, kind: ItemKind, repoId: number, query: string
     .map((d) => d.term);
   const q = ftsQuery(informative);
   if (!q) return [];
-  const rows = store.db
-    .prepare(
-      `SELECT f.rowid AS id FROM ${FTS[kind]} f JOIN ${TABLE[kind]} t ON t.id = f.rowid
-       WHERE ${FTS[kind]} MATCH ? AND t.repo_id = ? ${kind === 'unit' ? "AND t.kind IN ('function', 'method')" : ''}
-       ORDER BY bm25(${FTS[kind]}) LIMIT ?`,
-    )
-    // Over-fetch so that masked and test-file hits can be dropped afterwards.
-    .all(q, repoId, limit * 4 + 16) as { id: number }[];
-  return rows.map((r) => r.id).filter((id) => !masked.has(id)).slice(0, limit);
+  // Over-fetch so that masked and test-file hits can be dropped afterwards.
+  return bm25Match(store, kind, repoId, q, limit * 4 + 16).filter((id) => !masked.has(id)).slice(0, limit);
 }
 
 function structuralChunks(store: Store, repoId: number, target: TargetInfo, masked: Excluded): number[] {
   if (!target.file) return [];
   const ids: number[] = [];
-  const own = store.db
-    .prepare(
-      `SELECT c.id, c.kind, c.owner FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? AND f.path = ? AND (c.kind = 'module_header' OR c.kind = 'class_skeleton')`,
-    )
-    .all(repoId, target.file) as { id: number; kind: string; owner: string }[];
-  for (const c of own) {
+  for (const c of structureChunks(store, repoId, target.file)) {
     if (c.kind === 'module_header' || (target.className && c.owner === target.className)) ids.push(c.id);
   }
   return ids.filter((id) => !masked.has(id));
 }
 
 function importedHeaders(store: Store, repoId: number, modules: string[], masked: Excluded): number[] {
-  if (!modules.length) return [];
-  return (
-    store.db
-      .prepare(
-        `SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? AND c.kind = 'module_header' AND f.module IN (SELECT value FROM json_each(?))`,
-      )
-      .all(repoId, JSON.stringify(modules)) as { id: number }[]
-  )
-    .map((r) => r.id)
-    .filter((id) => !masked.has(id));
+  return moduleHeaderChunks(store, repoId, modules).filter((id) => !masked.has(id));
 }
 
 /** Top-level API entries the target's module imports by name (`from .m import a, b`; at most 16). */
@@ -164,10 +138,7 @@ function importedApis(store: Store, repoId: number, module: string, imports: str
     if (src && src.name !== '*' && src.module) wanted.push(src);
   }
   if (!wanted.length) return [];
-  // One indexed look-up per name (api_module_name); a join on json_each made SQLite scan the whole table.
-  const one = store.db.prepare('SELECT id FROM api_entries WHERE repo_id = ? AND module = ? AND qualname = ? ORDER BY id');
-  const rows = wanted.flatMap((w) => one.all(repoId, w.module, w.name) as { id: number }[]).sort((a, b) => a.id - b.id);
-  return [...new Set(rows.map((r) => r.id))].filter((id) => !masked.has(id)).slice(0, 16);
+  return apiEntriesNamed(store, repoId, wanted).filter((id) => !masked.has(id)).slice(0, 16);
 }
 
 /** Retrieves, scores and fuses the evidence for one task. */
@@ -202,7 +173,7 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   };
   if (opts.apiModules) {
     const outside = new Set(
-      (store.db.prepare('SELECT id, module FROM api_entries WHERE repo_id = ?').all(repoId) as { id: number; module: string }[])
+      apiEntryModules(store, repoId)
         .filter((r) => !opts.apiModules!.has(r.module))
         .map((r) => r.id),
     );
@@ -434,17 +405,10 @@ function selectApis(
     refineTarget,
   );
   const ruledOut = new Set(distinct.filter((_, i) => ruled.has(i)).map((e) => e.key));
-  const callsOf = (rows: { calls: string }[]) => rows.map((r) => JSON.parse(r.calls) as string[]);
-  const siblings = target.file
-    ? (store.db
-        .prepare("SELECT u.id, u.calls FROM units u JOIN files f ON f.id = u.file_id WHERE f.repo_id = ? AND f.path = ? AND u.kind != 'module'")
-        .all(repoId, target.file) as { id: number; calls: string }[]).filter((r) => !target.masked.units.has(r.id))
-    : [];
+  const siblings = target.file ? fileUnitCalls(store, repoId, target.file).filter((r) => !target.masked.units.has(r.id)) : [];
   const similarKeys = new Set(evidence.filter((e) => e.source === 'similar').map((e) => e.key));
   const similarIds = [...similarKeys].filter((k) => k.startsWith('unit:')).map((k) => Number(k.slice(5)));
-  const similar = similarIds.length
-    ? (store.db.prepare('SELECT calls FROM units WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(similarIds)) as { calls: string }[])
-    : [];
+  const similar = unitCalls(store, similarIds);
   const candidates = candidateFeatures(
     api.filter((e) => !ruledOut.has(e.key)),
     {
@@ -452,8 +416,8 @@ function selectApis(
       signature: task.signature,
       targetModule: target.module,
       targetImports: target.imports,
-      siblingCalls: callsOf(siblings),
-      similarCalls: callsOf(similar),
+      siblingCalls: siblings.map((r) => r.calls),
+      similarCalls: similar,
       similarKeys,
       steps,
       alpha,
@@ -481,19 +445,10 @@ function selectApis(
 }
 
 export function saveTrace(store: Store, repoId: number, encoderId: number, config: PipelineConfig, trace: RetrievalTrace): number {
-  return store.write('a retrieval trace', () =>
-    Number(
-      store.db
-        .prepare('INSERT INTO retrieval_traces(repo_id, task_id, config_hash, encoder_id, created_at, trace) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(repoId, trace.taskId, configHash(config).slice(0, 16), encoderId, new Date().toISOString(), JSON.stringify(trace)).lastInsertRowid,
-    ),
-  );
+  return insertTrace(store, { repoId, taskId: trace.taskId, configHash: configHash(config).slice(0, 16), encoderId, trace });
 }
 
 /** The latest stored trace of a task, or null. */
 export function loadTrace(store: Store, taskId: string): RetrievalTrace | null {
-  const row = store.db.prepare('SELECT trace FROM retrieval_traces WHERE task_id = ? ORDER BY id DESC LIMIT 1').get(taskId) as
-    | { trace: string }
-    | undefined;
-  return row ? (JSON.parse(row.trace) as RetrievalTrace) : null;
+  return (latestTrace(store, taskId) as RetrievalTrace | undefined) ?? null;
 }

@@ -8,7 +8,7 @@
 //                   a dunder method other than __init__
 // "OpenCoder without API refinement" switches this off.
 
-import type { Item } from './items.ts';
+import type { Item } from '../store/items.ts';
 import { canonicalOf } from './select-api.ts';
 
 export interface RefineTarget {

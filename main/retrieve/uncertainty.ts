@@ -23,7 +23,7 @@
 // ū for a source is the mean u over its retrieved items. Weights below sum to 1 per source.
 
 import type { Source } from '../model/config.ts';
-import type { Item } from './items.ts';
+import type { Item } from '../store/items.ts';
 import type { UncertaintySignal } from './types.ts';
 
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 1);

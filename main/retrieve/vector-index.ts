@@ -7,7 +7,7 @@
 // relevance r reported is always the exact cosine.
 
 import type { Store, ItemKind } from '../store/store.ts';
-import { vecTableName } from '../store/store.ts';
+import { storedVectors } from '../store/code-queries.ts';
 
 /** Bit count of a 32-bit word (SWAR: no table lookups in the hot loop). */
 function popcount32(x: number): number {
@@ -57,9 +57,7 @@ export class VectorIndex {
 
   /** Loads every vector of `kind` the encoder made for the repository. */
   static load(store: Store, repoId: number, encoderId: number, kind: ItemKind, dim: number): VectorIndex {
-    const rows = store.db
-      .prepare(`SELECT rowid AS id, embedding FROM ${vecTableName(encoderId, kind)} WHERE repo_id = ?`)
-      .all(repoId) as { id: number; embedding: Buffer }[];
+    const rows = storedVectors(store, repoId, encoderId, kind);
     const ids = new Int32Array(rows.length);
     const vectors = new Float32Array(rows.length * dim);
     rows.forEach((r, i) => {

@@ -6,6 +6,8 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProblem } from '../model/code.ts';
 import type { EncoderInfo } from '../model/encoder.ts';
 import { openDatabase, type OpenOptions } from './db.ts';
+import { ExchangeStore } from './exchanges.ts';
+import { ExperimentStore } from './experiments.ts';
 import { inTransaction, StoreError } from './errors.ts';
 import { apiLexicalText, chunkLexicalText, unitLexicalText, type LexicalTexts } from './lexical.ts';
 
@@ -99,6 +101,19 @@ export class Store {
   private constructor(db: Database, dbPath: string) {
     this.db = db;
     this.path = dbPath;
+  }
+
+  private experimentStore: ExperimentStore | undefined;
+  private exchangeStore: ExchangeStore | undefined;
+
+  /** Experiment runs and their results in this database (one instance per connection). */
+  get experiments(): ExperimentStore {
+    return (this.experimentStore ??= new ExperimentStore(this.db, this.path));
+  }
+
+  /** Recorded LLM exchanges in this database (one instance per connection). */
+  get exchanges(): ExchangeStore {
+    return (this.exchangeStore ??= new ExchangeStore(this.db, this.path));
   }
 
   static open(dbPath: string, opts: OpenOptions = {}): Store {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { refineApi } from '../../main/retrieve/refine.ts';
-import type { Item } from '../../main/retrieve/items.ts';
+import type { Item } from '../../main/store/items.ts';
 
 function api(module: string, qualname: string, signature: string, subkind = 'function'): Item {
   const name = qualname.split('.').pop()!;

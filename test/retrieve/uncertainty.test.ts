@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { importabilityOf, localityOf, resolveImport, scoreList, supportOf, SIGNAL_WEIGHTS, type ScoredItem, type TargetContext } from '../../main/retrieve/uncertainty.ts';
-import type { Item } from '../../main/retrieve/items.ts';
+import type { Item } from '../../main/store/items.ts';
 import type { Source } from '../../main/model/config.ts';
 
 const target: TargetContext = { module: 'shop.pricing', imports: ['.money.Money', 'decimal', 'shop.catalog'], arity: 2 };

@@ -9,7 +9,7 @@ import { SCHEMA_VERSION } from '../../main/store/migrations.ts';
 import { Store, vecTableName } from '../../main/store/store.ts';
 import type { ParseResult } from '../../main/model/code.ts';
 import { buildApiEntries } from '../../main/index/api.ts';
-import { fetchItems } from '../../main/retrieve/items.ts';
+import { fetchItems } from '../../main/store/items.ts';
 
 let dir: string;
 beforeEach(() => {

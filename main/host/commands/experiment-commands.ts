@@ -10,8 +10,6 @@ import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperime
 import type { ReportModel } from '../../experiment/report-model.ts';
 import { writeReport, type ReportFormat } from '../../experiment/report.ts';
 import { appInfo, type Progress, type RunOutcome } from '../../experiment/runner.ts';
-import { ExchangeStore } from '../../store/exchanges.ts';
-import { ExperimentStore } from '../../store/experiments.ts';
 import { Store } from '../../store/store.ts';
 import { factorialConditions, GENERATION_PRESETS, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules, type Condition } from '../../pipeline/methods.ts';
 import { packageRoot } from '../paths.ts';
@@ -154,7 +152,7 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
   };
   process.once('SIGINT', onSigint);
   try {
-    const exchanges = new ExchangeStore(ws.store.db, ws.store.path);
+    const exchanges = ws.store.exchanges;
     const backend = backendFromOptions(backendValues, exchanges, deps, io);
     const { table: prices, source: pricesSource } = pricesOf(backendValues);
     const ctx: ExperimentContext = {
@@ -189,7 +187,7 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
     } else {
       outcome = await resumeExperiment(ctx, resume!);
     }
-    const loaded = loadRun(new ExperimentStore(ws.store.db, ws.store.path), outcome.runId);
+    const loaded = loadRun(ws.store.experiments, outcome.runId);
     const model = modelOf([loaded], values);
     const text = [
       `Run ${outcome.runId}: ${outcome.status}; ${outcome.ran} ran now, ${outcome.resumed} from before, ${outcome.failed} failed, of ${outcome.total}; ${duration(outcome.durationMs)}`,
@@ -219,7 +217,7 @@ const REPORT_OPTS = {
 function loadRuns(values: Record<string, unknown>, ids: string[]): { loaded: LoadedRun[]; close(): void } {
   const store = Store.open(dbPathOf(values));
   try {
-    const experiments = new ExperimentStore(store.db, store.path);
+    const experiments = store.experiments;
     return { loaded: ids.map((id) => loadRun(experiments, id)), close: () => store.close() };
   } catch (err) {
     store.close();
@@ -309,7 +307,7 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
       async run({ values }) {
         const store = Store.open(dbPathOf(values));
         try {
-          const list = new ExperimentStore(store.db, store.path).list();
+          const list = store.experiments.list();
           const text = list.length
             ? list.map((r) => `${r.id}  ${r.state.padEnd(11)} ${r.kind.padEnd(6)} ${r.results}/${r.taskIds.length * r.conditions.length} results${r.errors ? ` (${r.errors} errors)` : ''}  ${r.createdAt}`)
             : ['No experiment runs yet: start one with opencoder run --manifest FILE'];

@@ -217,7 +217,7 @@ export function makeGenerateCommand(deps: GenerateDeps = {}): Command {
       };
       process.once('SIGINT', onSigint);
       try {
-        const exchanges = new ExchangeStore(ws.store.db, ws.store.path);
+        const exchanges = ws.store.exchanges;
         const backend = backendFromOptions(values, exchanges, deps, io);
         const estimateOnly = values['estimate-only'] === true;
         const record = !estimateOnly && kind !== 'replay' && values['no-record'] !== true;

@@ -1,7 +1,7 @@
 // Reading retrieved items (units, chunks, API entries) with what retrieval, uncertainty and prompts need.
 
 import type { Param } from '../model/code.ts';
-import type { ItemKind, Store } from '../store/store.ts';
+import type { ItemKind, Store } from './store.ts';
 
 export interface Item {
   kind: ItemKind;

@@ -1,0 +1,138 @@
+// Number formatting and the shared views of a report model (labels, k values, display names), for every format.
+
+import type { ApiAggregate, ConditionSummary, FactorialAnalysis, Interval, PairedComparison, ReportModel, RunProvenance } from '../report-model.ts';
+
+// ---------------------------------------------------------------------------------------------------------
+// Number formatting (shared by HTML and Markdown)
+
+export const finite = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
+
+export function fixed(x: number, digits: number): string {
+  const s = x.toFixed(digits);
+  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
+}
+
+/** A rate or score with 3 decimals; NaN/null as `n/a`. */
+export function formatRate(x: number | null | undefined): string {
+  return finite(x) ? fixed(x, 3) : 'n/a';
+}
+
+/** `0.412 [0.350, 0.470]`. */
+export function formatInterval(iv: Interval): string {
+  return `${formatRate(iv.estimate)} [${formatRate(iv.lo)}, ${formatRate(iv.hi)}]`;
+}
+
+/** `p < 0.001` when small, else `p = 0.034`; NaN as `n/a`. */
+export function formatP(p: number | null | undefined): string {
+  if (!finite(p)) return 'n/a';
+  return p < 0.001 ? 'p < 0.001' : `p = ${fixed(p, 3)}`;
+}
+
+export function formatUsd(usd: number | null | undefined): string {
+  return finite(usd) ? `$${fixed(usd, 4)}` : 'n/a';
+}
+
+export function formatInt(n: number | null | undefined): string {
+  return finite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a';
+}
+
+export function formatMs(ms: number): string {
+  if (!finite(ms)) return 'n/a';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${fixed(ms / 1000, 1)} s`;
+}
+
+export function formatDuration(fromIso: string, toIso: string | null): string {
+  if (!toIso) return 'n/a';
+  const ms = Date.parse(toIso) - Date.parse(fromIso);
+  if (!finite(ms) || ms < 0) return 'n/a';
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h ? `${h} h ${m} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
+}
+
+export function percentLevel(model: ReportModel): string {
+  const l = model.statistics.level;
+  return finite(l) ? `${+(l * 100).toFixed(1)} %` : 'n/a';
+}
+
+export const KIND_LABEL: Record<RunProvenance['kind'], string> = { run: 'method run', ablate: '2³ factorial ablation', ladder: 'component ladder' };
+
+export const OUTCOME_AXIS: Record<string, string> = {
+  'pass@1': 'Effect on Pass@1 (difference in proportion of tasks solved)',
+  uncertainty: 'Effect on mean uncertainty (difference on the 0–1 scale)',
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Shared views of the model
+
+export function passKs(conditions: readonly ConditionSummary[]): number[] {
+  return [...new Set(conditions.flatMap((c) => c.passAtK.map((p) => p.k)))].sort((a, b) => a - b);
+}
+
+export function comparisonKs(comparisons: readonly PairedComparison[]): number[] {
+  return [...new Set(comparisons.flatMap((c) => c.passAtKDiff.map((p) => p.k)))].sort((a, b) => a - b);
+}
+
+/** Conditions grouped by run, in the order of model.runs (then any run the provenance list lacks). */
+export function conditionsByRun(model: ReportModel): { runId: string; run: RunProvenance | undefined; conditions: ConditionSummary[] }[] {
+  const ids = [...model.runs.map((r) => r.id), ...model.conditions.map((c) => c.runId)];
+  return [...new Set(ids)]
+    .map((runId) => ({ runId, run: model.runs.find((r) => r.id === runId), conditions: model.conditions.filter((c) => c.runId === runId) }))
+    .filter((g) => g.conditions.length || g.run);
+}
+
+/** Display name of a condition: its label, with the run id appended when another run uses the same label. */
+export function displayNames(model: ReportModel): (runId: string, condition: string, label: string) => string {
+  const runsByLabel = new Map<string, Set<string>>();
+  for (const c of model.conditions) {
+    const s = runsByLabel.get(c.label) ?? new Set<string>();
+    s.add(c.runId);
+    runsByLabel.set(c.label, s);
+  }
+  return (runId, _condition, label) => ((runsByLabel.get(label)?.size ?? 0) > 1 ? `${label} · ${runId}` : label);
+}
+
+export const isPartial = (run: RunProvenance | undefined): boolean => !!run && run.status !== 'done';
+
+/** What each API-retrieval protocol is, how it matches, and which tasks its means are over (docs/api-retrieval.md). */
+export const API_PROTOCOL: Record<ApiAggregate['protocol'], { name: string; matching: string; over: string; meaning: string }> = {
+  repository: {
+    name: 'repository',
+    matching: 'strict keys',
+    over: 'tasks with truth',
+    meaning: 'discovery in the whole repository; strict module:qualname keys; mean over the tasks whose truth is non-empty',
+  },
+  'task-view': {
+    name: 'task-view',
+    matching: 'bare names',
+    over: 'tasks',
+    meaning: 'the task’s own view is the API pool (RQ4); bare names, case-insensitive; mean over all tasks, empty truths included (an empty prediction of an empty truth scores 1)',
+  },
+};
+
+/** `repository · strict keys · 42 tasks with truth`: the protocol, its matching and the tasks a figure is over. */
+export function apiProtocolLabel(protocol: ApiAggregate['protocol'], tasks?: number): string {
+  const p = API_PROTOCOL[protocol];
+  return `${p.name} · ${p.matching}${tasks === undefined ? '' : ` · ${formatInt(tasks)} ${p.over}`}`;
+}
+
+export const API_COLUMNS_NOTE = `API P / R / F1: ${API_PROTOCOL.repository.name} protocol — ${API_PROTOCOL.repository.meaning}. Task-view F1 / exact: ${API_PROTOCOL['task-view'].name} protocol — ${API_PROTOCOL['task-view'].meaning}.`;
+
+export const FLAKY_MEANING = 'A flaky verdict: the outcome depended on timing, so the candidate ran twice and the two runs disagreed. It never counts as a pass.';
+
+/** A condition's flaky counts and what each is over, ending where the task ids go (shared by HTML and Markdown). */
+export function flakyCountsText(c: ConditionSummary): string {
+  const f = c.flaky;
+  const cands = `${formatInt(f.candidates)} of ${formatInt(f.candidateVerdicts)} candidate verdicts`;
+  const sel = `${formatInt(f.selected)} of ${formatInt(c.tasks)} selected outputs`;
+  return f.taskIds.length ? `${cands} and ${sel} flaky, on ${formatInt(f.taskIds.length)} task(s):` : `no flaky verdicts (${cands}, ${sel}).`;
+}
+
+export function partialText(run: RunProvenance): string {
+  return `PARTIAL — run ${run.status}: results cover only the tasks that finished`;
+}
+
+export function testName(test: FactorialAnalysis['test']): string {
+  return test === 'sign-flip' ? 'p: sign-flip permutation test over per-task contrasts' : 'p: one-sample t-test over per-task contrasts';
+}

@@ -1,0 +1,543 @@
+// The HTML report: one self-contained file (inline CSS and hand-drawn inline SVG, no external resource, strict CSP).
+
+import { MIN_INFORMATIVE_TASKS, type ApiAggregate, type ConditionSummary, type FactorialAnalysis, type FactorialOutcome, type Interval, type ReportModel, type RunProvenance, type TaskRow } from '../report-model.ts';
+import { escapeXml, forestPlot, groupedBars, reliabilityDiagram } from '../svg-charts.ts';
+import { API_COLUMNS_NOTE, API_PROTOCOL, apiProtocolLabel, comparisonKs, conditionsByRun, displayNames, finite, FLAKY_MEANING, flakyCountsText, formatDuration, formatInt, formatInterval, formatMs, formatP, formatRate, formatUsd, isPartial, KIND_LABEL, OUTCOME_AXIS, partialText, passKs, percentLevel, testName } from './format.ts';
+
+// ---------------------------------------------------------------------------------------------------------
+// HTML
+
+export const h = escapeXml;
+
+export const CSS = `
+:root { color-scheme: light; --ink: #1f2328; --muted: #57606a; --line: #d0d7de; --band: #f6f8fa; --warn-bg: #fff4e5; --warn: #9a4d00; --bad: #b42318; --good: #1a7f37; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: #fff; }
+main { max-width: 1480px; margin: 0 auto; padding: 24px 28px 64px; }
+h1 { font-size: 26px; margin: 0 0 4px; overflow-wrap: anywhere; }
+h2 { font-size: 20px; margin: 40px 0 12px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 16px; margin: 24px 0 8px; overflow-wrap: anywhere; }
+h4 { font-size: 14px; margin: 18px 0 6px; }
+p { margin: 6px 0; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+.muted { color: var(--muted); }
+.meta { color: var(--muted); margin: 0 0 12px; }
+nav.toc { margin: 12px 0 8px; font-size: 13px; }
+nav.toc a { margin-right: 14px; color: #0969da; text-decoration: none; }
+.banner { border: 1px solid #f0b46b; background: var(--warn-bg); color: var(--warn); padding: 10px 14px; border-radius: 6px; margin: 12px 0; font-weight: 600; }
+.badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 10px; border: 1px solid var(--line); background: var(--band); color: var(--muted); vertical-align: middle; }
+.badge.partial { background: var(--warn-bg); border-color: #f0b46b; color: var(--warn); }
+.warning { color: var(--warn); }
+div.warning, p.warning { background: var(--warn-bg); border: 1px solid #f0b46b; border-radius: 6px; padding: 6px 10px; margin: 8px 0; }
+.badge.done { background: #e6f4ea; border-color: #9fd3ad; color: var(--good); }
+.run { border: 1px solid var(--line); border-radius: 8px; padding: 4px 16px 12px; margin: 14px 0; }
+.run.partial { border-color: #f0b46b; border-left: 6px solid #e69f00; }
+.table-wrap { overflow-x: auto; margin: 8px 0 12px; }
+table { border-collapse: collapse; font-size: 12.5px; }
+th, td { border-bottom: 1px solid var(--line); padding: 5px 7px; text-align: left; vertical-align: top; }
+th { background: var(--band); font-weight: 600; white-space: nowrap; vertical-align: bottom; }
+th .sub { font-weight: 400; font-size: 11px; color: var(--muted); }
+td.name { min-width: 11em; }
+table[data-table="summary"] td:first-child, table[data-table="summary"] th:first-child { position: sticky; left: 0; background: inherit; box-shadow: 1px 0 0 var(--line); }
+table[data-table="summary"] th:first-child { background: var(--band); }
+tbody tr { background: #fff; }
+tbody tr:nth-child(even) { background: #fbfcfd; }
+tbody tr:hover { background: #f0f6ff; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td .ci { color: var(--muted); font-size: 12px; }
+table.kv th { text-align: left; width: 150px; background: none; border-bottom: 1px solid var(--line); vertical-align: top; white-space: normal; }
+table.kv td { overflow-wrap: anywhere; }
+.hash { word-break: break-all; }
+td.ok { color: var(--good); font-weight: 600; }
+td.fail { color: var(--bad); font-weight: 600; }
+td.error { color: var(--bad); max-width: 360px; overflow-wrap: anywhere; }
+table[data-table="tasks"] td[data-col="runId"], table[data-table="tasks"] td[data-col="condition"], table[data-table="tasks"] td[data-col="selectedOrigin"], table[data-table="tasks"] td[data-col="selectedCorrect"] { white-space: nowrap; }
+table[data-table="tasks"] td[data-col="taskId"] { min-width: 12em; overflow-wrap: anywhere; }
+.chart-box { margin: 16px 0 24px; }
+.chart-box svg { display: block; border: 1px solid var(--line); border-radius: 6px; }
+.chart-missing { border: 1px dashed var(--line); border-radius: 6px; padding: 14px 16px; color: var(--muted); background: var(--band); margin: 16px 0 24px; }
+.chart-missing strong { color: var(--ink); }
+details { margin: 10px 0; }
+details > summary { cursor: pointer; font-weight: 600; padding: 6px 0; }
+footer { margin-top: 48px; color: var(--muted); font-size: 12px; }
+`;
+
+export function td(content: string, col: string, cls = ''): string {
+  return `<td data-col="${h(col)}"${cls ? ` class="${cls}"` : ''}>${content}</td>`;
+}
+
+/** `0.412 [0.350, 0.470]`; stacked puts the interval on a second line (the text content stays the same). */
+export function intervalHtml(iv: Interval, stacked = false): string {
+  return `<span class="est">${formatRate(iv.estimate)}</span>${stacked ? '<br>' : ' '}<span class="ci">[${formatRate(iv.lo)}, ${formatRate(iv.hi)}]</span>`;
+}
+
+export interface Header {
+  label: string;
+  /** Second header line, e.g. the interval level. */
+  sub?: string;
+  num?: boolean;
+  title?: string;
+}
+
+export function table(name: string, headers: Header[], rows: string[]): string {
+  const head = headers.map((x) => `<th${x.num ? ' class="num"' : ''}${x.title ? ` title="${h(x.title)}"` : ''}>${h(x.label)}${x.sub ? `<br><span class="sub">${h(x.sub)}</span>` : ''}</th>`).join('');
+  return `<div class="table-wrap"><table data-table="${h(name)}"><thead><tr>${head}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table></div>`;
+}
+
+export function missing(chart: string, heading: string, why: string): string {
+  return `<div class="chart-missing" data-chart-missing="${h(chart)}" role="note"><strong>${h(heading)}</strong> ${h(why)}</div>`;
+}
+
+export function runProvenanceHtml(run: RunProvenance): string {
+  const partial = isPartial(run);
+  const status = partial ? `<span class="badge partial">${h(partialText(run))}</span>` : `<span class="badge done">done</span>`;
+  const kv = (k: string, v: string) => `<tr><th scope="row">${h(k)}</th><td>${v}</td></tr>`;
+  const m = run.machine;
+  const rows = [
+    kv('Status', status),
+    kv('Kind', h(KIND_LABEL[run.kind] ?? run.kind)),
+    kv('Created', h(run.createdAt)),
+    kv('Finished', run.finishedAt ? h(run.finishedAt) : '<span class="muted">not finished</span>'),
+    kv('Duration', h(formatDuration(run.createdAt, run.finishedAt))),
+    kv('Manifest', `<code>${h(run.manifest.file)}</code> · ${formatInt(run.manifest.tasks)} tasks<br><span class="muted">sha256</span> <code class="hash">${h(run.manifest.hash)}</code>`),
+    kv('Backend', `${h(run.backend.label)} <span class="muted">(${h(run.backend.provider)} · model <code>${h(run.backend.model)}</code> · id <code>${h(run.backend.id)}</code>)</span>`),
+    kv('Encoder', `${h(run.encoder.name)} <span class="muted">(id <code>${h(run.encoder.id)}</code>)</span>`),
+    kv('Prompts', `version <code>${h(run.prompts.version)}</code> · <span class="muted">hash</span> <code class="hash">${h(run.prompts.hash)}</code>`),
+    kv('Sandbox', h(run.sandbox)),
+    kv('Machine', h(`${m.platform} ${m.arch} · ${m.cpus} CPUs · ${finite(m.memoryGiB) ? +m.memoryGiB.toFixed(1) : 'n/a'} GiB · Node ${m.node}`)),
+    kv('App', `${h(run.app.name)} ${h(run.app.version)}${run.app.commit ? ` <span class="muted">commit</span> <code class="hash">${h(run.app.commit)}</code>` : ' <span class="muted">(no commit recorded)</span>'}`),
+  ];
+  const condRows = run.conditions.map(
+    (c, i) =>
+      `<tr><td><code>${h(c.id)}</code></td><td>${h(c.label)}</td><td>${h(c.family)}</td><td><code class="hash">${h(run.configHashes[i] ?? 'n/a')}</code></td></tr>`,
+  );
+  return [
+    `<article class="run${partial ? ' partial' : ''}" data-run="${h(run.id)}" data-status="${h(run.status)}">`,
+    `<h3>Run <code>${h(run.id)}</code> ${status}</h3>`,
+    `<div class="table-wrap"><table class="kv" data-table="provenance">${rows.join('')}</table></div>`,
+    `<h4>Conditions and configuration hashes</h4>`,
+    table('run-conditions', [{ label: 'Condition' }, { label: 'Label' }, { label: 'Family' }, { label: 'Config sha256' }], condRows),
+    `</article>`,
+  ].join('\n');
+}
+
+export function summaryTableHtml(conditions: ConditionSummary[], level: string): string {
+  const ks = passKs(conditions);
+  const ci = `${level} CI`;
+  const headers: Header[] = [
+    { label: 'Condition' },
+    { label: 'Tasks', num: true, title: 'Tasks with a result' },
+    { label: 'Failed', num: true, title: 'Tasks that failed to run' },
+    { label: 'n', num: true, title: 'Raw samples per task' },
+    ...ks.map((k) => ({ label: `Pass@${k}`, sub: ci, num: true, title: 'Unbiased Pass@k, bootstrap interval over tasks' })),
+    { label: 'Raw Pass@1', sub: ci, num: true, title: 'Mean c/n over raw samples' },
+    { label: 'Selected', sub: ci, num: true, title: 'Selected-output correctness: the output the method returns' },
+    { label: 'Repair', sub: 'recovered', num: true, title: 'Recovered / attempted (rate)' },
+    { label: 'Mean U', num: true, title: 'Mean generation-uncertainty aggregate' },
+    { label: 'AUROC', num: true, title: 'Uncertainty as a predictor of failure' },
+    { label: 'AUPRC', num: true },
+    { label: 'ECE', num: true },
+    { label: 'API P', sub: 'repository', num: true, title: API_PROTOCOL.repository.meaning },
+    { label: 'API R', sub: 'repository', num: true, title: API_PROTOCOL.repository.meaning },
+    { label: 'API F1', sub: 'repository', num: true, title: API_PROTOCOL.repository.meaning },
+    { label: 'API F1', sub: 'task-view', num: true, title: API_PROTOCOL['task-view'].meaning },
+    { label: 'API exact', sub: 'task-view', num: true, title: `Share of tasks whose predicted set equals the truth; ${API_PROTOCOL['task-view'].meaning}` },
+    { label: 'Cost', sub: 'USD', num: true },
+    { label: 'Tokens', sub: 'in / out', num: true },
+  ];
+  const rows = conditions.map((c) => {
+    const pk = new Map(c.passAtK.map((p) => [p.k, p.value]));
+    const cells = [
+      td(`${h(c.label)}<br><code class="muted">${h(c.condition)}</code>`, 'condition', 'name'),
+      td(formatInt(c.tasks), 'tasks', 'num'),
+      td(formatInt(c.failures), 'failures', 'num'),
+      td(formatInt(c.samples), 'samples', 'num'),
+      ...ks.map((k) => {
+        const v = pk.get(k);
+        return td(v ? intervalHtml(v, true) : 'n/a', `pass@${k}`, 'num');
+      }),
+      td(intervalHtml(c.rawPass1, true), 'rawPass1', 'num'),
+      td(intervalHtml(c.selectedCorrect, true), 'selectedCorrect', 'num'),
+      td(`${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)}<br><span class="ci">(${formatRate(c.repair.rate)})</span>`, 'repair', 'num'),
+      td(formatRate(c.uncertainty.mean), 'uncertaintyMean', 'num'),
+      td(`${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? `<br><span class="warning" title="${h(c.uncertainty.degenerate)}">degenerate</span>` : ''}`, 'auroc', 'num'),
+      td(formatRate(c.uncertainty.auprc), 'auprc', 'num'),
+      td(formatRate(c.uncertainty.ece), 'ece', 'num'),
+      td(formatRate(c.api?.precision), 'apiPrecision', 'num'),
+      td(formatRate(c.api?.recall), 'apiRecall', 'num'),
+      td(formatRate(c.api?.f1), 'apiF1', 'num'),
+      td(formatRate(c.apiTaskView?.f1), 'apiTaskViewF1', 'num'),
+      td(formatRate(c.apiTaskView?.exact), 'apiTaskViewExact', 'num'),
+      td(formatUsd(c.cost.usd), 'costUsd', 'num'),
+      td(`${formatInt(c.cost.inputTokens)}<br><span class="ci">/ ${formatInt(c.cost.outputTokens)}</span>`, 'tokens', 'num'),
+    ];
+    return `<tr data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${cells.join('')}</tr>`;
+  });
+  const warnings = conditions.flatMap((c) => (c.warnings ?? []).map((w) => `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)}: ${h(w)}</li>`));
+  const warnHtml = warnings.length ? `\n<div class="warning" data-list="condition-warnings"><strong>Degenerate signals</strong><ul>${warnings.join('')}</ul></div>` : '';
+  return `${table('summary', headers, rows)}\n<p class="muted" data-note="api-protocols">${h(API_COLUMNS_NOTE)}</p>${warnHtml}`;
+}
+
+export function flakyHtml(conditions: ConditionSummary[]): string {
+  const items = conditions.map((c) => {
+    const ids = c.flaky.taskIds.map((t) => `<code>${h(t)}</code>`).join(', ');
+    return `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)} <code class="muted">${h(c.condition)}</code>: ${h(flakyCountsText(c))}${ids ? ` ${ids}` : ''}</li>`;
+  });
+  return `<h4>Flaky verdicts</h4>\n<p class="muted">${h(FLAKY_MEANING)}</p>\n<ul data-list="flaky">\n${items.join('\n')}\n</ul>`;
+}
+
+export function comparisonsHtml(model: ReportModel, name: (r: string, c: string, l: string) => string, level: string): string {
+  if (!model.comparisons.length) return `<p class="muted">No paired comparisons in this report (they need two conditions with results on the same tasks).</p>`;
+  const ks = comparisonKs(model.comparisons);
+  const ci = `${level} CI`;
+  const headers: Header[] = [
+    { label: 'A' },
+    { label: 'B' },
+    { label: 'Paired', sub: 'tasks', num: true },
+    { label: 'W / L / T', num: true, title: 'A right and B wrong / the reverse / equal' },
+    { label: 'McNemar p', sub: 'exact', num: true, title: 'Exact two-sided' },
+    { label: 'Holm p', num: true, title: 'Holm-adjusted within its family (one backend, one outcome)' },
+    { label: 'Holm family', title: 'The comparisons adjusted together: one backend (or pair of backends), selected-output correctness' },
+    { label: 'Δ selected', sub: ci, num: true, title: 'A − B in selected-output correctness, paired bootstrap' },
+    ...ks.flatMap((k) => [
+      { label: `Δ Pass@${k}`, sub: ci, num: true },
+      { label: `Pass@${k} p`, sub: 'sign-flip', num: true, title: 'Paired sign-flip permutation test of the per-task Pass@k differences (exact up to 20 differing tasks)' },
+    ]),
+  ];
+  const rows = model.comparisons.map((c) => {
+    const pk = new Map(c.passAtKDiff.map((p) => [p.k, p.diff]));
+    const cells = [
+      td(`${h(name(c.a.runId, c.a.condition, c.a.label))}<br><code class="muted">${h(c.a.condition)}</code>`, 'a', 'name'),
+      td(`${h(name(c.b.runId, c.b.condition, c.b.label))}<br><code class="muted">${h(c.b.condition)}</code>`, 'b', 'name'),
+      td(formatInt(c.tasks), 'tasks', 'num'),
+      td(`${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`, 'wlt', 'num'),
+      td(formatP(c.mcnemarP), 'mcnemarP', 'num'),
+      td(formatP(c.mcnemarPHolm), 'mcnemarPHolm', 'num'),
+      td(`${h(c.holmFamily.key)} <span class="muted">(${formatInt(c.holmFamily.size)})</span>`, 'holmFamily', 'name'),
+      td(intervalHtml(c.selectedDiff, true), 'selectedDiff', 'num'),
+      ...ks.flatMap((k) => {
+        const d = pk.get(k);
+        const t = c.passAtKDiff.find((p) => p.k === k)?.test;
+        return [td(d ? intervalHtml(d, true) : 'n/a', `pass@${k}Diff`, 'num'), td(t ? formatP(t.p) : 'n/a', `pass@${k}P`, 'num')];
+      }),
+    ];
+    return `<tr data-run="${h(c.a.runId)}" data-a="${h(c.a.condition)}" data-b="${h(c.b.condition)}">${cells.join('')}</tr>`;
+  });
+  return table('comparisons', headers, rows);
+}
+
+
+export function factorialHtml(model: ReportModel, level: string): string {
+  if (!model.factorial.length) {
+    return missing(
+      'factorial-effects',
+      'No factorial effects to show.',
+      'This report contains no 2³ factorial ablation run (kind "ablate") with a factorial analysis, so there are no main effects or interactions of the evidence sources to plot.',
+    );
+  }
+  const out: string[] = [];
+  model.factorial.forEach((fa: FactorialAnalysis, i) => {
+    const run = model.runs.find((r) => r.id === fa.runId);
+    out.push(`<h3>Run <code>${h(fa.runId)}</code> · backend ${h(fa.backend)} · ${formatInt(fa.tasks)} paired tasks · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`);
+    if (!fa.outcomes.length) out.push(`<p class="muted">The analysis has no outcomes.</p>`);
+    fa.outcomes.forEach((o: FactorialOutcome, j) => {
+      out.push(`<h4>${h(o.label)}</h4>`);
+      if (o.degenerate) out.push(`<p class="warning" data-degenerate="${h(o.outcome)}">Degenerate: ${h(o.degenerate)}. No effect on it is marked significant.</p>`);
+      if (!o.effects.length) {
+        out.push(missing('factorial-effects', `No effects for ${o.label}.`, 'Too few tasks had a result in all eight cells to estimate effects.'));
+      } else {
+        out.push(
+          `<div class="chart-box">${forestPlot({
+            id: `chart-factorial-${i}-${j}`,
+            chart: 'factorial-effects',
+            title: `Factorial effects on ${o.label} — ${fa.runId} (${fa.tasks} paired tasks)`,
+            xLabel: OUTCOME_AXIS[o.outcome] ?? `Effect on ${o.label} (difference)`,
+            noteHeader: `Effect [${level} CI] · Holm p`,
+            legend: [
+              { label: 'main effect', group: 0 },
+              { label: 'interaction', group: 1 },
+            ],
+            rows: o.effects.map((e) => ({
+              label: e.name,
+              estimate: e.value.estimate,
+              lo: e.value.lo,
+              hi: e.value.hi,
+              group: e.kind === 'main' ? 0 : 1,
+              note: `${formatInterval(e.value)} · ${formatP(e.pHolm)}${e.degenerate ? ' · degenerate' : e.significant ? ' *' : ''}`,
+            })),
+          })}</div>`,
+        );
+      }
+      out.push(
+        table(
+          'effects',
+          [
+            { label: 'Effect' },
+            { label: 'Kind' },
+            { label: 'Factors' },
+            { label: `Estimate [${level}]`, num: true },
+            { label: 'p', num: true, title: testName(fa.test) },
+            { label: 'Holm p', num: true },
+            { label: 'Informative', sub: 'tasks', num: true, title: 'Tasks whose contrast is not 0' },
+            { label: 'Flag', title: `* significant (Holm p < 0.05); degenerate: too few informative tasks (< ${MIN_INFORMATIVE_TASKS}), no spread or a constant signal` },
+          ],
+          o.effects.map(
+            (e) =>
+              `<tr data-run="${h(fa.runId)}" data-outcome="${h(o.outcome)}" data-effect="${h(e.name)}">${[
+                td(h(e.name), 'effect'),
+                td(h(e.kind), 'kind'),
+                td(h(e.factors.join(' × ')), 'factors'),
+                td(intervalHtml(e.value), 'estimate', 'num'),
+                td(formatP(e.p), 'p', 'num'),
+                td(formatP(e.pHolm), 'pHolm', 'num'),
+                td(formatInt(e.informativeTasks), 'informativeTasks', 'num'),
+                td(e.degenerate ? `<span class="warning">degenerate: ${h(e.degenerate)}</span>` : e.significant ? '*' : '', 'flag'),
+              ].join('')}</tr>`,
+          ),
+        ),
+      );
+    });
+    const cellIds = [...new Set(fa.outcomes.flatMap((o) => o.cells.map((c) => c.cell)))];
+    if (cellIds.length) {
+      out.push(`<h4>Cell means over the paired tasks</h4>`);
+      const yes = (b: boolean | undefined) => (b ? '✓' : '—');
+      out.push(
+        table(
+          'cells',
+          [{ label: 'Cell' }, { label: 'API' }, { label: 'Context' }, { label: 'Similar code' }, ...fa.outcomes.map((o) => ({ label: o.label, num: true }))],
+          cellIds.map((cell) => {
+            const first = fa.outcomes.flatMap((o) => o.cells).find((c) => c.cell === cell);
+            const s = first?.sources;
+            return `<tr data-run="${h(fa.runId)}" data-cell="${h(cell)}">${[
+              td(`<code>${h(cell)}</code>`, 'cell'),
+              td(yes(s?.api), 'api'),
+              td(yes(s?.context), 'context'),
+              td(yes(s?.similar), 'similar'),
+              ...fa.outcomes.map((o) => td(formatRate(o.cells.find((c) => c.cell === cell)?.mean), o.outcome, 'num')),
+            ].join('')}</tr>`;
+          }),
+        ),
+      );
+    }
+  });
+  return out.join('\n');
+}
+
+export function chartsHtml(model: ReportModel, name: (r: string, c: string, l: string) => string, level: string): string {
+  const groups = conditionsByRun(model);
+  const multiRun = groups.length > 1;
+  const section = (g: (typeof groups)[number]) => (multiRun ? `Run ${g.runId}${g.run ? ` — ${KIND_LABEL[g.run.kind]}` : ''}${isPartial(g.run) ? ' (partial)' : ''}` : undefined);
+  const out: string[] = [];
+
+  // (1) Pass@k
+  const ks = passKs(model.conditions);
+  out.push(`<h3 id="chart-pass-at-k-heading">Pass@k</h3>`);
+  if (!ks.length) {
+    out.push(missing('pass-at-k', 'No Pass@k to plot.', 'No condition in this report has a Pass@k estimate (no task produced raw samples).'));
+  } else {
+    out.push(
+      `<div class="chart-box">${groupedBars({
+        id: 'chart-pass-at-k',
+        chart: 'pass-at-k',
+        title: `Pass@k per condition (${level} bootstrap intervals over tasks)`,
+        xLabel: 'Pass@k (proportion of tasks solved, 0–1)',
+        domain: [0, 1],
+        intervalLabel: `${level} bootstrap interval`,
+        series: ks.map((k) => ({ label: `Pass@${k}` })),
+        groups: groups.flatMap((g) =>
+          g.conditions.map((c) => ({
+            label: name(c.runId, c.condition, c.label),
+            section: section(g),
+            values: ks.map((k) => {
+              const v = c.passAtK.find((p) => p.k === k)?.value;
+              return v ? { value: v.estimate, lo: v.lo, hi: v.hi } : null;
+            }),
+          })),
+        ),
+      })}</div>`,
+    );
+  }
+
+  // (2) Reliability
+  out.push(`<h3>Uncertainty vs correctness</h3>`);
+  const scored = model.conditions.filter((c) => c.uncertainty.bins.some((b) => b.count > 0));
+  if (!scored.length) {
+    out.push(missing('uncertainty-vs-correctness', 'No reliability diagram.', 'No condition has tasks with an uncertainty score, so there is nothing to bin.'));
+  } else {
+    out.push(
+      `<div class="chart-box">${reliabilityDiagram({
+        id: 'chart-reliability',
+        chart: 'uncertainty-vs-correctness',
+        title: `Reliability of uncertainty as P(selected output fails), ${model.statistics.eceBins} bins; n = tasks per bin`,
+        xLabel: 'Mean predicted failure probability per bin (uncertainty, 0–1)',
+        yLabel: 'Observed failure rate (fraction of tasks, 0–1)',
+        panels: scored.map((c) => ({
+          label: name(c.runId, c.condition, c.label),
+          note: `ECE ${formatRate(c.uncertainty.ece)} · AUROC ${formatRate(c.uncertainty.auroc)} · n = ${c.uncertainty.bins.reduce((a, b) => a + b.count, 0)}`,
+          bins: c.uncertainty.bins,
+        })),
+      })}</div>`,
+    );
+    const unscored = model.conditions.filter((c) => !scored.includes(c));
+    if (unscored.length) out.push(`<p class="muted">No scored tasks for: ${unscored.map((c) => h(name(c.runId, c.condition, c.label))).join(', ')}.</p>`);
+  }
+
+  // (3) API retrieval: one chart per protocol, each saying its matching and the tasks it is over.
+  out.push(`<h3>API-knowledge retrieval</h3>`);
+  const withApi = model.conditions.filter((c) => c.api || c.apiTaskView);
+  if (!withApi.length) {
+    out.push(
+      missing('api-f1', 'No API retrieval scores.', 'No condition has API truth: either no task had a reference with resolvable API calls, or API evidence was off in every condition.'),
+    );
+  } else {
+    const protocols: { protocol: ApiAggregate['protocol']; chart: string; of: (c: ConditionSummary) => ApiAggregate | null; none: string }[] = [
+      { protocol: 'repository', chart: 'api-f1', of: (c) => c.api, none: 'No task has a non-empty API truth' },
+      { protocol: 'task-view', chart: 'api-f1-task-view', of: (c) => c.apiTaskView, none: 'No task-view scores (results stored before the task-view protocol, or no task view)' },
+    ];
+    for (const pr of protocols) {
+      const meta = API_PROTOCOL[pr.protocol];
+      const scoredHere = model.conditions.filter((c) => pr.of(c));
+      out.push(`<h4 data-api-protocol="${h(pr.protocol)}">${h(`${meta.name} protocol · ${meta.matching}`)}</h4>`);
+      out.push(`<p class="muted">${h(`${meta.name}: ${meta.meaning}.`)}</p>`);
+      if (!scoredHere.length) {
+        out.push(missing(pr.chart, `No ${meta.name}-protocol API scores.`, `${pr.none}.`));
+        continue;
+      }
+      out.push(
+        `<div class="chart-box" data-api-protocol="${h(pr.protocol)}">${groupedBars({
+          id: `chart-${pr.chart}`,
+          chart: pr.chart,
+          title: `API-knowledge retrieval — ${apiProtocolLabel(pr.protocol)} · ${pr.protocol === 'repository' ? 'pool: the whole repository · over tasks with truth' : 'pool: the task’s own view · over all tasks'}`,
+          xLabel: pr.protocol === 'repository' ? 'Score (mean over the tasks with a non-empty API truth, 0–1)' : 'Score (mean over all tasks, empty truths included, 0–1)',
+          domain: [0, 1],
+          series: [{ label: 'Precision' }, { label: 'Recall' }, { label: 'F1' }],
+          groups: groups.flatMap((g) =>
+            g.conditions
+              .filter((c) => pr.of(c))
+              .map((c) => {
+                const a = pr.of(c)!;
+                return {
+                  label: `${name(c.runId, c.condition, c.label)} (${formatInt(a.tasks)} ${pr.protocol === 'repository' ? 'with truth' : 'tasks'})`,
+                  section: section(g),
+                  values: [{ value: a.precision }, { value: a.recall }, { value: a.f1 }],
+                };
+              }),
+          ),
+        })}</div>`,
+      );
+      const without = model.conditions.filter((c) => !pr.of(c));
+      if (without.length) out.push(`<p class="muted">No ${h(meta.name)}-protocol scores for: ${without.map((c) => h(name(c.runId, c.condition, c.label))).join(', ')}.</p>`);
+    }
+  }
+  return out.join('\n');
+}
+
+export function tasksHtml(model: ReportModel): string {
+  const headers = [
+    { label: 'Run' },
+    { label: 'Condition' },
+    { label: 'Task' },
+    { label: 'n', num: true },
+    { label: 'c', num: true },
+    { label: 'Raw Pass@1', num: true },
+    { label: 'Selected' },
+    { label: 'Origin' },
+    { label: 'Repair rounds', num: true },
+    { label: 'Recovered' },
+    { label: 'Uncertainty', num: true },
+    { label: 'API F1', sub: 'repository', num: true, title: API_PROTOCOL.repository.meaning },
+    { label: 'API F1', sub: 'task-view', num: true, title: API_PROTOCOL['task-view'].meaning },
+    { label: 'Cost', num: true },
+    { label: 'Duration', num: true },
+    { label: 'Error' },
+  ];
+  const rows = model.tasks.map((t: TaskRow) => {
+    const failed = t.error !== null;
+    const cells = [
+      td(`<code>${h(t.runId)}</code>`, 'runId'),
+      td(`<code>${h(t.condition)}</code>`, 'condition'),
+      td(`<code>${h(t.taskId)}</code>`, 'taskId'),
+      td(failed ? '' : formatInt(t.n), 'n', 'num'),
+      td(failed ? '' : formatInt(t.c), 'c', 'num'),
+      td(failed ? '' : formatRate(t.pass1), 'pass1', 'num'),
+      failed ? td('', 'selectedCorrect') : td(t.selectedCorrect ? '✓ pass' : '✗ fail', 'selectedCorrect', t.selectedCorrect ? 'ok' : 'fail'),
+      td(failed ? '' : h(`${t.selectedOrigin}${t.selectedIndex !== null ? ` #${t.selectedIndex}` : ''}`), 'selectedOrigin'),
+      td(failed ? '' : formatInt(t.repairRounds), 'repairRounds', 'num'),
+      td(failed ? '' : t.repairRecovered ? 'yes' : 'no', 'repairRecovered'),
+      td(failed ? '' : formatRate(t.uncertainty), 'uncertainty', 'num'),
+      td(failed ? '' : formatRate(t.apiF1), 'apiF1', 'num'),
+      td(failed ? '' : formatRate(t.apiF1TaskView), 'apiF1TaskView', 'num'),
+      td(formatUsd(t.costUsd), 'costUsd', 'num'),
+      td(formatMs(t.durationMs), 'durationMs', 'num'),
+      td(failed ? h(t.error!) : '', 'error', failed ? 'error' : ''),
+    ];
+    return `<tr data-run="${h(t.runId)}" data-condition="${h(t.condition)}" data-task="${h(t.taskId)}">${cells.join('')}</tr>`;
+  });
+  return `<details id="tasks-details"><summary>Per-task results — ${formatInt(model.tasks.length)} rows (${formatInt(model.tasks.filter((t) => t.error).length)} failed to run)</summary>\n${table('tasks', headers, rows)}\n</details>`;
+}
+
+export function renderHtml(model: ReportModel): string {
+  const level = percentLevel(model);
+  const name = displayNames(model);
+  const partialRuns = model.runs.filter(isPartial);
+  const groups = conditionsByRun(model);
+
+  const summary = groups
+    .filter((g) => g.conditions.length)
+    .map(
+      (g) =>
+        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(g.run.backend.label)}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}\n${flakyHtml(g.conditions)}`,
+    )
+    .join('\n');
+
+  const body = [
+    `<header>`,
+    `<h1>${h(model.title)}</h1>`,
+    `<p class="meta">Generated ${h(model.generatedAt)} by ${h(model.tool.name)} ${h(model.tool.version)} · ${formatInt(model.runs.length)} run(s), ${formatInt(model.conditions.length)} condition(s), ${formatInt(model.tasks.length)} task rows · intervals are ${level} percentile bootstrap (${formatInt(model.statistics.resamples)} resamples, seed ${h(String(model.statistics.seed))})</p>`,
+    ...partialRuns.map((r) => `<div class="banner partial" role="alert">⚠ Run <code>${h(r.id)}</code> is ${h(partialText(r))}. Its figures are not final.</div>`),
+    `<nav class="toc"><a href="#runs">Runs</a><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#comparisons">Comparisons</a><a href="#factorial">Factorial effects</a><a href="#tasks">Per-task</a><a href="#statistics">Statistics</a></nav>`,
+    `</header>`,
+    `<section id="runs"><h2>Runs and provenance</h2>`,
+    model.runs.length ? model.runs.map(runProvenanceHtml).join('\n') : `<p class="muted">No runs.</p>`,
+    `</section>`,
+    `<section id="summary"><h2>Summary by condition</h2>`,
+    summary || `<p class="muted">No condition summaries.</p>`,
+    `</section>`,
+    `<section id="charts"><h2>Charts</h2>`,
+    chartsHtml(model, name, level),
+    `</section>`,
+    `<section id="comparisons"><h2>Paired comparisons</h2>`,
+    `<p class="muted">Selected-output correctness paired by task; W = A right and B wrong. McNemar p is exact two-sided; Holm p is adjusted over all comparisons in this report. Δ = A − B.</p>`,
+    comparisonsHtml(model, name, level),
+    `</section>`,
+    `<section id="factorial"><h2>Factorial effects (2³: API × Context × Similar code)</h2>`,
+    factorialHtml(model, level),
+    `</section>`,
+    `<section id="tasks"><h2>Per-task results</h2>`,
+    tasksHtml(model),
+    `<p class="muted">The ${formatInt(model.candidates.length)} per-candidate rows are in the JSON and CSV exports.</p>`,
+    `</section>`,
+    `<section id="statistics"><h2>Statistics</h2>`,
+    `<table class="kv"><tr><th scope="row">Seed</th><td>${h(String(model.statistics.seed))}</td></tr><tr><th scope="row">Bootstrap resamples</th><td>${formatInt(model.statistics.resamples)}</td></tr><tr><th scope="row">Interval level</th><td>${level}</td></tr><tr><th scope="row">ECE bins</th><td>${formatInt(model.statistics.eceBins)}</td></tr></table>`,
+    model.statistics.notes.length ? `<ul>${model.statistics.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>` : '',
+    `</section>`,
+    `<footer>Self-contained report: no scripts, fonts or images are loaded from anywhere. ${h(model.tool.name)} ${h(model.tool.version)}.</footer>`,
+  ];
+
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${h(model.title)}</title>`,
+    `<style>${CSS}</style>`,
+    '</head>',
+    '<body><main>',
+    ...body.filter(Boolean),
+    '</main></body>',
+    '</html>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,256 @@
+// The Markdown report (GitHub tables).
+
+import type { Interval, ReportModel } from '../report-model.ts';
+import { API_COLUMNS_NOTE, apiProtocolLabel, comparisonKs, conditionsByRun, displayNames, finite, FLAKY_MEANING, flakyCountsText, formatDuration, formatInt, formatInterval, formatMs, formatP, formatRate, formatUsd, isPartial, KIND_LABEL, partialText, passKs, percentLevel, testName } from './format.ts';
+
+// ---------------------------------------------------------------------------------------------------------
+// Markdown
+
+/** Text safe inside a GitHub Markdown table cell or heading. */
+export function md(s: string): string {
+  return s
+    .replace(/\\/g, '\\\\')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/[*_`[\]#]/g, '\\$&')
+    .replace(/\r\n|\r|\n/g, ' ');
+}
+
+export const MD_PLAIN = /^[A-Za-z0-9._:/+@=-]+$/;
+
+/** A code span when the text is plain enough, else escaped text. */
+export function mdCode(s: string): string {
+  return MD_PLAIN.test(s) ? `\`${s}\`` : md(s);
+}
+
+/** An id in running text: a code span when plain, else escaped text in inline <code>, so a list of ids keeps its boundaries. */
+export function mdId(s: string): string {
+  return MD_PLAIN.test(s) ? mdCode(s) : `<code>${md(s)}</code>`;
+}
+
+export function mdTable(headers: string[], rows: string[][], align?: ('l' | 'r')[]): string {
+  const sep = headers.map((_, i) => (align?.[i] === 'r' ? '---:' : '---'));
+  return [`| ${headers.join(' | ')} |`, `| ${sep.join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+export function renderMarkdown(model: ReportModel): string {
+  const level = percentLevel(model);
+  const name = displayNames(model);
+  const out: string[] = [];
+  out.push(`# ${md(model.title)}`, '');
+  out.push(
+    `Generated ${md(model.generatedAt)} by ${md(model.tool.name)} ${md(model.tool.version)} · ${model.runs.length} run(s), ${model.conditions.length} condition(s), ${model.tasks.length} task rows · intervals are ${level} percentile bootstrap (${formatInt(model.statistics.resamples)} resamples, seed ${md(String(model.statistics.seed))}).`,
+    '',
+  );
+  out.push('_The charts (factorial forest plots, Pass@k, reliability diagrams, API retrieval) are in the HTML report._', '');
+  for (const r of model.runs.filter(isPartial)) out.push(`> **⚠ Run ${mdCode(r.id)} is ${md(partialText(r))}.** Its figures are not final.`, '');
+
+  out.push('## Runs and provenance', '');
+  for (const run of model.runs) {
+    const m = run.machine;
+    out.push(`### Run ${mdCode(run.id)} — ${isPartial(run) ? `**${md(partialText(run))}**` : 'done'}`, '');
+    out.push(
+      mdTable(
+        ['Field', 'Value'],
+        [
+          ['Status', isPartial(run) ? `**${md(partialText(run))}**` : 'done'],
+          ['Kind', md(KIND_LABEL[run.kind] ?? run.kind)],
+          ['Created', md(run.createdAt)],
+          ['Finished', run.finishedAt ? md(run.finishedAt) : 'not finished'],
+          ['Duration', formatDuration(run.createdAt, run.finishedAt)],
+          ['Manifest', `${mdCode(run.manifest.file)} · ${formatInt(run.manifest.tasks)} tasks · sha256 ${mdCode(run.manifest.hash)}`],
+          ['Backend', `${md(run.backend.label)} (${md(run.backend.provider)} · model ${mdCode(run.backend.model)} · id ${mdCode(run.backend.id)})`],
+          ['Encoder', `${md(run.encoder.name)} (id ${mdCode(run.encoder.id)})`],
+          ['Prompts', `version ${mdCode(run.prompts.version)} · hash ${mdCode(run.prompts.hash)}`],
+          ['Sandbox', md(run.sandbox)],
+          ['Machine', md(`${m.platform} ${m.arch} · ${m.cpus} CPUs · ${finite(m.memoryGiB) ? +m.memoryGiB.toFixed(1) : 'n/a'} GiB · Node ${m.node}`)],
+          ['App', `${md(run.app.name)} ${md(run.app.version)}${run.app.commit ? ` commit ${mdCode(run.app.commit)}` : ' (no commit recorded)'}`],
+        ],
+      ),
+      '',
+    );
+    out.push(
+      mdTable(
+        ['Condition', 'Label', 'Family', 'Config sha256'],
+        run.conditions.map((c, i) => [mdCode(c.id), md(c.label), md(c.family), mdCode(run.configHashes[i] ?? 'n/a')]),
+      ),
+      '',
+    );
+  }
+
+  out.push('## Summary by condition', '');
+  for (const g of conditionsByRun(model).filter((x) => x.conditions.length)) {
+    const ks = passKs(g.conditions);
+    out.push(`### Run ${mdCode(g.runId)}${g.run ? ` — ${md(KIND_LABEL[g.run.kind])} · ${md(g.run.backend.label)}` : ''}${isPartial(g.run) ? ' (partial)' : ''}`, '');
+    const headers = ['Condition', 'Family', 'Tasks', 'Failures', 'n', ...ks.map((k) => `Pass@${k} [${level}]`), `Raw Pass@1 [${level}]`, `Selected correct [${level}]`, 'Repair recovered', 'Mean U', 'AUROC', 'AUPRC', 'ECE', 'API P (repository)', 'API R (repository)', 'API F1 (repository)', 'API F1 (task-view)', 'API exact (task-view)', 'Cost', 'Tokens in / out'];
+    const rows = g.conditions.map((c) => [
+      `${md(c.label)} (${mdCode(c.condition)})`,
+      md(c.family),
+      formatInt(c.tasks),
+      formatInt(c.failures),
+      formatInt(c.samples),
+      ...ks.map((k) => {
+        const v = c.passAtK.find((p) => p.k === k)?.value;
+        return v ? formatInterval(v) : 'n/a';
+      }),
+      formatInterval(c.rawPass1),
+      formatInterval(c.selectedCorrect),
+      `${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)} (${formatRate(c.repair.rate)})`,
+      formatRate(c.uncertainty.mean),
+      `${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? ' (degenerate)' : ''}`,
+      formatRate(c.uncertainty.auprc),
+      formatRate(c.uncertainty.ece),
+      formatRate(c.api?.precision),
+      formatRate(c.api?.recall),
+      formatRate(c.api?.f1),
+      formatRate(c.apiTaskView?.f1),
+      formatRate(c.apiTaskView?.exact),
+      formatUsd(c.cost.usd),
+      `${formatInt(c.cost.inputTokens)} / ${formatInt(c.cost.outputTokens)}`,
+    ]);
+    out.push(mdTable(headers, rows, headers.map((_, i) => (i < 2 ? 'l' : 'r'))), '');
+    out.push(`_${md(API_COLUMNS_NOTE)}_`, '');
+    const warned = g.conditions.flatMap((c) => (c.warnings ?? []).map((w) => `- **Degenerate** — ${md(c.label)}: ${md(w)}`));
+    if (warned.length) out.push(...warned, '');
+    const apiRows = g.conditions.flatMap((c) =>
+      ([['repository', c.api], ['task-view', c.apiTaskView]] as const)
+        .filter(([, a]) => a)
+        .map(([p, a]) => [
+          `${md(c.label)} (${mdCode(c.condition)})`,
+          md(apiProtocolLabel(p, a!.tasks)),
+          formatRate(a!.precision),
+          formatRate(a!.recall),
+          formatRate(a!.f1),
+          formatRate(a!.exact),
+          `${formatInt(a!.count.over)} / ${formatInt(a!.count.exact)} / ${formatInt(a!.count.under)}`,
+        ]),
+    );
+    if (apiRows.length) {
+      out.push('**API retrieval by protocol.**', '');
+      out.push(mdTable(['Condition', 'Protocol · matching · tasks', 'P', 'R', 'F1', 'Exact', 'Count over / exact / under'], apiRows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']), '');
+    }
+    out.push(`**Flaky verdicts.** ${md(FLAKY_MEANING)}`, '');
+    for (const c of g.conditions) {
+      const ids = c.flaky.taskIds.map(mdId).join(', ');
+      out.push(`- ${md(c.label)} (${mdCode(c.condition)}): ${md(flakyCountsText(c))}${ids ? ` ${ids}` : ''}`);
+    }
+    out.push('');
+  }
+
+  out.push('## Paired comparisons', '');
+  if (!model.comparisons.length) out.push('_No paired comparisons in this report._', '');
+  else {
+    const ks = comparisonKs(model.comparisons);
+    const headers = ['A', 'B', 'Paired tasks', 'W / L / T', 'McNemar p', 'Holm p', 'Holm family', `Δ selected correct [${level}]`, ...ks.flatMap((k) => [`Δ Pass@${k} [${level}]`, `Pass@${k} p (sign-flip)`])];
+    out.push(
+      mdTable(
+        headers,
+        model.comparisons.map((c) => [
+          md(name(c.a.runId, c.a.condition, c.a.label)),
+          md(name(c.b.runId, c.b.condition, c.b.label)),
+          formatInt(c.tasks),
+          `${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`,
+          formatP(c.mcnemarP),
+          formatP(c.mcnemarPHolm),
+          `${md(c.holmFamily.key)} (${formatInt(c.holmFamily.size)})`,
+          formatInterval(c.selectedDiff),
+          ...ks.flatMap((k) => {
+            const p = c.passAtKDiff.find((x) => x.k === k);
+            return [p ? formatInterval(p.diff) : 'n/a', p ? formatP(p.test.p) : 'n/a'];
+          }),
+        ]),
+        headers.map((_, i) => (i < 2 ? 'l' : 'r')),
+      ),
+      '',
+      `_W = A right and B wrong. McNemar p exact two-sided; Holm p adjusted within its family (the comparisons of one backend, or pair of backends; count in brackets). Pass@k p: paired sign-flip permutation test. Δ = A − B._`,
+      '',
+    );
+  }
+
+  out.push('## Factorial effects (2³: API × Context × Similar code)', '');
+  if (!model.factorial.length) out.push('_No 2³ factorial ablation run (kind "ablate") in this report._', '');
+  for (const fa of model.factorial) {
+    out.push(`### Run ${mdCode(fa.runId)} · backend ${md(fa.backend)} · ${formatInt(fa.tasks)} paired tasks · ${md(testName(fa.test))}`, '');
+    for (const o of fa.outcomes) {
+      out.push(`#### ${md(o.label)}`, '');
+      if (o.degenerate) out.push(`**Degenerate:** ${md(o.degenerate)}. No effect on it is marked significant.`, '');
+      out.push(
+        mdTable(
+          ['Effect', 'Kind', 'Factors', `Estimate [${level}]`, 'p', 'Holm p', 'Informative tasks', 'Flag'],
+          o.effects.map((e) => [md(e.name), md(e.kind), md(e.factors.join(' × ')), formatInterval(e.value), formatP(e.p), formatP(e.pHolm), formatInt(e.informativeTasks), e.degenerate ? `degenerate: ${md(e.degenerate)}` : e.significant ? '*' : '']),
+          ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'],
+        ),
+        '',
+      );
+    }
+    const cellIds = [...new Set(fa.outcomes.flatMap((o) => o.cells.map((c) => c.cell)))];
+    if (cellIds.length) {
+      out.push('#### Cell means over the paired tasks', '');
+      out.push(
+        mdTable(
+          ['Cell', 'API', 'Context', 'Similar code', ...fa.outcomes.map((o) => md(o.label))],
+          cellIds.map((cell) => {
+            const s = fa.outcomes.flatMap((o) => o.cells).find((c) => c.cell === cell)?.sources;
+            const yes = (b: boolean | undefined) => (b ? '✓' : '—');
+            return [mdCode(cell), yes(s?.api), yes(s?.context), yes(s?.similar), ...fa.outcomes.map((o) => formatRate(o.cells.find((c) => c.cell === cell)?.mean))];
+          }),
+          ['l', 'l', 'l', 'l', ...fa.outcomes.map(() => 'r' as const)],
+        ),
+        '',
+      );
+    }
+  }
+
+  out.push('## Per-task results', '');
+  out.push(`<details><summary>${model.tasks.length} task rows (${model.tasks.filter((t) => t.error).length} failed to run)</summary>`, '');
+  out.push(
+    mdTable(
+      ['Run', 'Condition', 'Task', 'n', 'c', 'Raw Pass@1', 'Selected', 'Origin', 'Repair rounds', 'Recovered', 'Uncertainty', 'API F1 (repository)', 'API F1 (task-view)', 'Cost', 'Duration', 'Error'],
+      model.tasks.map((t) => {
+        const f = t.error !== null;
+        return [
+          mdCode(t.runId),
+          mdCode(t.condition),
+          mdCode(t.taskId),
+          f ? '' : formatInt(t.n),
+          f ? '' : formatInt(t.c),
+          f ? '' : formatRate(t.pass1),
+          f ? '' : t.selectedCorrect ? 'pass' : 'fail',
+          f ? '' : md(`${t.selectedOrigin}${t.selectedIndex !== null ? ` #${t.selectedIndex}` : ''}`),
+          f ? '' : formatInt(t.repairRounds),
+          f ? '' : t.repairRecovered ? 'yes' : 'no',
+          f ? '' : formatRate(t.uncertainty),
+          f ? '' : formatRate(t.apiF1),
+          f ? '' : formatRate(t.apiF1TaskView),
+          formatUsd(t.costUsd),
+          formatMs(t.durationMs),
+          f ? md(t.error!) : '',
+        ];
+      }),
+      ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'l'],
+    ),
+    '',
+    '</details>',
+    '',
+  );
+  out.push(`_The ${model.candidates.length} per-candidate rows are in the JSON and CSV exports._`, '');
+
+  out.push('## Statistics', '');
+  out.push(
+    mdTable(
+      ['Setting', 'Value'],
+      [
+        ['Seed', md(String(model.statistics.seed))],
+        ['Bootstrap resamples', formatInt(model.statistics.resamples)],
+        ['Interval level', level],
+        ['ECE bins', formatInt(model.statistics.eceBins)],
+      ],
+    ),
+    '',
+  );
+  for (const n of model.statistics.notes) out.push(`- ${md(n)}`);
+  if (model.statistics.notes.length) out.push('');
+  return out.join('\n');
+}

@@ -39,6 +39,15 @@ export interface Command {
   run(args: { values: Record<string, unknown>; positionals: string[] }, io: Io): Promise<CommandResult>;
 }
 
+export type SandboxMode = 'auto' | 'strong' | 'weak';
+
+/** `--sandbox`, checked: auto, strong or weak. */
+export function sandboxModeOf(values: Record<string, unknown>): SandboxMode {
+  const mode = values.sandbox as string;
+  if (mode !== 'auto' && mode !== 'strong' && mode !== 'weak') throw new UsageError(`--sandbox must be auto, strong or weak (got ${mode})`);
+  return mode;
+}
+
 export function dbPathOf(values: Record<string, unknown>): string {
   return path.resolve((values.db as string | undefined) ?? defaultDbPath());
 }

@@ -13,7 +13,7 @@ import { appInfo, type Progress, type RunOutcome } from '../../experiment/runner
 import { Store } from '../../store/store.ts';
 import { factorialConditions, GENERATION_PRESETS, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules, type Condition } from '../../pipeline/methods.ts';
 import { packageRoot } from '../paths.ts';
-import { dbPathOf, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { dbPathOf, sandboxModeOf, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
 import { BACKEND_OPTS, backendChoice, backendFromOptions, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace } from './retrieve-commands.ts';
@@ -105,8 +105,7 @@ function modelOf(loaded: LoadedRun[], values: Record<string, unknown>, compariso
 
 async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', conditionsOf: (values: Record<string, unknown>) => Condition[], values: Record<string, unknown>, io: Io, deps: GenerateDeps): Promise<CommandResult> {
   const resume = values.resume as string | undefined;
-  const sandbox = values.sandbox as string;
-  if (!['auto', 'strong', 'weak'].includes(sandbox)) throw new UsageError(`--sandbox must be auto, strong or weak (got ${sandbox})`);
+  const sandbox = sandboxModeOf(values);
   const parallel = num(values, 'parallel', { int: true, min: 1 });
   const validatorWorkers = num(values, 'validator-workers', { int: true, min: 1 });
   const quiet = values.quiet === true;
@@ -162,7 +161,7 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
       prices,
       packageRoot: packageRoot(),
       ensureIndexed: (tasks) => ensureIndexed(ws, tasks, io, quiet),
-      sandbox: { mode: sandbox as 'auto' | 'strong' | 'weak' },
+      sandbox: { mode: sandbox },
       ...(validatorWorkers ? { validatorConcurrency: validatorWorkers } : {}),
       ...(parallel ? { parallel } : {}),
       signal: controller.signal,

@@ -3,7 +3,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { sandboxModeOf, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { num } from './generate-commands.ts';
 import { readManifest, type Task } from '../../experiment/manifest.ts';
 import { extractCode } from '../../generate/extract.ts';
 import { signatureName } from '../../generate/prompts.ts';
@@ -20,6 +21,7 @@ import {
   sampleSetLines,
   type KOverN,
   type SampleFormat,
+  type SampleSet,
   type SampleTask,
 } from '../../experiment/samples.ts';
 
@@ -29,11 +31,10 @@ function formatOf(values: Record<string, unknown>): SampleFormat | 'auto' {
   return f as SampleFormat | 'auto';
 }
 
-/** A set written by `samples import`, or any input a reader understands. */
-function loadTasks(input: string, values: Record<string, unknown>): { tasks: SampleTask[]; format: string } {
+/** A set written by `samples import`, or any input a reader understands; a format problem is a usage error. */
+function readSet(input: string, values: Record<string, unknown>): SampleSet {
   try {
-    const set = readSamples(input, { format: formatOf(values), indexMap: values['index-map'] as string | undefined });
-    return { tasks: set.tasks, format: set.format === 'set' ? 'sample set' : set.format };
+    return readSamples(input, { format: formatOf(values), indexMap: values['index-map'] as string | undefined });
   } catch (err) {
     if (err instanceof SampleFormatError) throw new UsageError(err.message);
     throw err;
@@ -47,16 +48,14 @@ function loadTasks(input: string, values: Record<string, unknown>): { tasks: Sam
 async function executedPassK(input: string, format: string, tasks: SampleTask[], ks: number[], kOverN: KOverN, values: Record<string, unknown>, io: Io): Promise<CommandResult> {
   const manifestFile = values.manifest as string | undefined;
   if (!manifestFile) throw new UsageError('--labels executed needs --manifest FILE: the tasks whose tests run the samples');
-  const mode = values.sandbox as string;
-  if (!['auto', 'strong', 'weak'].includes(mode)) throw new UsageError(`--sandbox must be auto, strong or weak (got ${mode})`);
-  const limit = values.limit === undefined ? undefined : Number(values.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit must be a positive integer (got ${String(values.limit)})`);
+  const mode = sandboxModeOf(values);
+  const limit = num(values, 'limit', { int: true, min: 1 });
   const manifest = readManifest(manifestFile);
   const matched = tasks.map((t) => ({ set: t, task: matchTask(manifest.tasks, t.taskId) })).filter((x): x is { set: SampleTask; task: Task } => !!x.task);
   const unmatched = tasks.length - matched.length;
   if (!matched.length) throw new UsageError(`none of the ${tasks.length} tasks of ${input} is in ${manifest.file} (ids like ${tasks.slice(0, 3).map((t) => t.taskId).join(', ')})`);
   const chosen = limit ? matched.slice(0, limit) : matched;
-  const validator = await createValidator({ sandbox: { mode: mode as 'auto' | 'strong' | 'weak' } });
+  const validator = await createValidator({ sandbox: { mode } });
   const executed: ExecutedTask[] = [];
   try {
     for (const [i, { set, task }] of chosen.entries()) {
@@ -117,13 +116,7 @@ export const SAMPLES_COMMANDS: Record<string, Command> = {
       if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
       const out = values.out as string | undefined;
       if (!out) throw new UsageError('samples import needs --out SET.jsonl (the set is written there, one task per line)');
-      let set;
-      try {
-        set = readSamples(input, { format: formatOf(values), indexMap: values['index-map'] as string | undefined });
-      } catch (err) {
-        if (err instanceof SampleFormatError) throw new UsageError(err.message);
-        throw err;
-      }
+      const set = readSet(input, values);
       fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
       fs.writeFileSync(out, sampleSetLines(set));
       const samples = set.tasks.reduce((a, t) => a + t.samples.length, 0);
@@ -166,7 +159,9 @@ export const SAMPLES_COMMANDS: Record<string, Command> = {
       const kOverN = values['k-over-n'] as string;
       if (kOverN !== 'refuse' && kOverN !== 'humaneval') throw new UsageError(`--k-over-n must be refuse or humaneval (got ${kOverN})`);
       const ks = parseKs(values.k as string);
-      const { tasks, format } = loadTasks(input, values);
+      const set = readSet(input, values);
+      const tasks = set.tasks;
+      const format = set.format === 'set' ? 'sample set' : set.format;
       if (labels === 'executed') return executedPassK(input, format, tasks, ks, kOverN as KOverN, values, io);
       if (values.manifest || values.extract) throw new UsageError('--manifest and --extract go with --labels executed');
       let report;

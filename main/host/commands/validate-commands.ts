@@ -6,7 +6,7 @@ import path from 'node:path';
 import { findTask, readManifest } from '../../experiment/manifest.ts';
 import { createValidator } from '../../validate/validator.ts';
 import type { Verdict } from '../../model/verdict.ts';
-import { UsageError, type Command, type CommandResult } from '../cli-kit.ts';
+import { sandboxModeOf, UsageError, type Command, type CommandResult } from '../cli-kit.ts';
 
 const MIB = 2 ** 20;
 
@@ -58,8 +58,7 @@ export const VALIDATE_COMMANDS: Record<string, Command> = {
       const candidateFile = values.candidate as string | undefined;
       const useReference = values.reference === true;
       if (!!candidateFile === useReference) throw new UsageError('validate needs exactly one of --candidate FILE and --reference');
-      const mode = values.sandbox as string;
-      if (!['auto', 'strong', 'weak'].includes(mode)) throw new UsageError(`--sandbox must be auto, strong or weak (got ${mode})`);
+      const mode = sandboxModeOf(values);
       let timeoutMs: number | undefined;
       if (values['timeout-ms'] !== undefined) {
         timeoutMs = Number(values['timeout-ms']);
@@ -77,7 +76,7 @@ export const VALIDATE_COMMANDS: Record<string, Command> = {
           throw new UsageError(`cannot read the candidate ${candidateFile}: ${(err as Error).message}`);
         }
       }
-      const validator = await createValidator({ sandbox: { mode: mode as 'auto' | 'strong' | 'weak' } });
+      const validator = await createValidator({ sandbox: { mode } });
       try {
         const verdict = await validator.validate(task, code, { timeoutMs });
         return {

@@ -1,30 +1,15 @@
 // @vitest-environment happy-dom
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConditionSummary, ReportModel, TaskResult } from '../../app/contract/index.ts';
 import { ApiChart } from '../../renderer/src/views/experiment/Charts.tsx';
 import { ResultView } from '../../renderer/src/views/task/ResultView.tsx';
+import { mountPerTest } from './dom.ts';
 import { API_SCORE, taskResult } from './fixtures.ts';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+const mount = mountPerTest();
 
-let container: HTMLDivElement;
-let root: Root;
-
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.appendChild(container);
-  root = createRoot(container);
-});
-
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
-
-const $ = (sel: string) => container.querySelector<HTMLElement>(sel);
-const q = (sel: string) => Array.from(container.querySelectorAll<HTMLElement>(sel));
+const { $, q } = mount;
 const text = (sel: string) => $(sel)?.textContent ?? null;
 
 function withApi(api: TaskResult['retrieval']['api']): TaskResult {
@@ -33,7 +18,7 @@ function withApi(api: TaskResult['retrieval']['api']): TaskResult {
 }
 
 function openApiTab(result: TaskResult) {
-  act(() => root.render(<ResultView results={[result]} />));
+  act(() => mount.root.render(<ResultView results={[result]} />));
   act(() => $('[data-testid=tab-api]')!.click());
 }
 
@@ -129,7 +114,7 @@ describe('API chart', () => {
     ({ runs: [], conditions: [{ runId: 'r', condition: 'opencoder', label: 'OpenCoder', api, apiTaskView } as ConditionSummary] }) as unknown as ReportModel;
 
   it('draws one chart per protocol, each captioned with its matching and the tasks it is over', () => {
-    act(() => root.render(<ApiChart model={model(agg('repository', 42, 0.4), agg('task-view', 176, 0.6))} />));
+    act(() => mount.root.render(<ApiChart model={model(agg('repository', 42, 0.4), agg('task-view', 176, 0.6))} />));
     expect(text('[data-testid=chart-api] .chart-title')).toBe('API retrieval — repository protocol');
     expect(text('[data-testid=chart-api] .chart-sub')).toMatch(/^repository · strict keys · 42 tasks with truth · /);
     expect(text('[data-testid=chart-api-task-view] .chart-title')).toBe('API retrieval — task-view protocol');
@@ -137,11 +122,11 @@ describe('API chart', () => {
   });
 
   it('keeps the repository chart for results stored before the task-view protocol, and says when nothing is scored', () => {
-    act(() => root.render(<ApiChart model={model(agg('repository', 42, 0.4), null)} />));
+    act(() => mount.root.render(<ApiChart model={model(agg('repository', 42, 0.4), null)} />));
     expect($('[data-testid=chart-api]')).not.toBeNull();
     expect($('[data-testid=chart-api-task-view]')).toBeNull();
     expect($('[data-testid=chart-api-task-view-empty]')).not.toBeNull();
-    act(() => root.render(<ApiChart model={model(null, null)} />));
+    act(() => mount.root.render(<ApiChart model={model(null, null)} />));
     expect($('[data-testid=api-empty]')).not.toBeNull();
   });
 });

@@ -1,33 +1,19 @@
 // @vitest-environment happy-dom
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EvidenceFusion, splitTitle } from '../../renderer/src/views/task/EvidenceFusion.tsx';
 import { ResultView } from '../../renderer/src/views/task/ResultView.tsx';
+import { mountPerTest } from './dom.ts';
 import { EVIDENCE, taskResult } from './fixtures.ts';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+const mount = mountPerTest();
 
-let container: HTMLDivElement;
-let root: Root;
-
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.appendChild(container);
-  root = createRoot(container);
-});
-
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
-
-const q = (sel: string) => Array.from(container.querySelectorAll<HTMLElement>(sel));
+const { q } = mount;
 const mouse = (el: Element, type: 'mouseover' | 'mouseout') => el.dispatchEvent(new MouseEvent(type, { bubbles: true }));
 
 describe('evidence-fusion view', () => {
   it('lists every item in its source column with r, w, u, γ and its kept / dropped reason', () => {
-    act(() => root.render(<EvidenceFusion detail={taskResult().detail!} sourceUncertainty={{ api: 0.27, context: 0.39, similar: 0.35 }} />));
+    act(() => mount.root.render(<EvidenceFusion detail={taskResult().detail!} sourceUncertainty={{ api: 0.27, context: 0.39, similar: 0.35 }} />));
     const items = q('[data-testid=evidence-item]');
     expect(items).toHaveLength(EVIDENCE.length);
     const api = q('[data-testid=evidence-column-api] [data-testid=evidence-item]');
@@ -49,11 +35,11 @@ describe('evidence-fusion view', () => {
     expect(first.querySelector('[data-testid=evidence-reason]')!.textContent).toBe('kept: fused rank 1');
     const dup = api.find((e) => e.dataset.stage === 'duplicate')!;
     expect(dup.querySelector('[data-testid=evidence-reason]')!.textContent).toMatch(/^duplicate of the same item found by similar/);
-    expect(container.querySelector('[data-testid=evidence-column-api]')!.textContent).toContain('ū 0.27');
+    expect(mount.container.querySelector('[data-testid=evidence-column-api]')!.textContent).toContain('ū 0.27');
   });
 
   it('shows the fused list in rank order and each kept item’s fused rank', () => {
-    act(() => root.render(<EvidenceFusion detail={taskResult().detail!} />));
+    act(() => mount.root.render(<EvidenceFusion detail={taskResult().detail!} />));
     const fused = q('[data-testid=fused-item]');
     expect(fused.map((e) => [e.dataset.fusedRank, e.dataset.source])).toEqual([
       ['0', 'api'],
@@ -68,7 +54,7 @@ describe('evidence-fusion view', () => {
   });
 
   it('links an item and its fused rank both ways, and marks the same unit found elsewhere', () => {
-    act(() => root.render(<EvidenceFusion detail={taskResult().detail!} />));
+    act(() => mount.root.render(<EvidenceFusion detail={taskResult().detail!} />));
     const fusedSimilar = q('[data-testid=fused-item]').find((e) => e.dataset.fusedRank === '2')!;
     act(() => mouse(fusedSimilar, 'mouseover'));
     const similarItem = q('[data-testid=evidence-column-similar] [data-testid=evidence-item]').find((e) => e.dataset.fusedRank === '2')!;
@@ -86,25 +72,25 @@ describe('evidence-fusion view', () => {
   });
 
   it('pins an item to show its signals and text, and filters to fused items', () => {
-    act(() => root.render(<EvidenceFusion detail={taskResult().detail!} />));
+    act(() => mount.root.render(<EvidenceFusion detail={taskResult().detail!} />));
     act(() => q('[data-testid=evidence-item]')[0]!.click());
-    const detail = container.querySelector('[data-testid=evidence-detail]')!;
+    const detail = mount.container.querySelector('[data-testid=evidence-detail]')!;
     expect(detail.textContent).toContain('pkg.money.Money.amount');
     expect(detail.querySelectorAll('[data-testid=evidence-signals] li')).toHaveLength(2);
     expect(detail.textContent).toContain('def amount(self) -> Decimal');
 
-    act(() => (container.querySelector('[data-testid=evidence-filter-fused]') as HTMLElement).click());
+    act(() => (mount.container.querySelector('[data-testid=evidence-filter-fused]') as HTMLElement).click());
     expect(q('[data-testid=evidence-item]')).toHaveLength(3);
-    act(() => (container.querySelector('[data-testid=evidence-filter-all]') as HTMLElement).click());
+    act(() => (mount.container.querySelector('[data-testid=evidence-filter-all]') as HTMLElement).click());
     expect(q('[data-testid=evidence-item]')).toHaveLength(EVIDENCE.length);
   });
 
   it('says so when nothing was retrieved and when a source was off', () => {
-    act(() => root.render(<EvidenceFusion detail={{ steps: [], evidence: [] }} />));
-    expect(container.querySelector('[data-testid=evidence-empty]')).not.toBeNull();
+    act(() => mount.root.render(<EvidenceFusion detail={{ steps: [], evidence: [] }} />));
+    expect(mount.container.querySelector('[data-testid=evidence-empty]')).not.toBeNull();
     const noApi = EVIDENCE.filter((e) => e.source !== 'api');
-    act(() => root.render(<EvidenceFusion detail={{ steps: taskResult().detail!.steps, evidence: noApi }} sourcesOn={{ api: false, context: true, similar: true }} />));
-    expect(container.querySelector('[data-testid=evidence-column-api]')!.textContent).toContain('Switched off');
+    act(() => mount.root.render(<EvidenceFusion detail={{ steps: taskResult().detail!.steps, evidence: noApi }} sourcesOn={{ api: false, context: true, similar: true }} />));
+    expect(mount.container.querySelector('[data-testid=evidence-column-api]')!.textContent).toContain('Switched off');
   });
 
   it('splits qualified names so the distinguishing tail stays visible', () => {
@@ -116,15 +102,15 @@ describe('evidence-fusion view', () => {
 
 describe('task result view', () => {
   it('shows verdict badges, the selection, and repairs as diffs against what they repaired', () => {
-    act(() => root.render(<ResultView results={[taskResult()]} />));
-    expect(container.querySelector('[data-testid=selected-verdict]')!.textContent).toBe('selected output correct');
-    act(() => (container.querySelector('[data-testid=tab-candidates]') as HTMLElement).click());
+    act(() => mount.root.render(<ResultView results={[taskResult()]} />));
+    expect(mount.container.querySelector('[data-testid=selected-verdict]')!.textContent).toBe('selected output correct');
+    act(() => (mount.container.querySelector('[data-testid=tab-candidates]') as HTMLElement).click());
     const badges = q('[data-testid=verdict-badge]');
     expect(badges.map((b) => b.textContent)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
     expect(q('[data-testid=test-result]').length).toBeGreaterThan(0);
-    expect(container.querySelector('[data-testid=static-findings]')!.textContent).toContain("argument 'percent' is unused");
+    expect(mount.container.querySelector('[data-testid=static-findings]')!.textContent).toContain("argument 'percent' is unused");
 
-    act(() => (container.querySelector('[data-testid=tab-repairs]') as HTMLElement).click());
+    act(() => (mount.container.querySelector('[data-testid=tab-repairs]') as HTMLElement).click());
     const rounds = q('[data-testid=repair-round]');
     expect(rounds.map((r) => r.dataset.passed)).toEqual(['false', 'true']);
     // round 1 against candidate 1: `return amount` removed, two lines added
@@ -134,17 +120,17 @@ describe('task result view', () => {
     // round 2 against round 1: the range check added
     expect(rounds[1]!.querySelector('[data-testid=diff-stats]')!.textContent).toBe('+2 −0');
 
-    act(() => (container.querySelector('[data-testid=tab-uncertainty]') as HTMLElement).click());
-    expect(container.querySelector('[data-testid=ubar-variance]')!.textContent).toContain('not measurable');
-    expect(container.querySelector('[data-testid=ubar-api]')!.textContent).toContain('0.270');
+    act(() => (mount.container.querySelector('[data-testid=tab-uncertainty]') as HTMLElement).click());
+    expect(mount.container.querySelector('[data-testid=ubar-variance]')!.textContent).toContain('not measurable');
+    expect(mount.container.querySelector('[data-testid=ubar-api]')!.textContent).toContain('0.270');
 
-    act(() => (container.querySelector('[data-testid=tab-decomposition]') as HTMLElement).click());
+    act(() => (mount.container.querySelector('[data-testid=tab-decomposition]') as HTMLElement).click());
     expect(q('[data-testid=decomposition-step]')).toHaveLength(2);
-    expect(container.querySelector('[data-testid=decomposition-step] [data-testid=intent-api]')!.textContent).toContain('0.50');
+    expect(mount.container.querySelector('[data-testid=decomposition-step] [data-testid=intent-api]')!.textContent).toContain('0.50');
   });
 
   it('explains a result without stored detail', () => {
-    act(() => root.render(<ResultView results={[taskResult({ detail: undefined })]} />));
-    expect(container.querySelector('[data-testid=no-detail]')).not.toBeNull();
+    act(() => mount.root.render(<ResultView results={[taskResult({ detail: undefined })]} />));
+    expect(mount.container.querySelector('[data-testid=no-detail]')).not.toBeNull();
   });
 });

@@ -1,17 +1,13 @@
 // @vitest-environment happy-dom
 // The Experiment view's sample-set panel: asks the engine for a set's Pass@k and shows what it is computed over.
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CallName, EngineApi, SamplePassK } from '../../app/contract/index.ts';
 import { EngineCallError } from '../../app/contract/index.ts';
 import { createAppStore, installStore } from '../../renderer/src/store.ts';
 import { SampleSets } from '../../renderer/src/views/experiment/SampleSets.tsx';
+import { mountPerTest } from './dom.ts';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
 const calls: { name: string; input: unknown }[] = [];
 
 const RESULT: SamplePassK = {
@@ -44,16 +40,9 @@ beforeEach(() => {
   calls.length = 0;
   const api = fakeApi();
   installStore(createAppStore(api), api);
-  container = document.createElement('div');
-  document.body.appendChild(container);
-  root = createRoot(container);
 });
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
-
-const $ = (sel: string) => container.querySelector<HTMLElement>(sel);
+const mount = mountPerTest();
+const { $ } = mount;
 
 function type(value: string) {
   const input = $('[data-testid=samples-path]') as HTMLInputElement;
@@ -66,7 +55,7 @@ function type(value: string) {
 
 describe('sample sets panel', () => {
   it('shows the Pass@k the engine computed, with what it is computed over', async () => {
-    act(() => root.render(<SampleSets />));
+    act(() => mount.root.render(<SampleSets />));
     type('/data/phi-2-results');
     act(() => $('[data-testid=samples-humaneval]')!.click());
     await act(async () => $('[data-testid=samples-load]')!.click());
@@ -78,11 +67,11 @@ describe('sample sets panel', () => {
   });
 
   it('names a bad path before calling, and shows the engine’s error for a broken file', async () => {
-    act(() => root.render(<SampleSets />));
+    act(() => mount.root.render(<SampleSets />));
     type('relative/path');
     await act(async () => $('[data-testid=samples-load]')!.click());
     expect(calls).toHaveLength(0);
-    expect(container.textContent).toMatch(/the path must be absolute/);
+    expect(mount.container.textContent).toMatch(/the path must be absolute/);
     type('/data/broken');
     await act(async () => $('[data-testid=samples-load]')!.click());
     expect($('[data-testid=samples-error]')!.textContent).toMatch(/not valid JSON/);

@@ -4,7 +4,7 @@
 //
 // Plain data only: everything here crosses a structured clone.
 
-import type { CallError, EngineEvent } from './contract/index.ts';
+import type { CallError, EngineEvent } from '../contract/index.ts';
 
 /** Renderer ⇄ main channels (ipcMain.handle / webContents.send). */
 export const CALL_CHANNEL = 'opencoder:call';

@@ -5,7 +5,7 @@
 //
 // No electron import: main.ts passes utilityProcess.fork and MessageChannelMain in; tests pass fakes.
 
-import type { EngineEvent } from './contract/index.ts';
+import type { EngineEvent } from '../contract/index.ts';
 import { isEngineToMain, type EngineInit, type InitMessage, type MainToEngine } from './engine-protocol.ts';
 import { CrashBudget, realTimers, type EngineBridge, type Timers } from './ipc-bridge.ts';
 

@@ -5,7 +5,7 @@
 //
 // No electron import: the port is anything with postMessage, so tests drive it with plain objects.
 
-import type { EngineEvent } from './contract/index.ts';
+import type { EngineEvent } from '../contract/index.ts';
 import { engineError, isEngineToMain, messageOf, type CallResult, type MainToEngine } from './engine-protocol.ts';
 
 export interface PortLike {

@@ -27,7 +27,7 @@ import {
 import { defaultModelsDir, userDataDir } from '../main/host/paths.ts';
 import { assetHeaders, resolveAppAsset } from './app-protocol.ts';
 import { appLayout } from './layout.ts';
-import { isCallName, parseCall, type EngineEvent } from './contract/index.ts';
+import { isCallName, parseCall, type EngineEvent } from '../contract/index.ts';
 import { CALL_CHANNEL, EVENT_CHANNEL, messageOf, type CallResult, type EngineInit } from './engine-protocol.ts';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { CrashBudget, EngineBridge } from './ipc-bridge.ts';

@@ -9,7 +9,7 @@
 // 100 — and handed to the first subscriber.
 
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { isCallName, type CallError, type EngineEvent } from './contract/index.ts';
+import { isCallName, type CallError, type EngineEvent } from '../contract/index.ts';
 import { CALL_CHANNEL, EVENT_CHANNEL, isCallResult, type CallResult } from './engine-protocol.ts';
 
 export interface OpenCoderBridge {

@@ -24,7 +24,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import { CALLS } from '../app/contract/index.ts';
+import { CALLS } from '../contract/index.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

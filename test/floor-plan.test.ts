@@ -15,18 +15,19 @@ const MAIN = path.join(ROOT, 'main');
 /** Allowed imports between main/* folders (besides a folder's own files and npm packages). */
 const MAY_IMPORT: Record<string, string[]> = {
   model: [],
-  stats: [],
-  util: [],
+  // stats: only the plain result shapes of model/estimates.ts, as types (checked below).
+  stats: ['model'],
+  util: ['model'],
   store: ['model', 'util'],
   embed: ['model', 'util'],
   index: ['model', 'store', 'util', 'embed'],
   validate: ['model', 'util'],
   retrieve: ['model', 'stats', 'store', 'index', 'embed', 'util'],
   generate: ['model', 'stats', 'store', 'retrieve', 'embed', 'util'],
+  benchmarks: ['model', 'stats', 'index', 'validate', 'util'],
   pipeline: ['model', 'stats', 'store', 'index', 'embed', 'retrieve', 'generate', 'validate', 'util'],
-  experiment: ['model', 'stats', 'store', 'index', 'embed', 'retrieve', 'generate', 'validate', 'pipeline', 'util'],
-  // host → app: the IPC contract still lives in app/contract (to move to a top-level contract/).
-  host: ['model', 'stats', 'store', 'index', 'embed', 'retrieve', 'generate', 'validate', 'pipeline', 'experiment', 'util', 'app'],
+  experiment: ['model', 'stats', 'store', 'index', 'embed', 'retrieve', 'generate', 'validate', 'benchmarks', 'pipeline', 'util'],
+  host: ['model', 'stats', 'store', 'index', 'embed', 'retrieve', 'generate', 'validate', 'benchmarks', 'pipeline', 'experiment', 'util', 'contract'],
 };
 /** Non-code folders any folder may read (the shipped data files). */
 const DATA = new Set(['resources']);
@@ -103,9 +104,9 @@ describe('floor plan', () => {
     for (const f of Object.keys(MAY_IMPORT)) visit(f, []);
   });
 
-  it('model and stats hold no engine code: model imports only zod and node:crypto, stats only @stdlib', () => {
+  it('model and stats hold no engine code: model imports only zod, stats only @stdlib and model\'s types', () => {
     for (const [folder, allowed] of [
-      ['model', /^(zod|node:crypto)$/],
+      ['model', /^(zod)$/],
       ['stats', /^@stdlib\//],
     ] as const) {
       for (const f of fs.readdirSync(path.join(MAIN, folder))) {
@@ -114,8 +115,34 @@ describe('floor plan', () => {
           const spec = m[1] ?? m[2]!;
           expect(spec, `main/${folder}/${f} imports ${spec}`).toMatch(allowed);
         }
+        if (folder === 'stats') {
+          for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^'\n]*?\bfrom\s*'\.\.\/model\/[^']+'/gm)) {
+            expect(m[2], `main/stats/${f}: '${m[0].trim()}' must be a type-only import`).toBeTruthy();
+          }
+        }
       }
     }
+  });
+
+  it('the contract imports only main/model, and the renderer reaches nothing in main/ except main/model', () => {
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = fs.readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/^\s*(?:import|export)\b[^'\n]*?\bfrom\s*'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'|^\s*import\s*'(\.{1,2}\/[^']+)'/gm)) {
+        const target = path.resolve(path.dirname(file), m[1] ?? m[2] ?? m[3]!);
+        if (/\.tsx?$/.test(target) && fs.existsSync(target)) visit(target);
+      }
+    };
+    visit(path.join(ROOT, 'renderer', 'src', 'main.tsx'));
+    const reached = [...seen].map((f) => path.relative(ROOT, f).split(path.sep).join('/'));
+    expect(reached).toContain('contract/index.ts');
+    expect(reached.filter((f) => !f.startsWith('renderer/') && !f.startsWith('contract/') && !f.startsWith('main/model/'))).toEqual([]);
+    const contract = fs.readdirSync(path.join(ROOT, 'contract')).flatMap((f) =>
+      [...fs.readFileSync(path.join(ROOT, 'contract', f), 'utf8').matchAll(/\bfrom\s*'(\.{1,2}\/[^']+)'/g)].map((m) => path.relative(ROOT, path.resolve(ROOT, 'contract', m[1]!)).split(path.sep).join('/')),
+    );
+    expect(contract.filter((t) => !t.startsWith('main/model/') && !t.startsWith('contract/'))).toEqual([]);
   });
 });
 

@@ -17,8 +17,8 @@ import type {
   ReportModel,
   RunProvenance,
   TaskRow,
-} from './report-model.ts';
-import { MIN_INFORMATIVE_TASKS } from './report-model.ts';
+} from '../model/report.ts';
+import { MIN_INFORMATIVE_TASKS } from '../model/report.ts';
 import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskFailure, TaskResult } from '../model/results.ts';
 import type { StoredCondition } from './runner.ts';
 import {

@@ -17,7 +17,7 @@ import type { SandboxOptions } from '../validate/sandbox.ts';
 import { createValidator, type Validator } from '../validate/validator.ts';
 import { TaskError } from '../validate/workspace.ts';
 import type { StoredProvenance } from './analysis.ts';
-import { readManifest, type Manifest, type Task } from './manifest.ts';
+import { readManifest, type Manifest, type Task } from '../benchmarks/manifest.ts';
 import {
   appInfo,
   configHashes,

@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ReportModel } from './report-model.ts';
+import type { ReportModel } from '../model/report.ts';
 import { renderCsv, type CsvTable } from './report/csv.ts';
 import { renderHtml } from './report/html.ts';
 import { renderMarkdown } from './report/markdown.ts';

@@ -9,12 +9,12 @@ import path from 'node:path';
 import { estimateGeneration, sumEstimates, type CostEstimate, type PriceTable } from '../generate/cost.ts';
 import { generationRequest } from '../generate/generate.ts';
 import type { LlmBackend } from '../generate/types.ts';
-import { configHash } from '../model/config.ts';
+import { configHash } from '../util/config-hash.ts';
 import type { Condition } from '../pipeline/methods.ts';
 import { runTask, TaskRunError, type TaskServices } from '../pipeline/run-task.ts';
 import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
-import type { Manifest, Task } from './manifest.ts';
-import type { RunProvenance } from './report-model.ts';
+import type { Manifest, Task } from '../benchmarks/manifest.ts';
+import type { RunProvenance } from '../model/report.ts';
 import type { TaskFailure, TaskResult } from '../model/results.ts';
 
 /** What a run stores about each condition: enough to re-run it exactly. */

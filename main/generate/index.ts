@@ -55,4 +55,3 @@ export {
   type PriceTable,
 } from './cost.ts';
 export { generateCandidates, generationRequest, repairCandidates, makeRepairer, sampleChoices, llmDecomposer, type GenerateOptions, type RepairRequestLike } from './generate.ts';
-export { evaluateSampleSets, EVAL_PROTOCOL, type SampleSetEvaluation } from './eval.ts';

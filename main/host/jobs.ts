@@ -4,7 +4,7 @@
 // it computes as it goes (index catalog, per-task results), so cancelling or pausing loses nothing finished.
 
 import { randomBytes } from 'node:crypto';
-import type { EngineEvent, JobInfo, JobKind, JobProgress } from '../../app/contract/index.ts';
+import type { EngineEvent, JobInfo, JobKind, JobProgress } from '../../contract/index.ts';
 
 export interface JobContext {
   signal: AbortSignal;

@@ -15,7 +15,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
-import type { CallError, EngineEvent } from '../../app/contract/index.ts';
+import type { CallError, EngineEvent } from '../../contract/index.ts';
 import { contentTypeOf } from './mime.ts';
 import type { EngineService } from './service.ts';
 import { packageRoot } from './paths.ts';

@@ -1,4 +1,4 @@
-// The contract's implementation (app/contract): one engine per process, shared by every window (Electron IPC)
+// The contract's implementation (contract): one engine per process, shared by every window (Electron IPC)
 // or browser tab (main/host/server.ts). Each call is validated by its schema, then every path it names is
 // checked against the allowed roots, then handled; failures come back as typed CallErrors, never as throws.
 // Long work (indexing, task runs, experiments) runs as jobs (jobs.ts) whose progress is pushed as events.
@@ -28,20 +28,20 @@ import {
   type PricesInfo,
   type Sources,
   type TaskSummary,
-} from '../../app/contract/index.ts';
+} from '../../contract/index.ts';
 import type { Encoder } from '../model/encoder.ts';
 import { openConfiguredEncoder } from '../embed/select.ts';
 import { AnalysisError, buildReportModel, loadRun, reportComparisons, type LoadedRun } from '../experiment/analysis.ts';
-import { readManifest, type Manifest, type Task } from '../experiment/manifest.ts';
+import { readManifest, type Manifest, type Task } from '../benchmarks/manifest.ts';
 import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../experiment/orchestrate.ts';
-import type { ReportModel } from '../experiment/report-model.ts';
+import type { ReportModel } from '../model/report.ts';
 import { renderCsv, renderHtml, renderJson, renderMarkdown, type CsvTable } from '../experiment/report.ts';
 import type { TaskFailure, TaskResult } from '../model/results.ts';
 import { appInfo, ExperimentError, type Progress } from '../experiment/runner.ts';
 import { redact, registerSecret } from '../generate/errors.ts';
 import { PriceTableSchema, type PriceTable } from '../generate/cost.ts';
 import type { LlmBackend } from '../generate/types.ts';
-import { officialCounts, passAtKOf, readSamples, SampleFormatError } from '../experiment/samples.ts';
+import { officialCounts, passAtKOf, readSamples, SampleFormatError } from '../benchmarks/samples.ts';
 import { runIndex } from '../index/indexer.ts';
 import { checkRepositoryRoot } from '../index/walk.ts';
 import type { PipelineConfig } from '../model/config.ts';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 
 // Every constant of the method in one place. Compared methods are this config with switches flipped.
 
@@ -105,13 +104,4 @@ export function makeConfig(overrides: DeepPartial<PipelineConfig> = {}, base: Pi
     return b;
   };
   return merge(base, overrides) as PipelineConfig;
-}
-
-/** sha256 of a config's canonical JSON (keys sorted): what runs and traces record to name a configuration. */
-export function configHash(config: PipelineConfig): string {
-  const canon = (v: unknown): unknown =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
-      : v;
-  return createHash('sha256').update(JSON.stringify(canon(config))).digest('hex');
 }

@@ -5,7 +5,7 @@
 
 import { DEFAULT_CONFIG, makeConfig, SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
 
-export { configHash } from '../model/config.ts';
+export { configHash } from '../util/config-hash.ts';
 
 export type ConditionFamily = 'method' | 'ladder' | 'factorial';
 

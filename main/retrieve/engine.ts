@@ -3,7 +3,8 @@
 // uncertainty → API refinement → fusion. Returns (and stores) the whole trace.
 
 import type { Encoder } from '../model/encoder.ts';
-import { configHash, DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
+import { DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
+import { configHash } from '../util/config-hash.ts';
 import { insertTrace, latestTrace } from '../store/traces.ts';
 import { apiEntriesNamed, apiEntryModules, bm25Match, fileUnitCalls, itemCount, itemPaths, moduleHeaderChunks, structureChunks, termDocFrequencies, unitCalls } from '../store/code-queries.ts';
 import type { ItemKind, Store } from '../store/store.ts';

@@ -41,13 +41,8 @@ export function auprc(scores: readonly number[], positives: readonly boolean[]):
   return ap;
 }
 
-export interface CalibrationBin {
-  lo: number;
-  hi: number;
-  count: number;
-  meanPredicted: number;
-  observedRate: number;
-}
+export type { CalibrationBin } from '../model/estimates.ts';
+import type { CalibrationBin } from '../model/estimates.ts';
 
 /**
  * Expected calibration error with `bins` equal-width bins over [0, 1] (the last bin includes 1):

@@ -5,13 +5,8 @@
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 
-/** An estimate with its percentile bootstrap interval. */
-export interface Interval {
-  estimate: number;
-  /** Percentile bootstrap interval bounds (NaN when undefined, e.g. one task). */
-  lo: number;
-  hi: number;
-}
+export type { Interval } from '../model/estimates.ts';
+import type { Interval } from '../model/estimates.ts';
 
 export interface BootstrapOptions {
   /** Bootstrap resamples (default 10 000). */

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CALLS } from '../../app/contract/index.ts';
+import { CALLS } from '../../contract/index.ts';
 import { CONTENT_SECURITY_POLICY } from '../../app/security.ts';
 import { buildApp, ROOT, type BuildResult } from '../../scripts/build-app.ts';
 

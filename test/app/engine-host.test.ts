@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import type { EngineEvent } from '../../app/contract/index.ts';
+import type { EngineEvent } from '../../contract/index.ts';
 import { memoryKeyStore, runEngineHost, serviceOptions, type EnginePortLike } from '../../app/engine-host.ts';
 import type { EngineInit, EngineToMain } from '../../app/engine-protocol.ts';
 import type { EngineService, ServiceOptions } from '../../main/host/service.ts';

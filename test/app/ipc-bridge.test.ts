@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import type { EngineEvent } from '../../app/contract/index.ts';
+import type { EngineEvent } from '../../contract/index.ts';
 import type { EngineInit, MainToEngine } from '../../app/engine-protocol.ts';
 import { EngineSupervisor, type ChildLike, type MainPortLike } from '../../app/engine-supervisor.ts';
 import { CrashBudget, defaultCallTimeout, EngineBridge, type Timers } from '../../app/ipc-bridge.ts';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { CALLS } from '../../app/contract/index.ts';
+import { CALLS } from '../../contract/index.ts';
 
 // A fake `electron` for the preload: records what it exposes and every IPC it makes.
 const fake = vi.hoisted(() => {

@@ -13,8 +13,8 @@ import {
   importCoderEval,
   type CoderEvalImportResult,
   type ImportWarning,
-} from '../../main/experiment/import-codereval.ts';
-import { DEFAULT_PLACEHOLDER, readManifest, type Task } from '../../main/experiment/manifest.ts';
+} from '../../main/benchmarks/codereval.ts';
+import { DEFAULT_PLACEHOLDER, readManifest, type Task } from '../../main/benchmarks/manifest.ts';
 import { main } from '../../main/host/cli.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';

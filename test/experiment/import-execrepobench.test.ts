@@ -10,8 +10,8 @@ import {
   ExecRepoBenchImportError,
   importExecRepoBench,
   type ExecRepoBenchImportResult,
-} from '../../main/experiment/import-execrepobench.ts';
-import { readManifest, type Task } from '../../main/experiment/manifest.ts';
+} from '../../main/benchmarks/execrepobench.ts';
+import { readManifest, type Task } from '../../main/benchmarks/manifest.ts';
 import { main } from '../../main/host/cli.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';

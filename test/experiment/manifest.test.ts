@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ManifestError, readManifest, writeManifest, type TaskRecord } from '../../main/experiment/manifest.ts';
+import { ManifestError, readManifest, writeManifest, type TaskRecord } from '../../main/benchmarks/manifest.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const cleanup: string[] = [];

@@ -12,7 +12,7 @@ import {
   renderMarkdown,
   writeReport,
 } from '../../main/experiment/report.ts';
-import type { ReportModel } from '../../main/experiment/report-model.ts';
+import type { ReportModel } from '../../main/model/report.ts';
 import { buildReportFixture, EMPTY_TRUTH_TASK, FLAKY_PLANTED, HOSTILE_ERROR, HOSTILE_NOTE, HOSTILE_TASK_ID } from '../helpers/report-fixture.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 

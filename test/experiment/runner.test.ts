@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConfiguredEncoder } from '../../main/embed/select.ts';
 import type { Encoder } from '../../main/model/encoder.ts';
-import { readManifest } from '../../main/experiment/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest.ts';
 import { resumeExperiment, startExperiment, type ExperimentContext } from '../../main/experiment/orchestrate.ts';
 import type { TaskFailure } from '../../main/model/results.ts';
 import { DEFAULT_PRICES } from '../../main/generate/cost.ts';

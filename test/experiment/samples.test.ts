@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { detectFormat, humanEvalEstimator, officialCounts, passAtKOf, readSampleSetFile, readSamples, sampleSetLines } from '../../main/experiment/samples.ts';
+import { detectFormat, humanEvalEstimator, officialCounts, passAtKOf, readSampleSetFile, readSamples, sampleSetLines } from '../../main/benchmarks/samples.ts';
 import { loadSampleSets } from '../../main/generate/imported-backend.ts';
 import { main } from '../../main/host/cli.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';

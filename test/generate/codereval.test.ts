@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConfiguredEncoder } from '../../main/embed/select.ts';
 import type { Encoder } from '../../main/model/encoder.ts';
-import { evaluateSampleSets } from '../../main/generate/eval.ts';
+import { evaluateSampleSets } from '../../main/experiment/eval/uncertainty-eval.ts';
 import { ImportedBackend, loadSampleSets } from '../../main/generate/imported-backend.ts';
 import { generateCandidates } from '../../main/generate/generate.ts';
 import { LlmError } from '../../main/generate/errors.ts';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findTask, readManifest, type Task } from '../../main/experiment/manifest.ts';
+import { findTask, readManifest, type Task } from '../../main/benchmarks/manifest.ts';
 import { definitionOf } from '../../main/generate/extract.ts';
 import type { Evidence, RetrievalTrace, Source } from '../../main/retrieve/types.ts';
 

@@ -18,7 +18,7 @@ import type {
   ReportModel,
   RunProvenance,
   TaskRow,
-} from '../../main/experiment/report-model.ts';
+} from '../../main/model/report.ts';
 
 export const HOSTILE_TASK_ID = 't<1>&"x"';
 export const HOSTILE_ERROR = 'sandbox: killed after 30000 ms; stderr: </td><script>alert("pwn")</script> & more';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { EngineEvent, JobInfo, RepoSummary, TaskResult } from '../../app/contract/index.ts';
+import type { EngineEvent, JobInfo, RepoSummary, TaskResult } from '../../contract/index.ts';
 import { sampleRepoPath } from '../../main/host/paths.ts';
 import { startServer, type RunningServer } from '../../main/host/server.ts';
 import { createEngineService, type EngineService } from '../../main/host/service.ts';

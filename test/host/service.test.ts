@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineEvent, JobInfo, PricesInfo, RepoSummary, RunListItem, Settings, TaskResult } from '../../app/contract/index.ts';
+import type { EngineEvent, JobInfo, PricesInfo, RepoSummary, RunListItem, Settings, TaskResult } from '../../contract/index.ts';
 import { sampleRepoPath } from '../../main/host/paths.ts';
 import { JobManager } from '../../main/host/jobs.ts';
 import { createEngineService, DEFAULT_SETTINGS, type EngineService } from '../../main/host/service.ts';

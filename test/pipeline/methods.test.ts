@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configHash, DEFAULT_CONFIG, makeConfig } from '../../main/model/config.ts';
+import { DEFAULT_CONFIG, makeConfig } from '../../main/model/config.ts';
+import { configHash } from '../../main/util/config-hash.ts';
 import { cellId, cellSources, factorialConditions, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules } from '../../main/pipeline/methods.ts';
 
 /** Leaf paths whose values differ between two configs. */

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act } from 'react';
 import { describe, expect, it } from 'vitest';
-import type { ConditionSummary, ReportModel, TaskResult } from '../../app/contract/index.ts';
+import type { ConditionSummary, ReportModel, TaskResult } from '../../contract/index.ts';
 import { ApiChart } from '../../renderer/src/views/experiment/Charts.tsx';
 import { ResultView } from '../../renderer/src/views/task/ResultView.tsx';
 import { mountPerTest } from './dom.ts';

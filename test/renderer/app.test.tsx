@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppInfo, CallName, EngineApi, Settings } from '../../app/contract/index.ts';
+import type { AppInfo, CallName, EngineApi, Settings } from '../../contract/index.ts';
 import { App } from '../../renderer/src/App.tsx';
 import { createAppStore, installStore, type AppStore } from '../../renderer/src/store.ts';
 

@@ -2,7 +2,7 @@
 // item can meet in fusion (fused, outside the top K, duplicate, below the keep fraction, removed by API
 // refinement), five candidates and two repair rounds.
 
-import type { EvidenceRow, TaskResult } from '../../app/contract/index.ts';
+import type { EvidenceRow, TaskResult } from '../../contract/index.ts';
 
 const sig = (relevance: number) => [
   { name: 'relevance', value: relevance },

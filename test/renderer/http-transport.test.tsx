@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EngineCallError, type EngineEvent } from '../../app/contract/index.ts';
+import { EngineCallError, type EngineEvent } from '../../contract/index.ts';
 import { createElectronTransport } from '../../renderer/src/api/electron.ts';
 import { createHttpTransport, eventsUrl, type SocketLike } from '../../renderer/src/api/http.ts';
 import { takeToken, TOKEN_KEY, tokenFromHash } from '../../renderer/src/api/token.ts';

@@ -2,8 +2,8 @@
 // The Experiment view's sample-set panel: asks the engine for a set's Pass@k and shows what it is computed over.
 import { act } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CallName, EngineApi, SamplePassK } from '../../app/contract/index.ts';
-import { EngineCallError } from '../../app/contract/index.ts';
+import type { CallName, EngineApi, SamplePassK } from '../../contract/index.ts';
+import { EngineCallError } from '../../contract/index.ts';
 import { createAppStore, installStore } from '../../renderer/src/store.ts';
 import { SampleSets } from '../../renderer/src/views/experiment/SampleSets.tsx';
 import { mountPerTest } from './dom.ts';

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
-import type { CallInput, CallName, CallOutput, EngineApi, EngineEvent, JobInfo, ReportModel } from '../../app/contract/index.ts';
+import type { CallInput, CallName, CallOutput, EngineApi, EngineEvent, JobInfo, ReportModel } from '../../contract/index.ts';
 import { createAppStore } from '../../renderer/src/store.ts';
 import { taskResult } from './fixtures.ts';
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManifestError, readManifest, type Task } from '../../main/experiment/manifest.ts';
+import { ManifestError, readManifest, type Task } from '../../main/benchmarks/manifest.ts';
 import { detectSandbox } from '../../main/validate/sandbox.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';

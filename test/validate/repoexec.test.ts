@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readManifest, writeManifest, type TaskRecord } from '../../main/experiment/manifest.ts';
+import { readManifest, writeManifest, type TaskRecord } from '../../main/benchmarks/manifest.ts';
 import { defaultPython } from '../../main/validate/sandbox.ts';
 import { createValidator } from '../../main/validate/validator.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';

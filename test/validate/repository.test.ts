@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readManifest, type Task } from '../../main/experiment/manifest.ts';
+import { readManifest, type Task } from '../../main/benchmarks/manifest.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { TaskError } from '../../main/validate/workspace.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';

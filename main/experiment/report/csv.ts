@@ -1,6 +1,6 @@
 // The CSV report: RFC 4180 tables (tasks, candidates, conditions, effects, comparisons, runs).
 
-import type { Interval, ReportModel } from '../report-model.ts';
+import type { Interval, ReportModel } from '../../model/report.ts';
 import { comparisonKs, passKs } from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------

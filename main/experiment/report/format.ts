@@ -1,6 +1,6 @@
 // Number formatting and the shared views of a report model (labels, k values, display names), for every format.
 
-import type { ApiAggregate, ConditionSummary, FactorialAnalysis, Interval, PairedComparison, ReportModel, RunProvenance } from '../report-model.ts';
+import type { ApiAggregate, ConditionSummary, FactorialAnalysis, Interval, PairedComparison, ReportModel, RunProvenance } from '../../model/report.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Number formatting (shared by HTML and Markdown)

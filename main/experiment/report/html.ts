@@ -1,6 +1,6 @@
 // The HTML report: one self-contained file (inline CSS and hand-drawn inline SVG, no external resource, strict CSP).
 
-import { MIN_INFORMATIVE_TASKS, type ApiAggregate, type ConditionSummary, type FactorialAnalysis, type FactorialOutcome, type Interval, type ReportModel, type RunProvenance, type TaskRow } from '../report-model.ts';
+import { MIN_INFORMATIVE_TASKS, type ApiAggregate, type ConditionSummary, type FactorialAnalysis, type FactorialOutcome, type Interval, type ReportModel, type RunProvenance, type TaskRow } from '../../model/report.ts';
 import { escapeXml, forestPlot, groupedBars, reliabilityDiagram } from '../svg-charts.ts';
 import { API_COLUMNS_NOTE, API_PROTOCOL, apiProtocolLabel, comparisonKs, conditionsByRun, displayNames, finite, FLAKY_MEANING, flakyCountsText, formatDuration, formatInt, formatInterval, formatMs, formatP, formatRate, formatUsd, isPartial, KIND_LABEL, OUTCOME_AXIS, partialText, passKs, percentLevel, testName } from './format.ts';
 

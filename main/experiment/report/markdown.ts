@@ -1,6 +1,6 @@
 // The Markdown report (GitHub tables).
 
-import type { Interval, ReportModel } from '../report-model.ts';
+import type { Interval, ReportModel } from '../../model/report.ts';
 import { API_COLUMNS_NOTE, apiProtocolLabel, comparisonKs, conditionsByRun, displayNames, finite, FLAKY_MEANING, flakyCountsText, formatDuration, formatInt, formatInterval, formatMs, formatP, formatRate, formatUsd, isPartial, KIND_LABEL, partialText, passKs, percentLevel, testName } from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import { Store } from '../../store/store.ts';
 import { runIndex } from '../../index/indexer.ts';
 import { openConfiguredEncoder, type EncoderPreference } from '../../embed/select.ts';
 import type { Encoder } from '../../model/encoder.ts';
-import { findTask, readManifest, type Task } from '../../experiment/manifest.ts';
+import { findTask, readManifest, type Task } from '../../benchmarks/manifest.ts';
 import { makeConfig, type PipelineConfig } from '../../model/config.ts';
 import { retrieveForTask } from '../../retrieve/engine.ts';
 import { API_PROTOCOLS, PREDICTION_SCOPES, PROTOCOL_RULES, type ApiProtocol, type PredictionScope, type ProtocolReport } from '../../retrieve/api-eval.ts';

@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { findTask, readManifest } from '../../experiment/manifest.ts';
+import { findTask, readManifest } from '../../benchmarks/manifest.ts';
 import { createValidator } from '../../validate/validator.ts';
 import type { Verdict } from '../../model/verdict.ts';
 import { sandboxModeOf, UsageError, type Command, type CommandResult } from '../cli-kit.ts';

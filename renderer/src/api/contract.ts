@@ -1,7 +1,7 @@
-// The renderer's one door to the contract: everything it needs from app/contract is re-exported here, so a
-// view never names a path outside renderer/ except through this file. Only app/contract is imported, never main/.
+// The renderer's one door to the contract: everything it needs from contract is re-exported here, so a
+// view never names a path outside renderer/ except through this file. Only contract is imported, never main/.
 
-export { CALLS, CONTRACT_VERSION, EngineCallError, parseCall, PathSchema, CustomTaskSchema, SettingsSchema, PipelineOverridesSchema, SourcesSchema, BackendSchema, BACKEND_KINDS, PricesSchema } from '../../../app/contract/index.ts';
+export { CALLS, CONTRACT_VERSION, EngineCallError, parseCall, PathSchema, CustomTaskSchema, SettingsSchema, PipelineOverridesSchema, SourcesSchema, BackendSchema, BACKEND_KINDS, PricesSchema } from '../../../contract/index.ts';
 export type {
   AppInfo,
   CallError,
@@ -40,7 +40,7 @@ export type {
   RunProvenance,
   TaskRow,
   BackendChoice,
-} from '../../../app/contract/index.ts';
+} from '../../../contract/index.ts';
 
 export type Source = 'api' | 'context' | 'similar';
 export const SOURCES: readonly Source[] = ['api', 'context', 'similar'];

@@ -8,11 +8,11 @@
 // measured: the aggregate uses the group entropy (entropy of the samples over normalised groups) in its place,
 // and a second aggregate drops the entropy term and renormalises the other two weights.
 
-import type { Encoder } from '../model/encoder.ts';
-import { auprc, auroc, ece } from '../stats/metrics.ts';
-import type { ImportedSampleSet } from './imported-backend.ts';
-import { groupByKeys, normaliseCandidates, type PythonOptions } from './normalise.ts';
-import { aggregate, groupEntropy, selfConsistency, semanticVariance, type UncertaintyWeights } from './uncertainty.ts';
+import type { Encoder } from '../../model/encoder.ts';
+import { auprc, auroc, ece } from '../../stats/metrics.ts';
+import type { ImportedSampleSet } from '../../generate/imported-backend.ts';
+import { groupByKeys, normaliseCandidates, type PythonOptions } from '../../generate/normalise.ts';
+import { aggregate, groupEntropy, selfConsistency, semanticVariance, type UncertaintyWeights } from '../../generate/uncertainty.ts';
 
 export interface TaskSignals {
   taskId: string;

@@ -2,9 +2,9 @@
 // JSON and CSV. Every figure in a rendered report comes from this model, and the model comes only from the
 // store, so a report is regenerated without re-running anything.
 
-import type { Source } from '../model/config.ts';
-import type { CalibrationBin } from '../stats/metrics.ts';
-import type { Interval } from '../stats/stats.ts';
+import type { Source } from './config.ts';
+import type { CalibrationBin } from './estimates.ts';
+import type { Interval } from './estimates.ts';
 
 export type { Interval };
 

@@ -7,12 +7,12 @@
 // roots after the schema (a schema cannot know which folders the user opened).
 
 import { z } from 'zod';
-import type { ReportModel } from '../../main/experiment/report-model.ts';
-import type { TaskResult } from '../../main/model/results.ts';
+import type { ReportModel } from '../main/model/report.ts';
+import type { TaskResult } from '../main/model/results.ts';
 
 export type { ReportModel, TaskResult };
-export type { EvidenceRow, TaskDetail, CandidateOutcome, TaskFailure } from '../../main/model/results.ts';
-export type { ConditionSummary, FactorialAnalysis, PairedComparison, RunProvenance, TaskRow } from '../../main/experiment/report-model.ts';
+export type { EvidenceRow, TaskDetail, CandidateOutcome, TaskFailure } from '../main/model/results.ts';
+export type { ConditionSummary, FactorialAnalysis, PairedComparison, RunProvenance, TaskRow } from '../main/model/report.ts';
 
 export const CONTRACT_VERSION = 1;
 

@@ -14,9 +14,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Parser, Language as Grammar, type Node } from 'web-tree-sitter';
-import { createExtractor, type Extractor } from '../index/extract.ts';
-import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
-import { checkOutDir, countBy, IMPORT_MARKER, prepareOutDir, requirementFromSignature, type Fail } from './import-out.ts';
+import { createExtractor, type Extractor } from '../../index/extract.ts';
+import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from '../manifest.ts';
+import { checkOutDir, countBy, IMPORT_MARKER, prepareOutDir, requirementFromSignature, type Fail } from '../import-out.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Public API

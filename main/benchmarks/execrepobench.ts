@@ -17,11 +17,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createExtractor, type Extractor } from '../index/extract.ts';
 import { parseTestCommand } from '../validate/workspace.ts';
-import { mdEscape, type ImportWarning } from './import-codereval.ts';
+import { mdEscape, type ImportWarning } from './codereval.ts';
 import { checkOutDir, checkRelPath, countBy, prepareOutDir, requirementFromSignature, writeRepoFiles } from './import-out.ts';
 import { writeManifest, type TaskRecord } from './manifest.ts';
 
-export type { ImportWarning } from './import-codereval.ts';
+export type { ImportWarning } from './codereval.ts';
 
 export const EXECREPOBENCH_BENCHMARK = 'execrepobench';
 /** The runner ExecRepoBench puts at each repository's root. */

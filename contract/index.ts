@@ -7,6 +7,7 @@
 // roots after the schema (a schema cannot know which folders the user opened).
 
 import { z } from 'zod';
+import { DEFAULT_CONFIG, DEFAULT_MODELS } from '../main/model/config.ts';
 import type { ReportModel } from '../main/model/report.ts';
 import type { TaskResult } from '../main/model/results.ts';
 
@@ -56,6 +57,19 @@ export const PipelineOverridesSchema = z
   })
   .partial();
 export type PipelineOverrides = z.infer<typeof PipelineOverridesSchema>;
+
+/** What each of those constants is when Settings leaves it empty: the engine's DEFAULT_CONFIG. */
+export const PIPELINE_DEFAULTS: Required<PipelineOverrides> = {
+  alpha: DEFAULT_CONFIG.fusion.alpha,
+  keepFraction: DEFAULT_CONFIG.fusion.keepFraction,
+  topK: DEFAULT_CONFIG.fusion.topK,
+  candidates: DEFAULT_CONFIG.generation.candidates,
+  temperature: DEFAULT_CONFIG.generation.temperature,
+  repairRounds: DEFAULT_CONFIG.validation.repairRounds,
+};
+
+/** The model a hosted backend uses when Settings names none. */
+export { DEFAULT_MODELS };
 
 export const CustomTaskSchema = z.object({
   repo: PathSchema,

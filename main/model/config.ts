@@ -105,3 +105,6 @@ export function makeConfig(overrides: DeepPartial<PipelineConfig> = {}, base: Pi
   };
   return merge(base, overrides) as PipelineConfig;
 }
+
+/** The paper's models: what a hosted backend uses when no model is named. */
+export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', gemini: 'gemini-2.5-flash' } as const;

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppInfo, CallName, EngineApi, Settings } from '../../contract/index.ts';
 import { App } from '../../renderer/src/App.tsx';
 import { createAppStore, installStore, type AppStore } from '../../renderer/src/store.ts';
+import { DEFAULT_CONFIG } from '../../main/model/config.ts';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -145,6 +146,16 @@ describe('app shell', () => {
     expect($('[data-testid=key-gemini-state]')!.textContent).toBe('key set');
     expect(($('[data-testid=key-openai-input]') as HTMLInputElement).type).toBe('password');
     expect($('[data-testid=key-storage]')!.textContent).toContain('this session only');
+  });
+
+  it('shows the engine\'s own defaults for the pipeline constants (DEFAULT_CONFIG), not numbers of its own', async () => {
+    await act(async () => $('[data-testid=nav-settings]')!.click());
+    const placeholder = (key: string) => ($(`[data-testid=settings-${key}]`) as HTMLInputElement).placeholder;
+    expect(placeholder('alpha')).toBe(String(DEFAULT_CONFIG.fusion.alpha));
+    expect(placeholder('topK')).toBe(String(DEFAULT_CONFIG.fusion.topK));
+    expect(placeholder('candidates')).toBe(String(DEFAULT_CONFIG.generation.candidates));
+    expect(placeholder('temperature')).toBe(String(DEFAULT_CONFIG.generation.temperature));
+    expect(placeholder('repairRounds')).toBe(String(DEFAULT_CONFIG.validation.repairRounds));
   });
 
   it('validates pipeline constants in the settings form', async () => {

@@ -1,59 +1,29 @@
 // Number formatting and the shared views of a report model (labels, k values, display names), for every format.
 
+import * as fmt from '../../model/format.ts';
 import type { ApiAggregate, ConditionSummary, FactorialAnalysis, Interval, PairedComparison, ReportModel, RunProvenance } from '../../model/report.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// Number formatting (shared by HTML and Markdown)
+// Number formatting: the shared rules of model/format.ts under the names the HTML and Markdown writers use.
 
-export const finite = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
-
-export function fixed(x: number, digits: number): string {
-  const s = x.toFixed(digits);
-  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
-}
+export { finite, fixed } from '../../model/format.ts';
 
 /** A rate or score with 3 decimals; NaN/null as `n/a`. */
-export function formatRate(x: number | null | undefined): string {
-  return finite(x) ? fixed(x, 3) : 'n/a';
-}
-
+export const formatRate = (x: number | null | undefined): string => fmt.fixed(x, 3);
 /** `0.412 [0.350, 0.470]`. */
-export function formatInterval(iv: Interval): string {
-  return `${formatRate(iv.estimate)} [${formatRate(iv.lo)}, ${formatRate(iv.hi)}]`;
-}
+export const formatInterval = (iv: Interval): string => `${formatRate(iv.estimate)} [${formatRate(iv.lo)}, ${formatRate(iv.hi)}]`;
+export const formatP = (p: number | null | undefined): string => fmt.pValue(p);
+export const formatUsd = (x: number | null | undefined): string => fmt.usd(x);
+export const formatInt = (n: number | null | undefined): string => fmt.int(n);
+export const formatMs = (ms: number): string => fmt.duration(ms);
 
-/** `p < 0.001` when small, else `p = 0.034`; NaN as `n/a`. */
-export function formatP(p: number | null | undefined): string {
-  if (!finite(p)) return 'n/a';
-  return p < 0.001 ? 'p < 0.001' : `p = ${fixed(p, 3)}`;
-}
-
-export function formatUsd(usd: number | null | undefined): string {
-  return finite(usd) ? `$${fixed(usd, 4)}` : 'n/a';
-}
-
-export function formatInt(n: number | null | undefined): string {
-  return finite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a';
-}
-
-export function formatMs(ms: number): string {
-  if (!finite(ms)) return 'n/a';
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${fixed(ms / 1000, 1)} s`;
-}
-
+/** The wall time between two ISO instants. */
 export function formatDuration(fromIso: string, toIso: string | null): string {
-  if (!toIso) return 'n/a';
-  const ms = Date.parse(toIso) - Date.parse(fromIso);
-  if (!finite(ms) || ms < 0) return 'n/a';
-  const s = Math.round(ms / 1000);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  return h ? `${h} h ${m} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
+  return toIso ? fmt.duration(Date.parse(toIso) - Date.parse(fromIso)) : fmt.MISSING;
 }
 
 export function percentLevel(model: ReportModel): string {
-  const l = model.statistics.level;
-  return finite(l) ? `${+(l * 100).toFixed(1)} %` : 'n/a';
+  return fmt.finite(model.statistics.level) ? `${+(model.statistics.level * 100).toFixed(1)} %` : fmt.MISSING;
 }
 
 export const KIND_LABEL: Record<RunProvenance['kind'], string> = { run: 'method run', ablate: '2³ factorial ablation', ladder: 'component ladder' };

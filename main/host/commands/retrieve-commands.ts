@@ -15,6 +15,7 @@ import type { RetrievalTrace } from '../../retrieve/types.ts';
 import { defaultModelsDir } from '../paths.ts';
 import { dbPathOf, UsageError, type Command, type Io } from '../cli-kit.ts';
 import { ENCODER_OPTS, progressPrinter } from './index-commands.ts';
+import { fixed } from '../../model/format.ts';
 
 const MANIFEST_OPTS = {
   ...ENCODER_OPTS,
@@ -79,7 +80,7 @@ function configOf(values: Record<string, unknown>): PipelineConfig {
 }
 
 export function traceLines(trace: RetrievalTrace): string[] {
-  const f = (x: number) => x.toFixed(3);
+  const f = (x: number) => fixed(x, 3);
   const u = trace.sourceUncertainty;
   const lines = [
     `Task ${trace.taskId} — decomposition: ${trace.decomposition}; encoder: ${trace.encoder.name}`,
@@ -154,7 +155,7 @@ export const RETRIEVE_COMMANDS: Record<string, Command> = {
         if (viewPaths.length && !quiet) io.err(`[eval-api] ${viewPaths.length} task views indexed`);
         const run = await evaluateManifestApis({ store: ws.store, encoder: ws.encoder, tasks: usable, repos, views, config, onProgress: quiet ? undefined : (done, n) => done % 20 === 0 && io.err(`[eval-api] ${done}/${n}`) });
         const head = run[protocol][scope];
-        const f = (x: number) => (Number.isNaN(x) ? 'n/a' : x.toFixed(3));
+        const f = (x: number) => fixed(x, 3);
         const line = (name: string, r: ProtocolReport) => {
           const s = r.summary;
           return `  ${name.padEnd(10)} ${s.matching.padEnd(6)} over ${s.tasks} tasks: P ${f(s.precision)} R ${f(s.recall)} F1 ${f(s.f1)} exact ${f(s.exactMatch)}; count over ${s.count.over} / exact ${s.count.exact} / under ${s.count.under}` +

@@ -7,13 +7,13 @@ import { findTask, readManifest } from '../../benchmarks/manifest.ts';
 import { createValidator } from '../../validate/validator.ts';
 import type { Verdict } from '../../model/verdict.ts';
 import { sandboxModeOf, UsageError, type Command, type CommandResult } from '../cli-kit.ts';
+import { bytes } from '../../model/format.ts';
 
-const MIB = 2 ** 20;
 
 export function verdictLines(v: Verdict): string[] {
   const lines = [
     `Verdict: ${v.status.toUpperCase()} — ${v.reason}`,
-    `Duration: ${v.durationMs} ms (limit ${v.timeoutMs} ms)${v.peakMemoryBytes !== null ? `; peak memory ${(v.peakMemoryBytes / MIB).toFixed(1)} MiB` : ''}${v.cached ? ' (reused verdict of an identical candidate)' : ''}`,
+    `Duration: ${v.durationMs} ms (limit ${v.timeoutMs} ms)${v.peakMemoryBytes !== null ? `; peak memory ${bytes(v.peakMemoryBytes)}` : ''}${v.cached ? ' (reused verdict of an identical candidate)' : ''}`,
     `Sandbox: ${v.sandbox.label}`,
     `Interpreter: ${v.environment ? `${v.environment.python} (Python ${v.environment.version})${Object.keys(v.environment.env).length ? `, with ${Object.entries(v.environment.env).map(([k, x]) => `${k}=${x}`).join(' ')}` : ''}` : 'unknown (no report)'}`,
     `Target: ${v.target ? `${v.target.expectedFile}, loaded from ${v.target.loadedFrom ?? 'nowhere (never imported)'}, called ${v.target.calls ?? 'an unknown number of'} time(s) while tests ran` : 'not observed'}`,

@@ -1,6 +1,8 @@
 // Offers engine-rendered files as downloads through Blob URLs (works in browsers and in Electron, whose shell
 // decides where a download goes).
 
+import { bytes } from '../../../main/model/format.ts';
+
 export interface Download {
   name: string;
   mime: string;
@@ -35,8 +37,5 @@ export function safeName(name: string): string {
   return clean || 'report';
 }
 
-export function humanSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
+/** A file size for the download list: the shared rule of main/model/format.ts. */
+export const humanSize = (n: number): string => bytes(n);

@@ -1,39 +1,19 @@
-// Number and time formatting for tables and charts: fixed decimals so columns line up (tabular figures in CSS).
+// Number and time formatting for tables and charts: the engine's shared rules (main/model/format.ts, also used by
+// the CLI and the reports), with a dash for a missing value as the UI's tables write it.
 
-export const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+import * as fmt from '../../../main/model/format.ts';
 
-export function num(x: number | null | undefined, digits = 3): string {
-  return isNum(x) ? x.toFixed(digits) : '—';
-}
+const DASH = '—';
 
-export function pct(x: number | null | undefined, digits = 1): string {
-  return isNum(x) ? `${(x * 100).toFixed(digits)} %` : '—';
-}
-
-export function signed(x: number | null | undefined, digits = 3): string {
-  if (!isNum(x)) return '—';
-  const s = x.toFixed(digits);
-  return x > 0 ? `+${s}` : Number(s) === 0 ? s.replace('-', '') : s;
-}
-
-export function usd(x: number | null | undefined): string {
-  if (!isNum(x)) return 'unknown';
-  if (x === 0) return '$0';
-  return x < 0.01 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`;
-}
-
-export function int(x: number | null | undefined): string {
-  return isNum(x) ? Math.round(x).toLocaleString('en-US') : '—';
-}
-
-export function duration(ms: number | null | undefined): string {
-  if (!isNum(ms)) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
-  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
-}
+export const isNum = fmt.finite;
+export const num = (x: number | null | undefined, digits = 3): string => fmt.fixed(x, digits, DASH);
+export const pct = (x: number | null | undefined, digits = 1): string => fmt.percent(x, digits, DASH);
+export const signed = (x: number | null | undefined, digits = 3): string => fmt.signed(x, digits, DASH);
+export const usd = (x: number | null | undefined): string => fmt.usd(x, 'unknown');
+export const int = (x: number | null | undefined): string => fmt.int(x, DASH);
+export const duration = (ms: number | null | undefined): string => fmt.duration(ms, DASH);
+export const interval = (v: { estimate: number; lo: number; hi: number } | null | undefined, digits = 3): string => fmt.interval(v, digits, DASH);
+export const plural = fmt.plural;
 
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
@@ -41,12 +21,6 @@ export function dateTime(iso: string | null | undefined): string {
   if (Number.isNaN(d.getTime())) return iso;
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
-export function interval(v: { estimate: number; lo: number; hi: number } | null | undefined, digits = 3): string {
-  if (!v || !isNum(v.estimate)) return '—';
-  const ci = isNum(v.lo) && isNum(v.hi) ? ` [${v.lo.toFixed(digits)}, ${v.hi.toFixed(digits)}]` : '';
-  return `${v.estimate.toFixed(digits)}${ci}`;
 }
 
 function choose(n: number, k: number): number {
@@ -62,6 +36,3 @@ export function passAtK(n: number, c: number, k: number): number {
   return n - c < k ? 1 : 1 - choose(n - c, k) / choose(n, k);
 }
 
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-}

@@ -2,7 +2,7 @@
 // write-only API keys, sandbox, encoder, parallel tasks and the pipeline constants, validated before saving.
 
 import { useEffect, useState } from 'react';
-import { BackendSchema, PipelineOverridesSchema, PricesSchema, SettingsSchema, type CallError, type ModelPrice, type PipelineOverrides, type PricesInfo, type Settings } from '../api/contract.ts';
+import { BackendSchema, DEFAULT_MODELS, PIPELINE_DEFAULTS, PipelineOverridesSchema, PricesSchema, SettingsSchema, type CallError, type ModelPrice, type PipelineOverrides, type PricesInfo, type Settings } from '../api/contract.ts';
 import { Badge, ErrorBox, Field, Loading, Section } from '../components/ui.tsx';
 import { rovingKeyDown } from '../components/roving.ts';
 import { asCallError, engine, getStore, useApp } from '../store.ts';
@@ -16,13 +16,13 @@ const BACKENDS: { id: BackendChoiceUi; label: string; note: string }[] = [
   { id: 'local', label: 'Local server', note: 'any OpenAI-compatible server: llama.cpp, vLLM, Ollama' },
 ];
 
-const CONSTANTS: { key: keyof PipelineOverrides; label: string; symbol: string; def: number; step: string; hint: string; int?: boolean }[] = [
-  { key: 'alpha', label: 'Uncertainty weight', symbol: 'α', def: 0.5, step: '0.05', hint: 'γ = r·w·max(0, 1 − α·u); 0 … 2' },
-  { key: 'keepFraction', label: 'Keep fraction', symbol: 'keep', def: 0.7, step: '0.05', hint: 'share of each source and step kept; (0, 1]' },
-  { key: 'topK', label: 'Fused top K', symbol: 'K', def: 10, step: '1', hint: 'evidence items in the prompt; 1 … 50', int: true },
-  { key: 'candidates', label: 'Candidates', symbol: 'n', def: 5, step: '1', hint: 'samples per task; 1 … 20', int: true },
-  { key: 'temperature', label: 'Temperature', symbol: 'T', def: 0.7, step: '0.1', hint: 'sampling temperature; 0 … 2' },
-  { key: 'repairRounds', label: 'Repair rounds', symbol: 'R', def: 2, step: '1', hint: 'at most; 0 … 5', int: true },
+const CONSTANTS: { key: keyof PipelineOverrides; label: string; symbol: string; step: string; hint: string; int?: boolean }[] = [
+  { key: 'alpha', label: 'Uncertainty weight', symbol: 'α', step: '0.05', hint: 'γ = r·w·max(0, 1 − α·u); 0 … 2' },
+  { key: 'keepFraction', label: 'Keep fraction', symbol: 'keep', step: '0.05', hint: 'share of each source and step kept; (0, 1]' },
+  { key: 'topK', label: 'Fused top K', symbol: 'K', step: '1', hint: 'evidence items in the prompt; 1 … 50', int: true },
+  { key: 'candidates', label: 'Candidates', symbol: 'n', step: '1', hint: 'samples per task; 1 … 20', int: true },
+  { key: 'temperature', label: 'Temperature', symbol: 'T', step: '0.1', hint: 'sampling temperature; 0 … 2' },
+  { key: 'repairRounds', label: 'Repair rounds', symbol: 'R', step: '1', hint: 'at most; 0 … 5', int: true },
 ];
 
 interface Draft {
@@ -168,7 +168,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
         <div className="form-row">
           {draft.backend !== 'offline' ? (
             <Field label="Model" error={errors.model} hint={draft.backend === 'local' ? 'as the server names it' : 'empty: the backend’s default'}>
-              {(id, d) => <input id={id} aria-describedby={d} className="input mono" value={draft.model} onChange={(e) => patch({ model: e.target.value })} data-testid="settings-model" spellCheck={false} placeholder={draft.backend === 'gemini' ? 'gemini-2.5-flash' : draft.backend === 'openai' ? 'gpt-4.1-mini' : 'qwen2.5-coder-7b'} />}
+              {(id, d) => <input id={id} aria-describedby={d} className="input mono" value={draft.model} onChange={(e) => patch({ model: e.target.value })} data-testid="settings-model" spellCheck={false} placeholder={draft.backend === 'gemini' ? DEFAULT_MODELS.gemini : draft.backend === 'openai' ? DEFAULT_MODELS.openai : 'qwen2.5-coder-7b'} />}
             </Field>
           ) : null}
           {draft.backend === 'local' ? (
@@ -217,7 +217,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
                 </span>
               }
               error={errors[`pipeline.${c.key}`]}
-              hint={`${c.hint} · default ${c.def}`}
+              hint={`${c.hint} · default ${PIPELINE_DEFAULTS[c.key]}`}
             >
               {(id, d) => (
                 <input
@@ -227,7 +227,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
                   className="input input-num tabular"
                   inputMode="decimal"
                   value={draft.pipeline[c.key]}
-                  placeholder={String(c.def)}
+                  placeholder={String(PIPELINE_DEFAULTS[c.key])}
                   onChange={(e) => patch({ pipeline: { ...draft.pipeline, [c.key]: e.target.value } })}
                   data-testid={`settings-${c.key}`}
                 />

@@ -1,0 +1,87 @@
+// The shapes the repository walk hands back and takes: walked and skipped paths with their reasons, the
+// options and the replaceable file-system calls, and the error an aborted walk rejects with.
+import type { Dirent } from 'node:fs';
+import type { Language } from '../model/code.ts';
+
+export type SkipReason =
+  /** Matched a .gitignore, .git/info/exclude or `extraIgnore` rule. */
+  | 'ignored'
+  /** .git / .hg / .svn / .bzr */
+  | 'vcs'
+  /** node_modules, site-packages, dist-packages, bower_components */
+  | 'dependencies'
+  /** A folder holding pyvenv.cfg or conda-meta, a .venv/venv/env with bin/activate, .tox, .nox */
+  | 'virtualenv'
+  /** __pycache__, .mypy_cache, .pytest_cache, .ruff_cache */
+  | 'cache'
+  /** dist, build, out, target, coverage (unless they are a Python package), .next, .nuxt, *.egg-info, .eggs */
+  | 'build_output'
+  | 'binary'
+  | 'minified'
+  | 'generated'
+  | 'too_large'
+  | 'unreadable'
+  /** FIFO, socket, character or block device: never opened. */
+  | 'special_file'
+  | 'symlink_outside'
+  | 'symlink_loop'
+  | 'symlink_dangling'
+  /** A symlink to a file or folder that the walk already covers under its real path. */
+  | 'duplicate_symlink';
+
+export type ContentSkipReason = 'binary' | 'minified' | 'generated';
+
+export interface WalkedFile {
+  /** Relative to the repository root, '/' separators. For a symlinked file, the link's own path. */
+  relPath: string;
+  /** Absolute path to read the file from: the real root joined with relPath. */
+  absPath: string;
+  size: number;
+  mtimeMs: number;
+  language: Language;
+  /** Set when relPath is a symlink (or lies under a followed folder symlink): the real file, relative to the root. */
+  realRelPath?: string;
+}
+
+export interface SkippedPath {
+  relPath: string;
+  reason: SkipReason;
+  detail?: string;
+  isDir: boolean;
+}
+
+/** The file-system calls the walk makes to list folders and open candidate files; replaceable for tests. */
+export interface WalkIo {
+  /** Opens a file and returns its descriptor (the walk closes it). */
+  open(absPath: string, flags: number): Promise<number>;
+  /** Lists a folder with entry types. */
+  readdir(absPath: string): Promise<Dirent[]>;
+}
+
+export interface WalkOptions {
+  /** Files larger than this are skipped as 'too_large'. Default 1 MiB. */
+  maxFileBytes?: number;
+  /** Aborting stops the walk promptly; walkRepository then rejects with a WalkAbortedError (name 'AbortError'). */
+  signal?: AbortSignal;
+  /** Extra gitignore-syntax patterns, relative to the root. They only add exclusions (they cannot re-include). */
+  extraIgnore?: string[];
+  /** Test seam: replaces the open/readdir calls (e.g. to simulate EACCES when running as root). */
+  io?: Partial<WalkIo>;
+}
+
+export interface WalkResult {
+  /** Files to index, sorted by relPath. */
+  files: WalkedFile[];
+  /** Everything left out that is worth telling the user, sorted by relPath. Skipped folders appear once. */
+  skipped: SkippedPath[];
+  /** Regular files outside any skipped folder, not ignored, whose extension is not a supported language. */
+  otherFiles: number;
+}
+
+/** What the walk rejects with when its signal aborts (name 'AbortError', as for other aborted work). */
+export class WalkAbortedError extends Error {
+  constructor(reason?: unknown) {
+    super('The repository walk was aborted', reason === undefined ? undefined : { cause: reason });
+    this.name = 'AbortError';
+  }
+}

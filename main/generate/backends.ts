@@ -1,4 +1,7 @@
-// Making a backend from what the user chose (CLI flags or the app's settings), and finding its key.
+// The typed choice of a generation backend (BackendSpec: offline, OpenAI or an OpenAI-compatible local server,
+// Gemini, a replay of recorded exchanges, an imported sample set) and the one function that builds a backend
+// from it. The CLI turns its flags into a spec (main/host/commands/generate-commands.ts), the desktop engine its
+// settings (main/host/calls/runs.ts); a stored run's backend record is read back into a spec here.
 
 import type { ExchangeStore } from '../store/exchanges.ts';
 import { LlmError } from './errors.ts';
@@ -10,31 +13,63 @@ import { ReplayBackend } from './record.ts';
 import type { ReliabilityOptions } from './reliability.ts';
 import type { LlmBackend, Provider } from './types.ts';
 
-export type BackendKind = 'offline' | 'openai' | 'gemini' | 'replay' | 'imported';
-export const BACKEND_KINDS: readonly BackendKind[] = ['offline', 'openai', 'gemini', 'replay', 'imported'];
-
-/** The paper's models: the default when no --model is given. */
+/** The paper's models: the default when a spec names no model. */
 export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', gemini: 'gemini-2.5-flash' } as const;
 
-export interface BackendSpec {
-  kind: BackendKind;
+/** A model behind an HTTP API: which one, where, with which key, and how patiently. */
+interface ApiSpec {
   model?: string;
   /** OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio) or another Gemini endpoint. */
   baseURL?: string;
   /** A key handed over by the desktop app; otherwise the environment is read. Never logged or stored. */
   apiKey?: string;
   reliability?: ReliabilityOptions;
+  onRetry?: (message: string) => void;
+}
+
+/** No language model: retrieval and adaptation of similar code (main/generate/offline-backend.ts). */
+export interface OfflineSpec {
+  kind: 'offline';
+}
+
+/** OpenAI's API, or any OpenAI-compatible server (a local one) when `baseURL` names it. */
+export interface OpenAiSpec extends ApiSpec {
+  kind: 'openai';
+}
+
+export interface GeminiSpec extends ApiSpec {
+  kind: 'gemini';
   /** Gemini 2.5 thinking budget. */
   thinkingBudget?: number;
-  onRetry?: (message: string) => void;
-  /** Replay: the store to answer from, the run to replay, and the provider recorded (found from the store when unique). */
-  store?: ExchangeStore;
+}
+
+/** Answers from recorded exchanges: the store to answer from, the run to replay, and the provider recorded (found from the store when unique). */
+export interface ReplaySpec {
+  kind: 'replay';
+  model?: string;
   replayRun?: string;
   replayProvider?: Provider;
-  /** Imported: a JSONL file of sample sets (CoderEval's Raw_Input.jsonl_out.jsonl, a set from samples import, …). */
+  store?: ExchangeStore;
+}
+
+/** Candidates generated elsewhere: a JSONL file of sample sets (CoderEval's Raw_Input.jsonl_out.jsonl, a set from samples import, …). */
+export interface ImportedSpec {
+  kind: 'imported';
   samplesFile?: string;
-  /** Imported: extract code from each sample as from a model reply; default false (every sample runs byte for byte). */
+  /** Extract code from each sample as from a model reply; default false (every sample runs byte for byte). */
   extract?: boolean;
+}
+
+export type BackendSpec = OfflineSpec | OpenAiSpec | GeminiSpec | ReplaySpec | ImportedSpec;
+export type BackendKind = BackendSpec['kind'];
+export const BACKEND_KINDS: readonly BackendKind[] = ['offline', 'openai', 'gemini', 'replay', 'imported'];
+
+/** What the process supplies around a spec (the spec's own fields win): the exchange store a replay reads, keys, retry messages. */
+export interface BackendRuntime {
+  exchanges?: ExchangeStore;
+  /** Keys handed over by the desktop app (never logged or stored). */
+  apiKeys?: { openai?: string; gemini?: string };
+  onRetry?: (message: string) => void;
 }
 
 /** The key for a provider: the one passed in, else OPENAI_API_KEY / GEMINI_API_KEY (then GOOGLE_API_KEY). */
@@ -44,7 +79,8 @@ export function resolveApiKey(provider: 'openai' | 'gemini', explicit: string | 
   return v?.trim() || undefined;
 }
 
-export function createBackend(spec: BackendSpec, env: NodeJS.ProcessEnv = process.env): LlmBackend {
+/** The backend a spec describes. */
+export function createBackend(spec: BackendSpec, env: NodeJS.ProcessEnv = process.env, runtime: BackendRuntime = {}): LlmBackend {
   switch (spec.kind) {
     case 'offline':
       return new OfflineBackend();
@@ -53,36 +89,39 @@ export function createBackend(spec: BackendSpec, env: NodeJS.ProcessEnv = proces
       return new OpenAiBackend({
         model: spec.model ?? DEFAULT_MODELS.openai,
         ...(baseURL ? { baseURL } : {}),
-        ...optional('apiKey', resolveApiKey('openai', spec.apiKey, env)),
+        ...optional('apiKey', resolveApiKey('openai', spec.apiKey ?? runtime.apiKeys?.openai, env)),
         ...optional('reliability', spec.reliability),
-        ...optional('onRetry', spec.onRetry),
+        ...optional('onRetry', spec.onRetry ?? runtime.onRetry),
       });
     }
     case 'gemini':
       return new GeminiBackend({
         model: spec.model ?? DEFAULT_MODELS.gemini,
         ...optional('baseURL', spec.baseURL),
-        ...optional('apiKey', resolveApiKey('gemini', spec.apiKey, env)),
+        ...optional('apiKey', resolveApiKey('gemini', spec.apiKey ?? runtime.apiKeys?.gemini, env)),
         ...optional('reliability', spec.reliability),
         ...optional('thinkingBudget', spec.thinkingBudget),
-        ...optional('onRetry', spec.onRetry),
+        ...optional('onRetry', spec.onRetry ?? runtime.onRetry),
       });
     case 'imported':
       if (!spec.samplesFile) throw new LlmError('config', 'imported', 'The imported backend needs a sample file (--samples FILE).');
       return ImportedBackend.fromFile(spec.samplesFile, undefined, { extract: spec.extract === true });
     case 'replay':
-      return replayBackendFor(spec);
+      return replayBackendFor(spec, spec.store ?? runtime.exchanges);
     default:
-      throw new LlmError('config', String(spec.kind), `Unknown backend "${String(spec.kind)}"; choose one of ${BACKEND_KINDS.join(', ')}.`);
+      throw unknownKind((spec as { kind: unknown }).kind);
   }
+}
+
+function unknownKind(kind: unknown): LlmError {
+  return new LlmError('config', String(kind), `Unknown backend "${String(kind)}"; choose one of ${BACKEND_KINDS.join(', ')}.`);
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-function replayBackendFor(spec: BackendSpec): ReplayBackend {
-  const store = spec.store;
+function replayBackendFor(spec: ReplaySpec, store: ExchangeStore | undefined): ReplayBackend {
   if (!store) throw new LlmError('config', 'replay', 'Replay needs the workspace database that holds the recorded run (--db FILE).');
   let provider = spec.replayProvider;
   let model = spec.model;
@@ -100,4 +139,59 @@ function replayBackendFor(spec: BackendSpec): ReplayBackend {
     provider = found[0] as Provider;
   }
   return new ReplayBackend(store, { provider, model, ...(spec.replayRun ? { runId: spec.replayRun } : {}) });
+}
+
+// ---- a stored run's backend ---------------------------------------------------------------------------------
+
+/** The non-secret backend choice an experiment run keeps (main/experiment/orchestrate.ts StoredBackend, less `decompose`). */
+export interface BackendRecord {
+  kind: string;
+  model: string | null;
+  baseURL: string | null;
+  /** The other options, under the names runs have always stored them with (those of the `opencoder run` flags that wrote them). */
+  extra: Record<string, unknown>;
+}
+
+/** The spec a stored run's backend record describes (a resume rebuilds what the run froze). */
+export function backendSpecOfRecord(record: BackendRecord): BackendSpec {
+  const x = record.extra;
+  const text = (key: string) => (typeof x[key] === 'string' && x[key] !== '' ? (x[key] as string) : undefined);
+  const model = record.model || undefined;
+  const baseURL = record.baseURL || undefined;
+  switch (record.kind) {
+    case 'offline':
+      return { kind: 'offline' };
+    case 'openai':
+      return { kind: 'openai', ...optional('model', model), ...optional('baseURL', baseURL), ...reliabilityOfRecord(record) };
+    case 'gemini': {
+      const thinkingBudget = numberOfRecord(record, 'thinking-budget');
+      return { kind: 'gemini', ...optional('model', model), ...optional('baseURL', baseURL), ...optional('thinkingBudget', thinkingBudget), ...reliabilityOfRecord(record) };
+    }
+    case 'replay':
+      return { kind: 'replay', ...optional('model', model), ...optional('replayRun', text('replay-run')), ...optional('replayProvider', text('replay-provider') as Provider | undefined) };
+    case 'imported':
+      return { kind: 'imported', ...optional('samplesFile', text('samples')), ...(x.extract === true ? { extract: true } : {}) };
+    default:
+      throw unknownKind(record.kind);
+  }
+}
+
+function numberOfRecord(record: BackendRecord, key: string): number | undefined {
+  const raw = record.extra[key];
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const v = Number(raw);
+  if (!Number.isFinite(v)) throw new LlmError('config', record.kind, `The stored backend option ${key} is not a number (${JSON.stringify(raw)}).`);
+  return v;
+}
+
+function reliabilityOfRecord(record: BackendRecord): { reliability?: ReliabilityOptions } {
+  const timeout = numberOfRecord(record, 'timeout');
+  const retries = numberOfRecord(record, 'retries');
+  const concurrency = numberOfRecord(record, 'concurrency');
+  const reliability: ReliabilityOptions = {
+    ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+    ...optional('maxRetries', retries),
+    ...optional('concurrency', concurrency),
+  };
+  return Object.keys(reliability).length ? { reliability } : {};
 }

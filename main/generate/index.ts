@@ -7,7 +7,22 @@ export { OpenAiBackend, isLocalUrl, isOfficialOpenAi, OPENAI_DEFAULT_BASE_URL, t
 export { GeminiBackend, toGeminiSchema, GEMINI_DEFAULT_BASE_URL, type GeminiBackendOptions } from './gemini-backend.ts';
 export { OfflineBackend, OFFLINE_MODEL, proposeCandidates, adaptSimilar, delegateToApi, renameIdentifiers } from './offline-backend.ts';
 export { ImportedBackend, loadSampleSets, type ImportedSample, type ImportedSampleSet } from './imported-backend.ts';
-export { createBackend, resolveApiKey, BACKEND_KINDS, DEFAULT_MODELS, type BackendKind, type BackendSpec } from './backends.ts';
+export {
+  createBackend,
+  backendSpecOfRecord,
+  resolveApiKey,
+  BACKEND_KINDS,
+  DEFAULT_MODELS,
+  type BackendKind,
+  type BackendRecord,
+  type BackendRuntime,
+  type BackendSpec,
+  type GeminiSpec,
+  type ImportedSpec,
+  type OfflineSpec,
+  type OpenAiSpec,
+  type ReplaySpec,
+} from './backends.ts';
 export {
   PROMPT_VERSION,
   PROMPT_TEMPLATES,

@@ -48,6 +48,24 @@ export function sandboxModeOf(values: Record<string, unknown>): SandboxMode {
   return mode;
 }
 
+/**
+ * Runs `fn` with a signal that Ctrl-C (SIGINT) aborts, saying `message` on stderr first; the handler is removed
+ * when `fn` settles, so a second Ctrl-C after that stops the process as usual.
+ */
+export async function untilInterrupted<T>(io: Io, message: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onSigint = () => {
+    io.err(message);
+    controller.abort();
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    return await fn(controller.signal);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
 export function dbPathOf(values: Record<string, unknown>): string {
   return path.resolve((values.db as string | undefined) ?? defaultDbPath());
 }

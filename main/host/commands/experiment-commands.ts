@@ -13,10 +13,10 @@ import { appInfo, type Progress, type RunOutcome } from '../../experiment/runner
 import { Store } from '../../store/store.ts';
 import { factorialConditions, GENERATION_PRESETS, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules, type Condition } from '../../pipeline/methods.ts';
 import { packageRoot } from '../paths.ts';
-import { dbPathOf, sandboxModeOf, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
-import { BACKEND_OPTS, backendChoice, backendFromOptions, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
+import { dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io, type SandboxMode } from '../cli-kit.ts';
+import { BACKEND_OPTS, backendChoice, backendOfFlags, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
-import { ensureIndexed, openWorkspace } from './retrieve-commands.ts';
+import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
 
 const RUN_OPTS = {
   ...ENCODER_OPTS,
@@ -52,6 +52,7 @@ function progressLine(p: Progress): string {
   return `[run ${p.runId}] ${p.done}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}${p.resumed ? `, ${p.resumed} from before` : ''}; ETA ${duration(p.etaMs)}; spent ${usd(p.spentUsd)}${last}`;
 }
 
+/** The run's record of the backend flags (main/generate/backends.ts backendSpecOfRecord reads it back for the app). */
 function storedBackendOf(values: Record<string, unknown>): StoredBackend {
   const { kind, decompose } = backendChoice(values);
   const extra: Record<string, unknown> = {};
@@ -59,8 +60,8 @@ function storedBackendOf(values: Record<string, unknown>): StoredBackend {
   return { kind, model: (values.model as string | undefined) ?? null, baseURL: (values['base-url'] as string | undefined) ?? null, decompose, extra };
 }
 
-/** Options that rebuild a stored backend (a resume uses what the run froze, not today's flags). */
-export function valuesOfBackend(b: StoredBackend): Record<string, unknown> {
+/** The flags that rebuild a stored backend (a resume uses what the run froze, then today's flags for what it did not record). */
+function valuesOfBackend(b: StoredBackend): Record<string, unknown> {
   return { backend: b.kind, decompose: b.decompose, ...(b.model ? { model: b.model } : {}), ...(b.baseURL ? { 'base-url': b.baseURL } : {}), ...b.extra };
 }
 
@@ -103,6 +104,83 @@ function modelOf(loaded: LoadedRun[], values: Record<string, unknown>, compariso
   });
 }
 
+interface Plan {
+  manifest: ReturnType<typeof readManifest>;
+  tasks: ReturnType<typeof selectTasks>;
+  conditions: Condition[];
+}
+
+/** The stored backend a resume continues with. */
+function frozenBackend(values: Record<string, unknown>, resume: string): StoredBackend {
+  const given = ['candidates', 'temperature', 'preset', 'unverified-output', 'after-failed-repairs'].filter((k) => values[k] !== undefined);
+  if (given.length) throw new UsageError(`--resume continues the run as it was frozen; it does not take ${given.map((k) => `--${k}`).join(', ')}`);
+  const store = Store.open(dbPathOf(values));
+  try {
+    return resumableRun(store, resume).backend;
+  } finally {
+    store.close();
+  }
+}
+
+/** A new run's tasks and conditions, as the flags choose them. */
+function planOf(conditionsOf: (values: Record<string, unknown>) => Condition[], values: Record<string, unknown>): Plan {
+  if (!values.manifest) throw new UsageError('--manifest FILE is required (or --resume RUN)');
+  const manifest = readManifest(values.manifest as string);
+  const ids = values.ids ? (values.ids as string).split(',').map((s) => s.trim()).filter(Boolean) : null;
+  const limit = num(values, 'limit', { int: true, min: 1 }) ?? null;
+  let conditions: Condition[];
+  try {
+    conditions = withOutputRules(
+      withGeneration(conditionsOf(values), {
+        preset: values.preset as string | undefined,
+        candidates: num(values, 'candidates', { int: true, min: 1 }),
+        temperature: num(values, 'temperature', { min: 0 }),
+      }),
+      { unverifiedOutput: values['unverified-output'] as string | undefined, afterFailedRepairs: values['after-failed-repairs'] as string | undefined },
+    );
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  return { manifest, tasks: selectTasks(manifest, ids, limit), conditions };
+}
+
+/** The estimate, then the run, unless the estimate was all that was asked for or it is over --max-usd. */
+async function startPlanned(
+  ctx: ExperimentContext,
+  run: { kind: 'run' | 'ablate' | 'ladder'; plan: Plan; storedBackend: StoredBackend; options: { parallel: number; sandbox: SandboxMode } },
+  values: Record<string, unknown>,
+  io: Io,
+  pricesSource: string,
+): Promise<RunOutcome | CommandResult> {
+  const { kind, plan, storedBackend, options } = run;
+  const est = estimateRun(plan.tasks, plan.conditions, ctx.backend, ctx.prices, { llmDecomposition: storedBackend.decompose === 'llm' });
+  const estText = `Estimate before the run: ${est.calls} call(s), ~${est.inputTokens} input / ~${est.outputTokensExpected} output tokens; cost ≈ ${usd(est.usdExpected)} (at most ${usd(est.usdMax)}); ${est.assumptions}. Prices: ${pricesSource}.`;
+  if (values['estimate-only']) {
+    return { text: [estText], json: { ok: true, command: kind === 'run' ? 'run' : 'ablate', estimate: est, tasks: plan.tasks.length, conditions: plan.conditions.map((c) => c.id) } };
+  }
+  io.err(estText);
+  const maxUsd = num(values, 'max-usd', { min: 0 });
+  if (maxUsd !== undefined && (est.usdExpected === null || est.usdExpected > maxUsd)) {
+    throw new UsageError(`the estimated cost ${usd(est.usdExpected)} is over --max-usd ${maxUsd}; nothing was sent`);
+  }
+  return startExperiment(ctx, { kind, manifest: plan.manifest, tasks: plan.tasks, conditions: plan.conditions, storedBackend, options });
+}
+
+function outcomeResult(kind: 'run' | 'ablate' | 'ladder', ws: Workspace, outcome: RunOutcome, values: Record<string, unknown>): CommandResult {
+  const loaded = loadRun(ws.store.experiments, outcome.runId);
+  const model = modelOf([loaded], values);
+  const text = [
+    `Run ${outcome.runId}: ${outcome.status}; ${outcome.ran} ran now, ${outcome.resumed} from before, ${outcome.failed} failed, of ${outcome.total}; ${duration(outcome.durationMs)}`,
+    ...summaryLines(model),
+    outcome.status === 'cancelled' ? `Resume with: opencoder ${kind === 'run' ? 'run' : 'ablate'} --resume ${outcome.runId}` : `Report with: opencoder report ${outcome.runId} --format html --out report.html`,
+  ];
+  return {
+    text,
+    json: { ok: true, command: kind === 'run' ? 'run' : 'ablate', runId: outcome.runId, outcome, conditions: model.conditions, comparisons: model.comparisons, factorial: model.factorial },
+    exit: outcome.status === 'cancelled' ? 130 : 0,
+  };
+}
+
 async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', conditionsOf: (values: Record<string, unknown>) => Condition[], values: Record<string, unknown>, io: Io, deps: GenerateDeps): Promise<CommandResult> {
   const resume = values.resume as string | undefined;
   const sandbox = sandboxModeOf(values);
@@ -110,96 +188,34 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
   const validatorWorkers = num(values, 'validator-workers', { int: true, min: 1 });
   const quiet = values.quiet === true;
 
-  let storedBackend: StoredBackend;
-  let plan: { manifest: ReturnType<typeof readManifest>; tasks: ReturnType<typeof selectTasks>; conditions: Condition[] } | null = null;
-  if (resume) {
-    const given = ['candidates', 'temperature', 'preset', 'unverified-output', 'after-failed-repairs'].filter((k) => values[k] !== undefined);
-    if (given.length) throw new UsageError(`--resume continues the run as it was frozen; it does not take ${given.map((k) => `--${k}`).join(', ')}`);
-    const store = Store.open(dbPathOf(values));
-    try {
-      storedBackend = resumableRun(store, resume).backend;
-    } finally {
-      store.close();
-    }
-  } else {
-    if (!values.manifest) throw new UsageError('--manifest FILE is required (or --resume RUN)');
-    const manifest = readManifest(values.manifest as string);
-    const ids = values.ids ? (values.ids as string).split(',').map((s) => s.trim()).filter(Boolean) : null;
-    const limit = num(values, 'limit', { int: true, min: 1 }) ?? null;
-    let conditions: Condition[];
-    try {
-      conditions = withOutputRules(
-        withGeneration(conditionsOf(values), {
-          preset: values.preset as string | undefined,
-          candidates: num(values, 'candidates', { int: true, min: 1 }),
-          temperature: num(values, 'temperature', { min: 0 }),
-        }),
-        { unverifiedOutput: values['unverified-output'] as string | undefined, afterFailedRepairs: values['after-failed-repairs'] as string | undefined },
-      );
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    plan = { manifest, tasks: selectTasks(manifest, ids, limit), conditions };
-    storedBackend = storedBackendOf(values);
-  }
+  const plan = resume ? null : planOf(conditionsOf, values);
+  const storedBackend = resume ? frozenBackend(values, resume) : storedBackendOf(values);
   const backendValues = resume ? { ...values, ...valuesOfBackend(storedBackend) } : values;
   const ws = await openWorkspace(values, io);
-  const controller = new AbortController();
-  const onSigint = () => {
-    io.err('cancelling… finished tasks are kept; resume with --resume');
-    controller.abort();
-  };
-  process.once('SIGINT', onSigint);
   try {
-    const exchanges = ws.store.exchanges;
-    const backend = backendFromOptions(backendValues, exchanges, deps, io);
-    const { table: prices, source: pricesSource } = pricesOf(backendValues);
-    const ctx: ExperimentContext = {
-      store: ws.store,
-      encoder: ws.encoder,
-      backend,
-      prices,
-      packageRoot: packageRoot(),
-      ensureIndexed: (tasks) => ensureIndexed(ws, tasks, io, quiet),
-      sandbox: { mode: sandbox },
-      ...(validatorWorkers ? { validatorConcurrency: validatorWorkers } : {}),
-      ...(parallel ? { parallel } : {}),
-      signal: controller.signal,
-      onStart: (run) => io.err(`Run ${run.id}: ${run.taskIds.length} tasks × ${run.conditions.length} conditions (${(run.conditions as { id: string }[]).map((c) => c.id).join(', ')}); backend ${backend.label}; manifest ${run.manifestHash.slice(0, 12)}`),
-      onProgress: (p) => {
-        if (!quiet) io.err(progressLine(p));
-      },
-    };
-    let outcome: RunOutcome;
-    if (plan) {
-      const est = estimateRun(plan.tasks, plan.conditions, backend, prices, { llmDecomposition: storedBackend.decompose === 'llm' });
-      const estText = `Estimate before the run: ${est.calls} call(s), ~${est.inputTokens} input / ~${est.outputTokensExpected} output tokens; cost ≈ ${usd(est.usdExpected)} (at most ${usd(est.usdMax)}); ${est.assumptions}. Prices: ${pricesSource}.`;
-      if (values['estimate-only']) {
-        return { text: [estText], json: { ok: true, command: kind === 'run' ? 'run' : 'ablate', estimate: est, tasks: plan.tasks.length, conditions: plan.conditions.map((c) => c.id) } };
-      }
-      io.err(estText);
-      const maxUsd = num(values, 'max-usd', { min: 0 });
-      if (maxUsd !== undefined && (est.usdExpected === null || est.usdExpected > maxUsd)) {
-        throw new UsageError(`the estimated cost ${usd(est.usdExpected)} is over --max-usd ${maxUsd}; nothing was sent`);
-      }
-      outcome = await startExperiment(ctx, { kind, manifest: plan.manifest, tasks: plan.tasks, conditions: plan.conditions, storedBackend, options: { parallel: parallel ?? 2, sandbox } });
-    } else {
-      outcome = await resumeExperiment(ctx, resume!);
-    }
-    const loaded = loadRun(ws.store.experiments, outcome.runId);
-    const model = modelOf([loaded], values);
-    const text = [
-      `Run ${outcome.runId}: ${outcome.status}; ${outcome.ran} ran now, ${outcome.resumed} from before, ${outcome.failed} failed, of ${outcome.total}; ${duration(outcome.durationMs)}`,
-      ...summaryLines(model),
-      outcome.status === 'cancelled' ? `Resume with: opencoder ${kind === 'run' ? 'run' : 'ablate'} --resume ${outcome.runId}` : `Report with: opencoder report ${outcome.runId} --format html --out report.html`,
-    ];
-    return {
-      text,
-      json: { ok: true, command: kind === 'run' ? 'run' : 'ablate', runId: outcome.runId, outcome, conditions: model.conditions, comparisons: model.comparisons, factorial: model.factorial },
-      exit: outcome.status === 'cancelled' ? 130 : 0,
-    };
+    return await untilInterrupted(io, 'cancelling… finished tasks are kept; resume with --resume', async (signal) => {
+      const backend = backendOfFlags(backendValues, ws.store.exchanges, deps, io);
+      const { table: prices, source: pricesSource } = pricesOf(backendValues);
+      const ctx: ExperimentContext = {
+        store: ws.store,
+        encoder: ws.encoder,
+        backend,
+        prices,
+        packageRoot: packageRoot(),
+        ensureIndexed: (tasks) => ensureIndexed(ws, tasks, io, quiet),
+        sandbox: { mode: sandbox },
+        ...(validatorWorkers ? { validatorConcurrency: validatorWorkers } : {}),
+        ...(parallel ? { parallel } : {}),
+        signal,
+        onStart: (run) => io.err(`Run ${run.id}: ${run.taskIds.length} tasks × ${run.conditions.length} conditions (${(run.conditions as { id: string }[]).map((c) => c.id).join(', ')}); backend ${backend.label}; manifest ${run.manifestHash.slice(0, 12)}`),
+        onProgress: (p) => {
+          if (!quiet) io.err(progressLine(p));
+        },
+      };
+      const outcome = plan ? await startPlanned(ctx, { kind, plan, storedBackend, options: { parallel: parallel ?? 2, sandbox } }, values, io, pricesSource) : await resumeExperiment(ctx, resume!);
+      return 'runId' in outcome ? outcomeResult(kind, ws, outcome, values) : outcome;
+    });
   } finally {
-    process.off('SIGINT', onSigint);
     await ws.close();
   }
 }
@@ -223,6 +239,69 @@ function loadRuns(values: Record<string, unknown>, ids: string[]): { loaded: Loa
     throw err;
   }
 }
+
+/** The commands that read runs from the store: report, compare, runs. */
+const REPORT_COMMANDS: Record<string, Command> = {
+  report: {
+    summary: 'export a run (or several, compared) as HTML, Markdown, JSON or CSV, from the store',
+    usage: 'opencoder report RUN [RUN…] --format html|md|json|csv --out FILE [--resamples N] [--seed N] [--factorial-test t-test|sign-flip] [--title T]',
+    options: REPORT_OPTS,
+    async run({ values, positionals }) {
+      if (!positionals.length) throw new UsageError('report needs a run id (see opencoder runs)');
+      const format = values.format as ReportFormat;
+      if (!['html', 'md', 'json', 'csv'].includes(format)) throw new UsageError(`--format must be html, md, json or csv (got ${format})`);
+      if (!values.out) throw new UsageError('--out FILE is required');
+      const { loaded, close } = loadRuns(values, positionals);
+      try {
+        const model = modelOf(loaded, values, reportComparisons(loaded));
+        const files = writeReport(model, format, path.resolve(values.out as string));
+        return { text: [`Wrote ${files.join(', ')}`], json: { ok: true, command: 'report', runs: positionals, format, files } };
+      } finally {
+        close();
+      }
+    },
+  },
+  compare: {
+    summary: 'compare two runs task by task (paired): W/L/T, exact McNemar, bootstrap differences',
+    usage: 'opencoder compare RUN_A RUN_B [--resamples N] [--seed N]',
+    options: { resamples: { type: 'string' }, seed: { type: 'string' }, 'factorial-test': { type: 'string' } },
+    async run({ values, positionals }) {
+      if (positionals.length !== 2) throw new UsageError('compare needs exactly two run ids');
+      const { loaded, close } = loadRuns(values, positionals);
+      try {
+        if (loaded[0]!.run.manifestHash !== loaded[1]!.run.manifestHash) {
+          throw new UsageError(`the runs froze different manifests (${loaded[0]!.run.manifestHash.slice(0, 12)} vs ${loaded[1]!.run.manifestHash.slice(0, 12)}): only tasks with the same id are paired, and they may differ`);
+        }
+        // The same comparisons, hence the same Holm families, as `report A B`; only the cross-run pairs are shown.
+        const cross = crossRunComparisons(loaded[0]!, loaded[1]!);
+        const full = modelOf(loaded, values, [...defaultComparisons(loaded), ...cross]);
+        const key = (c: { a: { runId: string; condition: string }; b: { runId: string; condition: string } }) => `${c.a.runId}|${c.a.condition}|${c.b.runId}|${c.b.condition}`;
+        const shown = new Set(cross.map(key));
+        const model = { ...full, comparisons: full.comparisons.filter((c) => shown.has(key(c))) };
+        return { text: summaryLines(model), json: { ok: true, command: 'compare', runs: positionals, conditions: model.conditions, comparisons: model.comparisons } };
+      } finally {
+        close();
+      }
+    },
+  },
+  runs: {
+    summary: 'list experiment runs and their state',
+    usage: 'opencoder runs',
+    options: {},
+    async run({ values }) {
+      const store = Store.open(dbPathOf(values));
+      try {
+        const list = store.experiments.list();
+        const text = list.length
+          ? list.map((r) => `${r.id}  ${r.state.padEnd(11)} ${r.kind.padEnd(6)} ${r.results}/${r.taskIds.length * r.conditions.length} results${r.errors ? ` (${r.errors} errors)` : ''}  ${r.createdAt}`)
+          : ['No experiment runs yet: start one with opencoder run --manifest FILE'];
+        return { text, json: { ok: true, command: 'runs', runs: list.map(({ conditions, provenance, ...r }) => ({ ...r, conditions: (conditions as { id: string }[]).map((c) => c.id) })) } };
+      } finally {
+        store.close();
+      }
+    },
+  },
+};
 
 export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, Command> {
   return {
@@ -257,65 +336,7 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
         return runExperimentCommand(values.ladder ? 'ladder' : 'ablate', () => (values.ladder ? LADDER : factorialConditions(base)), values, io, deps);
       },
     },
-    report: {
-      summary: 'export a run (or several, compared) as HTML, Markdown, JSON or CSV, from the store',
-      usage: 'opencoder report RUN [RUN…] --format html|md|json|csv --out FILE [--resamples N] [--seed N] [--factorial-test t-test|sign-flip] [--title T]',
-      options: REPORT_OPTS,
-      async run({ values, positionals }) {
-        if (!positionals.length) throw new UsageError('report needs a run id (see opencoder runs)');
-        const format = values.format as ReportFormat;
-        if (!['html', 'md', 'json', 'csv'].includes(format)) throw new UsageError(`--format must be html, md, json or csv (got ${format})`);
-        if (!values.out) throw new UsageError('--out FILE is required');
-        const { loaded, close } = loadRuns(values, positionals);
-        try {
-          const model = modelOf(loaded, values, reportComparisons(loaded));
-          const files = writeReport(model, format, path.resolve(values.out as string));
-          return { text: [`Wrote ${files.join(', ')}`], json: { ok: true, command: 'report', runs: positionals, format, files } };
-        } finally {
-          close();
-        }
-      },
-    },
-    compare: {
-      summary: 'compare two runs task by task (paired): W/L/T, exact McNemar, bootstrap differences',
-      usage: 'opencoder compare RUN_A RUN_B [--resamples N] [--seed N]',
-      options: { resamples: { type: 'string' }, seed: { type: 'string' }, 'factorial-test': { type: 'string' } },
-      async run({ values, positionals }) {
-        if (positionals.length !== 2) throw new UsageError('compare needs exactly two run ids');
-        const { loaded, close } = loadRuns(values, positionals);
-        try {
-          if (loaded[0]!.run.manifestHash !== loaded[1]!.run.manifestHash) {
-            throw new UsageError(`the runs froze different manifests (${loaded[0]!.run.manifestHash.slice(0, 12)} vs ${loaded[1]!.run.manifestHash.slice(0, 12)}): only tasks with the same id are paired, and they may differ`);
-          }
-          // The same comparisons, hence the same Holm families, as `report A B`; only the cross-run pairs are shown.
-          const cross = crossRunComparisons(loaded[0]!, loaded[1]!);
-          const full = modelOf(loaded, values, [...defaultComparisons(loaded), ...cross]);
-          const key = (c: { a: { runId: string; condition: string }; b: { runId: string; condition: string } }) => `${c.a.runId}|${c.a.condition}|${c.b.runId}|${c.b.condition}`;
-          const shown = new Set(cross.map(key));
-          const model = { ...full, comparisons: full.comparisons.filter((c) => shown.has(key(c))) };
-          return { text: summaryLines(model), json: { ok: true, command: 'compare', runs: positionals, conditions: model.conditions, comparisons: model.comparisons } };
-        } finally {
-          close();
-        }
-      },
-    },
-    runs: {
-      summary: 'list experiment runs and their state',
-      usage: 'opencoder runs',
-      options: {},
-      async run({ values }) {
-        const store = Store.open(dbPathOf(values));
-        try {
-          const list = store.experiments.list();
-          const text = list.length
-            ? list.map((r) => `${r.id}  ${r.state.padEnd(11)} ${r.kind.padEnd(6)} ${r.results}/${r.taskIds.length * r.conditions.length} results${r.errors ? ` (${r.errors} errors)` : ''}  ${r.createdAt}`)
-            : ['No experiment runs yet: start one with opencoder run --manifest FILE'];
-          return { text, json: { ok: true, command: 'runs', runs: list.map(({ conditions, provenance, ...r }) => ({ ...r, conditions: (conditions as { id: string }[]).map((c) => c.id) })) } };
-        } finally {
-          store.close();
-        }
-      },
-    },
+    ...REPORT_COMMANDS,
   };
 }
 

@@ -6,13 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { openConfiguredEncoder, type EncoderPreference } from '../../embed/select.ts';
-import { findTask, readManifest } from '../../benchmarks/manifest.ts';
+import { findTask, readManifest, type Manifest, type Task } from '../../benchmarks/manifest.ts';
 import { makeConfig, type PipelineConfig } from '../../model/config.ts';
 import { retrieveForTask } from '../../retrieve/engine.ts';
 import type { RetrievalTrace } from '../../retrieve/types.ts';
 import { ExchangeStore } from '../../store/exchanges.ts';
-import { BACKEND_KINDS, createBackend, type BackendKind } from '../../generate/backends.ts';
-import { DEFAULT_PRICES, estimateGeneration, loadPriceTable, writeDefaultPriceTable, type CostEstimate } from '../../generate/cost.ts';
+import { BACKEND_KINDS, createBackend, type BackendKind, type BackendSpec } from '../../generate/backends.ts';
+import { DEFAULT_PRICES, estimateGeneration, loadPriceTable, writeDefaultPriceTable, type CostEstimate, type PriceTable } from '../../generate/cost.ts';
 import { evaluateSampleSets } from '../../experiment/eval/uncertainty-eval.ts';
 import { generateCandidates, generationRequest, llmDecomposer } from '../../generate/generate.ts';
 import { loadSampleSets } from '../../generate/imported-backend.ts';
@@ -20,13 +20,14 @@ import { promptTemplatesRecord } from '../../generate/prompts.ts';
 import { recordExchanges } from '../../generate/record.ts';
 import type { CandidateSet, LlmBackend, Provider } from '../../generate/types.ts';
 import { defaultModelsDir, packageRoot, userDataDir } from '../paths.ts';
-import { UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { untilInterrupted, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { pricesFileIn } from '../workspace.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
-import { ensureIndexed, openWorkspace } from './retrieve-commands.ts';
+import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
 
-/** The price table the user edits (created by `opencoder prices --init`). */
+/** The price table the user edits (created by `opencoder prices --init`; the desktop app's too). */
 export function defaultPricesPath(): string {
-  return path.join(userDataDir(), 'prices.json');
+  return pricesFileIn(userDataDir());
 }
 
 /** ../shared/bench next to the checkout, or OPENCODER_BENCH_DIR. */
@@ -158,35 +159,136 @@ export function pricesOf(values: Record<string, unknown>) {
   return loadPriceTable((values.prices as string | undefined) ?? defaultPricesPath());
 }
 
-/** The backend the options describe (keys from the desktop app or the environment; never logged or stored). */
-export function backendFromOptions(values: Record<string, unknown>, exchanges: ExchangeStore, deps: GenerateDeps, io: Io): LlmBackend {
+/** The backend spec the options describe (the numbers checked; a kind's spec keeps only the options it uses). */
+export function backendSpecOfFlags(values: Record<string, unknown>): BackendSpec {
   const { kind } = backendChoice(values);
   const timeout = num(values, 'timeout', { min: 1 });
   const retries = num(values, 'retries', { int: true, min: 0 });
   const concurrency = num(values, 'concurrency', { int: true, min: 1 });
   const thinkingBudget = num(values, 'thinking-budget', { int: true, min: -1 });
-  const apiKey = kind === 'openai' ? deps.apiKeys?.openai : kind === 'gemini' ? deps.apiKeys?.gemini : undefined;
-  return createBackend(
-    {
-      kind,
-      ...(values.model ? { model: values.model as string } : {}),
-      ...(values['base-url'] ? { baseURL: values['base-url'] as string } : {}),
-      ...(apiKey ? { apiKey } : {}),
-      ...(values.samples ? { samplesFile: values.samples as string } : {}),
-      ...(values.extract === true ? { extract: true } : {}),
-      ...(values['replay-run'] ? { replayRun: values['replay-run'] as string } : {}),
-      ...(values['replay-provider'] ? { replayProvider: values['replay-provider'] as Provider } : {}),
-      ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
-      store: exchanges,
-      reliability: {
-        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
-        ...(retries !== undefined ? { maxRetries: retries } : {}),
-        ...(concurrency !== undefined ? { concurrency } : {}),
-      },
-      onRetry: (m) => io.err(`retry: ${m}`),
+  const text = (key: string) => (values[key] ? (values[key] as string) : undefined);
+  const [model, baseURL, replayRun, replayProvider, samplesFile] = ['model', 'base-url', 'replay-run', 'replay-provider', 'samples'].map(text);
+  const api = {
+    ...(model ? { model } : {}),
+    ...(baseURL ? { baseURL } : {}),
+    reliability: {
+      ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+      ...(retries !== undefined ? { maxRetries: retries } : {}),
+      ...(concurrency !== undefined ? { concurrency } : {}),
     },
-    deps.env ?? process.env,
-  );
+  };
+  switch (kind) {
+    case 'offline':
+      return { kind };
+    case 'openai':
+      return { kind, ...api };
+    case 'gemini':
+      return { kind, ...api, ...(thinkingBudget !== undefined ? { thinkingBudget } : {}) };
+    case 'replay':
+      return { kind, ...(model ? { model } : {}), ...(replayRun ? { replayRun } : {}), ...(replayProvider ? { replayProvider: replayProvider as Provider } : {}) };
+    case 'imported':
+      return { kind, ...(samplesFile ? { samplesFile } : {}), ...(values.extract === true ? { extract: true } : {}) };
+  }
+}
+
+/** The backend the options describe (keys from the desktop app or the environment; never logged or stored). */
+export function backendOfFlags(values: Record<string, unknown>, exchanges: ExchangeStore, deps: GenerateDeps, io: Io): LlmBackend {
+  return createBackend(backendSpecOfFlags(values), deps.env ?? process.env, {
+    exchanges,
+    ...(deps.apiKeys ? { apiKeys: deps.apiKeys } : {}),
+    onRetry: (m) => io.err(`retry: ${m}`),
+  });
+}
+
+/** What `opencoder generate` was asked for, its flags read and checked before anything is opened. */
+interface GenerateRequest {
+  values: Record<string, unknown>;
+  manifest: Manifest;
+  task: Task;
+  config: PipelineConfig;
+  decompose: 'llm' | 'fallback';
+  prices: PriceTable;
+  pricesSource: string;
+  estimateOnly: boolean;
+  /** Record the exchanges as a generation run (not for a replay, an estimate or --no-record). */
+  record: boolean;
+  topLogprobs: number | undefined;
+  seed: number | undefined;
+}
+
+function generateRequest(values: Record<string, unknown>): GenerateRequest {
+  if (!values.manifest) throw new UsageError('--manifest FILE is required');
+  if (!values.id) throw new UsageError('--id ID is required');
+  const { kind, decompose } = backendChoice(values);
+  const manifest = readManifest(values.manifest as string);
+  const task = findTask(manifest, values.id as string);
+  const config = generationConfig(values);
+  const { table: prices, source: pricesSource } = pricesOf(values);
+  const topLogprobs = num(values, 'top-logprobs', { int: true, min: 0 });
+  const seed = num(values, 'seed', { int: true });
+  const estimateOnly = values['estimate-only'] === true;
+  const record = !estimateOnly && kind !== 'replay' && values['no-record'] !== true;
+  return { values, manifest, task, config, decompose, prices, pricesSource, estimateOnly, record, topLogprobs, seed };
+}
+
+type TraceSummary = Pick<RetrievalTrace, 'decomposition' | 'sourceUncertainty'> & { steps: number; fused: number };
+
+function traceSummaryOf(trace: RetrievalTrace): TraceSummary {
+  return { decomposition: trace.decomposition, steps: trace.steps.length, fused: trace.fused.length, sourceUncertainty: trace.sourceUncertainty };
+}
+
+/** Stores the candidate set of a recorded run and closes the run with its usage. */
+function finishRecorded(exchanges: ExchangeStore, runId: string, task: Task, trace: TraceSummary, set: CandidateSet) {
+  exchanges.saveResult(runId, task.id, 'generate', { trace, set });
+  const usage = exchanges.usageOfRun(runId);
+  exchanges.finishRun(runId, { tasks: 1, usage });
+  return { id: runId, usage };
+}
+
+/** Retrieval for the task, the estimate, then (unless only the estimate was asked for) the candidates. */
+async function generateTask(ws: Workspace, req: GenerateRequest, deps: GenerateDeps, retrieve: RetrieveFn, io: Io, signal: AbortSignal): Promise<CommandResult> {
+  const { task, config, prices, pricesSource } = req;
+  const exchanges = ws.store.exchanges;
+  const backend = backendOfFlags(req.values, exchanges, deps, io);
+  const runId = req.record
+    ? exchanges.beginRun({ backend: backend.id, provider: backend.provider, model: backend.model, prompts: promptTemplatesRecord(), config, manifestHash: req.manifest.hash })
+    : undefined;
+  const llm = runId ? recordExchanges(backend, exchanges, { runId, prices }) : backend;
+
+  const repos = await ensureIndexed(ws, [task], io, req.values.quiet === true);
+  const decomposer = req.decompose === 'llm' && !req.estimateOnly ? llmDecomposer(llm, { taskId: task.id, signal, ...(runId ? { runId } : {}) }) : undefined;
+  const trace = await retrieve({ store: ws.store, encoder: ws.encoder, repoId: repos.get(task.repoPath)!, task, config, ...(decomposer ? { decomposer } : {}) });
+
+  const { request } = generationRequest(task, trace, { config });
+  const estimate = estimateGeneration({ messages: request.messages, n: request.n, maxTokens: request.maxTokens, nativeN: backend.capabilities.nativeN }, backend.model, backend.billing, prices);
+  const traceSummary = traceSummaryOf(trace);
+  const header = [
+    `Task ${task.id} — ${backend.label}`,
+    `Retrieval: ${trace.steps.length} steps (${trace.decomposition}), ${trace.fused.length} fused items; ū_A ${f3(trace.sourceUncertainty.api)}, ū_X ${f3(trace.sourceUncertainty.context)}, ū_S ${f3(trace.sourceUncertainty.similar)}`,
+    `Prices: ${pricesSource}`,
+  ];
+  if (req.estimateOnly) {
+    return { text: [...header, estimateLine(estimate)], json: { ok: true, command: 'generate', task: task.id, backend: backend.id, estimate, trace: traceSummary, prices: pricesSource } };
+  }
+  io.err(estimateLine(estimate)); // before any token is spent, even with --quiet
+
+  const set = await generateCandidates(task, trace, {
+    backend: llm,
+    config,
+    encoder: ws.encoder,
+    prices,
+    signal,
+    ...(runId ? { runId } : {}),
+    ...(req.topLogprobs !== undefined ? { topLogprobs: req.topLogprobs } : {}),
+    ...(req.seed !== undefined ? { seed: req.seed } : {}),
+  });
+  const run = runId ? finishRecorded(exchanges, runId, task, traceSummary, set) : null;
+  const text = [...header, ...(runId ? [`Run: ${runId} (recorded; replay with --backend replay --replay-run ${runId})`] : []), estimateLine(estimate), '', ...candidateLines(set)];
+  if (run) text.push(`Run total: ${run.usage.calls} call(s) (${run.usage.errors} failed), ${run.usage.inputTokens} in / ${run.usage.outputTokens} out, ${usd(run.usage.costUsd)}`);
+  return {
+    text,
+    json: { ok: true, command: 'generate', task: task.id, manifestHash: req.manifest.hash, backend: backend.id, run, estimate, trace: traceSummary, result: set, prices: pricesSource },
+  };
 }
 
 /** `opencoder generate`: retrieval for the task, then candidates with their uncertainty, tokens and cost. */
@@ -199,97 +301,11 @@ export function makeGenerateCommand(deps: GenerateDeps = {}): Command {
       '[--samples FILE] [--replay-run RUN] [--candidates N] [--temperature T] [--baseline-prompt] [--estimate-only] [--no-record] [--prices FILE]',
     options: GENERATE_OPTS,
     async run({ values }, io: Io): Promise<CommandResult> {
-      if (!values.manifest) throw new UsageError('--manifest FILE is required');
-      if (!values.id) throw new UsageError('--id ID is required');
-      const { kind, decompose } = backendChoice(values);
-      const manifest = readManifest(values.manifest as string);
-      const task = findTask(manifest, values.id as string);
-      const config = generationConfig(values);
-      const { table: prices, source: pricesSource } = pricesOf(values);
-      const topLogprobs = num(values, 'top-logprobs', { int: true, min: 0 });
-      const seed = num(values, 'seed', { int: true });
-
+      const req = generateRequest(values);
       const ws = await openWorkspace(values, io);
-      const controller = new AbortController();
-      const onSigint = () => {
-        io.err('cancelling… (recorded exchanges are kept)');
-        controller.abort();
-      };
-      process.once('SIGINT', onSigint);
       try {
-        const exchanges = ws.store.exchanges;
-        const backend = backendFromOptions(values, exchanges, deps, io);
-        const estimateOnly = values['estimate-only'] === true;
-        const record = !estimateOnly && kind !== 'replay' && values['no-record'] !== true;
-        const runId = record
-          ? exchanges.beginRun({ backend: backend.id, provider: backend.provider, model: backend.model, prompts: promptTemplatesRecord(), config, manifestHash: manifest.hash })
-          : undefined;
-        const llm = record ? recordExchanges(backend, exchanges, { runId: runId!, prices }) : backend;
-
-        const repos = await ensureIndexed(ws, [task], io, values.quiet === true);
-        const decomposer = decompose === 'llm' && !estimateOnly ? llmDecomposer(llm, { taskId: task.id, signal: controller.signal, ...(runId ? { runId } : {}) }) : undefined;
-        const trace: RetrievalTrace = await retrieve({
-          store: ws.store,
-          encoder: ws.encoder,
-          repoId: repos.get(task.repoPath)!,
-          task,
-          config,
-          ...(decomposer ? { decomposer } : {}),
-        });
-
-        const { request } = generationRequest(task, trace, { config });
-        const estimate = estimateGeneration(
-          { messages: request.messages, n: request.n, maxTokens: request.maxTokens, nativeN: backend.capabilities.nativeN },
-          backend.model,
-          backend.billing,
-          prices,
-        );
-        const traceSummary = {
-          decomposition: trace.decomposition,
-          steps: trace.steps.length,
-          fused: trace.fused.length,
-          sourceUncertainty: trace.sourceUncertainty,
-        };
-        const header = [
-          `Task ${task.id} — ${backend.label}`,
-          `Retrieval: ${trace.steps.length} steps (${trace.decomposition}), ${trace.fused.length} fused items; ū_A ${f3(trace.sourceUncertainty.api)}, ū_X ${f3(trace.sourceUncertainty.context)}, ū_S ${f3(trace.sourceUncertainty.similar)}`,
-          `Prices: ${pricesSource}`,
-        ];
-        if (estimateOnly) {
-          return {
-            text: [...header, estimateLine(estimate)],
-            json: { ok: true, command: 'generate', task: task.id, backend: backend.id, estimate, trace: traceSummary, prices: pricesSource },
-          };
-        }
-        io.err(estimateLine(estimate)); // before any token is spent, even with --quiet
-
-        const set = await generateCandidates(task, trace, {
-          backend: llm,
-          config,
-          encoder: ws.encoder,
-          prices,
-          signal: controller.signal,
-          ...(runId ? { runId } : {}),
-          ...(topLogprobs !== undefined ? { topLogprobs } : {}),
-          ...(seed !== undefined ? { seed } : {}),
-        });
-        let run = null;
-        if (runId) {
-          exchanges.saveResult(runId, task.id, 'generate', { trace: traceSummary, set });
-          const usage = exchanges.usageOfRun(runId);
-          exchanges.finishRun(runId, { tasks: 1, usage });
-          run = { id: runId, usage };
-        }
-        const text = [...header, ...(runId ? [`Run: ${runId} (recorded; replay with --backend replay --replay-run ${runId})`] : []), estimateLine(estimate), '', ...candidateLines(set)];
-        if (run) {
-          text.push(`Run total: ${run.usage.calls} call(s) (${run.usage.errors} failed), ${run.usage.inputTokens} in / ${run.usage.outputTokens} out, ${usd(run.usage.costUsd)}`);
-        }
-        return {
-          text,
-          json: { ok: true, command: 'generate', task: task.id, manifestHash: manifest.hash, backend: backend.id, run, estimate, trace: traceSummary, result: set, prices: pricesSource },
-        };
+        return await untilInterrupted(io, 'cancelling… (recorded exchanges are kept)', (signal) => generateTask(ws, req, deps, retrieve, io, signal));
       } finally {
-        process.off('SIGINT', onSigint);
         await ws.close();
       }
     },

@@ -1,0 +1,116 @@
+// Calls over experiments: methods.list, experiment.estimate (what a run would cost, sending nothing),
+// experiment.start / experiment.resume (jobs), experiment.list and experiment.result (one task's result).
+
+import path from 'node:path';
+import type { CostEstimateInfo, MethodInfo, ParsedInput, RunListItem } from '../../../contract/index.ts';
+import { readManifest, type Manifest, type Task } from '../../benchmarks/manifest.ts';
+import { estimateRun, resumableRun, selectTasks, type StoredBackend } from '../../experiment/orchestrate.ts';
+import { ExperimentError } from '../../experiment/runner.ts';
+import { backendSpecOfRecord } from '../../generate/backends.ts';
+import type { TaskFailure, TaskResult } from '../../model/results.ts';
+import { factorialConditions, LADDER, METHODS, type Condition } from '../../pipeline/methods.ts';
+import { fail, type Workspace } from '../workspace.ts';
+import { conditionsFor } from './conditions.ts';
+import type { CallTable } from './index.ts';
+import { checkBackend, runBackendFor, startExperimentJob } from './runs.ts';
+import { checkTaskRepos } from './tasks.ts';
+
+type Request = ParsedInput<'experiment.start'>;
+
+function plannedTasks(ws: Workspace, input: { manifest: string; taskIds?: string[] | undefined; limit?: number | undefined }): { manifest: Manifest; tasks: Task[] } {
+  const manifest = readManifest(input.manifest);
+  let tasks: Task[];
+  try {
+    tasks = selectTasks(manifest, input.taskIds ?? null, input.limit ?? null);
+  } catch (err) {
+    if (err instanceof ExperimentError) fail('invalid-input', err.message, [{ path: input.taskIds ? 'taskIds' : 'manifest', message: err.message }]);
+    throw err;
+  }
+  checkTaskRepos(ws, manifest, tasks);
+  return { manifest, tasks };
+}
+
+function methods() {
+  const info = (c: Condition): MethodInfo => ({ id: c.id, label: c.label, family: c.family, description: c.description });
+  return { methods: Object.values(METHODS).map(info), ladder: LADDER.map(info), factorial: factorialConditions().map(info) };
+}
+
+function estimate(ws: Workspace, input: ParsedInput<'experiment.estimate'>): CostEstimateInfo {
+  const { tasks } = plannedTasks(ws, input);
+  const conditions = conditionsFor(ws, input.kind, input.methods);
+  const { spec, stored } = runBackendFor(ws, input);
+  const backend = ws.backend(spec, { estimateOnly: true });
+  try {
+    const est = estimateRun(tasks, conditions, backend, ws.prices(), { llmDecomposition: stored.decompose === 'llm' });
+    return {
+      calls: est.calls,
+      inputTokens: est.inputTokens,
+      outputTokensExpected: est.outputTokensExpected,
+      usdExpected: est.usdExpected,
+      usdMax: est.usdMax,
+      note: est.note,
+      assumptions: est.assumptions,
+    };
+  } finally {
+    void backend.dispose?.();
+  }
+}
+
+function start(ws: Workspace, input: Request): { jobId: string } {
+  const { manifest, tasks } = plannedTasks(ws, input);
+  const conditions = conditionsFor(ws, input.kind, input.methods);
+  const backend = runBackendFor(ws, input);
+  checkBackend(ws, backend.spec);
+  const title = `${input.kind === 'run' ? 'Run' : input.kind === 'ladder' ? 'Ladder' : 'Ablation'}: ${tasks.length} task${tasks.length === 1 ? '' : 's'} × ${conditions.length} conditions (${path.basename(manifest.file)})`;
+  return { jobId: startExperimentJob(ws, 'experiment', title, { kind: input.kind, manifest, tasks, conditions, backend }).id };
+}
+
+function resume(ws: Workspace, runId: string): { jobId: string } {
+  const run = resumableRun(ws.store, runId);
+  if (run.state === 'done') fail('invalid-input', `run ${runId} is done; there is nothing to resume`, [{ path: 'runId', message: 'run is done' }]);
+  checkBackend(ws, backendSpecOfRecord(run.backend));
+  return { jobId: startExperimentJob(ws, 'experiment', `Resume ${runId}`, { resume: runId }).id };
+}
+
+function list(ws: Workspace): RunListItem[] {
+  return ws.experiments.list(1000).map((r) => {
+    const prov = r.provenance as { backend?: { label?: string } } | null;
+    const backend = r.backend as Partial<StoredBackend> | null;
+    return {
+      id: r.id,
+      kind: r.kind,
+      state: r.state,
+      createdAt: r.createdAt,
+      manifestFile: r.manifestFile,
+      tasks: r.taskIds.length,
+      conditions: (r.conditions as { id: string }[]).map((c) => c.id),
+      results: r.results,
+      errors: r.errors,
+      backend: prov?.backend?.label ?? ([backend?.kind, backend?.model].filter(Boolean).join(':') || 'unknown'),
+    };
+  });
+}
+
+function result(ws: Workspace, { runId, taskId, condition }: ParsedInput<'experiment.result'>): TaskResult {
+  if (!ws.experiments.get(runId)) fail('not-found', `no experiment run ${runId} in ${ws.store.path}`);
+  const r = ws.experiments.result<TaskResult | TaskFailure>(runId, taskId, condition);
+  if (!r) fail('not-found', `run ${runId} has no result for task ${taskId} under ${condition} (yet)`);
+  if (r!.status === 'error') {
+    const f = r!.result as TaskFailure;
+    fail('engine', `task ${taskId} under ${condition} failed in run ${runId} at ${f.stage}: ${f.error}`);
+  }
+  return r!.result as TaskResult;
+}
+
+export function experimentCalls(
+  ws: Workspace,
+): CallTable<'methods.list' | 'experiment.estimate' | 'experiment.start' | 'experiment.resume' | 'experiment.list' | 'experiment.result'> {
+  return {
+    'methods.list': () => methods(),
+    'experiment.estimate': (input) => estimate(ws, input),
+    'experiment.start': (input) => start(ws, input),
+    'experiment.resume': ({ runId }) => resume(ws, runId),
+    'experiment.list': () => list(ws),
+    'experiment.result': (input) => result(ws, input),
+  };
+}

@@ -1,0 +1,88 @@
+// Calls over task manifests: tasks.list, and task.run (one task, from a manifest or written in the app as a
+// custom task, under the chosen methods, as a job with full detail).
+
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ParsedInput, TaskSummary } from '../../../contract/index.ts';
+import { readManifest, type Manifest, type Task } from '../../benchmarks/manifest.ts';
+import { canonicalPath, fail, writeAtomic, type Workspace } from '../workspace.ts';
+import { applyOverrides, resolveMethods } from './conditions.ts';
+import type { CallTable } from './index.ts';
+import { checkBackend, settingsBackend, startExperimentJob } from './runs.ts';
+
+/** A manifest may name repositories anywhere: they must lie inside the roots too. */
+export function checkTaskRepos(ws: Workspace, manifest: Manifest, tasks: Task[]): void {
+  for (const repo of new Set(tasks.map((t) => t.repoPath))) ws.checkPath(`repository of a task in ${manifest.file}:`, repo);
+}
+
+/** A one-task manifest in the user data folder for a task written in the app. */
+function customManifest(ws: Workspace, custom: NonNullable<ParsedInput<'task.run'>['custom']>): Manifest {
+  const repo = canonicalPath(custom.repo);
+  if (!fs.existsSync(path.join(repo, custom.file))) {
+    fail('invalid-input', `custom.file ${custom.file} does not exist in ${repo}`, [{ path: 'custom.file', message: `not found in ${repo}` }]);
+  }
+  const record = {
+    id: `custom/${custom.qualname}`,
+    repo,
+    file: custom.file.split(path.sep).join('/'),
+    qualname: custom.qualname,
+    requirement: custom.requirement,
+    signature: custom.signature,
+    test_command: custom.test_command,
+    source: { benchmark: 'custom', createdIn: 'OpenCoder desktop' },
+  };
+  const line = JSON.stringify(record) + '\n';
+  // Named by content: the same task written twice is the same manifest, so its runs pair and resume.
+  const file = path.join(ws.dataDir, 'custom-tasks', `${createHash('sha256').update(line).digest('hex').slice(0, 16)}.jsonl`);
+  if (!fs.existsSync(file)) writeAtomic(file, line);
+  return readManifest(file);
+}
+
+function listTasks(manifest: string): { manifest: string; hash: string; tasks: TaskSummary[] } {
+  const m = readManifest(manifest);
+  const tasks: TaskSummary[] = m.tasks.map((t) => ({
+    id: t.id,
+    file: t.file,
+    qualname: t.qualname,
+    requirement: t.requirement,
+    signature: t.signature,
+    shape: t.check_template !== undefined ? 'check-template' : 'repository',
+    hasReference: !!t.reference,
+  }));
+  return { manifest: m.file, hash: m.hash, tasks };
+}
+
+function runTask(ws: Workspace, input: ParsedInput<'task.run'>): { jobId: string } {
+  let manifest: Manifest;
+  let task: Task;
+  if (input.custom) {
+    manifest = customManifest(ws, input.custom);
+    task = manifest.tasks[0]!;
+  } else {
+    manifest = readManifest(input.manifest!);
+    const found = manifest.tasks.find((t) => t.id === input.taskId);
+    if (!found) fail('not-found', `no task ${input.taskId} in ${manifest.file} (${manifest.tasks.length} tasks)`);
+    task = found!;
+  }
+  checkTaskRepos(ws, manifest, [task]);
+  const conditions = resolveMethods(input.methods).map((c) => applyOverrides(ws, c, input.sources));
+  const backend = settingsBackend(ws.settings.backend);
+  checkBackend(ws, backend.spec);
+  const job = startExperimentJob(ws, 'task', `${task.id} — ${conditions.map((c) => c.id).join(', ')}`, {
+    kind: 'run',
+    manifest,
+    tasks: [task],
+    conditions,
+    backend,
+    detail: 'full',
+  });
+  return { jobId: job.id };
+}
+
+export function taskCalls(ws: Workspace): CallTable<'tasks.list' | 'task.run'> {
+  return {
+    'tasks.list': ({ manifest }) => listTasks(manifest),
+    'task.run': (input) => runTask(ws, input),
+  };
+}

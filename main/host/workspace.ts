@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SettingsSchema, type CallError, type EngineEvent, type PricesInfo, type Settings } from '../../contract/index.ts';
-import { openConfiguredEncoder } from '../embed/select.ts';
+import { openConfiguredEncoder, type EncoderPreference } from '../embed/select.ts';
 import { createBackend, type BackendSpec } from '../generate/backends.ts';
 import { loadPriceTable, type PriceTable } from '../generate/cost.ts';
 import { redact, registerSecret } from '../generate/errors.ts';
@@ -147,12 +147,58 @@ function loadSettings(file: string): LoadedSettings {
   return { settings: parsed.data, notice: null, broken: false };
 }
 
-async function openEncoderFor(prefer: Settings['encoder'], modelsDir: string): Promise<{ encoder: Encoder; notice: string | null }> {
+/** The engine's two heavy services, opened together and closed together (encoder first, then the store). */
+export interface EngineCore {
+  store: Store;
+  encoder: Encoder;
+  /** Why the encoder is not the preferred one, if it is not. */
+  notice: string | null;
+  close(): Promise<void>;
+}
+
+export interface EngineCoreOptions {
+  dbPath: string;
+  /** Move a database whose schema is out of date aside and start a new one (the CLI's --rebuild-db). */
+  rebuild?: boolean;
+  encoder: EncoderPreference;
+  modelsDir?: string;
+  /**
+   * When the preferred encoder cannot be opened, fall back to `auto` with a notice (the app: a settings choice
+   * must not stop it starting) instead of failing (the CLI: the user asked for that encoder on this command).
+   */
+  fallback?: boolean;
+}
+
+/** Where every process composes the Store and the encoder: the app's workspace below and the CLI's commands. */
+export async function openEngine(o: EngineCoreOptions): Promise<EngineCore> {
+  const store = Store.open(o.dbPath, o.rebuild ? { rebuild: true } : {});
+  try {
+    const { encoder, notice } = await openEncoderFor(o.encoder, o.modelsDir ?? defaultModelsDir(), o.fallback === true);
+    return {
+      store,
+      encoder,
+      notice,
+      async close() {
+        try {
+          await encoder.dispose();
+        } finally {
+          store.close();
+        }
+      },
+    };
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}
+
+/** The configured encoder; with `fallback`, the automatic choice (and a notice) when the preferred one fails. */
+export async function openEncoderFor(prefer: EncoderPreference, modelsDir: string = defaultModelsDir(), fallback = false): Promise<{ encoder: Encoder; notice: string | null }> {
   try {
     const r = await openConfiguredEncoder({ prefer, modelsDir });
     return { encoder: r.encoder, notice: r.notice };
   } catch (err) {
-    if (prefer === 'auto') throw err;
+    if (prefer === 'auto' || !fallback) throw err;
     const r = await openConfiguredEncoder({ prefer: 'auto', modelsDir });
     return { encoder: r.encoder, notice: `The encoder preference "${prefer}" could not be met (${messageOf(err)}); ${r.notice ?? `using ${r.encoder.name}`}` };
   }
@@ -356,13 +402,6 @@ export async function openWorkspace(opts: ServiceOptions): Promise<Workspace> {
   const dataDir = path.resolve(opts.dataDir ?? userDataDir());
   const settingsFile = path.resolve(opts.settingsFile ?? settingsFileIn(dataDir));
   const loaded = loadSettings(settingsFile);
-  const store = Store.open(opts.dbPath);
-  let opened: { encoder: Encoder; notice: string | null };
-  try {
-    opened = await openEncoderFor(loaded.settings.encoder, opts.modelsDir ?? defaultModelsDir());
-  } catch (err) {
-    store.close();
-    throw err;
-  }
-  return new Workspace(opts, { store, encoder: opened.encoder, encoderNotice: opened.notice, loaded, settingsFile, dataDir });
+  const core = await openEngine({ dbPath: opts.dbPath, encoder: loaded.settings.encoder, modelsDir: opts.modelsDir ?? defaultModelsDir(), fallback: true });
+  return new Workspace(opts, { store: core.store, encoder: core.encoder, encoderNotice: core.notice, loaded, settingsFile, dataDir });
 }

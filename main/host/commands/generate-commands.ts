@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { openConfiguredEncoder, type EncoderPreference } from '../../embed/select.ts';
+import type { EncoderPreference } from '../../embed/select.ts';
 import { findTask, readManifest, type Manifest, type Task } from '../../benchmarks/manifest.ts';
 import { makeConfig, type PipelineConfig } from '../../model/config.ts';
 import { retrieveForTask } from '../../retrieve/engine.ts';
@@ -21,7 +21,7 @@ import { recordExchanges } from '../../generate/record.ts';
 import type { CandidateSet, LlmBackend, Provider } from '../../generate/types.ts';
 import { defaultModelsDir, packageRoot, userDataDir } from '../paths.ts';
 import { untilInterrupted, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
-import { pricesFileIn } from '../workspace.ts';
+import { openEncoderFor, pricesFileIn } from '../workspace.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
 
@@ -337,10 +337,7 @@ export const GENERATE_COMMANDS: Record<string, Command> = {
         );
       }
       const sets = loadSampleSets(file);
-      const { encoder, notice } = await openConfiguredEncoder({
-        prefer: values.encoder as EncoderPreference,
-        modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
-      });
+      const { encoder, notice } = await openEncoderFor(values.encoder as EncoderPreference, (values.models as string | undefined) ?? defaultModelsDir());
       if (notice) io.err(`note: ${notice}`);
       try {
         const res = await evaluateSampleSets(sets, {

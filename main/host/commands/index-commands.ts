@@ -4,8 +4,9 @@ import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { Store } from '../../store/store.ts';
 import { runIndex, type IndexEvent, type IndexStats } from '../../index/indexer.ts';
-import { openConfiguredEncoder, type EncoderPreference } from '../../embed/select.ts';
+import type { EncoderPreference } from '../../embed/select.ts';
 import { defaultModelsDir, sampleRepoPath } from '../paths.ts';
+import { openEngine } from '../workspace.ts';
 import { dbPathOf, fmtCounts, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
 
 /** Options of every command that indexes (or refreshes) a repository before its work. */
@@ -56,36 +57,30 @@ function indexReport(stats: IndexStats, store: Store, notice: string | null): st
 
 async function indexCommand(root: string, values: Record<string, unknown>, io: Io): Promise<CommandResult> {
   const dbPath = dbPathOf(values);
-  const store = Store.open(dbPath, { rebuild: values['rebuild-db'] === true });
+  const { store, encoder, notice, close } = await openEngine({
+    dbPath,
+    rebuild: values['rebuild-db'] === true,
+    encoder: values.encoder as EncoderPreference,
+    modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
+  });
+  if (notice && !values.quiet) io.err(`note: ${notice}`);
+  const controller = new AbortController();
+  const onSigint = () => {
+    io.err('cancelling… (what is finished is kept)');
+    controller.abort();
+  };
+  process.once('SIGINT', onSigint);
   try {
-    const { encoder, notice } = await openConfiguredEncoder({
-      prefer: values.encoder as EncoderPreference,
-      modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
-    });
-    if (notice && !values.quiet) io.err(`note: ${notice}`);
-    const controller = new AbortController();
-    const onSigint = () => {
-      io.err('cancelling… (what is finished is kept)');
-      controller.abort();
+    const stats = await runIndex({ store, root: path.resolve(root), encoder, signal: controller.signal }, progressPrinter(io, values.quiet === true));
+    const summary = store.stats(stats.repoId);
+    return {
+      text: indexReport(stats, store, notice),
+      json: { ok: stats.status === 'completed', command: 'index', db: dbPath, run: stats, repository: summary, encoderNotice: notice },
+      exit: stats.status === 'completed' ? 0 : 130,
     };
-    process.once('SIGINT', onSigint);
-    try {
-      const stats = await runIndex(
-        { store, root: path.resolve(root), encoder, signal: controller.signal },
-        progressPrinter(io, values.quiet === true),
-      );
-      const summary = store.stats(stats.repoId);
-      return {
-        text: indexReport(stats, store, notice),
-        json: { ok: stats.status === 'completed', command: 'index', db: dbPath, run: stats, repository: summary, encoderNotice: notice },
-        exit: stats.status === 'completed' ? 0 : 130,
-      };
-    } finally {
-      process.off('SIGINT', onSigint);
-      await encoder.dispose();
-    }
   } finally {
-    store.close();
+    process.off('SIGINT', onSigint);
+    await close();
   }
 }
 

@@ -1,10 +1,8 @@
 // Commands over task manifests that need retrieval: retrieve (one task) and eval-api (RQ4).
 
 import type { ParseArgsConfig } from 'node:util';
-import { Store } from '../../store/store.ts';
 import { runIndex } from '../../index/indexer.ts';
-import { openConfiguredEncoder, type EncoderPreference } from '../../embed/select.ts';
-import type { Encoder } from '../../model/encoder.ts';
+import type { EncoderPreference } from '../../embed/select.ts';
 import { findTask, readManifest, type Task } from '../../benchmarks/manifest.ts';
 import { makeConfig, type PipelineConfig } from '../../model/config.ts';
 import { retrieveForTask } from '../../retrieve/engine.ts';
@@ -13,6 +11,7 @@ import { evaluateManifestApis } from '../../retrieve/api-run.ts';
 import { VectorIndexCache } from '../../retrieve/vector-index.ts';
 import type { RetrievalTrace } from '../../retrieve/types.ts';
 import { defaultModelsDir } from '../paths.ts';
+import { openEngine, type EngineCore } from '../workspace.ts';
 import { dbPathOf, UsageError, type Command, type Io } from '../cli-kit.ts';
 import { ENCODER_OPTS, progressPrinter } from './index-commands.ts';
 import { fixed } from '../../model/format.ts';
@@ -22,35 +21,19 @@ const MANIFEST_OPTS = {
   manifest: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-export interface Workspace {
-  store: Store;
-  encoder: Encoder;
-  notice: string | null;
-  close(): Promise<void>;
-}
+/** A CLI command's engine: the Store and the encoder its flags ask for (host/workspace.ts composes them). */
+export type Workspace = EngineCore;
 
-/** Opens the database and the configured encoder (both closed by `close`). */
+/** Opens the database and the configured encoder (both closed by `close`); a fallback notice goes to stderr. */
 export async function openWorkspace(values: Record<string, unknown>, io: Io): Promise<Workspace> {
-  const store = Store.open(dbPathOf(values), { rebuild: values['rebuild-db'] === true });
-  try {
-    const { encoder, notice } = await openConfiguredEncoder({
-      prefer: (values.encoder as EncoderPreference | undefined) ?? 'auto',
-      modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
-    });
-    if (notice && !values.quiet) io.err(`note: ${notice}`);
-    return {
-      store,
-      encoder,
-      notice,
-      async close() {
-        await encoder.dispose();
-        store.close();
-      },
-    };
-  } catch (err) {
-    store.close();
-    throw err;
-  }
+  const ws = await openEngine({
+    dbPath: dbPathOf(values),
+    rebuild: values['rebuild-db'] === true,
+    encoder: (values.encoder as EncoderPreference | undefined) ?? 'auto',
+    modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
+  });
+  if (ws.notice && !values.quiet) io.err(`note: ${ws.notice}`);
+  return ws;
 }
 
 /** Indexes (or incrementally refreshes) each distinct repository of the tasks once; returns repo ids by path. */

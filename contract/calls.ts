@@ -1,0 +1,150 @@
+// Every call the renderer may make, with a request and a response schema each: `input` validates what the UI
+// sends (parseCall, at the boundary), `output` describes what the engine answers (parseOutput), and the
+// call's TypeScript types are derived from both. Also the one interface the transports implement.
+
+import { z } from 'zod';
+import {
+  AppInfoSchema,
+  CostEstimateInfoSchema,
+  JobInfoSchema,
+  JobStartedSchema,
+  KeyFlagsSchema,
+  MethodListSchema,
+  PickedFolderSchema,
+  PricesInfoSchema,
+  ReportFileSchema,
+  ReportModelSchema,
+  RepoSummarySchema,
+  RunListItemSchema,
+  SamplePassKSchema,
+  SkippedFileSchema,
+  TaskListSchema,
+  TaskResultSchema,
+} from './dto.ts';
+import type { CallError, EngineEvent, ErrorCode } from './events.ts';
+import {
+  CustomTaskSchema,
+  ExperimentRequestSchema,
+  IdSchema,
+  MethodIdSchema,
+  PathSchema,
+  PricesSchema,
+  SettingsSchema,
+  SourcesSchema,
+  TaskIdSchema,
+} from './shared.ts';
+
+const none = z.object({}).strict();
+const jobId = z.object({ jobId: IdSchema }).strict();
+const runIds = z.array(IdSchema).min(1).max(8);
+
+export const CALLS = {
+  'app.info': { input: none, output: AppInfoSchema },
+  'settings.get': { input: none, output: SettingsSchema },
+  'settings.set': { input: SettingsSchema.partial().strict(), output: SettingsSchema },
+  /** Keys go to the OS keychain (Electron) or session memory (browser mode); `null` removes one. */
+  'keys.set': { input: z.object({ provider: z.enum(['openai', 'gemini']), key: z.string().min(8).max(500).nullable() }).strict(), output: KeyFlagsSchema },
+  'prices.get': { input: none, output: PricesInfoSchema },
+  /** Replaces the price table (saved to the user's prices.json); cost figures and estimates use it from then on. */
+  'prices.set': { input: z.object({ models: PricesSchema }).strict(), output: PricesInfoSchema },
+  /** Electron only: the native folder picker; browser mode answers `{ path: null }` with a reason. */
+  'repo.pick': { input: none, output: PickedFolderSchema },
+  'repo.list': { input: none, output: z.array(RepoSummarySchema) },
+  'repo.index': { input: z.object({ path: PathSchema }).strict(), output: JobStartedSchema },
+  'repo.skipped': {
+    input: z.object({ repoId: z.number().int().positive(), limit: z.number().int().min(1).max(10_000).default(500) }).strict(),
+    output: z.array(SkippedFileSchema),
+  },
+  'job.list': { input: none, output: z.array(JobInfoSchema) },
+  'job.cancel': { input: jobId, output: JobInfoSchema },
+  /** Index jobs only: stop after the current batch; `job.resume` continues (the catalog makes it incremental). */
+  'job.pause': { input: jobId, output: JobInfoSchema },
+  'job.resume': { input: jobId, output: JobInfoSchema },
+  'methods.list': { input: none, output: MethodListSchema },
+  'tasks.list': { input: z.object({ manifest: PathSchema }).strict(), output: TaskListSchema },
+  /** One task (from a manifest, or written in the UI) under one or more conditions; a job whose result is a run id. */
+  'task.run': {
+    input: z
+      .object({
+        manifest: PathSchema.optional(),
+        taskId: TaskIdSchema.optional(),
+        custom: CustomTaskSchema.optional(),
+        methods: z.array(MethodIdSchema).min(1).max(16),
+        /** Evidence sources switched on (the interactive ablation); default all three. */
+        sources: SourcesSchema.optional(),
+      })
+      .strict()
+      .refine((x) => (x.manifest && x.taskId && !x.custom) || (x.custom && !x.manifest && !x.taskId), 'give either manifest + taskId, or custom'),
+    output: JobStartedSchema,
+  },
+  'experiment.estimate': { input: ExperimentRequestSchema, output: CostEstimateInfoSchema },
+  'experiment.start': { input: ExperimentRequestSchema, output: JobStartedSchema },
+  'experiment.resume': { input: z.object({ runId: IdSchema }).strict(), output: JobStartedSchema },
+  'experiment.list': { input: none, output: z.array(RunListItemSchema) },
+  /** The report model of one run, or several compared. */
+  'experiment.model': { input: z.object({ runIds }).strict(), output: ReportModelSchema },
+  'experiment.result': { input: z.object({ runId: IdSchema, taskId: TaskIdSchema, condition: MethodIdSchema }).strict(), output: TaskResultSchema },
+  'report.render': {
+    input: z.object({ runIds, format: z.enum(['html', 'md', 'json', 'csv']) }).strict(),
+    output: z.object({ files: z.array(ReportFileSchema) }),
+  },
+  /** A published sample set (RepoExec results folder, CoderEval *_out.jsonl, bigcode, EvalPlus, or a set from `samples import`) and its Pass@k from the official labels. */
+  'samples.passk': {
+    input: z
+      .object({
+        path: PathSchema,
+        format: z.enum(['auto', 'repoexec', 'codereval', 'bigcode', 'evalplus']).default('auto'),
+        ks: z.array(z.number().int().min(1).max(100)).min(1).max(10).default([1, 5, 10]),
+        kOverN: z.enum(['refuse', 'humaneval']).default('refuse'),
+      })
+      .strict(),
+    output: SamplePassKSchema,
+  },
+} as const;
+
+export type CallName = keyof typeof CALLS;
+export type CallInput<K extends CallName> = z.input<(typeof CALLS)[K]['input']>;
+export type ParsedInput<K extends CallName> = z.output<(typeof CALLS)[K]['input']>;
+
+/** What each call answers, as its output schema describes it. */
+export type CallOutputs = { [K in CallName]: z.output<(typeof CALLS)[K]['output']> };
+export type CallOutput<K extends CallName> = CallOutputs[K];
+
+type Checked<T> = { ok: true; value: T } | { ok: false; error: CallError };
+
+/** A failed parse as a CallError: the issues name each offending field (`root` when it is the whole value). */
+function invalid(code: ErrorCode, what: string, error: z.ZodError, root: string): { ok: false; error: CallError } {
+  const issues = error.issues.map((i) => ({ path: i.path.join('.') || root, message: i.message }));
+  return { ok: false, error: { code, message: `${what}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues } };
+}
+
+const unknownCall = (name: unknown): { ok: false; error: CallError } => ({ ok: false, error: { code: 'not-found', message: `unknown call ${String(name)}` } });
+
+/** Validates a call's input; the issues name each offending field. */
+export function parseCall<K extends CallName>(name: K, input: unknown): Checked<ParsedInput<K>> {
+  const spec = CALLS[name];
+  if (!spec) return unknownCall(name);
+  const r = spec.input.safeParse(input ?? {});
+  if (r.success) return { ok: true, value: r.data as ParsedInput<K> };
+  return invalid('invalid-input', `invalid input for ${name}`, r.error, '(input)');
+}
+
+/** Validates what a call answered against its output schema; a mismatch is the engine's fault (code `engine`). */
+export function parseOutput<K extends CallName>(name: K, value: unknown): Checked<CallOutput<K>> {
+  const spec = CALLS[name];
+  if (!spec) return unknownCall(name);
+  const r = spec.output.safeParse(value);
+  if (r.success) return { ok: true, value: r.data as CallOutput<K> };
+  return invalid('engine', `invalid output of ${name}`, r.error, '(output)');
+}
+
+export function isCallName(name: unknown): name is CallName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(CALLS, name);
+}
+
+/** The one interface the renderer programs against; IPC and HTTP/WS transports implement it. */
+export interface EngineApi {
+  call<K extends CallName>(name: K, input: CallInput<K>): Promise<CallOutput<K>>;
+  /** Subscribes to engine events; returns the unsubscribe function. */
+  subscribe(listener: (e: EngineEvent) => void): () => void;
+}

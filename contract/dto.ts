@@ -1,0 +1,222 @@
+// What the calls answer: every data shape the engine sends back, as a zod schema with its type inferred from
+// it, so calls.ts can give each call an output schema beside its input schema and parseOutput can check an
+// answer at the boundary the way parseCall checks a request.
+//
+// The engine's big result types (TaskResult, ReportModel) stay TypeScript interfaces in main/model, the source
+// of their types; here they get an opaque schema that checks only a few identifying top-level fields.
+
+import { z } from 'zod';
+import type { ReportModel } from '../main/model/report.ts';
+import type { TaskResult } from '../main/model/results.ts';
+
+/** A count (files, tasks, samples): a whole number, never negative. */
+const count = z.number().int().min(0);
+const usd = z.number().min(0);
+
+// ---- app, keys, prices --------------------------------------------------------------------------------------
+
+/** Whether a key is available for each metered backend (never the key itself). */
+export const KeyFlagsSchema = z.object({ openai: z.boolean(), gemini: z.boolean() });
+export type KeyFlags = z.infer<typeof KeyFlagsSchema>;
+
+export const AppInfoSchema = z.object({
+  contract: z.number().int(),
+  version: z.string(),
+  mode: z.enum(['electron', 'browser']),
+  dbPath: z.string(),
+  encoder: z.object({ name: z.string(), notice: z.string().nullable() }),
+  sandbox: z.string(),
+  sampleRepo: z.string(),
+  sampleManifest: z.string(),
+  allowedRoots: z.array(z.string()),
+  /** Whether a key is available for each metered backend (never the key itself). */
+  keys: KeyFlagsSchema,
+  /** Where keys are kept: the OS keychain (Electron safeStorage) or this session's memory only (browser mode). */
+  keyStorage: z.enum(['keychain', 'session']),
+  /** Whether a native folder picker exists (Electron). */
+  folderPicker: z.boolean(),
+});
+export type AppInfo = z.infer<typeof AppInfoSchema>;
+
+/**
+ * One model's price as the engine's loaded table holds it: the same fields and type as ModelPriceSchema (what
+ * Settings may write), under the engine's own looser check, which a hand-edited prices.json may pass.
+ */
+export const PriceEntrySchema = z.object({
+  inputPerMTok: usd,
+  outputPerMTok: usd,
+  cachedInputPerMTok: usd.optional(),
+  asOf: z.string(),
+  source: z.string().optional(),
+  note: z.string().optional(),
+});
+
+export const PricesInfoSchema = z.object({
+  /** `built-in defaults`, or the file the table was read from. */
+  source: z.string(),
+  /** Where an edited table is saved. */
+  file: z.string(),
+  models: z.record(z.string(), PriceEntrySchema),
+});
+export type PricesInfo = z.infer<typeof PricesInfoSchema>;
+
+// ---- repositories -------------------------------------------------------------------------------------------
+
+export const RepoSummarySchema = z.object({
+  id: z.number().int().positive(),
+  root: z.string(),
+  name: z.string(),
+  lastIndexedAt: z.string().nullable(),
+  files: count,
+  units: z.record(z.string(), count),
+  chunks: count,
+  apiEntries: count,
+  embedded: count,
+  encoder: z.string().nullable(),
+  skipped: z.record(z.string(), count),
+});
+export type RepoSummary = z.infer<typeof RepoSummarySchema>;
+
+export const SkippedFileSchema = z.object({
+  path: z.string(),
+  reason: z.string(),
+  detail: z.string().nullable(),
+});
+export type SkippedFile = z.infer<typeof SkippedFileSchema>;
+
+/** What repo.pick answers: the folder chosen, or null and why not. */
+export const PickedFolderSchema = z.object({ path: z.string().nullable(), reason: z.string().optional() });
+
+// ---- tasks, methods, runs -----------------------------------------------------------------------------------
+
+export const TaskSummarySchema = z.object({
+  id: z.string(),
+  file: z.string(),
+  qualname: z.string(),
+  requirement: z.string(),
+  signature: z.string(),
+  shape: z.enum(['repository', 'check-template']),
+  hasReference: z.boolean(),
+});
+export type TaskSummary = z.infer<typeof TaskSummarySchema>;
+
+/** What tasks.list answers: the manifest as read (its file and hash) and its tasks. */
+export const TaskListSchema = z.object({ manifest: z.string(), hash: z.string(), tasks: z.array(TaskSummarySchema) });
+
+export const MethodInfoSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  family: z.enum(['method', 'ladder', 'factorial']),
+  description: z.string(),
+});
+export type MethodInfo = z.infer<typeof MethodInfoSchema>;
+
+/** What methods.list answers: the methods, the component ladder and the 2³ factorial's cells. */
+export const MethodListSchema = z.object({ methods: z.array(MethodInfoSchema), ladder: z.array(MethodInfoSchema), factorial: z.array(MethodInfoSchema) });
+
+export const RunListItemSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['run', 'ablate', 'ladder']),
+  state: z.enum(['running', 'done', 'cancelled', 'interrupted']),
+  createdAt: z.string(),
+  manifestFile: z.string(),
+  tasks: count,
+  conditions: z.array(z.string()),
+  results: count,
+  errors: count,
+  backend: z.string(),
+});
+export type RunListItem = z.infer<typeof RunListItemSchema>;
+
+/** Pass@k of a published sample set, from its official labels (main/benchmarks/samples.ts). */
+export const SamplePassKSchema = z.object({
+  path: z.string(),
+  format: z.string(),
+  tasks: count,
+  samples: count,
+  n: z.object({ min: count, max: count }),
+  ks: z.array(z.number().int().min(1)),
+  kOverN: z.enum(['refuse', 'humaneval']),
+  passAtK: z.record(z.string(), z.number()),
+  perTask: z.array(z.object({ taskId: z.string(), n: count, c: count, passAtK: z.record(z.string(), z.number()) })),
+  shortTasks: z.array(z.object({ taskId: z.string(), n: count })),
+  computedOver: z.string(),
+});
+export type SamplePassK = z.infer<typeof SamplePassKSchema>;
+
+export const CostEstimateInfoSchema = z.object({
+  calls: z.number(),
+  inputTokens: z.number(),
+  outputTokensExpected: z.number(),
+  usdExpected: z.number().nullable(),
+  usdMax: z.number().nullable(),
+  note: z.string(),
+  assumptions: z.string(),
+});
+export type CostEstimateInfo = z.infer<typeof CostEstimateInfoSchema>;
+
+// ---- jobs ---------------------------------------------------------------------------------------------------
+
+export const JobKindSchema = z.enum(['index', 'task', 'experiment']);
+export type JobKind = z.infer<typeof JobKindSchema>;
+export const JobStateSchema = z.enum(['running', 'paused', 'done', 'cancelled', 'failed']);
+export type JobState = z.infer<typeof JobStateSchema>;
+
+export const JobProgressSchema = z.object({
+  phase: z.string(),
+  done: z.number(),
+  total: z.number(),
+  message: z.string().optional(),
+  etaMs: z.number().nullable().optional(),
+  spentUsd: z.number().nullable().optional(),
+});
+export type JobProgress = z.infer<typeof JobProgressSchema>;
+
+export const JobInfoSchema = z.object({
+  id: z.string(),
+  kind: JobKindSchema,
+  state: JobStateSchema,
+  title: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  progress: JobProgressSchema.nullable(),
+  error: z.string().nullable(),
+  /** Set when done: what the job produced (index: repo id; task / experiment: run id). */
+  result: z.object({ repoId: z.number().int().optional(), runId: z.string().optional() }).nullable(),
+});
+export type JobInfo = z.infer<typeof JobInfoSchema>;
+
+/** What a call that starts a job answers: the job's id (its progress and result come as `job` events). */
+export const JobStartedSchema = z.object({ jobId: z.string() });
+
+// ---- reports ------------------------------------------------------------------------------------------------
+
+export const ReportFileSchema = z.object({
+  name: z.string(),
+  mime: z.string(),
+  content: z.string(),
+});
+export type ReportFile = z.infer<typeof ReportFileSchema>;
+
+// ---- engine result types (interfaces in main/model) ---------------------------------------------------------
+
+/**
+ * A placeholder schema for a type the engine defines as a TypeScript interface: it checks that the value is an
+ * object with the given top-level fields (so a malformed answer names the field) and passes the whole value on,
+ * typed as T. It is not a schema of T; the interface in main/model stays the one source of the type.
+ */
+function opaque<T>(fields: z.ZodRawShape) {
+  return z.looseObject(fields).transform((v) => v as unknown as T);
+}
+
+/** One (task, condition) result (main/model/results.ts); checked here only for its identity and Pass@k counts. */
+export const TaskResultSchema = opaque<TaskResult>({ taskId: z.string(), condition: z.string(), n: count, c: count, candidates: z.array(z.unknown()) });
+
+/** The report model of one or more runs (main/model/report.ts); checked here only for its title and tables. */
+export const ReportModelSchema = opaque<ReportModel>({
+  title: z.string(),
+  generatedAt: z.string(),
+  runs: z.array(z.unknown()),
+  conditions: z.array(z.unknown()),
+  tasks: z.array(z.unknown()),
+});

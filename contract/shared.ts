@@ -1,0 +1,106 @@
+// The contract's shared input schemas: paths, evidence sources, backends, method ids, the pipeline constants and
+// settings the Settings view may change, the price table it may write, a custom task and an experiment request.
+// calls.ts builds each call's input from these; the renderer validates its forms with the same schemas.
+
+import { z } from 'zod';
+import { DEFAULT_CONFIG, DEFAULT_MODELS } from '../main/model/config.ts';
+
+/** An absolute path with no NUL bytes; the host resolves it and checks it lies inside an allowed root. */
+export const PathSchema = z
+  .string()
+  .min(1, 'a path is required')
+  .max(4096)
+  .refine((p) => !p.includes('\0'), 'a path cannot contain NUL bytes')
+  .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'the path must be absolute');
+
+/** A job or run id; a task id (manifest ids can be long paths). */
+export const IdSchema = z.string().min(1).max(200);
+export const TaskIdSchema = z.string().min(1).max(500);
+
+export const SourcesSchema = z.object({ api: z.boolean(), context: z.boolean(), similar: z.boolean() });
+export type Sources = z.infer<typeof SourcesSchema>;
+
+export const BACKEND_KINDS = ['offline', 'openai', 'gemini'] as const;
+export const BackendSchema = z.object({
+  kind: z.enum(BACKEND_KINDS),
+  model: z.string().max(200).optional(),
+  /** OpenAI-compatible local servers (llama.cpp, vLLM, Ollama): http(s) URL. */
+  baseURL: z.string().url().max(500).optional(),
+});
+export type BackendChoice = z.infer<typeof BackendSchema>;
+
+/** Method / condition ids as main/pipeline/methods.ts names them (checked again by the engine). */
+export const MethodIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*$|^A[01]X[01]S[01]$/, 'not a method id');
+
+/** Pipeline constants the Settings view may change (everything else stays at the defaults). */
+export const PipelineOverridesSchema = z
+  .object({
+    alpha: z.number().min(0).max(2),
+    keepFraction: z.number().gt(0).max(1),
+    topK: z.number().int().min(1).max(50),
+    candidates: z.number().int().min(1).max(20),
+    temperature: z.number().min(0).max(2),
+    repairRounds: z.number().int().min(0).max(5),
+  })
+  .partial();
+export type PipelineOverrides = z.infer<typeof PipelineOverridesSchema>;
+
+/** What each of those constants is when Settings leaves it empty: the engine's DEFAULT_CONFIG. */
+export const PIPELINE_DEFAULTS: Required<PipelineOverrides> = {
+  alpha: DEFAULT_CONFIG.fusion.alpha,
+  keepFraction: DEFAULT_CONFIG.fusion.keepFraction,
+  topK: DEFAULT_CONFIG.fusion.topK,
+  candidates: DEFAULT_CONFIG.generation.candidates,
+  temperature: DEFAULT_CONFIG.generation.temperature,
+  repairRounds: DEFAULT_CONFIG.validation.repairRounds,
+};
+
+/** The model a hosted backend uses when Settings names none. */
+export { DEFAULT_MODELS };
+
+export const CustomTaskSchema = z.object({
+  repo: PathSchema,
+  file: z.string().min(1).max(1000).refine((f) => !f.startsWith('/') && !f.split(/[\\/]/).includes('..'), 'file must be relative to the repository, without ..'),
+  qualname: z.string().min(1).max(300),
+  requirement: z.string().min(1).max(20_000),
+  signature: z.string().min(1).max(2000),
+  test_command: z.string().min(1).max(2000),
+});
+export type CustomTask = z.infer<typeof CustomTaskSchema>;
+
+export const SettingsSchema = z.object({
+  backend: BackendSchema,
+  sandbox: z.enum(['auto', 'strong', 'weak']),
+  encoder: z.enum(['auto', 'default', 'unixcoder']),
+  parallel: z.number().int().min(1).max(16),
+  pipeline: PipelineOverridesSchema,
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+/** One model's price per million tokens (USD), as the engine's price table keeps it. */
+export const ModelPriceSchema = z
+  .object({
+    inputPerMTok: z.number().min(0).max(10_000),
+    outputPerMTok: z.number().min(0).max(10_000),
+    cachedInputPerMTok: z.number().min(0).max(10_000).optional(),
+    asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date, YYYY-MM-DD'),
+    source: z.string().max(500).optional(),
+    note: z.string().max(500).optional(),
+  })
+  .strict();
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+export const PricesSchema = z.record(z.string().min(1).max(200).regex(/^[\w.:/@-]+$/, 'a model name'), ModelPriceSchema);
+
+/** An experiment to estimate or start: a manifest, which tasks, and what to run on them. */
+export const ExperimentRequestSchema = z
+  .object({
+    manifest: PathSchema,
+    taskIds: z.array(TaskIdSchema).max(100_000).optional(),
+    limit: z.number().int().min(1).optional(),
+    kind: z.enum(['run', 'ablate', 'ladder']),
+    /** `run`: the methods compared; `ablate`: methods[0] is the factorial's base method. */
+    methods: z.array(MethodIdSchema).min(1).max(16).optional(),
+    /** A published sample set: the run uses its samples (byte for byte, no model called) instead of the Settings backend. */
+    samples: PathSchema.optional(),
+  })
+  .strict();

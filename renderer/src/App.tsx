@@ -9,6 +9,7 @@ import { AblationView } from './views/AblationView.tsx';
 import { ExperimentView } from './views/ExperimentView.tsx';
 import { ReportsView } from './views/ReportsView.tsx';
 import { SettingsView } from './views/SettingsView.tsx';
+import './App.css';
 
 const NAV: { id: ViewId; label: string; hint: string; icon: string }[] = [
   { id: 'repository', label: 'Repository', hint: 'open and index a folder', icon: '▤' },

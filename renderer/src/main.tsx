@@ -1,11 +1,15 @@
 // Entry: pick the transport, install the store, subscribe to engine events, render.
 
+// The global sheets first: the bundle keeps CSS in import order, so the components' and views' sheets (imported by
+// their .tsx) come after these and win where specificity is equal.
+import './styles/tokens.css';
+import './styles/base.css';
+import './styles/controls.css';
 import { createRoot } from 'react-dom/client';
 import { boot } from './api/index.ts';
 import { App } from './App.tsx';
 import { NoToken, TokenRejected } from './views/NoToken.tsx';
 import { createAppStore, installStore } from './store.ts';
-import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
 

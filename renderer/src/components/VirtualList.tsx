@@ -3,6 +3,7 @@
 
 import { observeElementRect, useVirtualizer, type Rect, type Virtualizer } from '@tanstack/react-virtual';
 import { useRef, type KeyboardEvent, type ReactNode } from 'react';
+import './VirtualList.css';
 
 export interface VirtualListProps<T> {
   items: readonly T[];

@@ -5,6 +5,7 @@ import { useId, useState, type CSSProperties, type ReactNode } from 'react';
 import type { CallError, JobInfo } from '../api/contract.ts';
 import { duration, usd } from '../lib/format.ts';
 import { rovingKeyDown } from './roving.ts';
+import './ui.css';
 
 export function Section(props: { title: ReactNode; actions?: ReactNode; children: ReactNode; testId?: string; subtitle?: ReactNode; className?: string }) {
   return (
@@ -293,9 +294,9 @@ export function Collapsible(props: { title: ReactNode; children: ReactNode; defa
 }
 
 /** Label + value pairs in a compact grid. */
-export function Stats(props: { items: { label: ReactNode; value: ReactNode; testId?: string; hint?: string }[]; testId?: string }) {
+export function Stats(props: { items: { label: ReactNode; value: ReactNode; testId?: string; hint?: string }[]; testId?: string; className?: string }) {
   return (
-    <dl className="stats" data-testid={props.testId}>
+    <dl className={props.className ? `stats ${props.className}` : 'stats'} data-testid={props.testId}>
       {props.items.map((it, i) => (
         <div key={i} className="stat" data-testid={it.testId} title={it.hint}>
           <dt>{it.label}</dt>

@@ -8,6 +8,7 @@ import { isNum, num, passAtK, signed } from '../lib/format.ts';
 import { cellId, SOURCE_META } from '../lib/sources.ts';
 import { asCallError, engine, getStore, useApp, type TaskRunRecord } from '../store.ts';
 import { MethodPicker, useMethodLabel } from './TaskView.tsx';
+import './AblationView.css';
 
 export function AblationView() {
   const sources = useApp((s) => s.ablationSources);

@@ -11,6 +11,7 @@ import { asCallError, engine, getStore, modelKey, useApp } from '../store.ts';
 import { ApiChart, CalibrationChart, condName, FactorialCharts, PassAtKChart, SelectedVsRawChart } from './experiment/Charts.tsx';
 import { MethodPicker } from './TaskView.tsx';
 import { SampleSets } from './experiment/SampleSets.tsx';
+import './ExperimentView.css';
 
 type Kind = 'run' | 'ablate' | 'ladder';
 
@@ -380,7 +381,7 @@ function Summary({ model }: { model: ReportModel }) {
         ))}
       </div>
       <div className="table-scroll">
-        <table className="table" data-testid="conditions-table">
+        <table className="table table-nowrap-heads" data-testid="conditions-table">
           <thead>
             <tr>
               <th>Condition</th>
@@ -455,7 +456,7 @@ function Summary({ model }: { model: ReportModel }) {
         <>
           <h3 className="h3">Paired comparisons (selected-output correctness)</h3>
           <div className="table-scroll">
-            <table className="table" data-testid="comparisons-table">
+            <table className="table table-nowrap-heads" data-testid="comparisons-table">
               <thead>
                 <tr>
                   <th>A vs B</th>

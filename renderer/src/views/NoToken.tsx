@@ -1,5 +1,7 @@
 // Browser mode without a session token: explain how to get the URL that carries one.
 
+import './NoToken.css';
+
 export function NoToken() {
   return (
     <main className="fullpage" data-testid="no-token">

@@ -7,6 +7,7 @@ import { Empty, ErrorBox, Field, Loading, Section } from '../components/ui.tsx';
 import { humanSize, makeDownload, revoke, triggerDownload, type Download } from '../lib/download.ts';
 import { dateTime } from '../lib/format.ts';
 import { asCallError, engine, useApp } from '../store.ts';
+import './ReportsView.css';
 
 type Format = 'html' | 'md' | 'json' | 'csv';
 const FORMATS: { id: Format; label: string; note: string }[] = [

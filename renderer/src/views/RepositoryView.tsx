@@ -8,6 +8,7 @@ import { VirtualList } from '../components/VirtualList.tsx';
 import { dateTime, int } from '../lib/format.ts';
 import { asCallError, engine, useApp } from '../store.ts';
 import type { CallError } from '../api/contract.ts';
+import './RepositoryView.css';
 
 export function RepositoryView() {
   const info = useApp((s) => s.info);

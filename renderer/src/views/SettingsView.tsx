@@ -6,6 +6,7 @@ import { BackendSchema, DEFAULT_MODELS, PIPELINE_DEFAULTS, PipelineOverridesSche
 import { Badge, ErrorBox, Field, Loading, Section } from '../components/ui.tsx';
 import { rovingKeyDown } from '../components/roving.ts';
 import { asCallError, engine, getStore, useApp } from '../store.ts';
+import './SettingsView.css';
 
 type BackendChoiceUi = 'offline' | 'openai' | 'gemini' | 'local';
 
@@ -141,6 +142,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
         void save();
       }}
       noValidate
+      className="settings-form"
       data-testid="settings-form"
     >
       <Section title="Generation backend" testId="settings-backend">
@@ -180,7 +182,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
         {errors.backend ? <div className="field-error">{errors.backend}</div> : null}
       </Section>
 
-      <Section title="Execution" testId="settings-execution">
+      <Section title="Execution" testId="settings-execution" className="settings-execution">
         <div className="form-row">
           <Field label="Sandbox" hint="strong: bubblewrap namespaces, no network, unprivileged uid; weak: resource limits only (labelled)">
             {(id, d) => (

@@ -7,6 +7,7 @@ import { Badge, ChipGroup, Collapsible, Empty, ErrorBox, Field, JobCard, Loading
 import { VirtualList } from '../components/VirtualList.tsx';
 import { asCallError, getStore, useApp, type TaskRunRecord } from '../store.ts';
 import { ResultView } from './task/ResultView.tsx';
+import './TaskView.css';
 
 export function useMethodLabel(): (id: string) => string {
   const methods = useApp((s) => s.methods.data);

@@ -25,6 +25,7 @@ import type { ConditionSummary, FactorialAnalysis, ReportModel } from '../../api
 import { Empty } from '../../components/ui.tsx';
 import { isNum, num } from '../../lib/format.ts';
 import { SOURCE_META, seriesColor } from '../../lib/sources.ts';
+import './Charts.css';
 
 const AXIS = { fontSize: 12, fill: '#4a5566' };
 const GRID = '#e6e9ef';

@@ -6,6 +6,7 @@
 import type { TaskResult } from '../../api/contract.ts';
 import { Badge, Empty } from '../../components/ui.tsx';
 import { isNum, num } from '../../lib/format.ts';
+import './ApiSet.css';
 
 type ApiScore = NonNullable<TaskResult['retrieval']['api']>;
 type ProtocolScore = NonNullable<ApiScore['taskView']>;
@@ -119,7 +120,7 @@ function ProtocolPanel({ protocol, score }: { protocol: Protocol; score: Protoco
                   <Badge tone={g.tone}>{rows.length}</Badge> <span className="small">{g.title}</span>
                 </div>
                 {rows.length ? (
-                  <ul className="api-set-list">
+                  <ul className="scroll-list api-set-list">
                     {rows.map((i, n) => (
                       <li key={`${i.key}-${n}`} className="api-set-item" data-testid={`api-item-${i.status}`} data-key={i.key} data-status={i.status}>
                         <div className="mono small api-set-key" title={i.title && i.title !== i.key ? i.title : undefined}>

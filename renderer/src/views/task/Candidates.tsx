@@ -4,6 +4,7 @@ import { useState } from 'react';
 import type { TaskResult } from '../../api/contract.ts';
 import { Badge, Empty, type Tone } from '../../components/ui.tsx';
 import { duration } from '../../lib/format.ts';
+import './Candidates.css';
 
 export const VERDICT_TONE: Record<string, Tone> = { passed: 'good', failed: 'bad', error: 'warn', timeout: 'warn' };
 const OUTCOME_TONE: Record<string, Tone> = { passed: 'good', failed: 'bad', error: 'warn', skipped: 'muted', 'not-run': 'muted', timeout: 'warn' };

@@ -5,6 +5,7 @@ import { SOURCES, type TaskDetail } from '../../api/contract.ts';
 import { Empty } from '../../components/ui.tsx';
 import { num } from '../../lib/format.ts';
 import { SOURCE_META } from '../../lib/sources.ts';
+import './Decomposition.css';
 
 export function Decomposition({ steps, method }: { steps: TaskDetail['steps']; method?: string }) {
   if (!steps.length) return <Empty title="No decomposition" testId="decomposition-empty" />;

@@ -9,6 +9,7 @@ import { rovingKeyDown } from '../../components/roving.ts';
 import { Badge, Empty, Tabs } from '../../components/ui.tsx';
 import { num } from '../../lib/format.ts';
 import { evidenceStage, SOURCE_META, STAGE_LABEL, type EvidenceStage } from '../../lib/sources.ts';
+import './EvidenceFusion.css';
 
 export const evidenceId = (e: EvidenceRow) => `${e.source}:${e.step}:${e.rank}:${e.key}`;
 
@@ -135,7 +136,7 @@ export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn }: Evidenc
               ) : !rows.length ? (
                 <div className="fusion-off">{all.length ? 'Nothing of this source matches the filter' : 'Nothing retrieved'}</div>
               ) : (
-                <ul className="fusion-list" role="list" aria-label={`${meta.label} evidence`} onKeyDown={(e) => rovingKeyDown(e, 'vertical')}>
+                <ul className="scroll-list fusion-list" role="list" aria-label={`${meta.label} evidence`} onKeyDown={(e) => rovingKeyDown(e, 'vertical')}>
                   {rows.map((e, i) => {
                     const id = evidenceId(e);
                     const stage = evidenceStage(e);
@@ -209,7 +210,7 @@ export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn }: Evidenc
             <span className="muted small">in prompt order</span>
           </div>
           {fused.length ? (
-            <ol className="fusion-list" aria-label="Fused evidence" onKeyDown={(e: KeyboardEvent<HTMLOListElement>) => rovingKeyDown(e, 'vertical')}>
+            <ol className="scroll-list fusion-list" aria-label="Fused evidence" onKeyDown={(e: KeyboardEvent<HTMLOListElement>) => rovingKeyDown(e, 'vertical')}>
               {fused.map((e, i) => {
                 const id = evidenceId(e);
                 const meta = SOURCE_META[e.source];

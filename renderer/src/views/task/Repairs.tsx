@@ -5,6 +5,7 @@ import type { TaskResult } from '../../api/contract.ts';
 import { Badge, Empty } from '../../components/ui.tsx';
 import { TestResults } from './Candidates.tsx';
 import { DiffView } from './DiffView.tsx';
+import './Repairs.css';
 
 export function Repairs({ result }: { result: TaskResult }) {
   if (!result.repairs.length) {

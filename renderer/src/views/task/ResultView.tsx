@@ -12,6 +12,7 @@ import { Decomposition } from './Decomposition.tsx';
 import { EvidenceFusion } from './EvidenceFusion.tsx';
 import { Repairs } from './Repairs.tsx';
 import { UncertaintyTrace } from './UncertaintyTrace.tsx';
+import './ResultView.css';
 
 type Tab = 'decomposition' | 'evidence' | 'api' | 'uncertainty' | 'prompt' | 'candidates' | 'repairs';
 
@@ -60,6 +61,7 @@ export function ResultView({ results, sources, methodLabel }: { results: TaskRes
         </div>
         <Stats
           testId="summary-stats"
+          className="summary-stats"
           items={[
             { label: 'Raw passing', value: `${result.c} / ${result.n}`, testId: 'stat-raw' },
             { label: 'Gen. uncertainty', value: num(result.generation.uncertainty.aggregate), testId: 'stat-uncertainty' },

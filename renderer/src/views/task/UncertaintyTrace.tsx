@@ -4,6 +4,7 @@
 import { SOURCES, type TaskResult } from '../../api/contract.ts';
 import { num } from '../../lib/format.ts';
 import { SOURCE_META } from '../../lib/sources.ts';
+import './UncertaintyTrace.css';
 
 function Bar({ value, color, label, testId, note }: { value: number | null; color: string; label: string; testId?: string; note?: string }) {
   const v = value == null ? null : Math.max(0, Math.min(1, value));

@@ -8,5 +8,5 @@ process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw err;
 });
-const { main } = await import('../main/host/cli.ts');
+const { main } = await import('../main/host/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

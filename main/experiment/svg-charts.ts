@@ -258,74 +258,41 @@ export interface BarOptions {
   width?: number;
 }
 
+const BAR_H = 13;
+const BAR_GAP = 2;
+const GROUP_GAP = 12;
+const SECTION_H = 24;
+
+/** Where a grouped-bar chart puts things: the label column, the plot between left and right, the value scale. */
+interface BarLayout {
+  labelW: number;
+  labelSize: number;
+  left: number;
+  right: number;
+  top: number;
+  /** Height of one group of bars (a bar per series). */
+  groupH: number;
+  scale: ReturnType<typeof niceTicks>;
+  x: (v: number) => number;
+}
+
 export function groupedBars(o: BarOptions): string {
   const width = o.width ?? 980;
-  const barH = 13;
-  const barGap = 2;
-  const groupGap = 12;
-  const sectionH = 24;
   const labelSize = 12;
   const labelW = Math.min(300, Math.max(80, ...o.groups.map((g) => textWidth(g.label, labelSize)))) + 12;
   const left = 12 + labelW;
   const right = width - 56; // room for the value printed after the last whisker
   const top = 58;
-  const groupH = o.series.length * (barH + barGap) - barGap;
+  const groupH = o.series.length * (BAR_H + BAR_GAP) - BAR_GAP;
 
   const values = o.groups.flatMap((g) => g.values.flatMap((v) => (v ? [v.value, v.lo ?? Number.NaN, v.hi ?? Number.NaN] : []))).filter(finite);
   const [dMin, dMax] = o.domain ?? [Math.min(0, ...values), Math.max(0, ...values)];
   const scale = niceTicks(dMin, dMax, 5);
   const x = (v: number) => left + ((Math.max(scale.min, Math.min(scale.max, v)) - scale.min) / (scale.max - scale.min)) * (right - left);
+  const layout: BarLayout = { labelW, labelSize, left, right, top, groupH, scale, x };
 
-  const body: string[] = [];
-  body.push(text(12, 24, o.title, { class: 'chart-title', 'font-size': 14, 'font-weight': 600 }));
-  let lx = 12;
-  o.series.forEach((s, i) => {
-    body.push(`<rect class="legend-swatch" x="${r(lx)}" y="36" width="12" height="12" fill="${PALETTE[i % PALETTE.length]}"/>`);
-    body.push(text(lx + 17, 46, s.label, { class: 'legend-label', 'font-size': 11, fill: MUTED }));
-    lx += 32 + textWidth(s.label, 11);
-  });
-  if (o.groups.some((g) => g.values.some((v) => v && finite(v.lo) && finite(v.hi)))) {
-    body.push(line(lx + 8, 42, lx + 26, 42, INK, 'stroke-width="1.3"'), line(lx + 8, 38, lx + 8, 46, INK, 'stroke-width="1.3"'), line(lx + 26, 38, lx + 26, 46, INK, 'stroke-width="1.3"'));
-    body.push(text(lx + 32, 46, o.intervalLabel ?? 'interval', { class: 'legend-label', 'font-size': 11, fill: MUTED }));
-  }
-
-  const rows: string[] = [];
-  let y = top + 6;
-  let lastSection: string | undefined;
-  for (const g of o.groups) {
-    if (g.section !== undefined && g.section !== lastSection) {
-      if (lastSection !== undefined) y += 4;
-      rows.push(labelText(12, y + 15, g.section, right - 12, 12, { class: 'section-label', 'font-weight': 600, fill: MUTED }));
-      y += sectionH;
-      lastSection = g.section;
-    }
-    rows.push(labelText(left - 10, y + groupH / 2 + 4, g.label, labelW - 8, labelSize, { class: 'row-label', 'text-anchor': 'end' }));
-    g.values.forEach((v, i) => {
-      const by = y + i * (barH + barGap);
-      const color = PALETTE[i % PALETTE.length]!;
-      if (!v || !finite(v.value)) {
-        rows.push(text(x(scale.min) + 4, by + barH - 3, 'n/a', { 'font-size': 10, fill: MUTED }));
-        return;
-      }
-      const x0 = x(Math.max(0, scale.min));
-      const x1 = x(v.value);
-      const tip = `${g.label} — ${o.series[i]?.label ?? ''}: ${v.value.toFixed(3)}${finite(v.lo) && finite(v.hi) ? ` [${v.lo.toFixed(3)}, ${v.hi.toFixed(3)}]` : ''}`;
-      rows.push(
-        `<rect class="mark bar" x="${r(Math.min(x0, x1))}" y="${r(by)}" width="${r(Math.max(1, Math.abs(x1 - x0)))}" height="${barH}" fill="${color}"><title>${escapeXml(tip)}</title></rect>`,
-      );
-      let end = x1;
-      if (finite(v.lo) && finite(v.hi)) {
-        const wy = by + barH / 2;
-        rows.push(
-          `<g class="whisker">${line(x(v.lo), wy, x(v.hi), wy, INK, 'stroke-width="1.3"')}${line(x(v.lo), wy - 4, x(v.lo), wy + 4, INK, 'stroke-width="1.3"')}${line(x(v.hi), wy - 4, x(v.hi), wy + 4, INK, 'stroke-width="1.3"')}</g>`,
-        );
-        end = Math.max(end, x(v.hi));
-      }
-      rows.push(text(end + 4, by + barH - 2.5, v.value.toFixed(3), { class: 'value-label', 'font-size': 10, fill: MUTED }));
-    });
-    y += groupH + groupGap;
-  }
-  const bottom = y - groupGap + 8;
+  const body: string[] = [text(12, 24, o.title, { class: 'chart-title', 'font-size': 14, 'font-weight': 600 }), ...barLegend(o)];
+  const { rows, bottom } = barRows(o, layout);
   body.push(...xAxis({ x, ticks: scale.ticks, step: scale.step, top, bottom, label: o.xLabel, left, right }));
   body.push(...rows);
   const height = bottom + 50;
@@ -339,6 +306,63 @@ export function groupedBars(o: BarOptions): string {
     height,
     body,
   });
+}
+
+/** A swatch per series, then the whisker's meaning when any value has an interval. */
+function barLegend(o: BarOptions): string[] {
+  const out: string[] = [];
+  let lx = 12;
+  o.series.forEach((s, i) => {
+    out.push(`<rect class="legend-swatch" x="${r(lx)}" y="36" width="12" height="12" fill="${PALETTE[i % PALETTE.length]}"/>`);
+    out.push(text(lx + 17, 46, s.label, { class: 'legend-label', 'font-size': 11, fill: MUTED }));
+    lx += 32 + textWidth(s.label, 11);
+  });
+  if (o.groups.some((g) => g.values.some((v) => v && finite(v.lo) && finite(v.hi)))) {
+    out.push(line(lx + 8, 42, lx + 26, 42, INK, 'stroke-width="1.3"'), line(lx + 8, 38, lx + 8, 46, INK, 'stroke-width="1.3"'), line(lx + 26, 38, lx + 26, 46, INK, 'stroke-width="1.3"'));
+    out.push(text(lx + 32, 46, o.intervalLabel ?? 'interval', { class: 'legend-label', 'font-size': 11, fill: MUTED }));
+  }
+  return out;
+}
+
+/** Section headers, group labels and bars, top to bottom; `bottom` is where the plot ends. */
+function barRows(o: BarOptions, l: BarLayout): { rows: string[]; bottom: number } {
+  const rows: string[] = [];
+  let y = l.top + 6;
+  let lastSection: string | undefined;
+  for (const g of o.groups) {
+    if (g.section !== undefined && g.section !== lastSection) {
+      if (lastSection !== undefined) y += 4;
+      rows.push(labelText(12, y + 15, g.section, l.right - 12, 12, { class: 'section-label', 'font-weight': 600, fill: MUTED }));
+      y += SECTION_H;
+      lastSection = g.section;
+    }
+    rows.push(labelText(l.left - 10, y + l.groupH / 2 + 4, g.label, l.labelW - 8, l.labelSize, { class: 'row-label', 'text-anchor': 'end' }));
+    g.values.forEach((v, i) => rows.push(...barMarks(`${g.label} — ${o.series[i]?.label ?? ''}`, v, i, y + i * (BAR_H + BAR_GAP), l)));
+    y += l.groupH + GROUP_GAP;
+  }
+  return { rows, bottom: y - GROUP_GAP + 8 };
+}
+
+/** One bar at `by` (series i): the bar with its tooltip, its whisker, its value; `n/a` without a value. */
+function barMarks(name: string, v: BarValue | null, i: number, by: number, { x, scale }: BarLayout): string[] {
+  if (!v || !finite(v.value)) return [text(x(scale.min) + 4, by + BAR_H - 3, 'n/a', { 'font-size': 10, fill: MUTED })];
+  const color = PALETTE[i % PALETTE.length]!;
+  const x0 = x(Math.max(0, scale.min));
+  const x1 = x(v.value);
+  const tip = `${name}: ${v.value.toFixed(3)}${finite(v.lo) && finite(v.hi) ? ` [${v.lo.toFixed(3)}, ${v.hi.toFixed(3)}]` : ''}`;
+  const out = [
+    `<rect class="mark bar" x="${r(Math.min(x0, x1))}" y="${r(by)}" width="${r(Math.max(1, Math.abs(x1 - x0)))}" height="${BAR_H}" fill="${color}"><title>${escapeXml(tip)}</title></rect>`,
+  ];
+  let end = x1;
+  if (finite(v.lo) && finite(v.hi)) {
+    const wy = by + BAR_H / 2;
+    out.push(
+      `<g class="whisker">${line(x(v.lo), wy, x(v.hi), wy, INK, 'stroke-width="1.3"')}${line(x(v.lo), wy - 4, x(v.lo), wy + 4, INK, 'stroke-width="1.3"')}${line(x(v.hi), wy - 4, x(v.hi), wy + 4, INK, 'stroke-width="1.3"')}</g>`,
+    );
+    end = Math.max(end, x(v.hi));
+  }
+  out.push(text(end + 4, by + BAR_H - 2.5, v.value.toFixed(3), { class: 'value-label', 'font-size': 10, fill: MUTED }));
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, type PipelineConfig } from '../model/config.ts';
 import type { DecomposedStep, Decomposer, DecompositionInput } from '../retrieve/decompose.ts';
 import { costOf, DEFAULT_PRICES, sumCosts, type PriceTable } from './cost.ts';
 import { LlmError } from './errors.ts';
-import { extractCode } from './extract.ts';
+import { extractCode, type Extraction } from './extract.ts';
 import type { PythonOptions } from './normalise.ts';
 import {
   buildDecompositionPrompt,
@@ -30,7 +30,7 @@ import type {
   PromptTask,
   RetrievalTrace,
 } from './types.ts';
-import { measureGenerationUncertainty } from './uncertainty.ts';
+import { measureGenerationUncertainty, type UncertaintyResult } from './uncertainty.ts';
 
 export interface GenerateOptions {
   backend: LlmBackend;
@@ -130,14 +130,7 @@ async function buildSet(
   if (sampled.choices.every((c) => c.refused)) {
     throw new LlmError('refused', opts.backend.id, `${opts.backend.label} refused every sample for task ${task.id}: ${sampled.choices[0]?.text.slice(0, 200) ?? ''}`);
   }
-  const name = signatureName(task.signature);
-  const extracted = sampled.choices.map((c) =>
-    c.refused
-      ? { code: '', ok: false, blocks: 0, note: `refused: ${c.text.slice(0, 160)}` }
-      : opts.backend.verbatim
-        ? { code: c.text, ok: c.text.trim() !== '', blocks: 0, note: c.text.trim() ? 'kept byte for byte as published (no extraction)' : 'empty sample' }
-        : extractCode(c.text, { name, ...(task.qualname ? { qualname: task.qualname } : {}) }),
-  );
+  const extracted = extractAll(task, sampled.choices, opts.backend);
   extracted.forEach((x, i) => {
     if (!x.ok) warnings.push(`candidate ${i + 1}: ${describeFailure(sampled.choices[i]!, x.note)}`);
   });
@@ -152,26 +145,9 @@ async function buildSet(
     },
   );
   warnings.push(...u.notes);
-  const groupOf = new Map<number, number>();
-  u.groups.forEach((g, gi) => g.forEach((i) => groupOf.set(i, gi)));
-  const candidates: Candidate[] = sampled.choices.map((c, i) => {
-    const cand: Candidate = {
-      index: i,
-      code: extracted[i]!.code,
-      reply: c.text,
-      extraction: extracted[i]!,
-      finishReason: c.finishReason,
-      refused: Boolean(c.refused),
-      tokens: c.outputTokens ?? null,
-      logprobs: u.perCandidateEntropy[i] ?? null,
-      group: groupOf.get(i) ?? i,
-    };
-    if (c.origin) cand.origin = c.origin;
-    return cand;
-  });
+  const candidates = candidatesOf(sampled.choices, extracted, u);
   const prices = opts.prices ?? DEFAULT_PRICES;
   const cost = sumCosts(sampled.responses.map((r) => costOf(r.usage, r.model, r.billing, prices)));
-  const sources = new Set(sampled.responses.map((r) => r.usage.source));
   const { items: _items, perCandidateEntropy: _pce, notes: _notes, ...uncertainty } = u;
   return {
     taskId: task.id,
@@ -186,16 +162,55 @@ async function buildSet(
     prompt: { version: prompt.version, kind: prompt.kind as CandidateSet['prompt']['kind'], messages: prompt.messages },
     candidates,
     uncertainty,
-    usage: {
-      inputTokens: cost.inputTokens,
-      outputTokens: cost.outputTokens,
-      calls: sampled.responses.reduce((s, r) => s + r.calls, 0),
-      retries: sampled.responses.reduce((s, r) => s + r.retries, 0),
-      source: sources.has('none') ? 'none' : sources.has('reported') ? 'reported' : 'zero',
-    },
+    usage: usageOf(sampled.responses, cost),
     cost,
     latencyMs,
     warnings,
+  };
+}
+
+/** The code of each sample: none for a refusal, the reply itself from a verbatim backend, else what extractCode finds. */
+function extractAll(task: PromptTask, choices: ChatChoice[], backend: LlmBackend): Extraction[] {
+  const name = signatureName(task.signature);
+  return choices.map((c) =>
+    c.refused
+      ? { code: '', ok: false, blocks: 0, note: `refused: ${c.text.slice(0, 160)}` }
+      : backend.verbatim
+        ? { code: c.text, ok: c.text.trim() !== '', blocks: 0, note: c.text.trim() ? 'kept byte for byte as published (no extraction)' : 'empty sample' }
+        : extractCode(c.text, { name, ...(task.qualname ? { qualname: task.qualname } : {}) }),
+  );
+}
+
+/** A candidate per sample, with its entropy and the self-consistency group it falls in. */
+function candidatesOf(choices: ChatChoice[], extracted: Extraction[], u: UncertaintyResult): Candidate[] {
+  const groupOf = new Map<number, number>();
+  u.groups.forEach((g, gi) => g.forEach((i) => groupOf.set(i, gi)));
+  return choices.map((c, i) => {
+    const cand: Candidate = {
+      index: i,
+      code: extracted[i]!.code,
+      reply: c.text,
+      extraction: extracted[i]!,
+      finishReason: c.finishReason,
+      refused: Boolean(c.refused),
+      tokens: c.outputTokens ?? null,
+      logprobs: u.perCandidateEntropy[i] ?? null,
+      group: groupOf.get(i) ?? i,
+    };
+    if (c.origin) cand.origin = c.origin;
+    return cand;
+  });
+}
+
+/** Tokens, calls and retries over every response, and where the token counts came from. */
+function usageOf(responses: ChatResponse[], cost: CandidateSet['cost']): CandidateSet['usage'] {
+  const sources = new Set(responses.map((r) => r.usage.source));
+  return {
+    inputTokens: cost.inputTokens,
+    outputTokens: cost.outputTokens,
+    calls: responses.reduce((s, r) => s + r.calls, 0),
+    retries: responses.reduce((s, r) => s + r.retries, 0),
+    source: sources.has('none') ? 'none' : sources.has('reported') ? 'reported' : 'zero',
   };
 }
 

@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { EngineEvent, JobInfo, JobKind, JobProgress } from '../../contract/index.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 export interface JobContext {
   signal: AbortSignal;
@@ -23,13 +24,9 @@ export interface StartOptions {
   resumable?: boolean;
 }
 
-export class JobError extends Error {
-  constructor(
-    message: string,
-    readonly code: 'not-found' | 'unsupported',
-  ) {
-    super(message);
-    this.name = 'JobError';
+export class JobError extends OpenCoderError {
+  constructor(message: string, code: 'not-found' | 'unsupported') {
+    super(code, message);
   }
 }
 

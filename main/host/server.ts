@@ -53,6 +53,8 @@ const STATUS: Record<CallError['code'], number> = {
   unauthorized: 401,
   'forbidden-path': 403,
   'not-found': 404,
+  // The request was fine; the user stopped the work it started.
+  cancelled: 409,
   engine: 500,
 };
 

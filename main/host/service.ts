@@ -4,12 +4,11 @@
 // Workspace (workspace.ts); failures come back as typed CallErrors, never as throws. Long work (indexing,
 // task runs, experiments) runs as jobs (jobs.ts) whose progress is pushed as events.
 
-import { isCallName, parseCall, type CallError, type EngineEvent } from '../../contract/index.ts';
-import { AnalysisError } from '../experiment/analysis.ts';
+import { isCallName, parseCall, parseOutput, type CallError, type EngineEvent } from '../../contract/index.ts';
 import { redact } from '../generate/errors.ts';
+import { errorCodeOf } from '../model/errors.ts';
 import { makeHandlers, type Handlers } from './calls/index.ts';
 import { startDemo } from './calls/demo.ts';
-import { JobError } from './jobs.ts';
 import { fail, openWorkspace, ServiceError, type ServiceOptions, type Workspace } from './workspace.ts';
 
 export { DEFAULT_SETTINGS, sessionKeyStore, ServiceError, canonicalPath, isInside, type KeyStore, type Provider, type ServiceOptions } from './workspace.ts';
@@ -27,7 +26,10 @@ export interface EngineService {
 class Engine implements EngineService {
   private readonly handlers: Handlers;
 
-  constructor(private readonly ws: Workspace) {
+  constructor(
+    private readonly ws: Workspace,
+    private readonly checkOutputs: boolean,
+  ) {
     this.handlers = makeHandlers(ws);
   }
 
@@ -52,6 +54,10 @@ class Engine implements EngineService {
       this.checkPaths(parsed.value as Record<string, unknown>);
       const handler = this.handlers[name] as (x: unknown) => unknown;
       const value = await handler(parsed.value);
+      if (this.checkOutputs) {
+        const checked = parseOutput(name, value);
+        if (!checked.ok) return checked;
+      }
       return { ok: true, value };
     } catch (err) {
       return { ok: false, error: errorOf(name, err) };
@@ -72,18 +78,16 @@ class Engine implements EngineService {
   }
 }
 
-/** A failure as the CallError the caller gets: typed failures keep their code; secrets are redacted. */
+/** A failure as the CallError the caller gets: the engine's own failures keep their code; secrets are redacted. */
 function errorOf(name: string, err: unknown): CallError {
   if (err instanceof ServiceError) return { ...err.error, message: redact(err.error.message) };
-  if (err instanceof JobError) return { code: err.code, message: err.message };
-  if (err instanceof AnalysisError && /^No experiment run /.test(err.message)) return { code: 'not-found', message: redact(err.message) };
   const message = err instanceof Error ? err.message || `${err.name} in ${name}` : `${name} failed: ${String(err)}`;
-  return { code: 'engine', message: redact(message) };
+  return { code: errorCodeOf(err), message: redact(message) };
 }
 
 export async function createEngineService(opts: ServiceOptions): Promise<EngineService> {
   const ws = await openWorkspace(opts);
-  const engine = new Engine(ws);
+  const engine = new Engine(ws, opts.checkOutputs ?? process.env.OPENCODER_CHECK_OUTPUTS === '1');
   if (opts.demo !== false) setImmediate(() => startDemo(ws));
   return engine;
 }

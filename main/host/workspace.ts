@@ -17,6 +17,7 @@ import type { ExperimentStore } from '../store/experiments.ts';
 import { Store } from '../store/store.ts';
 import { JobManager, messageOf } from './jobs.ts';
 import { defaultModelsDir, resourcesDir, userDataDir } from './paths.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 export type Provider = 'openai' | 'gemini';
 
@@ -39,6 +40,12 @@ export interface ServiceOptions {
   modelsDir?: string;
   /** The user data folder (settings, custom tasks); default paths.ts userDataDir(). */
   dataDir?: string;
+  /**
+   * Check every answer against its output schema (contract parseOutput) and answer a mismatch as an `engine`
+   * error naming the call and the field. Off by default (the schemas are the contract; the check costs a walk of
+   * each answer); the test suite turns it on with OPENCODER_CHECK_OUTPUTS=1 so every call a test makes is checked.
+   */
+  checkOutputs?: boolean;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -73,10 +80,9 @@ export function sessionKeyStore(): KeyStore {
 }
 
 /** A failure that already is a CallError (anything else becomes `engine`). */
-export class ServiceError extends Error {
+export class ServiceError extends OpenCoderError {
   constructor(readonly error: CallError) {
-    super(error.message);
-    this.name = 'ServiceError';
+    super(error.code, error.message);
   }
 }
 

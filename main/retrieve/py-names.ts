@@ -60,6 +60,18 @@ function chainOf(node: Node): string[] | null {
   return null;
 }
 
+/** Where a reference's names are looked for, and what it binds itself. */
+interface NameScope {
+  /** The first top-level function or class (its decorated_definition when decorated); null when there is none. */
+  def: Node | null;
+  /** `def` unwrapped from its decorators. */
+  inner: Node | null;
+  /** Nodes not searched: the signature and the docstring. */
+  skip: Set<number>;
+  /** Names the function binds: its own name, parameters, locals, nested definitions. */
+  bound: Set<string>;
+}
+
 /**
  * Every use of a name in the body of the reference's first function (or class): dotted chains read or called,
  * in order of first appearance, without the names the function binds itself.
@@ -69,124 +81,142 @@ export async function referencedNames(reference: string): Promise<NameUse[]> {
   const tree = parser.parse(reference);
   if (!tree) return [];
   try {
-    let def: Node | null = null;
-    for (const n of tree.rootNode.namedChildren) {
-      if (!n) continue;
-      const d = n.type === 'decorated_definition' ? n.childForFieldName('definition') : n;
-      if (d && (d.type === 'function_definition' || d.type === 'class_definition')) {
-        def = n;
-        break;
-      }
-    }
-    const scope = def ?? tree.rootNode;
-    const inner = def?.type === 'decorated_definition' ? def.childForFieldName('definition')! : def;
-    const skip = new Set<number>();
-    const bound = new Set<string>();
-    if (inner) {
-      const name = inner.childForFieldName('name');
-      if (name) bound.add(name.text);
-      // The signature (parameters, annotations, return type) is given to the generator: not a use.
-      for (const f of ['parameters', 'return_type', 'type_parameters']) {
-        const c = inner.childForFieldName(f);
-        if (c) skip.add(c.id);
-      }
-      const params = inner.childForFieldName('parameters');
-      if (params) collectParams(params, bound);
-      const body = inner.childForFieldName('body');
-      const first = body?.firstNamedChild;
-      if (first?.type === 'expression_statement' && first.firstNamedChild?.type === 'string') skip.add(first.id);
-    }
+    const s = nameScope(tree.rootNode);
+    const root = s.def ?? tree.rootNode;
     // First pass: what the body binds.
-    const visitBind = (n: Node): void => {
-      if (skip.has(n.id)) return;
-      switch (n.type) {
-        case 'assignment':
-        case 'augmented_assignment':
-        case 'named_expression':
-          boundNames(n.childForFieldName(n.type === 'named_expression' ? 'name' : 'left'), bound);
-          break;
-        case 'function_definition':
-        case 'class_definition':
-          if (n !== inner) {
-            const nm = n.childForFieldName('name');
-            if (nm) bound.add(nm.text);
-          }
-          break;
-        case 'lambda': {
-          const p = n.childForFieldName('parameters');
-          if (p) collectParams(p, bound);
-          break;
-        }
-        default:
-          if (BINDING_PARENTS.has(n.type)) {
-            if (n.type === 'for_statement' || n.type === 'for_in_clause') boundNames(n.childForFieldName('left'), bound);
-            else if (n.type === 'as_pattern') boundNames(n.childForFieldName('alias'), bound);
-            else if (n.type === 'except_clause') {
-              for (const c of n.namedChildren) if (c?.type === 'as_pattern') boundNames(c.childForFieldName('alias'), bound);
-            }
-          }
-      }
-      for (const c of n.namedChildren) if (c) visitBind(c);
-    };
-    visitBind(scope);
-    if (inner && inner !== scope) for (const c of inner.namedChildren) if (c) visitBind(c);
-
-    const out: NameUse[] = [];
-    const seen = new Map<string, NameUse>();
-    const push = (chain: string[], called: boolean) => {
-      const key = chain.join('.');
-      const prev = seen.get(key);
-      if (prev) {
-        prev.called ||= called;
-        return;
-      }
-      const use = { chain, called };
-      seen.set(key, use);
-      out.push(use);
-    };
-    const visit = (n: Node): void => {
-      if (skip.has(n.id)) return;
-      if (n.type === 'attribute' || n.type === 'identifier') {
-        const parent = n.parent;
-        // A name chain is pushed whole (`a.b.c` once, never `a.b` again) and not descended into, so the object of
-        // an attribute is visited only when the outer chain is not a name chain (`f(x).y.z`): then it is searched
-        // like any expression, and `f` is found as a call.
-        if (n.type === 'identifier') {
-          if (parent?.type === 'keyword_argument' && parent.childForFieldName('name')?.id === n.id) return;
-          if (parent?.type === 'attribute' && parent.childForFieldName('attribute')?.id === n.id) return;
-          if (parent && (parent.type === 'function_definition' || parent.type === 'class_definition') && parent.childForFieldName('name')?.id === n.id) return;
-          if (parent && ['dotted_name', 'aliased_import', 'import_statement', 'import_from_statement'].includes(parent.type)) return;
-        }
-        const chain = chainOf(n);
-        if (chain && !bound.has(chain[0]!)) {
-          const called = parent?.type === 'call' && parent.childForFieldName('function')?.id === n.id;
-          push(chain, called);
-          return;
-        }
-        if (chain) return;
-      }
-      if (n.type === 'import_from_statement' || n.type === 'import_statement') {
-        // Imports inside the function name what it uses: `from .validation import is_string` uses is_string.
-        for (const nm of n.childrenForFieldName('name')) {
-          const target = nm?.type === 'aliased_import' ? nm.childForFieldName('name') : nm;
-          if (target) push(target.text.split('.').slice(-1), false);
-        }
-        return;
-      }
-      for (const c of n.namedChildren) if (c) visit(c);
-    };
-    if (inner) {
-      // Decorators and base classes are uses; so is the body.
-      if (def?.type === 'decorated_definition') for (const c of def.namedChildren) if (c?.type === 'decorator') visit(c);
-      const supers = inner.childForFieldName('superclasses');
-      if (supers) visit(supers);
-      const body = inner.childForFieldName('body');
-      if (body) visit(body);
-    } else visit(scope);
-    return out;
+    collectBindings(root, s);
+    if (s.inner && s.inner !== root) for (const c of s.inner.namedChildren) if (c) collectBindings(c, s);
+    return collectUses(root, s);
   } finally {
     tree.delete();
   }
+}
+
+/** The reference's first definition, with its name and parameters bound and its signature and docstring skipped. */
+function nameScope(root: Node): NameScope {
+  let def: Node | null = null;
+  for (const n of root.namedChildren) {
+    if (!n) continue;
+    const d = n.type === 'decorated_definition' ? n.childForFieldName('definition') : n;
+    if (d && (d.type === 'function_definition' || d.type === 'class_definition')) {
+      def = n;
+      break;
+    }
+  }
+  const inner = def?.type === 'decorated_definition' ? def.childForFieldName('definition')! : def;
+  const skip = new Set<number>();
+  const bound = new Set<string>();
+  if (inner) {
+    const name = inner.childForFieldName('name');
+    if (name) bound.add(name.text);
+    // The signature (parameters, annotations, return type) is given to the generator: not a use.
+    for (const f of ['parameters', 'return_type', 'type_parameters']) {
+      const c = inner.childForFieldName(f);
+      if (c) skip.add(c.id);
+    }
+    const params = inner.childForFieldName('parameters');
+    if (params) collectParams(params, bound);
+    const body = inner.childForFieldName('body');
+    const first = body?.firstNamedChild;
+    if (first?.type === 'expression_statement' && first.firstNamedChild?.type === 'string') skip.add(first.id);
+  }
+  return { def, inner, skip, bound };
+}
+
+/** Adds what `n` and everything under it binds (assignments, loop, `with` and `except` targets, nested definitions, lambda parameters). */
+function collectBindings(n: Node, s: NameScope): void {
+  if (s.skip.has(n.id)) return;
+  const { bound } = s;
+  switch (n.type) {
+    case 'assignment':
+    case 'augmented_assignment':
+    case 'named_expression':
+      boundNames(n.childForFieldName(n.type === 'named_expression' ? 'name' : 'left'), bound);
+      break;
+    case 'function_definition':
+    case 'class_definition':
+      if (n !== s.inner) {
+        const nm = n.childForFieldName('name');
+        if (nm) bound.add(nm.text);
+      }
+      break;
+    case 'lambda': {
+      const p = n.childForFieldName('parameters');
+      if (p) collectParams(p, bound);
+      break;
+    }
+    default:
+      if (BINDING_PARENTS.has(n.type)) {
+        if (n.type === 'for_statement' || n.type === 'for_in_clause') boundNames(n.childForFieldName('left'), bound);
+        else if (n.type === 'as_pattern') boundNames(n.childForFieldName('alias'), bound);
+        else if (n.type === 'except_clause') {
+          for (const c of n.namedChildren) if (c?.type === 'as_pattern') boundNames(c.childForFieldName('alias'), bound);
+        }
+      }
+  }
+  for (const c of n.namedChildren) if (c) collectBindings(c, s);
+}
+
+/** Second pass: the uses, deduplicated by chain (a chain called anywhere counts as called). */
+function collectUses(root: Node, s: NameScope): NameUse[] {
+  const out: NameUse[] = [];
+  const seen = new Map<string, NameUse>();
+  const push = (chain: string[], called: boolean) => {
+    const key = chain.join('.');
+    const prev = seen.get(key);
+    if (prev) {
+      prev.called ||= called;
+      return;
+    }
+    const use = { chain, called };
+    seen.set(key, use);
+    out.push(use);
+  };
+  const { def, inner } = s;
+  if (inner) {
+    // Decorators and base classes are uses; so is the body.
+    if (def?.type === 'decorated_definition') for (const c of def.namedChildren) if (c?.type === 'decorator') visitUses(c, s, push);
+    const supers = inner.childForFieldName('superclasses');
+    if (supers) visitUses(supers, s, push);
+    const body = inner.childForFieldName('body');
+    if (body) visitUses(body, s, push);
+  } else visitUses(root, s, push);
+  return out;
+}
+
+/** An identifier that names rather than uses: a keyword argument's name, an attribute's name, a definition's name, part of an import. */
+function isNaming(n: Node, parent: Node | null): boolean {
+  if (parent?.type === 'keyword_argument' && parent.childForFieldName('name')?.id === n.id) return true;
+  if (parent?.type === 'attribute' && parent.childForFieldName('attribute')?.id === n.id) return true;
+  if (parent && (parent.type === 'function_definition' || parent.type === 'class_definition') && parent.childForFieldName('name')?.id === n.id) return true;
+  return !!parent && ['dotted_name', 'aliased_import', 'import_statement', 'import_from_statement'].includes(parent.type);
+}
+
+function visitUses(n: Node, s: NameScope, push: (chain: string[], called: boolean) => void): void {
+  if (s.skip.has(n.id)) return;
+  if (n.type === 'attribute' || n.type === 'identifier') {
+    const parent = n.parent;
+    // A name chain is pushed whole (`a.b.c` once, never `a.b` again) and not descended into, so the object of
+    // an attribute is visited only when the outer chain is not a name chain (`f(x).y.z`): then it is searched
+    // like any expression, and `f` is found as a call.
+    if (n.type === 'identifier' && isNaming(n, parent)) return;
+    const chain = chainOf(n);
+    if (chain && !s.bound.has(chain[0]!)) {
+      const called = parent?.type === 'call' && parent.childForFieldName('function')?.id === n.id;
+      push(chain, called);
+      return;
+    }
+    if (chain) return;
+  }
+  if (n.type === 'import_from_statement' || n.type === 'import_statement') {
+    // Imports inside the function name what it uses: `from .validation import is_string` uses is_string.
+    for (const nm of n.childrenForFieldName('name')) {
+      const target = nm?.type === 'aliased_import' ? nm.childForFieldName('name') : nm;
+      if (target) push(target.text.split('.').slice(-1), false);
+    }
+    return;
+  }
+  for (const c of n.namedChildren) if (c) visitUses(c, s, push);
 }
 
 function collectParams(params: Node, bound: Set<string>): void {

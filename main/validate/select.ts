@@ -81,35 +81,70 @@ export interface Selection {
   trace: SelectionTrace;
 }
 
+/** What the stages of one selection share: its input, its config, the trace so far and the candidates' verdicts. */
+interface Selecting {
+  input: SelectionInput;
+  cfg: PipelineConfig;
+  steps: TraceStep[];
+  /** Verdicts of the raw candidates by index (null: cancelled or not run). */
+  verdicts: (Verdict | null)[];
+  trace: () => SelectionTrace;
+}
+
 export async function selectCandidate(input: SelectionInput): Promise<Selection> {
   const started = performance.now();
-  const { task, candidates, validator } = input;
+  const { task, candidates } = input;
   const cfg = input.config ?? DEFAULT_CONFIG;
   if (!candidates.length) throw new Error(`selectCandidate: task ${task.id} has no candidates`);
   const steps: TraceStep[] = [];
   const trace = (): SelectionTrace => ({ steps, durationMs: Math.round(performance.now() - started) });
-  const verdicts: (Verdict | null)[] = candidates.map(() => null);
+  const s: Selecting = { input, cfg, steps, verdicts: candidates.map(() => null), trace };
+  const { verdicts } = s;
 
-  if (!cfg.validation.verify) {
-    // Frozen configs from before the option existed returned candidate 1.
-    if ((cfg.validation.unverifiedOutput ?? 'first') === 'first') {
-      steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the first candidate is the output' });
-      steps.push({ kind: 'final', origin: 'candidate', index: 0, round: null, passed: false, note: 'first candidate, unvalidated' });
-      return { code: candidates[0]!, origin: 'candidate', candidateIndex: 0, repairRound: null, passed: false, verdict: null, candidateVerdicts: verdicts, repairs: [], trace: trace() };
-    }
-    steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the normalised mode (earliest candidate of the largest group) is the output' });
-    const rep = await representative(input, steps);
-    steps.push({ kind: 'final', origin: 'candidate', index: rep, round: null, passed: false, note: `normalised-mode candidate ${rep}, unvalidated` });
-    return { code: candidates[rep]!, origin: 'candidate', candidateIndex: rep, repairRound: null, passed: false, verdict: null, candidateVerdicts: verdicts, repairs: [], trace: trace() };
+  if (!cfg.validation.verify) return unverified(s);
+
+  const winner = await firstPassing(s);
+  if (winner !== null) {
+    steps.push({ kind: 'selected', index: winner, note: 'earliest passing candidate in generation order' });
+    steps.push({ kind: 'final', origin: 'candidate', index: winner, round: null, passed: true, note: 'a raw candidate passed; no repair' });
+    return { code: candidates[winner]!, origin: 'candidate', candidateIndex: winner, repairRound: null, passed: true, verdict: verdicts[winner]!, candidateVerdicts: verdicts, repairs: [], trace: trace() };
   }
 
-  // 1. All candidates go to the pool at once; the earliest passing one wins as soon as every
-  // earlier one has failed, and the later ones are cancelled.
+  // 2. None passed: the earliest member of the largest self-consistency group.
+  const rep = await representative(input, steps);
+  const { repairs, passed } = await repairLoop(s, rep);
+  if (passed) {
+    steps.push({ kind: 'final', origin: 'repair', index: rep, round: passed.round, passed: true, note: `repair round ${passed.round} passed` });
+    return { code: passed.code, origin: 'repair', candidateIndex: rep, repairRound: passed.round, passed: true, verdict: passed.verdict, candidateVerdicts: verdicts, repairs, trace: trace() };
+  }
+  return afterFailedRepairs(s, rep, repairs);
+}
+
+/** Validation switched off: candidate 1, or the normalised mode (the earliest candidate of the largest group). */
+async function unverified({ input, cfg, steps, verdicts, trace }: Selecting): Promise<Selection> {
+  const { candidates } = input;
+  // Frozen configs from before the option existed returned candidate 1.
+  if ((cfg.validation.unverifiedOutput ?? 'first') === 'first') {
+    steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the first candidate is the output' });
+    steps.push({ kind: 'final', origin: 'candidate', index: 0, round: null, passed: false, note: 'first candidate, unvalidated' });
+    return { code: candidates[0]!, origin: 'candidate', candidateIndex: 0, repairRound: null, passed: false, verdict: null, candidateVerdicts: verdicts, repairs: [], trace: trace() };
+  }
+  steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the normalised mode (earliest candidate of the largest group) is the output' });
+  const rep = await representative(input, steps);
+  steps.push({ kind: 'final', origin: 'candidate', index: rep, round: null, passed: false, note: `normalised-mode candidate ${rep}, unvalidated` });
+  return { code: candidates[rep]!, origin: 'candidate', candidateIndex: rep, repairRound: null, passed: false, verdict: null, candidateVerdicts: verdicts, repairs: [], trace: trace() };
+}
+
+/**
+ * 1. All candidates go to the pool at once; the earliest passing one wins as soon as every
+ * earlier one has failed, and the later ones are cancelled. Returns its index, or null.
+ */
+async function firstPassing({ input, steps, verdicts }: Selecting): Promise<number | null> {
+  const { task, candidates, validator } = input;
   const controllers = candidates.map(() => new AbortController());
   const outer = input.signal;
   const onOuterAbort = () => controllers.forEach((c) => c.abort());
   outer?.addEventListener('abort', onOuterAbort, { once: true });
-  let winner: number | null = null;
   try {
     const runs = candidates.map((code, i) =>
       validator.validate(task, code, { signal: controllers[i]!.signal }).then(
@@ -129,7 +164,6 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
       if (!v) continue;
       steps.push({ kind: 'validate', index: i, status: v.status, reason: v.reason, passedTests: passedCount(v), durationMs: v.durationMs, cached: v.cached });
       if (v.status === 'passed') {
-        winner = i;
         for (let j = i + 1; j < runs.length; j++) {
           if (!verdicts[j]) {
             controllers[j]!.abort();
@@ -137,26 +171,27 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
           }
         }
         await Promise.allSettled(runs.slice(i + 1));
-        break;
+        return i;
       }
     }
+    return null;
   } catch (err) {
     controllers.forEach((c) => c.abort());
     throw err;
   } finally {
     outer?.removeEventListener('abort', onOuterAbort);
   }
-  if (winner !== null) {
-    steps.push({ kind: 'selected', index: winner, note: 'earliest passing candidate in generation order' });
-    steps.push({ kind: 'final', origin: 'candidate', index: winner, round: null, passed: true, note: 'a raw candidate passed; no repair' });
-    return { code: candidates[winner]!, origin: 'candidate', candidateIndex: winner, repairRound: null, passed: true, verdict: verdicts[winner]!, candidateVerdicts: verdicts, repairs: [], trace: trace() };
-  }
+}
 
-  // 2. None passed: the earliest member of the largest self-consistency group.
-  const rep = await representative(input, steps);
-
+/** Repairs candidate `rep` up to the configured rounds, stopping at the first passing repair (`passed`). */
+async function repairLoop(
+  { input, cfg, steps, verdicts }: Selecting,
+  rep: number,
+): Promise<{ repairs: Selection['repairs']; passed: { code: string; round: number; verdict: Verdict } | null }> {
+  const { task, validator } = input;
+  const outer = input.signal;
   const repairs: Selection['repairs'] = [];
-  let code = candidates[rep]!;
+  let code = input.candidates[rep]!;
   let verdict = verdicts[rep]!;
   let rounds = Math.max(0, Math.floor(cfg.validation.repairRounds));
   if (rounds > 0 && !input.repair) {
@@ -187,18 +222,20 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
       passedTests: passedCount(v),
       durationMs: v.durationMs,
     });
-    if (v.status === 'passed') {
-      steps.push({ kind: 'final', origin: 'repair', index: rep, round, passed: true, note: `repair round ${round} passed` });
-      return { code: repaired, origin: 'repair', candidateIndex: rep, repairRound: round, passed: true, verdict: v, candidateVerdicts: verdicts, repairs, trace: trace() };
-    }
+    if (v.status === 'passed') return { repairs, passed: { code: repaired, round, verdict: v } };
     code = repaired;
     verdict = v;
   }
+  return { repairs, passed: null };
+}
 
-  // Nothing passed. `last` (Eq. 10; the default): the last repair is the output. `most-tests` (and configs frozen
-  // before the option): whichever of the chosen candidate and its repairs passed the most tests (ties keep the
-  // earlier one, so a repair must strictly improve on what it was given).
-  let pick: { code: string; verdict: Verdict; round: number | null } = { code: candidates[rep]!, verdict: verdicts[rep]!, round: null };
+/**
+ * Nothing passed. `last` (Eq. 10; the default): the last repair is the output. `most-tests` (and configs frozen
+ * before the option): whichever of the chosen candidate and its repairs passed the most tests (ties keep the
+ * earlier one, so a repair must strictly improve on what it was given).
+ */
+function afterFailedRepairs({ input, cfg, steps, verdicts, trace }: Selecting, rep: number, repairs: Selection['repairs']): Selection {
+  let pick: { code: string; verdict: Verdict; round: number | null } = { code: input.candidates[rep]!, verdict: verdicts[rep]!, round: null };
   const rule = cfg.validation.afterFailedRepairs ?? 'most-tests';
   if (rule === 'last') {
     const last = repairs.at(-1);

@@ -451,64 +451,39 @@ export function readChannel(buf: Buffer, nonceHex: string): { records: RecordDoc
 
 const FAILING: ReadonlySet<TestOutcome> = new Set(['failed', 'error', 'timeout', 'missing', 'unexpected-success', 'not-run']);
 
+/** The harness's records on the report channel, picked apart. */
+interface Report {
+  records: RecordDoc[];
+  /** Channel lines whose MAC did not check out. */
+  forged: number;
+  staticRec: RecordDoc | undefined;
+  findings: StaticFinding[];
+  done: RecordDoc | undefined;
+  ended: RecordDoc | undefined;
+  harnessError: RecordDoc | undefined;
+}
+
+/** What the status of a verdict is decided on. */
+interface Decision {
+  run: SandboxRunResult;
+  report: Report;
+  tests: TestResult[];
+  expected: string[] | null;
+  /** What the runner refused, and what it took for tampering. */
+  refused: string[];
+  tampering: string[];
+  notExercised: string | null;
+  timeoutMs: number;
+}
+
 export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: string, timeoutMs: number, sandbox: SandboxInfo): Verdict {
-  const { records, forged } = readChannel(run.channel, nonce);
+  const report = readReport(run.channel, nonce);
+  const { done, harnessError, findings } = report;
   const events: SandboxEvent[] = [...run.events];
-  const staticRec = records.find((r) => r.t === 'static');
-  const findings: StaticFinding[] = Array.isArray(staticRec?.findings) ? staticRec.findings : [];
-  const done = records.find((r) => r.t === 'done');
-  const ended = records.find((r) => r.t === 'runner-ended');
-  const harnessError = records.find((r) => r.t === 'harness-error' || r.t === 'task-error');
   const expected = plan.expectedTests;
-  const expectedSet = new Set(expected ?? []);
-
-  const raw: RecordDoc[] = Array.isArray(done?.results) ? done.results : Array.isArray(ended?.results) ? ended.results : records.filter((r) => r.t === 'test');
-  const seen = new Map<string, TestResult>();
-  for (const r of raw) {
-    const id = String(r.id);
-    const t: TestResult = { id, outcome: String(r.outcome) as TestOutcome, expected: expected ? expectedSet.has(id) : true };
-    if (typeof r.message === 'string' && r.message) t.message = r.message;
-    seen.set(id, t);
-  }
-  const tests = [...seen.values()];
-  if (expected && (done?.ran || !done)) {
-    for (const id of expected) if (!seen.has(id)) tests.push({ id, outcome: 'not-run', expected: true, message: 'an expected test that did not run' });
-  }
-
-  // Labels for what the limits did, read from the exit and the messages.
-  const texts = [run.stderr, String(done?.loadError ?? ''), ...tests.map((t) => t.message ?? '')].join('\n');
-  if (run.exit.signal === 'SIGXCPU') events.push({ kind: 'cpu-limit', detail: 'CPU-time limit reached (SIGXCPU)' });
-  else if (run.exit.signal && !run.killedBy) events.push({ kind: 'killed-by-signal', detail: run.exit.signal });
-  if (/\bMemoryError\b/.test(texts)) events.push({ kind: 'memory-limit', detail: 'MemoryError under the address-space limit' });
-  if (/File too large|\[Errno 27\]/.test(texts)) events.push({ kind: 'file-size-limit', detail: 'a write hit the file-size limit' });
-  if (/Resource temporarily unavailable|\[Errno 11\]/.test(texts) && /fork|Popen|spawn|Thread|BlockingIOError/.test(texts))
-    events.push({ kind: 'process-limit', detail: 'process creation refused by the process-count limit' });
-  const runnerForged = Number(done?.forged ?? records.find((r) => r.t === 'forged')?.count ?? 0);
-  if (forged) events.push({ kind: 'forged-output-ignored', detail: `${forged} unauthenticated line(s) on the report channel` });
-  if (runnerForged) events.push({ kind: 'forged-output-ignored', detail: `${runnerForged} unauthenticated line(s) on the runner's report pipe` });
-  if (done && Number(done.otherPid ?? 0)) events.push({ kind: 'forged-output-ignored', detail: `${done.otherPid} record(s) from another process (a fork of the candidate's) ignored` });
-  if (plan.kind === 'template' && run.stdout.includes('__REPOEXEC_RESULTS__'))
-    events.push({ kind: 'forged-output-ignored', detail: 'a results line printed on stdout (not the harness channel)' });
-  // Refusals the runner's audit hook noted the moment they happened (also when no final report came).
-  const notices = done?.refused ?? records.find((r) => r.t === 'notices')?.refused;
-  const refused: string[] = (Array.isArray(notices) ? notices : []).map((x: unknown) => String(x).slice(0, 300));
-  for (const r of refused) events.push({ kind: 'refused', detail: `the runner refused to ${r}` });
-  const tampering: string[] = [];
-  for (const e of Array.isArray(done?.events) ? (done.events as RecordDoc[]) : []) {
-    const detail = String(e.detail ?? '').slice(0, 500);
-    if (e.kind === 'tampering') {
-      tampering.push(detail);
-      events.push({ kind: 'tampering', detail });
-    } else if (e.kind === 'refused') {
-      if (!refused.includes(detail)) {
-        refused.push(detail);
-        events.push({ kind: 'refused', detail: `the runner refused to ${detail}` });
-      }
-    } else {
-      // Frame look-ups refused quietly (logging, warnings and the like expect them to fail).
-      events.push({ kind: 'refused', detail: `frame access refused (not counted against the candidate): ${detail}` });
-    }
-  }
+  const tests = testResults(report, expected);
+  limitEvents(plan, run, report, tests, events);
+  const { refused, tampering } = runnerNotices(report, events);
   if (!done && !run.killedBy && !harnessError) {
     const setup = /^(bwrap|setpriv|prlimit): .*/m.exec(run.stderr);
     events.push(setup ? { kind: 'sandbox-failure', detail: setup[0].slice(0, 300) } : { kind: 'no-report', detail: 'the harness ended without its final report' });
@@ -524,64 +499,8 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   const notExercised = target && done?.ran && !done.loadError ? exerciseProblem(target) : null;
   if (notExercised) events.push({ kind: 'not-exercised', detail: notExercised });
 
-  const passedExpected = tests.filter((t) => t.expected && t.outcome === 'passed').length;
-  const failing = tests.filter((t) => FAILING.has(t.outcome) && (t.expected || !expected));
-  let status: Verdict['status'];
-  let reason: string;
-  const blocking = findings.find((f) => BLOCKING.has(f.kind));
-  if (run.killedBy === 'wall-timeout') {
-    status = 'timeout';
-    reason = `killed at the ${timeoutMs} ms time limit`;
-  } else if (run.exit.signal === 'SIGXCPU') {
-    status = 'timeout';
-    reason = 'killed at the CPU-time limit';
-  } else if (run.killedBy) {
-    status = 'error';
-    reason = run.killedBy === 'output-limit' ? 'killed for producing too much output' : 'cancelled';
-  } else if (harnessError) {
-    status = 'error';
-    reason = `${harnessError.t === 'task-error' ? 'task problem' : 'harness error'}: ${String(harnessError.message).split('\n').filter(Boolean).slice(-1)[0] ?? ''}`;
-  } else if (blocking && done) {
-    status = 'failed';
-    reason = `static check: ${blocking.message}`;
-  } else if (!done && refused.length) {
-    status = 'error';
-    reason = `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses; then the run ended without a final report`;
-  } else if (!done) {
-    status = 'error';
-    const how = run.exit.signal
-      ? `killed by ${run.exit.signal}`
-      : ended
-        ? `the test runner exited with code ${ended.code} before its final report (an early exit such as os._exit, or a crash)`
-        : `exited with code ${run.exit.code}`;
-    reason = `no trustworthy test report: ${ended ? how : `the run ${how} before the harness finished (early exit, crash or sandbox failure)`}`;
-  } else if (tampering.length) {
-    status = 'error';
-    reason = `forgery: ${tampering[0]}${tampering.length > 1 ? ` (and ${tampering.length - 1} more)` : ''}`;
-  } else if (refused.length) {
-    status = 'error';
-    reason = `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses`;
-  } else if (done.loadError) {
-    status = 'failed';
-    reason = `the code failed to load: ${String(done.loadError).split('\n').filter(Boolean).slice(-1)[0] ?? ''}`;
-  } else if (!tests.length || (done.pytestExit === 5 && !tests.some((t) => t.outcome === 'passed'))) {
-    status = 'error';
-    reason = 'no tests ran';
-  } else if (notExercised) {
-    status = 'error';
-    reason = `the tests did not exercise the candidate: ${notExercised}`;
-  } else if (failing.length) {
-    status = 'failed';
-    const first = failing[0]!;
-    reason = `${failing.length} test(s) did not pass (first: ${first.id}: ${first.outcome}${first.message ? ` — ${lastLine(first.message)}` : ''})`;
-  } else if (expected ? passedExpected === expected.length : tests.some((t) => t.outcome === 'passed')) {
-    status = 'passed';
-    reason = expected ? `all ${expected.length} expected tests passed` : `${tests.filter((t) => t.outcome === 'passed').length} tests passed`;
-  } else {
-    status = 'failed';
-    reason = expected ? `${expected.length - passedExpected} expected test(s) did not pass (skipped)` : 'no test passed';
-  }
-  if (staticRec === undefined && done && !harnessError) {
+  const { status, reason } = statusOf({ run, report, tests, expected, refused, tampering, notExercised, timeoutMs });
+  if (report.staticRec === undefined && done && !harnessError) {
     events.push({ kind: 'no-report', detail: 'the static-check record is missing' });
   }
   return {
@@ -604,6 +523,120 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
     environment,
     flaky: null,
   };
+}
+
+function readReport(channel: Buffer, nonce: string): Report {
+  const { records, forged } = readChannel(channel, nonce);
+  const staticRec = records.find((r) => r.t === 'static');
+  return {
+    records,
+    forged,
+    staticRec,
+    findings: Array.isArray(staticRec?.findings) ? staticRec.findings : [],
+    done: records.find((r) => r.t === 'done'),
+    ended: records.find((r) => r.t === 'runner-ended'),
+    harnessError: records.find((r) => r.t === 'harness-error' || r.t === 'task-error'),
+  };
+}
+
+/** The reported test results (the final report's, else the runner's last, else the streamed ones), plus expected tests that never ran. */
+function testResults({ records, done, ended }: Report, expected: string[] | null): TestResult[] {
+  const expectedSet = new Set(expected ?? []);
+  const raw: RecordDoc[] = Array.isArray(done?.results) ? done.results : Array.isArray(ended?.results) ? ended.results : records.filter((r) => r.t === 'test');
+  const seen = new Map<string, TestResult>();
+  for (const r of raw) {
+    const id = String(r.id);
+    const t: TestResult = { id, outcome: String(r.outcome) as TestOutcome, expected: expected ? expectedSet.has(id) : true };
+    if (typeof r.message === 'string' && r.message) t.message = r.message;
+    seen.set(id, t);
+  }
+  const tests = [...seen.values()];
+  if (expected && (done?.ran || !done)) {
+    for (const id of expected) if (!seen.has(id)) tests.push({ id, outcome: 'not-run', expected: true, message: 'an expected test that did not run' });
+  }
+  return tests;
+}
+
+/** Labels for what the limits did, read from the exit and the messages, and for output that was not trusted. */
+function limitEvents(plan: TaskPlan, run: SandboxRunResult, { records, forged, done }: Report, tests: TestResult[], events: SandboxEvent[]): void {
+  const texts = [run.stderr, String(done?.loadError ?? ''), ...tests.map((t) => t.message ?? '')].join('\n');
+  if (run.exit.signal === 'SIGXCPU') events.push({ kind: 'cpu-limit', detail: 'CPU-time limit reached (SIGXCPU)' });
+  else if (run.exit.signal && !run.killedBy) events.push({ kind: 'killed-by-signal', detail: run.exit.signal });
+  if (/\bMemoryError\b/.test(texts)) events.push({ kind: 'memory-limit', detail: 'MemoryError under the address-space limit' });
+  if (/File too large|\[Errno 27\]/.test(texts)) events.push({ kind: 'file-size-limit', detail: 'a write hit the file-size limit' });
+  if (/Resource temporarily unavailable|\[Errno 11\]/.test(texts) && /fork|Popen|spawn|Thread|BlockingIOError/.test(texts))
+    events.push({ kind: 'process-limit', detail: 'process creation refused by the process-count limit' });
+  const runnerForged = Number(done?.forged ?? records.find((r) => r.t === 'forged')?.count ?? 0);
+  if (forged) events.push({ kind: 'forged-output-ignored', detail: `${forged} unauthenticated line(s) on the report channel` });
+  if (runnerForged) events.push({ kind: 'forged-output-ignored', detail: `${runnerForged} unauthenticated line(s) on the runner's report pipe` });
+  if (done && Number(done.otherPid ?? 0)) events.push({ kind: 'forged-output-ignored', detail: `${done.otherPid} record(s) from another process (a fork of the candidate's) ignored` });
+  if (plan.kind === 'template' && run.stdout.includes('__REPOEXEC_RESULTS__'))
+    events.push({ kind: 'forged-output-ignored', detail: 'a results line printed on stdout (not the harness channel)' });
+}
+
+/** What the runner refused and took for tampering, each also recorded as an event. */
+function runnerNotices({ records, done }: Report, events: SandboxEvent[]): { refused: string[]; tampering: string[] } {
+  // Refusals the runner's audit hook noted the moment they happened (also when no final report came).
+  const notices = done?.refused ?? records.find((r) => r.t === 'notices')?.refused;
+  const refused: string[] = (Array.isArray(notices) ? notices : []).map((x: unknown) => String(x).slice(0, 300));
+  for (const r of refused) events.push({ kind: 'refused', detail: `the runner refused to ${r}` });
+  const tampering: string[] = [];
+  for (const e of Array.isArray(done?.events) ? (done.events as RecordDoc[]) : []) {
+    const detail = String(e.detail ?? '').slice(0, 500);
+    if (e.kind === 'tampering') {
+      tampering.push(detail);
+      events.push({ kind: 'tampering', detail });
+    } else if (e.kind === 'refused') {
+      if (!refused.includes(detail)) {
+        refused.push(detail);
+        events.push({ kind: 'refused', detail: `the runner refused to ${detail}` });
+      }
+    } else {
+      // Frame look-ups refused quietly (logging, warnings and the like expect them to fail).
+      events.push({ kind: 'refused', detail: `frame access refused (not counted against the candidate): ${detail}` });
+    }
+  }
+  return { refused, tampering };
+}
+
+/** The verdict's status and reason: the first of these that applies, from the run's fate to the tests' results. */
+function statusOf(d: Decision): { status: Verdict['status']; reason: string } {
+  const { run, tests, expected, refused, tampering, notExercised } = d;
+  const { done, ended, harnessError } = d.report;
+  const blocking = d.report.findings.find((f) => BLOCKING.has(f.kind));
+  if (run.killedBy === 'wall-timeout') return { status: 'timeout', reason: `killed at the ${d.timeoutMs} ms time limit` };
+  if (run.exit.signal === 'SIGXCPU') return { status: 'timeout', reason: 'killed at the CPU-time limit' };
+  if (run.killedBy) return { status: 'error', reason: run.killedBy === 'output-limit' ? 'killed for producing too much output' : 'cancelled' };
+  if (harnessError) {
+    return { status: 'error', reason: `${harnessError.t === 'task-error' ? 'task problem' : 'harness error'}: ${String(harnessError.message).split('\n').filter(Boolean).slice(-1)[0] ?? ''}` };
+  }
+  if (blocking && done) return { status: 'failed', reason: `static check: ${blocking.message}` };
+  if (!done && refused.length) {
+    return { status: 'error', reason: `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses; then the run ended without a final report` };
+  }
+  if (!done) {
+    const how = run.exit.signal
+      ? `killed by ${run.exit.signal}`
+      : ended
+        ? `the test runner exited with code ${ended.code} before its final report (an early exit such as os._exit, or a crash)`
+        : `exited with code ${run.exit.code}`;
+    return { status: 'error', reason: `no trustworthy test report: ${ended ? how : `the run ${how} before the harness finished (early exit, crash or sandbox failure)`}` };
+  }
+  if (tampering.length) return { status: 'error', reason: `forgery: ${tampering[0]}${tampering.length > 1 ? ` (and ${tampering.length - 1} more)` : ''}` };
+  if (refused.length) return { status: 'error', reason: `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses` };
+  if (done.loadError) return { status: 'failed', reason: `the code failed to load: ${String(done.loadError).split('\n').filter(Boolean).slice(-1)[0] ?? ''}` };
+  if (!tests.length || (done.pytestExit === 5 && !tests.some((t) => t.outcome === 'passed'))) return { status: 'error', reason: 'no tests ran' };
+  if (notExercised) return { status: 'error', reason: `the tests did not exercise the candidate: ${notExercised}` };
+  const passedExpected = tests.filter((t) => t.expected && t.outcome === 'passed').length;
+  const failing = tests.filter((t) => FAILING.has(t.outcome) && (t.expected || !expected));
+  if (failing.length) {
+    const first = failing[0]!;
+    return { status: 'failed', reason: `${failing.length} test(s) did not pass (first: ${first.id}: ${first.outcome}${first.message ? ` — ${lastLine(first.message)}` : ''})` };
+  }
+  if (expected ? passedExpected === expected.length : tests.some((t) => t.outcome === 'passed')) {
+    return { status: 'passed', reason: expected ? `all ${expected.length} expected tests passed` : `${tests.filter((t) => t.outcome === 'passed').length} tests passed` };
+  }
+  return { status: 'failed', reason: expected ? `${expected.length - passedExpected} expected test(s) did not pass (skipped)` : 'no test passed' };
 }
 
 /** Why the tests did not reach the candidate, or null when they did. */

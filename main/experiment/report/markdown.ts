@@ -1,6 +1,6 @@
 // The Markdown report (GitHub tables).
 
-import type { Interval, ReportModel } from '../../model/report.ts';
+import type { ConditionSummary, FactorialAnalysis, ReportModel } from '../../model/report.ts';
 import { API_COLUMNS_NOTE, apiProtocolLabel, comparisonKs, conditionsByRun, displayNames, finite, FLAKY_MEANING, flakyCountsText, formatDuration, formatInt, formatInterval, formatMs, formatP, formatRate, formatUsd, isPartial, KIND_LABEL, partialText, passKs, percentLevel, testName } from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -37,7 +37,19 @@ export function mdTable(headers: string[], rows: string[][], align?: ('l' | 'r')
 
 export function renderMarkdown(model: ReportModel): string {
   const level = percentLevel(model);
-  const name = displayNames(model);
+  return [
+    ...headerMd(model, level),
+    ...runsMd(model),
+    ...summaryMd(model, level),
+    ...comparisonsMd(model, level),
+    ...factorialMd(model, level),
+    ...tasksMd(model),
+    ...statisticsMd(model, level),
+  ].join('\n');
+}
+
+/** Title, what made the report, and a warning for each partial run. */
+function headerMd(model: ReportModel, level: string): string[] {
   const out: string[] = [];
   out.push(`# ${md(model.title)}`, '');
   out.push(
@@ -46,8 +58,12 @@ export function renderMarkdown(model: ReportModel): string {
   );
   out.push('_The charts (factorial forest plots, Pass@k, reliability diagrams, API retrieval) are in the HTML report._', '');
   for (const r of model.runs.filter(isPartial)) out.push(`> **⚠ Run ${mdCode(r.id)} is ${md(partialText(r))}.** Its figures are not final.`, '');
+  return out;
+}
 
-  out.push('## Runs and provenance', '');
+/** Per run: its provenance table and its conditions with their config hashes. */
+function runsMd(model: ReportModel): string[] {
+  const out: string[] = ['## Runs and provenance', ''];
   for (const run of model.runs) {
     const m = run.machine;
     out.push(`### Run ${mdCode(run.id)} — ${isPartial(run) ? `**${md(partialText(run))}**` : 'done'}`, '');
@@ -79,58 +95,19 @@ export function renderMarkdown(model: ReportModel): string {
       '',
     );
   }
+  return out;
+}
 
-  out.push('## Summary by condition', '');
+/** Per run with conditions: the summary table, the API retrieval table by protocol, and the flaky verdicts. */
+function summaryMd(model: ReportModel, level: string): string[] {
+  const out: string[] = ['## Summary by condition', ''];
   for (const g of conditionsByRun(model).filter((x) => x.conditions.length)) {
-    const ks = passKs(g.conditions);
     out.push(`### Run ${mdCode(g.runId)}${g.run ? ` — ${md(KIND_LABEL[g.run.kind])} · ${md(g.run.backend.label)}` : ''}${isPartial(g.run) ? ' (partial)' : ''}`, '');
-    const headers = ['Condition', 'Family', 'Tasks', 'Failures', 'n', ...ks.map((k) => `Pass@${k} [${level}]`), `Raw Pass@1 [${level}]`, `Selected correct [${level}]`, 'Repair recovered', 'Mean U', 'AUROC', 'AUPRC', 'ECE', 'API P (repository)', 'API R (repository)', 'API F1 (repository)', 'API F1 (task-view)', 'API exact (task-view)', 'Cost', 'Tokens in / out'];
-    const rows = g.conditions.map((c) => [
-      `${md(c.label)} (${mdCode(c.condition)})`,
-      md(c.family),
-      formatInt(c.tasks),
-      formatInt(c.failures),
-      formatInt(c.samples),
-      ...ks.map((k) => {
-        const v = c.passAtK.find((p) => p.k === k)?.value;
-        return v ? formatInterval(v) : 'n/a';
-      }),
-      formatInterval(c.rawPass1),
-      formatInterval(c.selectedCorrect),
-      `${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)} (${formatRate(c.repair.rate)})`,
-      formatRate(c.uncertainty.mean),
-      `${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? ' (degenerate)' : ''}`,
-      formatRate(c.uncertainty.auprc),
-      formatRate(c.uncertainty.ece),
-      formatRate(c.api?.precision),
-      formatRate(c.api?.recall),
-      formatRate(c.api?.f1),
-      formatRate(c.apiTaskView?.f1),
-      formatRate(c.apiTaskView?.exact),
-      formatUsd(c.cost.usd),
-      `${formatInt(c.cost.inputTokens)} / ${formatInt(c.cost.outputTokens)}`,
-    ]);
-    out.push(mdTable(headers, rows, headers.map((_, i) => (i < 2 ? 'l' : 'r'))), '');
+    out.push(conditionTableMd(g.conditions, level), '');
     out.push(`_${md(API_COLUMNS_NOTE)}_`, '');
     const warned = g.conditions.flatMap((c) => (c.warnings ?? []).map((w) => `- **Degenerate** — ${md(c.label)}: ${md(w)}`));
     if (warned.length) out.push(...warned, '');
-    const apiRows = g.conditions.flatMap((c) =>
-      ([['repository', c.api], ['task-view', c.apiTaskView]] as const)
-        .filter(([, a]) => a)
-        .map(([p, a]) => [
-          `${md(c.label)} (${mdCode(c.condition)})`,
-          md(apiProtocolLabel(p, a!.tasks)),
-          formatRate(a!.precision),
-          formatRate(a!.recall),
-          formatRate(a!.f1),
-          formatRate(a!.exact),
-          `${formatInt(a!.count.over)} / ${formatInt(a!.count.exact)} / ${formatInt(a!.count.under)}`,
-        ]),
-    );
-    if (apiRows.length) {
-      out.push('**API retrieval by protocol.**', '');
-      out.push(mdTable(['Condition', 'Protocol · matching · tasks', 'P', 'R', 'F1', 'Exact', 'Count over / exact / under'], apiRows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']), '');
-    }
+    out.push(...apiByProtocolMd(g.conditions));
     out.push(`**Flaky verdicts.** ${md(FLAKY_MEANING)}`, '');
     for (const c of g.conditions) {
       const ids = c.flaky.taskIds.map(mdId).join(', ');
@@ -138,38 +115,103 @@ export function renderMarkdown(model: ReportModel): string {
     }
     out.push('');
   }
+  return out;
+}
 
-  out.push('## Paired comparisons', '');
-  if (!model.comparisons.length) out.push('_No paired comparisons in this report._', '');
-  else {
-    const ks = comparisonKs(model.comparisons);
-    const headers = ['A', 'B', 'Paired tasks', 'W / L / T', 'McNemar p', 'Holm p', 'Holm family', `Δ selected correct [${level}]`, ...ks.flatMap((k) => [`Δ Pass@${k} [${level}]`, `Pass@${k} p (sign-flip)`])];
-    out.push(
-      mdTable(
-        headers,
-        model.comparisons.map((c) => [
-          md(name(c.a.runId, c.a.condition, c.a.label)),
-          md(name(c.b.runId, c.b.condition, c.b.label)),
-          formatInt(c.tasks),
-          `${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`,
-          formatP(c.mcnemarP),
-          formatP(c.mcnemarPHolm),
-          `${md(c.holmFamily.key)} (${formatInt(c.holmFamily.size)})`,
-          formatInterval(c.selectedDiff),
-          ...ks.flatMap((k) => {
-            const p = c.passAtKDiff.find((x) => x.k === k);
-            return [p ? formatInterval(p.diff) : 'n/a', p ? formatP(p.test.p) : 'n/a'];
-          }),
-        ]),
-        headers.map((_, i) => (i < 2 ? 'l' : 'r')),
-      ),
-      '',
-      `_W = A right and B wrong. McNemar p exact two-sided; Holm p adjusted within its family (the comparisons of one backend, or pair of backends; count in brackets). Pass@k p: paired sign-flip permutation test. Δ = A − B._`,
-      '',
-    );
+/** One run's conditions, a row each: Pass@k, selection, repair, uncertainty, API retrieval and cost. */
+function conditionTableMd(conditions: ConditionSummary[], level: string): string {
+  const ks = passKs(conditions);
+  const headers = ['Condition', 'Family', 'Tasks', 'Failures', 'n', ...ks.map((k) => `Pass@${k} [${level}]`), `Raw Pass@1 [${level}]`, `Selected correct [${level}]`, 'Repair recovered', 'Mean U', 'AUROC', 'AUPRC', 'ECE', 'API P (repository)', 'API R (repository)', 'API F1 (repository)', 'API F1 (task-view)', 'API exact (task-view)', 'Cost', 'Tokens in / out'];
+  const rows = conditions.map((c) => [
+    `${md(c.label)} (${mdCode(c.condition)})`,
+    md(c.family),
+    formatInt(c.tasks),
+    formatInt(c.failures),
+    formatInt(c.samples),
+    ...ks.map((k) => {
+      const v = c.passAtK.find((p) => p.k === k)?.value;
+      return v ? formatInterval(v) : 'n/a';
+    }),
+    formatInterval(c.rawPass1),
+    formatInterval(c.selectedCorrect),
+    `${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)} (${formatRate(c.repair.rate)})`,
+    formatRate(c.uncertainty.mean),
+    `${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? ' (degenerate)' : ''}`,
+    formatRate(c.uncertainty.auprc),
+    formatRate(c.uncertainty.ece),
+    formatRate(c.api?.precision),
+    formatRate(c.api?.recall),
+    formatRate(c.api?.f1),
+    formatRate(c.apiTaskView?.f1),
+    formatRate(c.apiTaskView?.exact),
+    formatUsd(c.cost.usd),
+    `${formatInt(c.cost.inputTokens)} / ${formatInt(c.cost.outputTokens)}`,
+  ]);
+  return mdTable(headers, rows, headers.map((_, i) => (i < 2 ? 'l' : 'r')));
+}
+
+/** API retrieval per condition and protocol (repository, task view); nothing when no condition has it. */
+function apiByProtocolMd(conditions: ConditionSummary[]): string[] {
+  const apiRows = conditions.flatMap((c) =>
+    ([['repository', c.api], ['task-view', c.apiTaskView]] as const)
+      .filter(([, a]) => a)
+      .map(([p, a]) => [
+        `${md(c.label)} (${mdCode(c.condition)})`,
+        md(apiProtocolLabel(p, a!.tasks)),
+        formatRate(a!.precision),
+        formatRate(a!.recall),
+        formatRate(a!.f1),
+        formatRate(a!.exact),
+        `${formatInt(a!.count.over)} / ${formatInt(a!.count.exact)} / ${formatInt(a!.count.under)}`,
+      ]),
+  );
+  if (!apiRows.length) return [];
+  return [
+    '**API retrieval by protocol.**',
+    '',
+    mdTable(['Condition', 'Protocol · matching · tasks', 'P', 'R', 'F1', 'Exact', 'Count over / exact / under'], apiRows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']),
+    '',
+  ];
+}
+
+function comparisonsMd(model: ReportModel, level: string): string[] {
+  const out: string[] = ['## Paired comparisons', ''];
+  if (!model.comparisons.length) {
+    out.push('_No paired comparisons in this report._', '');
+    return out;
   }
+  const name = displayNames(model);
+  const ks = comparisonKs(model.comparisons);
+  const headers = ['A', 'B', 'Paired tasks', 'W / L / T', 'McNemar p', 'Holm p', 'Holm family', `Δ selected correct [${level}]`, ...ks.flatMap((k) => [`Δ Pass@${k} [${level}]`, `Pass@${k} p (sign-flip)`])];
+  out.push(
+    mdTable(
+      headers,
+      model.comparisons.map((c) => [
+        md(name(c.a.runId, c.a.condition, c.a.label)),
+        md(name(c.b.runId, c.b.condition, c.b.label)),
+        formatInt(c.tasks),
+        `${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`,
+        formatP(c.mcnemarP),
+        formatP(c.mcnemarPHolm),
+        `${md(c.holmFamily.key)} (${formatInt(c.holmFamily.size)})`,
+        formatInterval(c.selectedDiff),
+        ...ks.flatMap((k) => {
+          const p = c.passAtKDiff.find((x) => x.k === k);
+          return [p ? formatInterval(p.diff) : 'n/a', p ? formatP(p.test.p) : 'n/a'];
+        }),
+      ]),
+      headers.map((_, i) => (i < 2 ? 'l' : 'r')),
+    ),
+    '',
+    `_W = A right and B wrong. McNemar p exact two-sided; Holm p adjusted within its family (the comparisons of one backend, or pair of backends; count in brackets). Pass@k p: paired sign-flip permutation test. Δ = A − B._`,
+    '',
+  );
+  return out;
+}
 
-  out.push('## Factorial effects (2³: API × Context × Similar code)', '');
+/** Per factorial run: the effects on each outcome, then the cell means over the paired tasks. */
+function factorialMd(model: ReportModel, level: string): string[] {
+  const out: string[] = ['## Factorial effects (2³: API × Context × Similar code)', ''];
   if (!model.factorial.length) out.push('_No 2³ factorial ablation run (kind "ablate") in this report._', '');
   for (const fa of model.factorial) {
     out.push(`### Run ${mdCode(fa.runId)} · backend ${md(fa.backend)} · ${formatInt(fa.tasks)} paired tasks · ${md(testName(fa.test))}`, '');
@@ -185,27 +227,37 @@ export function renderMarkdown(model: ReportModel): string {
         '',
       );
     }
-    const cellIds = [...new Set(fa.outcomes.flatMap((o) => o.cells.map((c) => c.cell)))];
-    if (cellIds.length) {
-      out.push('#### Cell means over the paired tasks', '');
-      out.push(
-        mdTable(
-          ['Cell', 'API', 'Context', 'Similar code', ...fa.outcomes.map((o) => md(o.label))],
-          cellIds.map((cell) => {
-            const s = fa.outcomes.flatMap((o) => o.cells).find((c) => c.cell === cell)?.sources;
-            const yes = (b: boolean | undefined) => (b ? '✓' : '—');
-            return [mdCode(cell), yes(s?.api), yes(s?.context), yes(s?.similar), ...fa.outcomes.map((o) => formatRate(o.cells.find((c) => c.cell === cell)?.mean))];
-          }),
-          ['l', 'l', 'l', 'l', ...fa.outcomes.map(() => 'r' as const)],
-        ),
-        '',
-      );
-    }
+    out.push(...cellMeansMd(fa));
   }
+  return out;
+}
 
-  out.push('## Per-task results', '');
-  out.push(`<details><summary>${model.tasks.length} task rows (${model.tasks.filter((t) => t.error).length} failed to run)</summary>`, '');
-  out.push(
+function cellMeansMd(fa: FactorialAnalysis): string[] {
+  const cellIds = [...new Set(fa.outcomes.flatMap((o) => o.cells.map((c) => c.cell)))];
+  if (!cellIds.length) return [];
+  return [
+    '#### Cell means over the paired tasks',
+    '',
+    mdTable(
+      ['Cell', 'API', 'Context', 'Similar code', ...fa.outcomes.map((o) => md(o.label))],
+      cellIds.map((cell) => {
+        const s = fa.outcomes.flatMap((o) => o.cells).find((c) => c.cell === cell)?.sources;
+        const yes = (b: boolean | undefined) => (b ? '✓' : '—');
+        return [mdCode(cell), yes(s?.api), yes(s?.context), yes(s?.similar), ...fa.outcomes.map((o) => formatRate(o.cells.find((c) => c.cell === cell)?.mean))];
+      }),
+      ['l', 'l', 'l', 'l', ...fa.outcomes.map(() => 'r' as const)],
+    ),
+    '',
+  ];
+}
+
+/** Every task row in a collapsed table (a failed row shows its error instead of its figures). */
+function tasksMd(model: ReportModel): string[] {
+  return [
+    '## Per-task results',
+    '',
+    `<details><summary>${model.tasks.length} task rows (${model.tasks.filter((t) => t.error).length} failed to run)</summary>`,
+    '',
     mdTable(
       ['Run', 'Condition', 'Task', 'n', 'c', 'Raw Pass@1', 'Selected', 'Origin', 'Repair rounds', 'Recovered', 'Uncertainty', 'API F1 (repository)', 'API F1 (task-view)', 'Cost', 'Duration', 'Error'],
       model.tasks.map((t) => {
@@ -234,10 +286,13 @@ export function renderMarkdown(model: ReportModel): string {
     '',
     '</details>',
     '',
-  );
-  out.push(`_The ${model.candidates.length} per-candidate rows are in the JSON and CSV exports._`, '');
+    `_The ${model.candidates.length} per-candidate rows are in the JSON and CSV exports._`,
+    '',
+  ];
+}
 
-  out.push('## Statistics', '');
+function statisticsMd(model: ReportModel, level: string): string[] {
+  const out: string[] = ['## Statistics', ''];
   out.push(
     mdTable(
       ['Setting', 'Value'],
@@ -252,5 +307,5 @@ export function renderMarkdown(model: ReportModel): string {
   );
   for (const n of model.statistics.notes) out.push(`- ${md(n)}`);
   if (model.statistics.notes.length) out.push('');
-  return out.join('\n');
+  return out;
 }

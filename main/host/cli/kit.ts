@@ -2,7 +2,8 @@
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { defaultDbPath } from './paths.ts';
+import { defaultDbPath } from '../paths.ts';
+import { OpenCoderError } from '../../model/errors.ts';
 
 export interface Io {
   out: (line: string) => void;
@@ -16,10 +17,9 @@ export const COMMON = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
-export class UsageError extends Error {
+export class UsageError extends OpenCoderError {
   constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
+    super('invalid-input', message);
   }
 }
 

@@ -1,6 +1,6 @@
 // Every command of the CLI. Each group of commands lives in its own file beside this one.
 
-import type { Command } from '../cli-kit.ts';
+import type { Command } from '../kit.ts';
 import { INDEX_COMMANDS } from './index-commands.ts';
 import { IMPORT_COMMANDS } from './import-commands.ts';
 import { RETRIEVE_COMMANDS } from './retrieve-commands.ts';

@@ -2,12 +2,12 @@
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { Store } from '../../store/store.ts';
-import { runIndex, type IndexEvent, type IndexStats } from '../../index/indexer.ts';
-import type { EncoderPreference } from '../../embed/select.ts';
-import { defaultModelsDir, sampleRepoPath } from '../paths.ts';
-import { openEngine } from '../workspace.ts';
-import { dbPathOf, fmtCounts, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { Store } from '../../../store/store.ts';
+import { runIndex, type IndexEvent, type IndexStats } from '../../../index/indexer.ts';
+import type { EncoderPreference } from '../../../embed/select.ts';
+import { defaultModelsDir, sampleRepoPath } from '../../paths.ts';
+import { openEngine } from '../../workspace.ts';
+import { dbPathOf, fmtCounts, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
 
 /** Options of every command that indexes (or refreshes) a repository before its work. */
 export const ENCODER_OPTS = {

@@ -1,9 +1,9 @@
 // Commands that turn a benchmark's files into a task manifest plus repositories: import <kind>.
 
-import { UsageError, fmtCounts, type Command, type CommandResult, type Io } from '../cli-kit.ts';
-import { importRepoExec, type RepoExecImportResult } from '../../benchmarks/repoexec/import.ts';
-import { importCoderEval, type CoderEvalImportResult, type ImportWarning } from '../../benchmarks/codereval.ts';
-import { importExecRepoBench, type ExecRepoBenchImportResult } from '../../benchmarks/execrepobench.ts';
+import { UsageError, fmtCounts, type Command, type CommandResult, type Io } from '../kit.ts';
+import { importRepoExec, type RepoExecImportResult } from '../../../benchmarks/repoexec/import.ts';
+import { importCoderEval, type CoderEvalImportResult, type ImportWarning } from '../../../benchmarks/codereval.ts';
+import { importExecRepoBench, type ExecRepoBenchImportResult } from '../../../benchmarks/execrepobench.ts';
 
 /** Importers by benchmark name; each reads its own bench folder layout. */
 const IMPORTERS: Record<string, (bench: string, values: Record<string, unknown>, io: Io) => Promise<CommandResult>> = {

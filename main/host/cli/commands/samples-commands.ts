@@ -3,12 +3,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandboxModeOf, UsageError, type Command, type CommandResult, type Io } from '../cli-kit.ts';
+import { sandboxModeOf, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
 import { num } from './generate-commands.ts';
-import { readManifest, type Task } from '../../benchmarks/manifest.ts';
-import { extractCode } from '../../generate/extract.ts';
-import { signatureName } from '../../generate/prompts.ts';
-import { createValidator } from '../../validate/validator.ts';
+import { readManifest, type Task } from '../../../benchmarks/manifest.ts';
+import { extractCode } from '../../../generate/extract.ts';
+import { signatureName } from '../../../generate/prompts.ts';
+import { createValidator } from '../../../validate/validator.ts';
 import {
   SAMPLE_FORMATS,
   SampleFormatError,
@@ -23,7 +23,7 @@ import {
   type SampleFormat,
   type SampleSet,
   type SampleTask,
-} from '../../benchmarks/samples.ts';
+} from '../../../benchmarks/samples.ts';
 
 function formatOf(values: Record<string, unknown>): SampleFormat | 'auto' {
   const f = (values.format as string | undefined) ?? 'auto';

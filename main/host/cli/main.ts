@@ -2,10 +2,9 @@
 // of stdout is one JSON document. Progress goes to stderr so stdout stays machine-readable.
 
 import { parseArgs } from 'node:util';
-import { StoreError } from '../store/errors.ts';
-import { RepositoryRootError } from '../index/walk.ts';
-import { defaultDbPath } from './paths.ts';
-import { COMMON, UsageError, type Io } from './cli-kit.ts';
+import { OpenCoderError, type ErrorCode } from '../../model/errors.ts';
+import { defaultDbPath } from '../paths.ts';
+import { COMMON, UsageError, type Io } from './kit.ts';
 import { COMMANDS } from './commands/registry.ts';
 
 export { UsageError };
@@ -27,10 +26,9 @@ function helpText(): string {
   return HELP.replace('{commands}', cmds);
 }
 
-function describeError(err: unknown): { kind: string; message: string } {
-  if (err instanceof UsageError) return { kind: 'usage', message: err.message };
-  if (err instanceof StoreError) return { kind: err.name, message: err.message };
-  if (err instanceof RepositoryRootError) return { kind: err.name, message: err.message };
+function describeError(err: unknown): { kind: string; code?: ErrorCode; message: string } {
+  if (err instanceof UsageError) return { kind: 'usage', code: err.code, message: err.message };
+  if (err instanceof OpenCoderError) return { kind: err.name, code: err.code, message: err.message };
   const e = err as Error;
   if (e?.name && e.name !== 'Error' && e.message) return { kind: e.name, message: e.message };
   return { kind: 'internal', message: e?.stack ?? String(err) };

@@ -3,11 +3,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { findTask, readManifest } from '../../benchmarks/manifest.ts';
-import { createValidator } from '../../validate/validator.ts';
-import type { Verdict } from '../../model/verdict.ts';
-import { sandboxModeOf, UsageError, type Command, type CommandResult } from '../cli-kit.ts';
-import { bytes } from '../../model/format.ts';
+import { findTask, readManifest } from '../../../benchmarks/manifest.ts';
+import { createValidator } from '../../../validate/validator.ts';
+import type { Verdict } from '../../../model/verdict.ts';
+import { sandboxModeOf, UsageError, type Command, type CommandResult } from '../kit.ts';
+import { bytes } from '../../../model/format.ts';
 
 
 export function verdictLines(v: Verdict): string[] {

@@ -1,20 +1,20 @@
 // Commands over task manifests that need retrieval: retrieve (one task) and eval-api (RQ4).
 
 import type { ParseArgsConfig } from 'node:util';
-import { runIndex } from '../../index/indexer.ts';
-import type { EncoderPreference } from '../../embed/select.ts';
-import { findTask, readManifest, type Task } from '../../benchmarks/manifest.ts';
-import { makeConfig, type PipelineConfig } from '../../model/config.ts';
-import { retrieveForTask } from '../../retrieve/engine.ts';
-import { API_PROTOCOLS, PREDICTION_SCOPES, PROTOCOL_RULES, type ApiProtocol, type PredictionScope, type ProtocolReport } from '../../retrieve/api-eval.ts';
-import { evaluateManifestApis } from '../../retrieve/api-run.ts';
-import { VectorIndexCache } from '../../retrieve/vector-index.ts';
-import type { RetrievalTrace } from '../../retrieve/types.ts';
-import { defaultModelsDir } from '../paths.ts';
-import { openEngine, type EngineCore } from '../workspace.ts';
-import { dbPathOf, UsageError, type Command, type Io } from '../cli-kit.ts';
+import { runIndex } from '../../../index/indexer.ts';
+import type { EncoderPreference } from '../../../embed/select.ts';
+import { findTask, readManifest, type Task } from '../../../benchmarks/manifest.ts';
+import { makeConfig, type PipelineConfig } from '../../../model/config.ts';
+import { retrieveForTask } from '../../../retrieve/engine.ts';
+import { API_PROTOCOLS, PREDICTION_SCOPES, PROTOCOL_RULES, type ApiProtocol, type PredictionScope, type ProtocolReport } from '../../../retrieve/api-eval.ts';
+import { evaluateManifestApis } from '../../../retrieve/api-run.ts';
+import { VectorIndexCache } from '../../../retrieve/vector-index.ts';
+import type { RetrievalTrace } from '../../../retrieve/types.ts';
+import { defaultModelsDir } from '../../paths.ts';
+import { openEngine, type EngineCore } from '../../workspace.ts';
+import { dbPathOf, UsageError, type Command, type Io } from '../kit.ts';
 import { ENCODER_OPTS, progressPrinter } from './index-commands.ts';
-import { fixed } from '../../model/format.ts';
+import { fixed } from '../../../model/format.ts';
 
 const MANIFEST_OPTS = {
   ...ENCODER_OPTS,

@@ -3,17 +3,17 @@
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { FACTORIAL_TESTS, type FactorialTest } from '../../stats/stats.ts';
-import { buildReportModel, crossRunComparisons, defaultComparisons, fmtInterval, loadRun, reportComparisons, type LoadedRun } from '../../experiment/analysis.ts';
-import { readManifest } from '../../benchmarks/manifest.ts';
-import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../../experiment/orchestrate.ts';
-import type { ReportModel } from '../../model/report.ts';
-import { writeReport, type ReportFormat } from '../../experiment/report.ts';
-import { appInfo, type Progress, type RunOutcome } from '../../experiment/runner.ts';
-import { Store } from '../../store/store.ts';
-import { factorialConditions, GENERATION_PRESETS, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules, type Condition } from '../../pipeline/methods.ts';
-import { packageRoot } from '../paths.ts';
-import { dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io, type SandboxMode } from '../cli-kit.ts';
+import { FACTORIAL_TESTS, type FactorialTest } from '../../../stats/stats.ts';
+import { buildReportModel, crossRunComparisons, defaultComparisons, fmtInterval, loadRun, reportComparisons, type LoadedRun } from '../../../experiment/analysis.ts';
+import { readManifest } from '../../../benchmarks/manifest.ts';
+import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../../../experiment/orchestrate.ts';
+import type { ReportModel } from '../../../model/report.ts';
+import { writeReport, type ReportFormat } from '../../../experiment/report.ts';
+import { appInfo, type Progress, type RunOutcome } from '../../../experiment/runner.ts';
+import { Store } from '../../../store/store.ts';
+import { factorialConditions, GENERATION_PRESETS, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules, type Condition } from '../../../pipeline/methods.ts';
+import { packageRoot } from '../../paths.ts';
+import { dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io, type SandboxMode } from '../kit.ts';
 import { BACKEND_OPTS, backendChoice, backendOfFlags, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';

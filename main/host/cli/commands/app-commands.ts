@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { dbPathOf, type Command, type CommandResult, type Io } from '../cli-kit.ts';
-import { packageRoot } from '../paths.ts';
-import { defaultRendererDir, startServer } from '../server.ts';
-import { createEngineService } from '../service.ts';
+import { dbPathOf, type Command, type CommandResult, type Io } from '../kit.ts';
+import { packageRoot } from '../../paths.ts';
+import { defaultRendererDir, startServer } from '../../server.ts';
+import { createEngineService } from '../../service.ts';
 import { num } from './generate-commands.ts';
 
 const SERVE_OPTS = {

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { JobInfoSchema } from './dto.ts';
+import { ERROR_CODES } from '../main/model/errors.ts';
 
 // ---- events -------------------------------------------------------------------------------------------------
 
@@ -17,7 +18,8 @@ export type EngineEvent = z.infer<typeof EngineEventSchema>;
 
 // ---- errors -------------------------------------------------------------------------------------------------
 
-export const ErrorCodeSchema = z.enum(['unauthorized', 'invalid-input', 'forbidden-path', 'not-found', 'unsupported', 'engine']);
+/** The engine's error vocabulary (main/model/errors.ts, where each code's meaning is written down). */
+export const ErrorCodeSchema = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
 /** What a failed call answers: a code, one line for people, and for invalid input the offending fields. */

@@ -3,12 +3,14 @@
 // generate, validate) above storage, then the pipeline, experiments, and the host on top. A violation
 // names the file and the import.
 
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
+const execFileAsync = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN = path.join(ROOT, 'main');
 
@@ -92,6 +94,21 @@ describe('floor plan', () => {
     expect(found).toEqual([]);
   });
 
+  it('every error class of the engine extends the one base (model/errors.ts) whose code the contract carries', () => {
+    const found: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.tsx?$/.test(e.name) && path.relative(MAIN, p) !== path.join('model', 'errors.ts')) {
+          for (const m of fs.readFileSync(p, 'utf8').matchAll(/class (\w+) extends (?:Error|TypeError|RangeError)\b/g)) found.push(`${path.relative(ROOT, p)}: ${m[1]}`);
+        }
+      }
+    };
+    walk(MAIN);
+    expect(found).toEqual([]);
+  });
+
   it('the table itself has no cycle', () => {
     const state = new Map<string, 'open' | 'done'>();
     const visit = (f: string, trail: string[]): void => {
@@ -147,16 +164,20 @@ describe('floor plan', () => {
 });
 
 describe('types', () => {
-  it('the engine, app, tests and scripts type-check without the DOM library; the renderer with it', () => {
+  it('the engine, app, tests and scripts type-check without the DOM library; the renderer with it', async () => {
     const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    for (const project of ['tsconfig.json', 'renderer/tsconfig.json']) {
+    // The two projects are checked at once (one core each); each failure names its project.
+    const check = async (project: string) => {
       try {
-        execFileSync(process.execPath, [tsc, '--noEmit', '-p', project], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+        await execFileAsync(process.execPath, [tsc, '--noEmit', '-p', project], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+        return null;
       } catch (err) {
         const e = err as { stdout?: string; stderr?: string };
-        throw new Error(`tsc -p ${project} failed:\n${(e.stdout ?? '') + (e.stderr ?? '')}`);
+        return `tsc -p ${project} failed:\n${(e.stdout ?? '') + (e.stderr ?? '')}`;
       }
-    }
+    };
+    const failures = (await Promise.all(['tsconfig.json', 'renderer/tsconfig.json'].map(check))).filter((f) => f !== null);
+    if (failures.length) throw new Error(failures.join('\n'));
     expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')).compilerOptions.lib).toEqual(['ES2023']);
   }, 300_000);
 });

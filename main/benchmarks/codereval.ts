@@ -19,16 +19,16 @@ import { cleandoc, createExtractor, type Extractor } from '../index/extract.ts';
 import type { ExtractedUnit } from '../model/code.ts';
 import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
 import { checkOutDir, checkRelPath, countBy, prepareOutDir, requirementFromSignature, writeRepoFiles, type Fail } from './import-out.ts';
+import { CODEREVAL_TEMPLATE_TEST, checkProgramFromTemplate } from './codereval-template.ts';
+import { OpenCoderError } from '../model/errors.ts';
+
+export { CODEREVAL_TEMPLATE_MARKER, CODEREVAL_TEMPLATE_TEST, checkProgramFromTemplate, type CheckProgram } from './codereval-template.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Public API
 
 /** File that marks an output folder as made by an opencoder importer (re-imports may replace it). */
 export const CODEREVAL_BENCHMARK = 'codereval-python';
-/** The marker CoderEval's test templates carry where the generated code goes. */
-export const CODEREVAL_TEMPLATE_MARKER = '<insert generated code here>';
-/** The test the importer appends to a template: every printed case must be True. */
-export const CODEREVAL_TEMPLATE_TEST = 'test_codereval_cases';
 export const CODEREVAL_TASK_PREFIX = 'codereval/';
 
 export const PROMPT_FILES = {
@@ -39,13 +39,12 @@ export const METADATA_FILE = 'experimental-results/GenerateResultPython/ChatGPT/
 
 export type DocstringVariant = 'raw' | 'human';
 
-export class CoderEvalImportError extends Error {
+export class CoderEvalImportError extends OpenCoderError {
   constructor(
     message: string,
     readonly file?: string,
   ) {
-    super(message);
-    this.name = 'CoderEvalImportError';
+    super('invalid-input', message);
   }
 }
 
@@ -197,88 +196,7 @@ export function mdEscape(s: string): string {
 const failCoderEval: Fail = (message, file) => new CoderEvalImportError(message, file);
 
 // ---------------------------------------------------------------------------------------------
-// Check templates
-
-export interface CheckProgram {
-  template: string;
-  placeholder: string;
-}
-
-const PRELUDE = [
-  '# --- added by `opencoder import codereval`: the template reports its cases by printing a dict;',
-  `# ${CODEREVAL_TEMPLATE_TEST} below requires every case of the last printed dict to be True.`,
-  'import builtins as _opencoder_builtins',
-  '_opencoder_printed = []',
-  '',
-  '',
-  'def print(*args, **kwargs):',
-  '    for _a in args:',
-  '        if isinstance(_a, dict):',
-  '            _opencoder_printed.append(dict(_a))',
-  '    return _opencoder_builtins.print(*args, **kwargs)',
-  '# --- end of the added prelude',
-  '',
-].join('\n');
-
-const EPILOGUE = [
-  '',
-  '',
-  '# --- added by `opencoder import codereval`: CoderEval passes a candidate when every printed case is True.',
-  `def ${CODEREVAL_TEMPLATE_TEST}():`,
-  '    if not _opencoder_printed:',
-  '        raise AssertionError("the template printed no test_cases dict")',
-  '    cases = _opencoder_printed[-1]',
-  '    if not cases:',
-  '        raise AssertionError("the template printed an empty test_cases dict")',
-  '    failed = {k: v for k, v in cases.items() if v is not True}',
-  '    if failed:',
-  '        raise AssertionError("cases not True: %r" % (failed,))',
-  '',
-].join('\n');
-
-const leadOf = (line: string) => /^[ \t]*/.exec(line)![0];
-
-/**
- * Turns a CoderEval test template into a check program the validator runs: the marker becomes
- * DEFAULT_PLACEHOLDER (a comment, so the template parses) at the indentation of the code around
- * it, a prelude records what the template prints, and a test function asserts every printed
- * case is True. The template's own `if __name__ == "__main__":` runner stays: the validator runs
- * the program as `__main__`, so the cases are computed when it loads.
- */
-export function checkProgramFromTemplate(text: string): CheckProgram | { error: string } {
-  const src = text.replace(/\r\n?/g, '\n');
-  const n = src.split(CODEREVAL_TEMPLATE_MARKER).length - 1;
-  if (n === 0) return { error: `no ${CODEREVAL_TEMPLATE_MARKER} marker` };
-  if (n > 1) return { error: `the ${CODEREVAL_TEMPLATE_MARKER} marker appears ${n} times` };
-  if (src.includes(DEFAULT_PLACEHOLDER)) return { error: `the template already contains ${DEFAULT_PLACEHOLDER}` };
-  if (!/\bprint\s*\(/.test(src)) return { error: 'the template prints nothing (no test_cases dict to check)' };
-  const lines = src.split('\n');
-  const at = lines.findIndex((l) => l.includes(CODEREVAL_TEMPLATE_MARKER));
-  const markerLine = lines[at]!;
-  if (markerLine.trim() !== CODEREVAL_TEMPLATE_MARKER) return { error: 'the marker shares its line with other code' };
-  // Indentation: the marker's own, else the code's around it (a marker between two methods of a
-  // class sits at column 0 in CoderEval's templates but belongs inside the class).
-  let indent = leadOf(markerLine);
-  if (!indent) {
-    const isCode = (l: string) => l.trim() !== '' && !l.trim().startsWith('#');
-    const prev = lines.slice(0, at).reverse().find(isCode);
-    const next = lines.slice(at + 1).find(isCode);
-    if (prev !== undefined && next !== undefined && leadOf(prev) && leadOf(next)) indent = leadOf(next);
-  }
-  lines[at] = indent + DEFAULT_PLACEHOLDER;
-  // The prelude goes after `from __future__` imports, which must stay first.
-  let insertAt = 0;
-  for (let i = 0; i < lines.length; i++) {
-    if (/^from\s+__future__\s+import\b/.test(lines[i]!)) {
-      let j = i;
-      if (lines[i]!.includes('(')) while (j < lines.length - 1 && !lines[j]!.includes(')')) j++;
-      insertAt = j + 1;
-    }
-  }
-  if (insertAt > at) return { error: 'the marker comes before the template’s `from __future__` imports' };
-  const body = [...lines.slice(0, insertAt), PRELUDE, ...lines.slice(insertAt)].join('\n').replace(/\s+$/, '');
-  return { template: body + '\n' + EPILOGUE, placeholder: DEFAULT_PLACEHOLDER };
-}
+// Check templates (the program made of one: codereval-template.ts)
 
 interface TemplateFile {
   id: string;
@@ -419,7 +337,45 @@ interface Planned {
   shape: 'template' | 'repository';
 }
 
+/** The checked options and the input files found for them, with the warnings collected so far. */
+interface Inputs {
+  benchDir: string;
+  outDir: string;
+  docstrings: DocstringVariant;
+  promptsFile: string;
+  havePrompts: boolean;
+  metadataFile: string | null;
+  recordsFile: string | null;
+  templatesDir: string | null;
+  warnings: ImportWarning[];
+  warn: Warn;
+}
+
+/** What the planning pass collects over every record. */
+interface Planning {
+  planned: Planned[];
+  droppedEntries: CoderEvalDropped[];
+  metadata: Record<string, unknown>[];
+  levels: Record<string, { records: number; tasks: number }>;
+  withReference: number;
+}
+
 export async function importCoderEval(opts: CoderEvalImportOptions): Promise<CoderEvalImportResult> {
+  const inp = resolveInputs(opts);
+  const { all, templates } = mergeInputs(inp);
+  const ex = await createExtractor();
+  try {
+    const planning = planAll(ex, inp, all);
+    const result = buildResult(inp, all.size, templates.length, planning);
+    writeImport(result, planning);
+    return result;
+  } finally {
+    ex.dispose();
+  }
+}
+
+/** Checks the options and finds the input files; throws before any work on what cannot be imported. */
+function resolveInputs(opts: CoderEvalImportOptions): Inputs {
   const benchDir = path.resolve(opts.benchDir);
   const outDir = path.resolve(opts.outDir);
   const docstrings: DocstringVariant = opts.docstrings ?? 'raw';
@@ -435,7 +391,6 @@ export async function importCoderEval(opts: CoderEvalImportOptions): Promise<Cod
   };
   checkOutDir(outDir, 'codereval', failCoderEval); // fail fast on a foreign folder, before any work
 
-  // Inputs.
   const promptsFile = path.join(benchDir, ...PROMPT_FILES[docstrings].split('/'));
   const recordsFile = opts.records ? path.resolve(opts.records) : null;
   const templatesDir = opts.templates ? path.resolve(opts.templates) : null;
@@ -447,25 +402,21 @@ export async function importCoderEval(opts: CoderEvalImportOptions): Promise<Cod
   const metadataFile = findMetadataFile(benchDir);
   if (!metadataFile) warn('missing-input', path.join(benchDir, ...METADATA_FILE.split('/')), undefined, 'no Raw_Input.jsonl_out.jsonl; project, file and level come from the records file only');
   if (recordsFile && !fs.existsSync(recordsFile)) throw new CoderEvalImportError(`The records file ${recordsFile} does not exist`, recordsFile);
+  return { benchDir, outDir, docstrings, promptsFile, havePrompts, metadataFile, recordsFile, templatesDir, warnings, warn };
+}
 
+/** One entry per CoderEval `_id`, merged from the prompts, the metadata, the records file and the templates. */
+function mergeInputs(inp: Inputs): { all: Map<string, Merged>; templates: TemplateFile[] } {
+  const { promptsFile, metadataFile, recordsFile, templatesDir, warn } = inp;
   const all = new Map<string, Merged>();
-  if (havePrompts) {
+  if (inp.havePrompts) {
     mergeInto(all, readJsonl(promptsFile, readText(promptsFile), warn), 'question_id', warn, (m, { value }) => {
       m.prompt = { signature: nonEmpty(value, 'signature'), docstring: str(value, 'docstring'), input: str(value, 'input') };
     }, (m) => !!m.prompt);
   }
   if (metadataFile) {
     mergeInto(all, readJsonl(metadataFile, readText(metadataFile), warn), '_id', warn, (m, { value }) => {
-      const results = Array.isArray(value.generate_results) ? (value.generate_results as unknown[]) : [];
-      m.meta = {
-        project: nonEmpty(value, 'project'),
-        filePath: nonEmpty(value, 'file_path'),
-        name: nonEmpty(value, 'name'),
-        docstring: str(value, 'docstring'),
-        level: nonEmpty(value, 'level'),
-        samples: results.length,
-        passed: results.filter((r) => !!r && typeof r === 'object' && (r as Record<string, unknown>).is_pass === true).length,
-      };
+      m.meta = metaOf(value);
     }, (m) => !!m.meta);
   }
   if (recordsFile) {
@@ -483,232 +434,303 @@ export async function importCoderEval(opts: CoderEvalImportOptions): Promise<Cod
     }
     m.template = t;
   }
+  return { all, templates };
+}
 
-  const ex = await createExtractor();
-  try {
-    const planned: Planned[] = [];
-    const droppedEntries: CoderEvalDropped[] = [];
-    const metadata: Record<string, unknown>[] = [];
-    const levels: Record<string, { records: number; tasks: number }> = {};
-    let withReference = 0;
+/** A metadata line (Raw_Input.jsonl_out.jsonl) as the merged record keeps it. */
+function metaOf(value: Record<string, unknown>): NonNullable<Merged['meta']> {
+  const results = Array.isArray(value.generate_results) ? (value.generate_results as unknown[]) : [];
+  return {
+    project: nonEmpty(value, 'project'),
+    filePath: nonEmpty(value, 'file_path'),
+    name: nonEmpty(value, 'name'),
+    docstring: str(value, 'docstring'),
+    level: nonEmpty(value, 'level'),
+    samples: results.length,
+    passed: results.filter((r) => !!r && typeof r === 'object' && (r as Record<string, unknown>).is_pass === true).length,
+  };
+}
 
-    for (const m of all.values()) {
-      const rec = m.record ?? {};
-      const name = m.meta?.name ?? nonEmpty(rec, 'name') ?? m.template?.name ?? null;
-      const project = m.meta?.project ?? nonEmpty(rec, 'project');
-      const filePath = nonEmpty(rec, 'file_path') ?? m.meta?.filePath ?? null;
-      const level = m.meta?.level ?? nonEmpty(rec, 'level');
-      const signature = (m.prompt?.signature ?? nonEmpty(rec, 'signature'))?.trim() ?? null;
-      const docRaw =
-        m.prompt?.docstring ?? (docstrings === 'human' ? str(rec, 'human_label') : (str(rec, 'docstring') ?? m.meta?.docstring ?? null));
-      const doc = docRaw && docRaw.trim() ? cleandoc(docRaw) : null;
-      const requirement = doc ?? (signature ? requirementFromSignature(signature) : '');
-      const reference = nonEmpty(rec, 'code');
-      if (reference) withReference++;
-      const taskId = `${CODEREVAL_TASK_PREFIX}${m.id}`;
-      const lv = level ?? 'unknown';
-      levels[lv] ??= { records: 0, tasks: 0 };
-      levels[lv].records++;
-
-      const drop = (reason: string, message: string): void => {
-        droppedEntries.push({ reason, id: SAFE_NAME.test(m.id) ? m.id : JSON.stringify(m.id), name, project, level, message });
-      };
-      const plan = (): Planned | null => {
-        if (!SAFE_NAME.test(m.id) || m.id.length > 200) {
-          warn('unsafe-path', m.file, m.line || undefined, `record ${JSON.stringify(m.id)} refused: its _id cannot name a folder under repos/`);
-          drop('unsafe-path', `_id ${JSON.stringify(m.id)} is not a safe folder name`);
-          return null;
-        }
-        const testCommand = nonEmpty(rec, 'test_command');
-        if (!testCommand && !m.template) {
-          drop(
-            'no-tests',
-            recordsFile && m.record
-              ? 'the record carries no test_command and no test template was given: CoderEval’s harness lives only in its Docker image'
-              : 'no tests in the staged CoderEval data: the harness lives only in the Docker image',
-          );
-          return null;
-        }
-        if (!name || !signature) {
-          drop('incomplete-record', `no ${!name ? 'name' : 'signature'} in any input`);
-          return null;
-        }
-        // Files of the one-file repository: the record's module (when known) and its test files.
-        const fileContent = str(rec, 'file_content');
-        const files: [string, string][] = [];
-        let file: string | null = null;
-        if (filePath !== null) {
-          const c = checkRelPath(filePath);
-          if (!c.ok) {
-            if (fileContent !== null || testCommand) {
-              warn('unsafe-path', recordsFile ?? m.file, recordsFile ? m.recordLine || undefined : m.line || undefined, `record ${m.id} refused: file_path ${JSON.stringify(filePath)} ${c.why}`);
-              drop('unsafe-path', `file_path ${JSON.stringify(filePath)} ${c.why}`);
-              return null;
-            }
-          } else {
-            file = c.path;
-          }
-        }
-        if (fileContent !== null && file !== null) files.push([file, fileContent]);
-        const source: Record<string, unknown> = {
-          benchmark: CODEREVAL_BENCHMARK,
-          _id: m.id,
-          name,
-          project,
-          file_path: filePath,
-          level,
-          docstrings,
-          requirement_source: doc ? 'docstring' : 'signature',
-        };
-        if (m.meta) source.chatgpt_samples = { n: m.meta.samples, passed: m.meta.passed };
-        const repo = `repos/${m.id}`;
-        const repoPath = path.join(outDir, 'repos', m.id);
-        const lineno = int(rec, 'lineno');
-        const target = fileContent !== null && file !== null ? findTarget(ex, file, fileContent, name, lineno) : null;
-
-        if (testCommand) {
-          if (fileContent === null || file === null) {
-            drop('incomplete-record', `test_command given but no ${fileContent === null ? 'file_content' : 'file_path'} to build its repository from`);
-            return null;
-          }
-          const tf = testFilesOf(rec.test_files);
-          if (tf === null) {
-            drop('incomplete-record', 'test_files is neither {path: content} nor [[path, content], …]');
-            return null;
-          }
-          for (const [p, content] of tf) {
-            const c = checkRelPath(p);
-            if (!c.ok) {
-              warn('unsafe-path', recordsFile!, m.recordLine || undefined, `record ${m.id} refused: test file ${JSON.stringify(p)} ${c.why}`);
-              drop('unsafe-path', `test file ${JSON.stringify(p)} ${c.why}`);
-              return null;
-            }
-            if (files.some(([q]) => q === c.path || q.startsWith(`${c.path}/`) || c.path.startsWith(`${q}/`))) {
-              drop('incomplete-record', `test file ${c.path} collides with another file of the repository`);
-              return null;
-            }
-            files.push([c.path, content]);
-          }
-          if (!target) {
-            drop('target-not-found', `${name} is not defined in the record's file_content (${file})`);
-            return null;
-          }
-          const tests = Array.isArray(rec.tests) && rec.tests.every((t) => typeof t === 'string') ? (rec.tests as string[]) : undefined;
-          source.tests_from = 'test_command';
-          if (m.template) source.template_file = path.basename(m.template.file);
-          return {
-            shape: 'repository',
-            files,
-            task: {
-              id: taskId,
-              repo,
-              repoPath,
-              file,
-              qualname: target.qualname,
-              requirement,
-              signature,
-              ...(reference ? { reference } : {}),
-              test_command: testCommand,
-              ...(tests ? { tests } : {}),
-              source,
-            },
-          };
-        }
-
-        const t = m.template!;
-        if (t.name !== name) warn('template-name-mismatch', t.file, undefined, `template is named ${t.name} but record ${m.id} is ${name}; used anyway`);
-        const prog = checkProgramFromTemplate(t.text);
-        if ('error' in prog) {
-          drop('bad-template', `${path.basename(t.file)}: ${prog.error}`);
-          return null;
-        }
-        const parsed = ex.parse('template.py', 'python', prog.template);
-        if (parsed.errors.length) {
-          const e = parsed.errors[0]!;
-          drop('bad-template', `${path.basename(t.file)} does not parse (line ${e.line}: ${e.message})`);
-          return null;
-        }
-        source.tests_from = 'template';
-        source.template_file = path.basename(t.file);
-        return {
-          shape: 'template',
-          files,
-          task: {
-            id: taskId,
-            repo,
-            repoPath,
-            file: file ?? `${name}.py`,
-            qualname: target?.qualname ?? name,
-            requirement,
-            signature,
-            ...(reference ? { reference } : {}),
-            check_template: prog.template,
-            placeholder: prog.placeholder,
-            tests: [CODEREVAL_TEMPLATE_TEST],
-            source,
-          },
-        };
-      };
-      const p = plan();
-      if (p) {
-        planned.push(p);
-        levels[lv].tasks++;
-      }
-      const dropped = p ? null : droppedEntries[droppedEntries.length - 1]!;
-      metadata.push({
-        id: taskId,
-        _id: m.id,
-        name,
-        project,
-        file_path: filePath,
-        level,
-        signature,
-        requirement,
-        requirement_source: doc ? 'docstring' : 'signature',
-        docstrings,
-        has_reference: !!reference,
-        has_template: !!m.template,
-        ...(m.meta ? { chatgpt_samples: { n: m.meta.samples, passed: m.meta.passed } } : {}),
-        task: p ? taskId : null,
-        dropped: dropped ? { reason: dropped.reason, message: dropped.message } : null,
-      });
-    }
-
-    const result: CoderEvalImportResult = {
-      benchDir,
-      outDir,
-      manifestFile: path.join(outDir, 'tasks.jsonl'),
-      metadataFile: path.join(outDir, 'metadata.jsonl'),
-      reportFile: path.join(outDir, 'IMPORT.md'),
-      docstrings,
-      inputs: { prompts: havePrompts ? promptsFile : null, metadata: metadataFile, records: recordsFile, templates: templatesDir },
-      counts: {
-        records: all.size,
-        tasks: planned.length,
-        templateTasks: planned.filter((p) => p.shape === 'template').length,
-        repositoryTasks: planned.filter((p) => p.shape === 'repository').length,
-        dropped: droppedEntries.length,
-        templatesRead: templates.length,
-        withReference,
-      },
-      levels: Object.fromEntries(Object.entries(levels).sort(([a], [b]) => a.localeCompare(b))),
-      tasks: planned.map((p) => ({ id: p.task.id, level: (p.task.source?.level as string | null) ?? null, shape: p.shape })),
-      dropped: countBy(droppedEntries, (d) => d.reason),
-      droppedEntries,
-      warnings,
-      warningCounts: countBy(warnings, (w) => w.reason),
+/** Plans a task for every merged record (or records why not) and writes its metadata line. */
+function planAll(ex: Extractor, inp: Inputs, all: Map<string, Merged>): Planning {
+  const ctx: PlanContext = { ex, outDir: inp.outDir, docstrings: inp.docstrings, recordsFile: inp.recordsFile, warn: inp.warn };
+  const acc: Planning = { planned: [], droppedEntries: [], metadata: [], levels: {}, withReference: 0 };
+  for (const m of all.values()) {
+    const f = recordFacts(m, inp.docstrings);
+    if (f.reference) acc.withReference++;
+    const lv = f.level ?? 'unknown';
+    acc.levels[lv] ??= { records: 0, tasks: 0 };
+    acc.levels[lv].records++;
+    const drop: Drop = (reason, message) => {
+      acc.droppedEntries.push({ reason, id: SAFE_NAME.test(m.id) ? m.id : JSON.stringify(m.id), name: f.name, project: f.project, level: f.level, message });
+      return null;
     };
-
-    // Write.
-    prepareOutDir(outDir, 'codereval', ['repos', 'tasks.jsonl', 'metadata.jsonl', 'IMPORT.md'], failCoderEval);
-    for (const p of planned) writeRepoFiles(p.task.repoPath, p.files);
-    writeManifest(result.manifestFile, planned.map((p) => p.task));
-    fs.writeFileSync(result.metadataFile, metadata.map((x) => JSON.stringify(x)).join('\n') + (metadata.length ? '\n' : ''));
-    fs.writeFileSync(result.reportFile, renderReport(result));
-    return result;
-  } finally {
-    ex.dispose();
+    const p = planTask(ctx, m, f, drop);
+    if (p) {
+      acc.planned.push(p);
+      acc.levels[lv].tasks++;
+    }
+    const dropped = p ? null : acc.droppedEntries[acc.droppedEntries.length - 1]!;
+    acc.metadata.push(metadataLine(m, f, inp.docstrings, p ? f.taskId : null, dropped));
   }
+  return acc;
+}
+
+/** What the inputs say about one record, each field from the first input that has it. */
+interface RecordFacts {
+  rec: Record<string, unknown>;
+  name: string | null;
+  project: string | null;
+  filePath: string | null;
+  level: string | null;
+  signature: string | null;
+  /** The cleaned docstring, when there is one; else the requirement comes from the signature. */
+  doc: string | null;
+  requirement: string;
+  reference: string | null;
+  taskId: string;
+}
+
+function recordFacts(m: Merged, docstrings: DocstringVariant): RecordFacts {
+  const rec = m.record ?? {};
+  const signature = (m.prompt?.signature ?? nonEmpty(rec, 'signature'))?.trim() ?? null;
+  const docRaw = m.prompt?.docstring ?? (docstrings === 'human' ? str(rec, 'human_label') : (str(rec, 'docstring') ?? m.meta?.docstring ?? null));
+  const doc = docRaw && docRaw.trim() ? cleandoc(docRaw) : null;
+  return {
+    rec,
+    name: m.meta?.name ?? nonEmpty(rec, 'name') ?? m.template?.name ?? null,
+    project: m.meta?.project ?? nonEmpty(rec, 'project'),
+    filePath: nonEmpty(rec, 'file_path') ?? m.meta?.filePath ?? null,
+    level: m.meta?.level ?? nonEmpty(rec, 'level'),
+    signature,
+    doc,
+    requirement: doc ?? (signature ? requirementFromSignature(signature) : ''),
+    reference: nonEmpty(rec, 'code'),
+    taskId: `${CODEREVAL_TASK_PREFIX}${m.id}`,
+  };
+}
+
+/** The metadata.jsonl line of a record: what it is, and the task it became or why it did not. */
+function metadataLine(
+  m: Merged,
+  f: RecordFacts,
+  docstrings: DocstringVariant,
+  task: string | null,
+  dropped: CoderEvalDropped | null,
+): Record<string, unknown> {
+  return {
+    id: f.taskId,
+    _id: m.id,
+    name: f.name,
+    project: f.project,
+    file_path: f.filePath,
+    level: f.level,
+    signature: f.signature,
+    requirement: f.requirement,
+    requirement_source: f.doc ? 'docstring' : 'signature',
+    docstrings,
+    has_reference: !!f.reference,
+    has_template: !!m.template,
+    ...(m.meta ? { chatgpt_samples: { n: m.meta.samples, passed: m.meta.passed } } : {}),
+    task,
+    dropped: dropped ? { reason: dropped.reason, message: dropped.message } : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning one task
+
+interface PlanContext {
+  ex: Extractor;
+  outDir: string;
+  docstrings: DocstringVariant;
+  recordsFile: string | null;
+  warn: Warn;
+}
+
+/** Records why a record is not runnable; returns null so a planner can `return drop(…)`. */
+type Drop = (reason: string, message: string) => null;
+
+/** What both task shapes share once a record has passed the basic checks. */
+interface TaskBase {
+  name: string;
+  signature: string;
+  /** The record's module (checked path) and its content, when known. */
+  file: string | null;
+  fileContent: string | null;
+  files: [string, string][];
+  source: Record<string, unknown>;
+  repo: string;
+  repoPath: string;
+  target: ExtractedUnit | null;
+}
+
+function planTask(ctx: PlanContext, m: Merged, f: RecordFacts, drop: Drop): Planned | null {
+  const { name, signature, rec } = f;
+  if (!SAFE_NAME.test(m.id) || m.id.length > 200) {
+    ctx.warn('unsafe-path', m.file, m.line || undefined, `record ${JSON.stringify(m.id)} refused: its _id cannot name a folder under repos/`);
+    return drop('unsafe-path', `_id ${JSON.stringify(m.id)} is not a safe folder name`);
+  }
+  const testCommand = nonEmpty(rec, 'test_command');
+  if (!testCommand && !m.template) {
+    return drop(
+      'no-tests',
+      ctx.recordsFile && m.record
+        ? 'the record carries no test_command and no test template was given: CoderEval’s harness lives only in its Docker image'
+        : 'no tests in the staged CoderEval data: the harness lives only in the Docker image',
+    );
+  }
+  if (!name || !signature) return drop('incomplete-record', `no ${!name ? 'name' : 'signature'} in any input`);
+  const file = moduleFile(ctx, m, f, testCommand, drop);
+  if (file === undefined) return null;
+  const fileContent = str(rec, 'file_content');
+  const files: [string, string][] = [];
+  if (fileContent !== null && file !== null) files.push([file, fileContent]);
+  const source: Record<string, unknown> = {
+    benchmark: CODEREVAL_BENCHMARK,
+    _id: m.id,
+    name,
+    project: f.project,
+    file_path: f.filePath,
+    level: f.level,
+    docstrings: ctx.docstrings,
+    requirement_source: f.doc ? 'docstring' : 'signature',
+  };
+  if (m.meta) source.chatgpt_samples = { n: m.meta.samples, passed: m.meta.passed };
+  const target = fileContent !== null && file !== null ? findTarget(ctx.ex, file, fileContent, name, int(rec, 'lineno')) : null;
+  const base: TaskBase = { name, signature, file, fileContent, files, source, repo: `repos/${m.id}`, repoPath: path.join(ctx.outDir, 'repos', m.id), target };
+  return testCommand ? planRepositoryTask(ctx, m, f, base, testCommand, drop) : planTemplateTask(ctx, m, f, base, drop);
+}
+
+/**
+ * The record's module path, checked: null when the record names none (or names an unsafe one but
+ * has neither file_content nor test_command, so nothing would be written there); undefined when
+ * the record is refused for it.
+ */
+function moduleFile(ctx: PlanContext, m: Merged, f: RecordFacts, testCommand: string | null, drop: Drop): string | null | undefined {
+  if (f.filePath === null) return null;
+  const c = checkRelPath(f.filePath);
+  if (c.ok) return c.path;
+  if (str(f.rec, 'file_content') === null && !testCommand) return null;
+  const { recordsFile } = ctx;
+  ctx.warn('unsafe-path', recordsFile ?? m.file, recordsFile ? m.recordLine || undefined : m.line || undefined, `record ${m.id} refused: file_path ${JSON.stringify(f.filePath)} ${c.why}`);
+  drop('unsafe-path', `file_path ${JSON.stringify(f.filePath)} ${c.why}`);
+  return undefined;
+}
+
+/** A record with test_command and file_content: a repository task over its one-file repository. */
+function planRepositoryTask(ctx: PlanContext, m: Merged, f: RecordFacts, b: TaskBase, testCommand: string, drop: Drop): Planned | null {
+  const { rec } = f;
+  const { file, files, source, target } = b;
+  if (b.fileContent === null || file === null) {
+    return drop('incomplete-record', `test_command given but no ${b.fileContent === null ? 'file_content' : 'file_path'} to build its repository from`);
+  }
+  const tf = testFilesOf(rec.test_files);
+  if (tf === null) return drop('incomplete-record', 'test_files is neither {path: content} nor [[path, content], …]');
+  for (const [p, content] of tf) {
+    const c = checkRelPath(p);
+    if (!c.ok) {
+      ctx.warn('unsafe-path', ctx.recordsFile!, m.recordLine || undefined, `record ${m.id} refused: test file ${JSON.stringify(p)} ${c.why}`);
+      return drop('unsafe-path', `test file ${JSON.stringify(p)} ${c.why}`);
+    }
+    if (files.some(([q]) => q === c.path || q.startsWith(`${c.path}/`) || c.path.startsWith(`${q}/`))) {
+      return drop('incomplete-record', `test file ${c.path} collides with another file of the repository`);
+    }
+    files.push([c.path, content]);
+  }
+  if (!target) return drop('target-not-found', `${b.name} is not defined in the record's file_content (${file})`);
+  const tests = Array.isArray(rec.tests) && rec.tests.every((t) => typeof t === 'string') ? (rec.tests as string[]) : undefined;
+  source.tests_from = 'test_command';
+  if (m.template) source.template_file = path.basename(m.template.file);
+  return {
+    shape: 'repository',
+    files,
+    task: {
+      id: f.taskId,
+      repo: b.repo,
+      repoPath: b.repoPath,
+      file,
+      qualname: target.qualname,
+      requirement: f.requirement,
+      signature: b.signature,
+      ...(f.reference ? { reference: f.reference } : {}),
+      test_command: testCommand,
+      ...(tests ? { tests } : {}),
+      source,
+    },
+  };
+}
+
+/** A record with a test template (and no test_command): a check_template task. */
+function planTemplateTask(ctx: PlanContext, m: Merged, f: RecordFacts, b: TaskBase, drop: Drop): Planned | null {
+  const t = m.template!;
+  if (t.name !== b.name) ctx.warn('template-name-mismatch', t.file, undefined, `template is named ${t.name} but record ${m.id} is ${b.name}; used anyway`);
+  const prog = checkProgramFromTemplate(t.text);
+  if ('error' in prog) return drop('bad-template', `${path.basename(t.file)}: ${prog.error}`);
+  const parsed = ctx.ex.parse('template.py', 'python', prog.template);
+  if (parsed.errors.length) {
+    const e = parsed.errors[0]!;
+    return drop('bad-template', `${path.basename(t.file)} does not parse (line ${e.line}: ${e.message})`);
+  }
+  b.source.tests_from = 'template';
+  b.source.template_file = path.basename(t.file);
+  return {
+    shape: 'template',
+    files: b.files,
+    task: {
+      id: f.taskId,
+      repo: b.repo,
+      repoPath: b.repoPath,
+      file: b.file ?? `${b.name}.py`,
+      qualname: b.target?.qualname ?? b.name,
+      requirement: f.requirement,
+      signature: b.signature,
+      ...(f.reference ? { reference: f.reference } : {}),
+      check_template: prog.template,
+      placeholder: prog.placeholder,
+      tests: [CODEREVAL_TEMPLATE_TEST],
+      source: b.source,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The result and the files
+
+function buildResult(inp: Inputs, records: number, templatesRead: number, p: Planning): CoderEvalImportResult {
+  const { outDir, planned, droppedEntries } = { ...inp, ...p };
+  return {
+    benchDir: inp.benchDir,
+    outDir,
+    manifestFile: path.join(outDir, 'tasks.jsonl'),
+    metadataFile: path.join(outDir, 'metadata.jsonl'),
+    reportFile: path.join(outDir, 'IMPORT.md'),
+    docstrings: inp.docstrings,
+    inputs: { prompts: inp.havePrompts ? inp.promptsFile : null, metadata: inp.metadataFile, records: inp.recordsFile, templates: inp.templatesDir },
+    counts: {
+      records,
+      tasks: planned.length,
+      templateTasks: planned.filter((x) => x.shape === 'template').length,
+      repositoryTasks: planned.filter((x) => x.shape === 'repository').length,
+      dropped: droppedEntries.length,
+      templatesRead,
+      withReference: p.withReference,
+    },
+    levels: Object.fromEntries(Object.entries(p.levels).sort(([a], [b]) => a.localeCompare(b))),
+    tasks: planned.map((x) => ({ id: x.task.id, level: (x.task.source?.level as string | null) ?? null, shape: x.shape })),
+    dropped: countBy(droppedEntries, (d) => d.reason),
+    droppedEntries,
+    warnings: inp.warnings,
+    warningCounts: countBy(inp.warnings, (w) => w.reason),
+  };
+}
+
+function writeImport(result: CoderEvalImportResult, { planned, metadata }: Planning): void {
+  prepareOutDir(result.outDir, 'codereval', ['repos', 'tasks.jsonl', 'metadata.jsonl', 'IMPORT.md'], failCoderEval);
+  for (const p of planned) writeRepoFiles(p.task.repoPath, p.files);
+  writeManifest(result.manifestFile, planned.map((p) => p.task));
+  fs.writeFileSync(result.metadataFile, metadata.map((x) => JSON.stringify(x)).join('\n') + (metadata.length ? '\n' : ''));
+  fs.writeFileSync(result.reportFile, renderReport(result));
 }
 
 // ---------------------------------------------------------------------------------------------

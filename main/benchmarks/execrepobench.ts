@@ -20,6 +20,7 @@ import { parseTestCommand } from '../validate/workspace.ts';
 import { mdEscape, type ImportWarning } from './codereval.ts';
 import { checkOutDir, checkRelPath, countBy, prepareOutDir, requirementFromSignature, writeRepoFiles } from './import-out.ts';
 import { writeManifest, type TaskRecord } from './manifest.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 export type { ImportWarning } from './codereval.ts';
 
@@ -28,13 +29,12 @@ export const EXECREPOBENCH_BENCHMARK = 'execrepobench';
 export const EVALUATE_REPO = 'evaluate_repo.py';
 export const EVALUATE_REPO_COMMAND = 'python3 evaluate_repo.py';
 
-export class ExecRepoBenchImportError extends Error {
+export class ExecRepoBenchImportError extends OpenCoderError {
   constructor(
     message: string,
     readonly file?: string,
   ) {
-    super(message);
-    this.name = 'ExecRepoBenchImportError';
+    super('invalid-input', message);
   }
 }
 
@@ -217,6 +217,16 @@ interface Planned {
   files: Map<string, string>;
 }
 
+/** What planning every record collects, and the ids and folders already taken. */
+interface Planning {
+  planned: Planned[];
+  droppedEntries: ExecRepoBenchDropped[];
+  byFill: Record<string, { records: number; tasks: number }>;
+  ids: Set<string>;
+  folders: Set<string>;
+  unsupportedCommands: ExecRepoBenchImportResult['unsupportedCommands'];
+}
+
 export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Promise<ExecRepoBenchImportResult> {
   const recordsFile = path.resolve(opts.recordsFile);
   const outDir = path.resolve(opts.outDir);
@@ -235,152 +245,10 @@ export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Pro
 
   const ex = await createExtractor();
   try {
-    const planned: Planned[] = [];
-    const droppedEntries: ExecRepoBenchDropped[] = [];
-    const byFill: Record<string, { records: number; tasks: number }> = {};
-    const ids = new Set<string>();
-    const folders = new Set<string>();
-    const unsupportedCommands: ExecRepoBenchImportResult['unsupportedCommands'] = [];
-
-    records.forEach(({ value: o, line }, index) => {
-      const repoName = typeof o.repo_name === 'string' ? o.repo_name : null;
-      const fileName = typeof o.file_name === 'string' ? o.file_name : null;
-      const rawId = o.task_id;
-      const id = typeof rawId === 'string' && rawId.trim() ? rawId.trim() : typeof rawId === 'number' ? String(rawId) : `execrepobench-${line || index + 1}`;
-      const fill = typeof o.fill_type === 'string' && o.fill_type ? o.fill_type : 'unknown';
-      byFill[fill] ??= { records: 0, tasks: 0 };
-      byFill[fill].records++;
-      const shownId = /^[\x21-\x7e]+$/.test(id) && !id.includes('`') ? id : JSON.stringify(id);
-      const at = line || undefined;
-      const drop = (reason: string, message: string): void => {
-        droppedEntries.push({ reason, id: shownId, line, repo: repoName, file: fileName, message });
-      };
-
-      // Shape.
-      const missing = ['repo_name', 'file_name', 'prefix_code', 'middle_code', 'suffix_code'].filter((k) => typeof o[k] !== 'string');
-      const context = contextOf(o.context_code);
-      if (missing.length || !context || (o.test_command !== undefined && typeof o.test_command !== 'string')) {
-        const why = missing.length
-          ? `missing or not a string: ${missing.join(', ')}`
-          : !context
-            ? 'context_code is not a list of [path, content]'
-            : 'test_command is not a string';
-        warn('invalid-record', recordsFile, at, `record ${shownId}: ${why}; skipped`);
-        drop('invalid-record', why);
-        return;
-      }
-      if (ids.has(id)) {
-        warn('duplicate-id', recordsFile, at, `task id ${shownId} appears again; this record is skipped`);
-        drop('duplicate-id', `task id ${shownId} already used by an earlier record`);
-        return;
-      }
-      ids.add(id);
-
-      // Paths: every one is checked before the record is used at all.
-      const refuse = (what: string, p: unknown, why: string) => {
-        const shownPath = typeof p === 'string' ? JSON.stringify(p) : String(p);
-        warn('unsafe-path', recordsFile, at, `record ${shownId} (${repoName}) refused: ${what} ${shownPath} ${why}`);
-        drop('unsafe-path', `${what} ${shownPath} ${why}`);
-      };
-      const target = checkRelPath(fileName);
-      if (!target.ok) return refuse('file_name', fileName, target.why);
-      const prefix = o.prefix_code as string;
-      const middle = o.middle_code as string;
-      const suffix = o.suffix_code as string;
-      const files = new Map<string, string>([[target.path, prefix + middle + suffix]]);
-      let skippedContext = 0;
-      for (const [p, content] of context) {
-        const c = checkRelPath(p);
-        if (!c.ok) return refuse('context_code path', p, c.why);
-        if (c.path === target.path) {
-          skippedContext++; // the masked file itself: its put-together text wins
-          continue;
-        }
-        if (files.has(c.path)) {
-          if (files.get(c.path) !== content) warn('duplicate-context-path', recordsFile, at, `record ${shownId}: ${c.path} appears twice in context_code with different contents; the first is kept`);
-          continue;
-        }
-        files.set(c.path, content);
-      }
-      const all = [...files.keys()];
-      const clash = all.find((a) => all.some((b) => b !== a && b.startsWith(`${a}/`)));
-      if (clash) {
-        drop('path-conflict', `${clash} is a file but another path of the record puts files inside it`);
-        return;
-      }
-      if (!/\.pyi?$/.test(target.path)) {
-        drop('not-python', `${target.path} is not a .py file`);
-        return;
-      }
-
-      // Tests.
-      const testCommand = typeof o.test_command === 'string' && o.test_command.trim() ? o.test_command.trim() : null;
-      const testSource = testCommand ? 'test_command' : files.has(EVALUATE_REPO) ? 'evaluate_repo.py' : null;
-      if (!testSource) {
-        drop('no-tests', `no test_command and no ${EVALUATE_REPO} among ${context.length} context files`);
-        return;
-      }
-
-      // Target.
-      const source = files.get(target.path)!;
-      const parsed = ex.parse(target.path, 'python', source);
-      if (parsed.errors.length) {
-        const e = parsed.errors[0]!;
-        drop('unparseable-file', `${target.path}:${e.line}: ${e.message}`);
-        return;
-      }
-      const s = lineCount(prefix) + 1;
-      const e = middle ? lineCount(prefix + middle.replace(/\n$/, '')) + 1 : s;
-      const t = targetAround(ex, target.path, source, s, e);
-      if (!t) {
-        drop('no-enclosing-function', `lines ${s}-${e} of ${target.path} are not inside a function or method`);
-        return;
-      }
-      const command = testCommand ?? EVALUATE_REPO_COMMAND;
-      try {
-        parseTestCommand(command, id);
-      } catch (err) {
-        // A manifest with such a task would be refused when loaded: list it instead of writing it.
-        unsupportedCommands.push({ id, command, why: (err as Error).message });
-        drop('unsupported-test-command', `its test command \`${command}\` cannot be validated: the validator runs unittest and pytest commands only`);
-        return;
-      }
-      const folder = folderFor(id, folders);
-      const repo = `repos/${folder}`;
-      const tests = Array.isArray(o.tests) && o.tests.every((x) => typeof x === 'string') ? (o.tests as string[]) : undefined;
-      planned.push({
-        files,
-        task: {
-          id,
-          repo,
-          repoPath: path.join(outDir, 'repos', folder),
-          file: target.path,
-          qualname: t.qualname,
-          requirement: t.requirement,
-          signature: t.signature,
-          reference: t.reference,
-          test_command: command,
-          ...(tests ? { tests } : {}),
-          source: {
-            benchmark: EXECREPOBENCH_BENCHMARK,
-            ...(rawId !== undefined ? { task_id: rawId } : {}),
-            repo_name: repoName,
-            file_name: fileName,
-            fill_type: typeof o.fill_type === 'string' ? o.fill_type : null,
-            record_line: line || null,
-            middle_lines: [s, e],
-            target_lines: [t.startLine, t.endLine],
-            middle_code: middle,
-            test_source: testSource,
-            context_files: files.size - 1,
-            ...(skippedContext ? { context_masked_file_skipped: skippedContext } : {}),
-            requirement_source: t.requirementSource,
-          },
-        },
-      });
-      byFill[fill].tasks++;
-    });
-
+    const st: Planning = { planned: [], droppedEntries: [], byFill: {}, ids: new Set(), folders: new Set(), unsupportedCommands: [] };
+    const env: PlanEnv = { ex, recordsFile, outDir, warn };
+    records.forEach((r, index) => planRecord(env, st, r, index));
+    const { planned, droppedEntries } = st;
     const result: ExecRepoBenchImportResult = {
       recordsFile,
       outDir,
@@ -393,16 +261,16 @@ export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Pro
         files: planned.reduce((a, p) => a + p.files.size, 0),
         malformed,
       },
-      byFillType: Object.fromEntries(Object.entries(byFill).sort(([a], [b]) => a.localeCompare(b))),
-      tasks: planned.map((p) => ({
-        id: p.task.id,
-        repo: p.task.repo,
-        file: p.task.file,
-        qualname: p.task.qualname,
-        testCommand: p.task.test_command!,
-        testSource: p.task.source!.test_source as 'test_command' | 'evaluate_repo.py',
+      byFillType: Object.fromEntries(Object.entries(st.byFill).sort(([a], [b]) => a.localeCompare(b))),
+      tasks: planned.map(({ task: t }) => ({
+        id: t.id,
+        repo: t.repo,
+        file: t.file,
+        qualname: t.qualname,
+        testCommand: t.test_command!,
+        testSource: t.source!.test_source as 'test_command' | 'evaluate_repo.py',
       })),
-      unsupportedCommands,
+      unsupportedCommands: st.unsupportedCommands,
       dropped: countBy(droppedEntries, (d) => d.reason),
       droppedEntries,
       warnings,
@@ -418,6 +286,195 @@ export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Pro
     ex.dispose();
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Planning one record
+
+interface PlanEnv {
+  ex: Extractor;
+  recordsFile: string;
+  outDir: string;
+  warn: Warn;
+}
+
+/** One record as the planning steps see it: its fields, how it is named in messages, how to drop it. */
+interface RecordAt {
+  o: Record<string, unknown>;
+  line: number;
+  /** The line for a warning (undefined for a record of a JSON array). */
+  at: number | undefined;
+  id: string;
+  shownId: string;
+  repoName: string | null;
+  fileName: string | null;
+  /** Records why the record is not a task; returns null so a step can `return drop(…)`. */
+  drop: (reason: string, message: string) => null;
+}
+
+/** The record's files, every path checked: the masked file put back together, then its context. */
+interface RecordFiles {
+  targetPath: string;
+  files: Map<string, string>;
+  /** Context entries that were the masked file itself (its put-together text wins). */
+  skippedContext: number;
+}
+
+function planRecord(env: PlanEnv, st: Planning, { value: o, line }: Located, index: number): void {
+  const rawId = o.task_id;
+  const id = typeof rawId === 'string' && rawId.trim() ? rawId.trim() : typeof rawId === 'number' ? String(rawId) : `execrepobench-${line || index + 1}`;
+  const fill = typeof o.fill_type === 'string' && o.fill_type ? o.fill_type : 'unknown';
+  st.byFill[fill] ??= { records: 0, tasks: 0 };
+  st.byFill[fill].records++;
+  const repoName = typeof o.repo_name === 'string' ? o.repo_name : null;
+  const fileName = typeof o.file_name === 'string' ? o.file_name : null;
+  const shownId = /^[\x21-\x7e]+$/.test(id) && !id.includes('`') ? id : JSON.stringify(id);
+  const r: RecordAt = {
+    o,
+    line,
+    at: line || undefined,
+    id,
+    shownId,
+    repoName,
+    fileName,
+    drop: (reason, message) => {
+      st.droppedEntries.push({ reason, id: shownId, line, repo: repoName, file: fileName, message });
+      return null;
+    },
+  };
+  const p = planTask(env, st, r);
+  if (!p) return;
+  st.planned.push(p);
+  st.byFill[fill].tasks++;
+}
+
+/** The task a record becomes, or null once it has been dropped (and warned about) for a reason. */
+function planTask(env: PlanEnv, st: Planning, r: RecordAt): Planned | null {
+  const { ex, recordsFile, warn } = env;
+  const { o, id, shownId, drop } = r;
+  const context = checkShape(env, r);
+  if (!context) return null;
+  if (st.ids.has(id)) {
+    warn('duplicate-id', recordsFile, r.at, `task id ${shownId} appears again; this record is skipped`);
+    return drop('duplicate-id', `task id ${shownId} already used by an earlier record`);
+  }
+  st.ids.add(id);
+  const rf = recordFiles(env, r, context);
+  if (!rf) return null;
+  const { targetPath, files } = rf;
+  if (!/\.pyi?$/.test(targetPath)) return drop('not-python', `${targetPath} is not a .py file`);
+
+  const testCommand = typeof o.test_command === 'string' && o.test_command.trim() ? o.test_command.trim() : null;
+  const testSource = testCommand ? 'test_command' : files.has(EVALUATE_REPO) ? 'evaluate_repo.py' : null;
+  if (!testSource) return drop('no-tests', `no test_command and no ${EVALUATE_REPO} among ${context.length} context files`);
+
+  const source = files.get(targetPath)!;
+  const parsed = ex.parse(targetPath, 'python', source);
+  if (parsed.errors.length) {
+    const e = parsed.errors[0]!;
+    return drop('unparseable-file', `${targetPath}:${e.line}: ${e.message}`);
+  }
+  const prefix = o.prefix_code as string;
+  const middle = o.middle_code as string;
+  const s = lineCount(prefix) + 1;
+  const e = middle ? lineCount(prefix + middle.replace(/\n$/, '')) + 1 : s;
+  const t = targetAround(ex, targetPath, source, s, e);
+  if (!t) return drop('no-enclosing-function', `lines ${s}-${e} of ${targetPath} are not inside a function or method`);
+  const command = testCommand ?? EVALUATE_REPO_COMMAND;
+  try {
+    parseTestCommand(command, id);
+  } catch (err) {
+    // A manifest with such a task would be refused when loaded: list it instead of writing it.
+    st.unsupportedCommands.push({ id, command, why: (err as Error).message });
+    return drop('unsupported-test-command', `its test command \`${command}\` cannot be validated: the validator runs unittest and pytest commands only`);
+  }
+  const folder = folderFor(id, st.folders);
+  return { files, task: taskRecord(r, rf, t, { command, testSource, lines: [s, e], repoPath: path.join(env.outDir, 'repos', folder), folder }) };
+}
+
+/** The record's context when its fields have the right types; else null (warned and dropped). */
+function checkShape(env: PlanEnv, r: RecordAt): [unknown, string][] | null {
+  const { o } = r;
+  const missing = ['repo_name', 'file_name', 'prefix_code', 'middle_code', 'suffix_code'].filter((k) => typeof o[k] !== 'string');
+  const context = contextOf(o.context_code);
+  if (!missing.length && context && (o.test_command === undefined || typeof o.test_command === 'string')) return context;
+  const why = missing.length ? `missing or not a string: ${missing.join(', ')}` : !context ? 'context_code is not a list of [path, content]' : 'test_command is not a string';
+  env.warn('invalid-record', env.recordsFile, r.at, `record ${r.shownId}: ${why}; skipped`);
+  return r.drop('invalid-record', why);
+}
+
+/** Every path of the record checked before any is used; null when one is refused or two clash. */
+function recordFiles(env: PlanEnv, r: RecordAt, context: [unknown, string][]): RecordFiles | null {
+  const { recordsFile, warn } = env;
+  const refuse = (what: string, p: unknown, why: string): null => {
+    const shownPath = typeof p === 'string' ? JSON.stringify(p) : String(p);
+    warn('unsafe-path', recordsFile, r.at, `record ${r.shownId} (${r.repoName}) refused: ${what} ${shownPath} ${why}`);
+    return r.drop('unsafe-path', `${what} ${shownPath} ${why}`);
+  };
+  const target = checkRelPath(r.fileName);
+  if (!target.ok) return refuse('file_name', r.fileName, target.why);
+  const { o } = r;
+  const files = new Map<string, string>([[target.path, (o.prefix_code as string) + (o.middle_code as string) + (o.suffix_code as string)]]);
+  let skippedContext = 0;
+  for (const [p, content] of context) {
+    const c = checkRelPath(p);
+    if (!c.ok) return refuse('context_code path', p, c.why);
+    if (c.path === target.path) {
+      skippedContext++; // the masked file itself: its put-together text wins
+      continue;
+    }
+    if (files.has(c.path)) {
+      if (files.get(c.path) !== content) warn('duplicate-context-path', recordsFile, r.at, `record ${r.shownId}: ${c.path} appears twice in context_code with different contents; the first is kept`);
+      continue;
+    }
+    files.set(c.path, content);
+  }
+  const all = [...files.keys()];
+  const clash = all.find((a) => all.some((b) => b !== a && b.startsWith(`${a}/`)));
+  if (clash) return r.drop('path-conflict', `${clash} is a file but another path of the record puts files inside it`);
+  return { targetPath: target.path, files, skippedContext };
+}
+
+/** The manifest line of a planned record. */
+function taskRecord(
+  r: RecordAt,
+  rf: RecordFiles,
+  t: Target,
+  run: { command: string; testSource: string; lines: [number, number]; repoPath: string; folder: string },
+): Planned['task'] {
+  const { o } = r;
+  const rawId = o.task_id;
+  const tests = Array.isArray(o.tests) && o.tests.every((x) => typeof x === 'string') ? (o.tests as string[]) : undefined;
+  return {
+    id: r.id,
+    repo: `repos/${run.folder}`,
+    repoPath: run.repoPath,
+    file: rf.targetPath,
+    qualname: t.qualname,
+    requirement: t.requirement,
+    signature: t.signature,
+    reference: t.reference,
+    test_command: run.command,
+    ...(tests ? { tests } : {}),
+    source: {
+      benchmark: EXECREPOBENCH_BENCHMARK,
+      ...(rawId !== undefined ? { task_id: rawId } : {}),
+      repo_name: r.repoName,
+      file_name: r.fileName,
+      fill_type: typeof o.fill_type === 'string' ? o.fill_type : null,
+      record_line: r.line || null,
+      middle_lines: run.lines,
+      target_lines: [t.startLine, t.endLine],
+      middle_code: o.middle_code as string,
+      test_source: run.testSource,
+      context_files: rf.files.size - 1,
+      ...(rf.skippedContext ? { context_masked_file_skipped: rf.skippedContext } : {}),
+      requirement_source: t.requirementSource,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// IMPORT.md
 
 function renderReport(r: ExecRepoBenchImportResult): string {
   const c = r.counts;

@@ -10,19 +10,19 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TaskRecordSchema, type Task, type TaskRecord } from '../model/task.ts';
 import { parseTestCommand, TestCommandError } from '../validate/command.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 const DefaultsSchema = z.object({ python: z.string().min(1).optional() }).strict();
 
 export { DEFAULT_PLACEHOLDER, TaskRecordSchema, type Task, type TaskRecord } from '../model/task.ts';
 
-export class ManifestError extends Error {
+export class ManifestError extends OpenCoderError {
   constructor(
     message: string,
     readonly file: string,
     readonly line?: number,
   ) {
-    super(message);
-    this.name = 'ManifestError';
+    super('invalid-input', message);
   }
 }
 

@@ -19,6 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { passAtK } from '../stats/stats.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 export const SAMPLE_FORMATS = ['repoexec', 'codereval', 'bigcode', 'evalplus'] as const;
 export type SampleFormat = (typeof SAMPLE_FORMATS)[number];
@@ -44,10 +45,9 @@ export interface SampleSet {
   tasks: SampleTask[];
 }
 
-export class SampleFormatError extends Error {
+export class SampleFormatError extends OpenCoderError {
   constructor(message: string) {
-    super(message);
-    this.name = 'SampleFormatError';
+    super('invalid-input', message);
   }
 }
 

@@ -36,6 +36,7 @@ import {
   type FactorialTest,
   type BootstrapOptions,
 } from '../stats/stats.ts';
+import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
 
 export const ECE_BINS = 10;
 
@@ -48,10 +49,9 @@ export interface LoadedRun {
   failures: TaskFailure[];
 }
 
-export class AnalysisError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AnalysisError';
+export class AnalysisError extends OpenCoderError {
+  constructor(message: string, code: ErrorCode = 'invalid-input') {
+    super(code, message);
   }
 }
 
@@ -59,7 +59,7 @@ export function loadRun(experiments: ExperimentStore, runId: string): LoadedRun 
   const run = experiments.get(runId) as LoadedRun['run'] | undefined;
   if (!run) {
     const known = experiments.list(5).map((r) => r.id);
-    throw new AnalysisError(`No experiment run ${runId} in ${experiments.dbPath}${known.length ? ` (recent: ${known.join(', ')})` : ' (it holds no runs)'}`);
+    throw new AnalysisError(`No experiment run ${runId} in ${experiments.dbPath}${known.length ? ` (recent: ${known.join(', ')})` : ' (it holds no runs)'}`, 'not-found');
   }
   const results: TaskResult[] = [];
   const failures: TaskFailure[] = [];

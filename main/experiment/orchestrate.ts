@@ -222,7 +222,7 @@ export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Pro
 export function resumableRun(store: Store, id: string): ExperimentRunRecord<StoredCondition, StoredBackend> {
   const experiments = store.experiments;
   const run = experiments.get(id) as ExperimentRunRecord<StoredCondition, StoredBackend> | undefined;
-  if (!run) throw new ExperimentError(`No experiment run ${id} in ${store.path}`);
+  if (!run) throw new ExperimentError(`No experiment run ${id} in ${store.path}`, 'not-found');
   if (run.state === 'running') throw new ExperimentError(`run ${id} is still running in process ${run.pid} on ${run.host}; stop it first (or wait)`);
   return run;
 }

@@ -16,6 +16,7 @@ import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.
 import type { Manifest, Task } from '../benchmarks/manifest.ts';
 import type { RunProvenance } from '../model/report.ts';
 import type { TaskFailure, TaskResult } from '../model/results.ts';
+import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
 
 /** What a run stores about each condition: enough to re-run it exactly. */
 export interface StoredCondition {
@@ -57,10 +58,9 @@ export interface RunOutcome {
   durationMs: number;
 }
 
-export class ExperimentError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ExperimentError';
+export class ExperimentError extends OpenCoderError {
+  constructor(message: string, code: ErrorCode = 'invalid-input') {
+    super(code, message);
   }
 }
 

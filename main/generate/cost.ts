@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Billing, ChatMessage, CostFigure } from './types.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 export type { Billing };
 
@@ -57,13 +58,12 @@ export const DEFAULT_PRICES: PriceTable = {
   },
 };
 
-export class PriceTableError extends Error {
+export class PriceTableError extends OpenCoderError {
   constructor(
     message: string,
     readonly file: string,
   ) {
-    super(message);
-    this.name = 'PriceTableError';
+    super('invalid-input', message);
   }
 }
 

@@ -1,6 +1,8 @@
 // Typed errors of generation. Each says what happened, to which backend and model, and what to do about it.
 // Messages pass through redact() so that a key echoed by a server never reaches a log, trace or database.
 
+import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
+
 export type LlmErrorKind =
   | 'missing_key'
   | 'auth'
@@ -18,9 +20,28 @@ export type LlmErrorKind =
   | 'replay_miss'
   | 'config';
 
+/** What the caller can do about each kind (model/errors.ts). */
+const CODE_OF_KIND: Record<LlmErrorKind, ErrorCode> = {
+  missing_key: 'invalid-input',
+  auth: 'invalid-input',
+  unknown_model: 'invalid-input',
+  bad_request: 'invalid-input',
+  config: 'invalid-input',
+  replay_miss: 'not-found',
+  cancelled: 'cancelled',
+  refused: 'engine',
+  malformed: 'engine',
+  rate_limit: 'engine',
+  quota: 'engine',
+  server: 'engine',
+  network: 'engine',
+  timeout: 'engine',
+  short: 'engine',
+};
+
 const RETRYABLE: ReadonlySet<LlmErrorKind> = new Set(['rate_limit', 'server', 'network', 'timeout']);
 
-export class LlmError extends Error {
+export class LlmError extends OpenCoderError {
   readonly kind: LlmErrorKind;
   readonly backend: string;
   readonly status?: number;
@@ -33,7 +54,7 @@ export class LlmError extends Error {
     message: string,
     opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
   ) {
-    super(redact(message), opts.cause !== undefined ? { cause: opts.cause } : undefined);
+    super(CODE_OF_KIND[kind], redact(message), { cause: opts.cause });
     this.name = 'LlmError';
     this.kind = kind;
     this.backend = backend;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { SOURCES, type Source } from '../model/config.ts';
 import type { Evidence, RetrievalTrace, Step } from '../retrieve/types.ts';
 import type { ChatMessage, JsonSchemaSpec, PromptTask } from './types.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 export const PROMPT_VERSION = 'opencoder-prompts/1';
 
@@ -398,10 +399,9 @@ const DecompositionReply = z.object({
     .min(1),
 });
 
-export class DecompositionError extends Error {
+export class DecompositionError extends OpenCoderError {
   constructor(message: string) {
-    super(message);
-    this.name = 'DecompositionError';
+    super('engine', message);
   }
 }
 

@@ -1,6 +1,7 @@
-export class IndexCancelledError extends Error {
+import { OpenCoderError } from '../model/errors.ts';
+
+export class IndexCancelledError extends OpenCoderError {
   constructor() {
-    super('Indexing was cancelled; what was finished is kept and the next run resumes from there.');
-    this.name = 'IndexCancelledError';
+    super('cancelled', 'Indexing was cancelled; what was finished is kept and the next run resumes from there.');
   }
 }

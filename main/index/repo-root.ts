@@ -2,17 +2,17 @@
 // as a RepositoryRootError whose message is fit to show the user.
 import { constants as fsConstants, promises as fsp, type Stats } from 'node:fs';
 import path from 'node:path';
+import { OpenCoderError } from '../model/errors.ts';
 
 export type RepositoryRootErrorCode = 'not_found' | 'not_a_directory' | 'permission_denied' | 'unreadable';
 
-/** The repository folder cannot be walked; `code` says why and the message says it to the user. */
-export class RepositoryRootError extends Error {
-  readonly code: RepositoryRootErrorCode;
+/** The repository folder cannot be walked; `reason` says why and the message says it to the user. */
+export class RepositoryRootError extends OpenCoderError {
+  readonly reason: RepositoryRootErrorCode;
   readonly path: string;
-  constructor(code: RepositoryRootErrorCode, rootPath: string, message: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'RepositoryRootError';
-    this.code = code;
+  constructor(reason: RepositoryRootErrorCode, rootPath: string, message: string, cause?: unknown) {
+    super(reason === 'not_found' ? 'not-found' : 'invalid-input', message, { cause });
+    this.reason = reason;
     this.path = rootPath;
   }
 }

@@ -2,6 +2,7 @@
 // options and the replaceable file-system calls, and the error an aborted walk rejects with.
 import type { Dirent } from 'node:fs';
 import type { Language } from '../model/code.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 export type SkipReason =
   /** Matched a .gitignore, .git/info/exclude or `extraIgnore` rule. */
@@ -79,9 +80,9 @@ export interface WalkResult {
 }
 
 /** What the walk rejects with when its signal aborts (name 'AbortError', as for other aborted work). */
-export class WalkAbortedError extends Error {
+export class WalkAbortedError extends OpenCoderError {
   constructor(reason?: unknown) {
-    super('The repository walk was aborted', reason === undefined ? undefined : { cause: reason });
+    super('cancelled', 'The repository walk was aborted', reason === undefined ? undefined : { cause: reason });
     this.name = 'AbortError';
   }
 }

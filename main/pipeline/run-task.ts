@@ -20,6 +20,7 @@ import { selectCandidate } from '../validate/select.ts';
 import type { Validator } from '../validate/validator.ts';
 import type { Condition } from './methods.ts';
 import { buildTaskResult } from './task-result.ts';
+import { errorCodeOf, OpenCoderError } from '../model/errors.ts';
 
 export interface TaskServices {
   store: Store;
@@ -40,14 +41,14 @@ export interface TaskServices {
 }
 
 /** Thrown with the stage that failed, so a run can store where a task broke. */
-export class TaskRunError extends Error {
+export class TaskRunError extends OpenCoderError {
   constructor(
     readonly stage: 'retrieve' | 'generate' | 'validate' | 'evaluate',
     readonly taskId: string,
     readonly condition: string,
     cause: unknown,
   ) {
-    super(`${taskId} / ${condition}: ${stage} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super((cause as Error)?.name === 'AbortError' ? 'cancelled' : errorCodeOf(cause), `${taskId} / ${condition}: ${stage} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
     this.name = (cause as Error)?.name === 'AbortError' ? 'AbortError' : 'TaskRunError';
   }
 }

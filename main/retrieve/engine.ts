@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../mo
 import { configHash } from '../util/config-hash.ts';
 import { insertTrace, latestTrace } from '../store/traces.ts';
 import { apiEntriesNamed, apiEntryModules, bm25Match, fileUnitCalls, itemCount, itemPaths, moduleHeaderChunks, structureChunks, termDocFrequencies, unitCalls } from '../store/code-queries.ts';
-import type { ItemKind, Store } from '../store/store.ts';
+import type { EncoderRow, ItemKind, Store } from '../store/store.ts';
 import { ftsQuery, queryTerms } from '../store/lexical.ts';
 import { isTestFile } from '../index/test-files.ts';
 import { decompose, signatureWords, type Decomposer } from './decompose.ts';
@@ -17,17 +17,17 @@ import { refineApi } from './refine.ts';
 import { candidateFeatures, decide, explain, SELECTION_SIGNAL_WEIGHTS, shippedSelector, type Candidate as ApiCandidate, type SelectorModel } from './select-api.ts';
 import { resolveTarget, type RetrievalTask, type TargetInfo } from './target.ts';
 import { importSource, localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
-import { VectorIndexCache } from './vector-index.ts';
-import type { Evidence, Finder, RetrievalTrace } from './types.ts';
+import { VectorIndexCache, type VectorIndex } from './vector-index.ts';
+import type { Evidence, Finder, RetrievalTrace, Step } from './types.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 export type { RetrievalTask };
 
 export const SOURCE_KIND: Record<Source, ItemKind> = { api: 'api', context: 'chunk', similar: 'unit' };
 
-export class RetrievalError extends Error {
+export class RetrievalError extends OpenCoderError {
   constructor(message: string) {
-    super(message);
-    this.name = 'RetrievalError';
+    super('not-found', message);
   }
 }
 
@@ -142,45 +142,58 @@ function importedApis(store: Store, repoId: number, module: string, imports: str
   return apiEntriesNamed(store, repoId, wanted).filter((id) => !masked.has(id)).slice(0, 16);
 }
 
+/** What the phases of one task's retrieval share. */
+interface Run {
+  store: Store;
+  repoId: number;
+  enc: EncoderRow;
+  config: PipelineConfig;
+  cache: VectorIndexCache;
+  search: RetrieveOptions['search'];
+  target: TargetInfo;
+  targetCtx: TargetContext;
+  steps: Step[];
+  /** Items each kind's search must skip. */
+  masked: Record<ItemKind, Excluded>;
+  timings: Record<string, number>;
+  /** What the phases produce: the evidence in order, and the item behind each evidence key. */
+  evidence: Evidence[];
+  itemByKey: Map<string, Item>;
+}
+
+/** One sub-query: the step and source it is for, and its text. */
+interface Query {
+  step: number;
+  source: Source;
+  text: string;
+}
+
+/** Candidates every step's query of a source gets, whatever it finds itself. */
+interface StructuralIds {
+  /** Repository context: the target's module header and class chunks, and the headers of what it imports. */
+  context: number[];
+  /** API knowledge the target's module imports by name. */
+  api: number[];
+}
+
+type Selection = Map<string, { p: number; selected: boolean; why: string }>;
+
+/** Adds the time since `since` to `timings[key]` (phases that run once per source or step). */
+function addTime(timings: Record<string, number>, key: string, since: number): void {
+  timings[key] = (timings[key] ?? 0) + performance.now() - since;
+}
+
 /** Retrieves, scores and fuses the evidence for one task. */
 export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalTrace> {
   const t0 = performance.now();
   const { store, encoder, repoId, task } = opts;
   const config = opts.config ?? DEFAULT_CONFIG;
-  const cache = opts.cache ?? defaultCache;
-  const repo = store.getRepository(repoId);
-  if (!repo) throw new RetrievalError(`No repository with id ${repoId} in ${store.path}; index it first.`);
-  const enc = store.registerEncoder(encoder);
-  if (repo.encoder_id !== enc.id) {
-    const used = repo.encoder_id != null ? store.getEncoder(repo.encoder_id)?.name : null;
-    throw new RetrievalError(
-      `${repo.root} was indexed with ${used ?? 'no encoder'}, not ${encoder.name}; run opencoder index on it with this encoder first.`,
-    );
-  }
+  const enc = checkedEncoder(store, encoder, repoId);
   const timings: Record<string, number> = {};
   let t = performance.now();
   const target = resolveTarget(store, repoId, task);
-  const sig = signatureWords(task.signature);
-  const targetCtx: TargetContext = { module: target.module, imports: target.imports, arity: sig.params.length };
-  // Excluded per kind: the masked items, and test-file items (a cached set: checked, not copied).
-  const excluded = (masked: Set<number>, kind: ItemKind): Excluded => {
-    const tests = config.retrieval.excludeTests ? testItems(store, repoId, kind) : null;
-    return { has: (id: number) => masked.has(id) || (tests?.has(id) ?? false) };
-  };
-  const maskedByKind: Record<ItemKind, Excluded> = {
-    unit: excluded(target.masked.units, 'unit'),
-    chunk: excluded(target.masked.chunks, 'chunk'),
-    api: excluded(target.masked.api, 'api'),
-  };
-  if (opts.apiModules) {
-    const outside = new Set(
-      apiEntryModules(store, repoId)
-        .filter((r) => !opts.apiModules!.has(r.module))
-        .map((r) => r.id),
-    );
-    const base = maskedByKind.api;
-    maskedByKind.api = { has: (id: number) => base.has(id) || outside.has(id) };
-  }
+  const targetCtx: TargetContext = { module: target.module, imports: target.imports, arity: signatureWords(task.signature).params.length };
+  const masked = exclusions(store, repoId, config, target, opts.apiModules);
   timings.target = performance.now() - t;
 
   t = performance.now();
@@ -193,163 +206,33 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
 
   const sources = SOURCES.filter((s) => config.retrieval.sources[s]);
   t = performance.now();
-  const queries: { step: number; source: Source; text: string }[] = [];
+  const queries: Query[] = [];
   for (const step of dec.steps) for (const s of sources) queries.push({ step: step.index, source: s, text: step.queries[s] });
   const qvecs = queries.length ? await encoder.embed(queries.map((q) => q.text)) : [];
   timings.embed = performance.now() - t;
 
+  const cache = opts.cache ?? defaultCache;
+  const run: Run = { store, repoId, enc, config, cache, search: opts.search, target, targetCtx, steps: dec.steps, masked, timings, evidence: [], itemByKey: new Map() };
   t = performance.now();
-  const evidence: Evidence[] = [];
-  const itemByKey = new Map<string, Item>();
-  const k = config.retrieval.perSourceTopK;
-  const importedModules = target.module ? target.imports.map((i) => i.split('#')[0]!).filter(Boolean) : [];
-  const structural = structuralChunks(store, repoId, target, maskedByKind.chunk);
-  const imported = target.module
-    ? importedHeaders(
-        store,
-        repoId,
-        // `from .utils import slugify` names pkg.utils.slugify: the module is the name or its parent.
-        importedModules.flatMap((m) => {
-          const abs = resolveImport(m, target.module!);
-          return [abs, abs.split('.').slice(0, -1).join('.')];
-        }),
-        maskedByKind.chunk,
-      )
-    : [];
-  // API knowledge the target's module imports by name (`from .validation import is_string`): candidates for
-  // every step, as the module header names them; r is still the cosine to the step's query.
-  let ts = performance.now();
-  const importedApi = target.module ? importedApis(store, repoId, target.module, target.imports, maskedByKind.api) : [];
-  timings.importedApi = performance.now() - ts;
-  for (const source of sources) {
-    const kind = SOURCE_KIND[source];
-    const index = cache.get(store, repoId, enc.id, kind, enc.dim);
-    const masked = maskedByKind[kind];
-    const perStep = queries.map((q, qi) => ({ q, qi })).filter((x) => x.q.source === source);
-    const lists: { step: number; query: string; found: Candidate[] }[] = [];
-    const allIds = new Set<number>();
-    for (const { q, qi } of perStep) {
-      const qv = qvecs[qi]!;
-      const found = new Map<number, Set<Finder>>();
-      const add = (id: number, f: Finder) => {
-        let s = found.get(id);
-        if (!s) found.set(id, (s = new Set()));
-        s.add(f);
-      };
-      let tt = performance.now();
-      const hits = opts.search === 'exact' ? index.exactSearch(qv, k * 2, masked) : index.search(qv, k * 2, masked);
-      for (const h of hits) add(h.id, 'vector');
-      timings.vector = (timings.vector ?? 0) + performance.now() - tt;
-      tt = performance.now();
-      for (const id of lexicalHits(store, kind, repoId, q.text, config.retrieval.lexicalCandidates, masked)) add(id, 'lexical');
-      timings.lexical = (timings.lexical ?? 0) + performance.now() - tt;
-      if (source === 'context') for (const id of [...structural, ...imported]) add(id, 'structure');
-      if (source === 'api') for (const id of importedApi) add(id, 'structure');
-      const candidates: Candidate[] = [];
-      for (const [id, finders] of found) {
-        const r = index.cosine(id, qv);
-        // An item without a vector (not embedded yet) has no relevance to report: it is left out.
-        if (r === null) continue;
-        candidates.push({ id, r, vector: index.vector(id), finders: [...finders] });
-        allIds.add(id);
-      }
-      lists.push({ step: q.step, query: q.text, found: candidates });
-    }
-    let tf = performance.now();
-    const items = fetchItems(store, kind, [...allIds]);
-    timings.fetch = (timings.fetch ?? 0) + performance.now() - tf;
-    for (const list of lists) {
-      const withItems: (ScoredItem & Candidate)[] = [];
-      for (const c of list.found) {
-        const item = items.get(c.id);
-        if (item) withItems.push({ ...c, item });
-      }
-      // Rank by cosine; repository context favours the target's own module, its imports and its class.
-      // API knowledge favours what the target's module imports by name.
-      const rankKey = (x: { r: number; item: Item; finders: Finder[] }) =>
-        source === 'context' ? x.r + 0.1 * (1 - localityOf(x.item.module, targetCtx)) : source === 'api' && x.finders.includes('structure') ? x.r + 0.2 : x.r;
-      withItems.sort((a, b) => rankKey(b) - rankKey(a) || a.id - b.id);
-      const top = withItems.slice(0, k);
-      const step = dec.steps[list.step]!;
-      ts = performance.now();
-      const scores = scoreList(source, top, list.query, targetCtx);
-      timings.score = (timings.score ?? 0) + performance.now() - ts;
-      top.forEach((x, rank) => {
-        itemByKey.set(x.item.key, x.item);
-        evidence.push({
-          key: x.item.key,
-          source,
-          step: list.step,
-          rank,
-          finders: x.finders,
-          title: x.item.title,
-          module: x.item.module,
-          qualname: x.item.qualname,
-          file: x.item.file,
-          startLine: x.item.startLine,
-          endLine: x.item.endLine,
-          text: x.item.text,
-          r: x.r,
-          w: step.weights[source],
-          u: scores[rank]!.u,
-          signals: scores[rank]!.signals,
-          gamma: 0,
-          kept: true,
-          reason: '',
-          subkind: x.item.subkind,
-          provenance: [],
-        });
-      });
-    }
-  }
+  const structural = structuralIds(run);
+  for (const source of sources) sourceEvidence(run, source, queries, qvecs, structural);
   timings.retrieve = performance.now() - t;
 
   t = performance.now();
   const refineTarget = { module: target.module, qualname: task.qualname ?? null, name: target.name, signature: task.signature };
-  let selection: Map<string, { p: number; selected: boolean; why: string }> | null = null;
+  let selection: Selection | null = null;
   let selectionThreshold = 0;
   if (config.fusion.refineApi) {
     const selector = opts.selector === undefined ? shippedSelector() : opts.selector;
     if (selector) selectionThreshold = selector.threshold;
-    if (selector) selection = selectApis(store, repoId, evidence, itemByKey, refineTarget, target, task, dec.steps.length, config.fusion.alpha, selector, opts.onSelection);
+    if (selector) selection = selectApis(store, repoId, run.evidence, run.itemByKey, refineTarget, target, task, dec.steps.length, config.fusion.alpha, selector, opts.onSelection);
   }
   timings.select = performance.now() - t;
 
   t = performance.now();
+  const { evidence } = run;
   const fused = fuse(evidence, config.fusion, {
-    // Target-aware API refinement, after the keep rule, over the API items kept in any step: the rules
-    // (refine.ts) on the distinct items, best γ first, then the selector's decision.
-    refine: config.fusion.refineApi
-      ? (api) => {
-          const distinct: Evidence[] = [];
-          const seen = new Set<string>();
-          for (const e of api) if (!seen.has(e.key)) (seen.add(e.key), distinct.push(e));
-          const ruled = refineApi(
-            distinct.map((e) => itemByKey.get(e.key)!),
-            refineTarget,
-          );
-          const dropByKey = new Map<string, string>();
-          distinct.forEach((e, i) => {
-            const r = ruled.get(i);
-            if (r) dropByKey.set(e.key, r.reason);
-          });
-          for (const e of api) {
-            const rule = dropByKey.get(e.key);
-            if (rule) {
-              e.kept = false;
-              e.droppedAt = 'refinement';
-              e.reason = rule;
-              continue;
-            }
-            const sel = selection?.get(e.key);
-            if (sel && !sel.selected) {
-              e.kept = false;
-              e.droppedAt = 'selection';
-              e.reason = `API selection: not needed (p ${sel.p.toFixed(2)} below ${selectionThreshold.toFixed(2)}; ${sel.why})`;
-            }
-          }
-        }
-      : undefined,
+    refine: config.fusion.refineApi ? refineHook(run.itemByKey, refineTarget, selection, selectionThreshold) : undefined,
   });
   for (const e of evidence) {
     const sel = e.source === 'api' ? selection?.get(e.key) : undefined;
@@ -357,12 +240,7 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   }
   timings.fuse = performance.now() - t;
 
-  const sourceUncertainty = Object.fromEntries(
-    SOURCES.map((s) => {
-      const us = evidence.filter((e) => e.source === s).map((e) => e.u);
-      return [s, us.length ? us.reduce((a, b) => a + b, 0) / us.length : null];
-    }),
-  ) as Record<Source, number | null>;
+  const sourceUncertainty = meanUncertainty(evidence);
   timings.total = performance.now() - t0;
   const trace: RetrievalTrace = {
     taskId: task.id,
@@ -377,6 +255,209 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   };
   if (opts.persist !== false) saveTrace(store, repoId, enc.id, config, trace);
   return trace;
+}
+
+/** The store's row for `encoder`; throws unless the repository exists and was indexed with it. */
+function checkedEncoder(store: Store, encoder: Encoder, repoId: number): EncoderRow {
+  const repo = store.getRepository(repoId);
+  if (!repo) throw new RetrievalError(`No repository with id ${repoId} in ${store.path}; index it first.`);
+  const enc = store.registerEncoder(encoder);
+  if (repo.encoder_id !== enc.id) {
+    const used = repo.encoder_id != null ? store.getEncoder(repo.encoder_id)?.name : null;
+    throw new RetrievalError(
+      `${repo.root} was indexed with ${used ?? 'no encoder'}, not ${encoder.name}; run opencoder index on it with this encoder first.`,
+    );
+  }
+  return enc;
+}
+
+/** Excluded per kind: the masked items, test-file items (a cached set: checked, not copied), and API entries outside `apiModules`. */
+function exclusions(store: Store, repoId: number, config: PipelineConfig, target: TargetInfo, apiModules: Set<string> | undefined): Record<ItemKind, Excluded> {
+  const excluded = (masked: Set<number>, kind: ItemKind): Excluded => {
+    const tests = config.retrieval.excludeTests ? testItems(store, repoId, kind) : null;
+    return { has: (id: number) => masked.has(id) || (tests?.has(id) ?? false) };
+  };
+  const maskedByKind: Record<ItemKind, Excluded> = {
+    unit: excluded(target.masked.units, 'unit'),
+    chunk: excluded(target.masked.chunks, 'chunk'),
+    api: excluded(target.masked.api, 'api'),
+  };
+  if (apiModules) {
+    const outside = new Set(
+      apiEntryModules(store, repoId)
+        .filter((r) => !apiModules.has(r.module))
+        .map((r) => r.id),
+    );
+    const base = maskedByKind.api;
+    maskedByKind.api = { has: (id: number) => base.has(id) || outside.has(id) };
+  }
+  return maskedByKind;
+}
+
+/** The candidates that come from the target's place in the repository rather than from a query. */
+function structuralIds(run: Run): StructuralIds {
+  const { store, repoId, target, masked } = run;
+  const importedModules = target.module ? target.imports.map((i) => i.split('#')[0]!).filter(Boolean) : [];
+  const structural = structuralChunks(store, repoId, target, masked.chunk);
+  const imported = target.module
+    ? importedHeaders(
+        store,
+        repoId,
+        // `from .utils import slugify` names pkg.utils.slugify: the module is the name or its parent.
+        importedModules.flatMap((m) => {
+          const abs = resolveImport(m, target.module!);
+          return [abs, abs.split('.').slice(0, -1).join('.')];
+        }),
+        masked.chunk,
+      )
+    : [];
+  // API knowledge the target's module imports by name (`from .validation import is_string`): candidates for
+  // every step, as the module header names them; r is still the cosine to the step's query.
+  const ts = performance.now();
+  const importedApi = target.module ? importedApis(store, repoId, target.module, target.imports, masked.api) : [];
+  run.timings.importedApi = performance.now() - ts;
+  return { context: [...structural, ...imported], api: importedApi };
+}
+
+/** One source: candidates for each step's query, ranked, cut to top k and scored, appended to the run's evidence. */
+function sourceEvidence(run: Run, source: Source, queries: Query[], qvecs: Float32Array[], structural: StructuralIds): void {
+  const { store, timings } = run;
+  const kind = SOURCE_KIND[source];
+  const index = run.cache.get(store, run.repoId, run.enc.id, kind, run.enc.dim);
+  const lists: { step: number; query: string; found: Candidate[] }[] = [];
+  const allIds = new Set<number>();
+  queries.forEach((q, qi) => {
+    if (q.source !== source) return;
+    const found = stepCandidates(run, index, kind, q, qvecs[qi]!, source === 'context' ? structural.context : source === 'api' ? structural.api : []);
+    for (const c of found) allIds.add(c.id);
+    lists.push({ step: q.step, query: q.text, found });
+  });
+  const tf = performance.now();
+  const items = fetchItems(store, kind, [...allIds]);
+  addTime(timings, 'fetch', tf);
+  for (const list of lists) {
+    const withItems: (ScoredItem & Candidate)[] = [];
+    for (const c of list.found) {
+      const item = items.get(c.id);
+      if (item) withItems.push({ ...c, item });
+    }
+    // Rank by cosine; repository context favours the target's own module, its imports and its class.
+    // API knowledge favours what the target's module imports by name.
+    const rankKey = (x: { r: number; item: Item; finders: Finder[] }) =>
+      source === 'context' ? x.r + 0.1 * (1 - localityOf(x.item.module, run.targetCtx)) : source === 'api' && x.finders.includes('structure') ? x.r + 0.2 : x.r;
+    withItems.sort((a, b) => rankKey(b) - rankKey(a) || a.id - b.id);
+    const top = withItems.slice(0, run.config.retrieval.perSourceTopK);
+    const w = run.steps[list.step]!.weights[source];
+    const ts = performance.now();
+    const scores = scoreList(source, top, list.query, run.targetCtx);
+    addTime(timings, 'score', ts);
+    top.forEach((x, rank) => {
+      run.itemByKey.set(x.item.key, x.item);
+      run.evidence.push(evidenceOf(x, source, list.step, rank, w, scores[rank]!));
+    });
+  }
+}
+
+/** One query's candidates (vector, lexical and structural finders merged), each with its cosine r; items without a vector are left out. */
+function stepCandidates(run: Run, index: VectorIndex, kind: ItemKind, q: Query, qv: Float32Array, structural: number[]): Candidate[] {
+  const { timings, config } = run;
+  const k = config.retrieval.perSourceTopK;
+  const masked = run.masked[kind];
+  const found = new Map<number, Set<Finder>>();
+  const add = (id: number, f: Finder) => {
+    let s = found.get(id);
+    if (!s) found.set(id, (s = new Set()));
+    s.add(f);
+  };
+  let tt = performance.now();
+  const hits = run.search === 'exact' ? index.exactSearch(qv, k * 2, masked) : index.search(qv, k * 2, masked);
+  for (const h of hits) add(h.id, 'vector');
+  addTime(timings, 'vector', tt);
+  tt = performance.now();
+  for (const id of lexicalHits(run.store, kind, run.repoId, q.text, config.retrieval.lexicalCandidates, masked)) add(id, 'lexical');
+  addTime(timings, 'lexical', tt);
+  for (const id of structural) add(id, 'structure');
+  const candidates: Candidate[] = [];
+  for (const [id, finders] of found) {
+    const r = index.cosine(id, qv);
+    // An item without a vector (not embedded yet) has no relevance to report: it is left out.
+    if (r === null) continue;
+    candidates.push({ id, r, vector: index.vector(id), finders: [...finders] });
+  }
+  return candidates;
+}
+
+/** The evidence record of a ranked, scored candidate (kept until fusion says otherwise). */
+function evidenceOf(x: ScoredItem & Candidate, source: Source, step: number, rank: number, w: number, score: ReturnType<typeof scoreList>[number]): Evidence {
+  return {
+    key: x.item.key,
+    source,
+    step,
+    rank,
+    finders: x.finders,
+    title: x.item.title,
+    module: x.item.module,
+    qualname: x.item.qualname,
+    file: x.item.file,
+    startLine: x.item.startLine,
+    endLine: x.item.endLine,
+    text: x.item.text,
+    r: x.r,
+    w,
+    u: score.u,
+    signals: score.signals,
+    gamma: 0,
+    kept: true,
+    reason: '',
+    subkind: x.item.subkind,
+    provenance: [],
+  };
+}
+
+/**
+ * Target-aware API refinement, after the keep rule, over the API items kept in any step: the rules
+ * (refine.ts) on the distinct items, best γ first, then the selector's decision.
+ */
+function refineHook(itemByKey: Map<string, Item>, refineTarget: Parameters<typeof refineApi>[1], selection: Selection | null, selectionThreshold: number) {
+  return (api: Evidence[]): void => {
+    const distinct: Evidence[] = [];
+    const seen = new Set<string>();
+    for (const e of api) if (!seen.has(e.key)) (seen.add(e.key), distinct.push(e));
+    const ruled = refineApi(
+      distinct.map((e) => itemByKey.get(e.key)!),
+      refineTarget,
+    );
+    const dropByKey = new Map<string, string>();
+    distinct.forEach((e, i) => {
+      const r = ruled.get(i);
+      if (r) dropByKey.set(e.key, r.reason);
+    });
+    for (const e of api) {
+      const rule = dropByKey.get(e.key);
+      if (rule) {
+        e.kept = false;
+        e.droppedAt = 'refinement';
+        e.reason = rule;
+        continue;
+      }
+      const sel = selection?.get(e.key);
+      if (sel && !sel.selected) {
+        e.kept = false;
+        e.droppedAt = 'selection';
+        e.reason = `API selection: not needed (p ${sel.p.toFixed(2)} below ${selectionThreshold.toFixed(2)}; ${sel.why})`;
+      }
+    }
+  };
+}
+
+/** Mean u of each source's evidence (null for a source with none). */
+function meanUncertainty(evidence: Evidence[]): Record<Source, number | null> {
+  return Object.fromEntries(
+    SOURCES.map((s) => {
+      const us = evidence.filter((e) => e.source === s).map((e) => e.u);
+      return [s, us.length ? us.reduce((a, b) => a + b, 0) / us.length : null];
+    }),
+  ) as Record<Source, number | null>;
 }
 
 /**
@@ -396,9 +477,9 @@ function selectApis(
   alpha: number,
   model: SelectorModel,
   onSelection?: (candidates: ApiCandidate[]) => void,
-): Map<string, { p: number; selected: boolean; why: string }> {
+): Selection {
   const api = evidence.filter((e) => e.source === 'api');
-  const out = new Map<string, { p: number; selected: boolean; why: string }>();
+  const out: Selection = new Map();
   if (!api.length) return out;
   const distinct = [...new Map(api.map((e) => [e.key, e])).values()].sort((a, b) => b.r - a.r || a.rank - b.rank);
   const ruled = refineApi(

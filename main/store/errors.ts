@@ -1,15 +1,15 @@
 // Typed errors of the store. Each names the database file and says what the user can do.
 
 import type { Database } from 'better-sqlite3';
+import { OpenCoderError } from '../model/errors.ts';
 
-export class StoreError extends Error {
+export class StoreError extends OpenCoderError {
   constructor(
     message: string,
     readonly dbPath: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = 'StoreError';
+    super('engine', message, options);
   }
 }
 

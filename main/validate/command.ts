@@ -4,6 +4,7 @@
 // per-test evidence, which the validator's runner collects through those two frameworks.
 
 import path from 'node:path';
+import { OpenCoderError } from '../model/errors.ts';
 
 export interface TestCommand {
   mode: 'unittest' | 'pytest';
@@ -16,10 +17,9 @@ export interface TestCommand {
   interpreter: string | null;
 }
 
-export class TestCommandError extends Error {
+export class TestCommandError extends OpenCoderError {
   constructor(message: string) {
-    super(message);
-    this.name = 'TestCommandError';
+    super('unsupported', message);
   }
 }
 

@@ -17,7 +17,7 @@
 // a host folder as workspace, and the wall-clock kill of the process group — but no filesystem,
 // network or PID isolation. Every verdict carries the mode's label.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,6 +26,7 @@ import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { processTempDir, removeTree } from './cleanup.ts';
 import type { Limits, SandboxEvent, SandboxInfo } from '../model/verdict.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
 export const HARNESS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'py');
 export const SANDBOX_UID = 65534;
@@ -41,10 +42,9 @@ export const DEFAULT_LIMITS: Limits = {
   outputKillBytes: 16 * 2 ** 20,
 };
 
-export class SandboxUnavailableError extends Error {
+export class SandboxUnavailableError extends OpenCoderError {
   constructor(message: string) {
-    super(message);
-    this.name = 'SandboxUnavailableError';
+    super('unsupported', message);
   }
 }
 
@@ -294,165 +294,56 @@ const env = (ws: string) => ({
   LOGNAME: 'sandbox',
 });
 
+/** How to start one sandboxed run: the program and its arguments, where and with what, and its workspace. */
+interface Launch {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  stdinText: string;
+  /** The workspace as the program sees it (/ws in strong mode; a host folder in weak mode). */
+  ws: string;
+  /** Weak mode: the host folder holding the workspace, removed after the run. */
+  cleanupDir: string | null;
+}
+
+/** A started program: what has been captured of it so far and how it is stopped. */
+interface Running {
+  child: ChildProcess;
+  /** fd 3, the harness's report channel. */
+  ch: Duplex;
+  closed: Promise<void>;
+  events: SandboxEvent[];
+  out: { stdout: Buffer[]; stderr: Buffer[]; kept: { stdout: number; stderr: number }; total: number };
+  channel: Buffer[];
+  channelBytes: number;
+  killedBy: SandboxRunResult['killedBy'];
+  spawnError: Error | null;
+  /** Kills the whole process group. */
+  killGroup: () => void;
+  /** Kills the group and records why (the first reason only). */
+  kill: (why: NonNullable<SandboxRunResult['killedBy']>, detail: string) => void;
+}
+
 /** Runs the harness (or spec.argv) in the sandbox `info` describes. Never throws for what the program does. */
 export async function runSandboxed(info: SandboxInfo, spec: SandboxRunSpec): Promise<SandboxRunResult> {
   const strong = info.strength === 'strong';
   const python = spec.python ?? info.tools.python;
-  let ws: string;
-  let cleanupDir: string | null = null;
-  let file: string;
-  let args: string[];
-  let cwd: string;
-  let childEnv: Record<string, string>;
-  let stdinText: string;
-  const limits = spec.limits;
-  if (strong) {
-    ws = '/ws';
-    const base = spec.repo ? '/base' : null;
-    const harness = '/opencoder';
-    stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base, harness }) : spec.stdin;
-    const wsBytes = limits.workspaceBytes + (spec.repoBytes ?? 0);
-    // Inside its user namespace the candidate is uid 0, as benchmark harnesses usually run tests
-    // (RepoExec's reference runs were made as root); outside it stays the unprivileged uid, and
-    // bwrap leaves it no capabilities (empty bounding set, no_new_privs).
-    const bw = [
-      '--unshare-all', '--unshare-user', '--uid', '0', '--gid', '0', '--disable-userns', '--die-with-parent', '--new-session',
-      '--cap-drop', 'ALL', '--hostname', 'sandbox',
-      '--ro-bind', '/usr', '/usr', ...rootEntries(),
-      '--dir', '/etc',
-      ...etcFiles().flatMap((f) => ['--ro-bind-try', `/etc/${f}`, `/etc/${f}`]),
-      '--proc', '/proc', '--dev', '/dev',
-      '--size', String(limits.tmpBytes), '--tmpfs', '/dev/shm',
-      '--size', String(limits.tmpBytes), '--tmpfs', '/tmp',
-      '--size', String(wsBytes), '--tmpfs', '/ws',
-      // after the private /tmp: a task's virtualenv may live under the host's /tmp
-      ...pythonPrefixBind(python),
-      '--ro-bind', harnessDirFor(info), harness,
-      ...(spec.repo ? ['--ro-bind', spec.repo, '/base'] : []),
-      '--chdir', '/ws', '--remount-ro', '/',
-      ...Object.entries({ ...env('/ws'), USER: 'root', LOGNAME: 'root' }).flatMap(([k, v]) => ['--setenv', k, v]),
-      '--',
-    ];
-    const inner = [
-      ...(info.tools.prlimit ? limitArgs(info.tools.prlimit, limits) : []),
-      ...(spec.argv ?? [python, '-I', '-B', '-c', harnessEntry(harness)]),
-    ];
-    if (info.uid !== null && info.tools.setpriv) {
-      file = info.tools.setpriv;
-      args = [
-        `--reuid=${info.uid}`, `--regid=${info.uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all',
-        '--no-new-privs', info.tools.bwrap!, ...bw, ...inner,
-      ];
-    } else {
-      file = info.tools.bwrap!;
-      args = [...bw, ...inner];
-    }
-    cwd = '/';
-    childEnv = {};
-  } else {
-    const parent = spec.workRoot ?? os.tmpdir();
-    cleanupDir = fs.mkdtempSync(path.join(parent, 'oc-ws-'));
-    ws = path.join(cleanupDir, 'ws');
-    fs.mkdirSync(ws);
-    if (info.uid !== null) fs.chownSync(ws, info.uid, info.uid);
-    fs.chmodSync(cleanupDir, 0o711);
-    const harness = harnessDirFor(info);
-    stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base: spec.repo, harness }) : spec.stdin;
-    const inner = [
-      ...(info.tools.prlimit ? limitArgs(info.tools.prlimit, limits) : []),
-      ...(spec.argv ?? [python, '-I', '-B', '-c', harnessEntry(harness)]),
-    ];
-    if (info.uid !== null && info.tools.setpriv) {
-      file = info.tools.setpriv;
-      args = [`--reuid=${info.uid}`, `--regid=${info.uid}`, '--clear-groups', '--inh-caps=-all', '--no-new-privs', ...inner];
-    } else {
-      [file, ...args] = inner as [string, ...string[]];
-    }
-    cwd = ws;
-    childEnv = { ...env(ws), TMPDIR: ws };
-    if (process.platform === 'win32') Object.assign(childEnv, { SYSTEMROOT: process.env.SYSTEMROOT ?? 'C:\\Windows' });
-  }
-
+  const launch = strong ? strongLaunch(info, spec, python) : weakLaunch(info, spec, python);
   const events: SandboxEvent[] = [];
   const started = performance.now();
-  const keep = limits.outputKeepBytes;
-  const out = { stdout: [] as Buffer[], stderr: [] as Buffer[], kept: { stdout: 0, stderr: 0 }, total: 0 };
-  const channel: Buffer[] = [];
-  let channelBytes = 0;
-  let killedBy: SandboxRunResult['killedBy'] = null;
-
-  const child = spawn(file, args, { cwd, env: childEnv, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
-  const closed = new Promise<void>((r) => child.once('close', () => r()));
-  const killGroup = () => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      try {
-        child.kill('SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
-  };
-  const kill = (why: NonNullable<SandboxRunResult['killedBy']>, detail: string) => {
-    if (!killedBy) {
-      killedBy = why;
-      events.push({ kind: why, detail });
-    }
-    killGroup();
-  };
-
-  const onOutput = (stream: 'stdout' | 'stderr') => (b: Buffer) => {
-    out.total += b.length;
-    if (out.kept[stream] < keep) {
-      const slice = b.subarray(0, keep - out.kept[stream]);
-      out[stream].push(slice);
-      out.kept[stream] += slice.length;
-    }
-    if (out.total > limits.outputKillBytes) kill('output-limit', `more than ${limits.outputKillBytes} bytes of output`);
-  };
-  child.stdout!.on('data', onOutput('stdout'));
-  child.stderr!.on('data', onOutput('stderr'));
-  const ch = child.stdio[3] as Duplex;
-  ch.on('data', (b: Buffer) => {
-    channelBytes += b.length;
-    if (channelBytes > limits.outputKillBytes) kill('output-limit', 'report channel flooded');
-    else channel.push(b);
-  });
-  for (const s of [child.stdin!, ch, child.stdout!, child.stderr!] as (Readable | Writable)[]) s.on('error', () => {});
-
-  const timer = setTimeout(() => kill('wall-timeout', `wall-clock limit of ${spec.timeoutMs} ms`), spec.timeoutMs);
-  const onAbort = () => kill('aborted', 'cancelled by the caller');
-  if (spec.signal?.aborted) onAbort();
-  spec.signal?.addEventListener('abort', onAbort, { once: true });
-
-  child.stdin!.end(stdinText);
-  let spawnError: Error | null = null;
-  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-    child.once('error', (err) => {
-      spawnError = err;
-      resolve({ code: null, signal: null });
-    });
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  clearTimeout(timer);
-  spec.signal?.removeEventListener('abort', onAbort);
+  const run = startChild(launch, spec.limits, events);
+  const exit = await waitForExit(run, launch.stdinText, spec);
   // Whatever is left of the group (weak mode has no PID namespace to take it down).
-  killGroup();
-  if (!strong && cleanupDir) killStragglers(info.uid, ws);
-  // Let the pipes drain; orphans that escaped the group could hold them open, so do not wait long.
-  let drainTimer: NodeJS.Timeout | undefined;
-  await Promise.race([closed, new Promise<void>((r) => (drainTimer = setTimeout(r, 2000)))]);
-  clearTimeout(drainTimer);
-  for (const s of [child.stdout!, child.stderr!]) s.destroy();
-  ch.destroy();
+  run.killGroup();
+  if (!strong && launch.cleanupDir) killStragglers(info.uid, launch.ws);
+  await drain(run);
   const durationMs = performance.now() - started;
-  if (cleanupDir) {
-    const problem = removeTree(cleanupDir);
+  if (launch.cleanupDir) {
+    const problem = removeTree(launch.cleanupDir);
     if (problem) events.push({ kind: 'sandbox-failure', detail: problem });
   }
-  if (spawnError) events.push({ kind: 'sandbox-failure', detail: `could not start ${file}: ${(spawnError as Error).message}` });
+  if (run.spawnError) events.push({ kind: 'sandbox-failure', detail: `could not start ${launch.file}: ${run.spawnError.message}` });
 
   let { code, signal } = exit;
   if (strong && signal === null) {
@@ -462,14 +353,169 @@ export async function runSandboxed(info: SandboxInfo, spec: SandboxRunSpec): Pro
   }
   return {
     exit: { code, signal },
-    stdout: Buffer.concat(out.stdout).toString('utf8'),
-    stderr: Buffer.concat(out.stderr).toString('utf8'),
-    channel: Buffer.concat(channel),
+    stdout: Buffer.concat(run.out.stdout).toString('utf8'),
+    stderr: Buffer.concat(run.out.stderr).toString('utf8'),
+    channel: Buffer.concat(run.channel),
     durationMs,
     events,
-    killedBy,
-    outputBytes: out.total,
+    killedBy: run.killedBy,
+    outputBytes: run.out.total,
   };
+}
+
+/** The program inside the sandbox: prlimit's limits (when there is prlimit) around the harness or spec.argv. */
+function innerCommand(info: SandboxInfo, spec: SandboxRunSpec, python: string, harness: string): string[] {
+  return [...(info.tools.prlimit ? limitArgs(info.tools.prlimit, spec.limits) : []), ...(spec.argv ?? [python, '-I', '-B', '-c', harnessEntry(harness)])];
+}
+
+/** Strong mode: bwrap (started through setpriv when privileges must be dropped first) with an empty environment. */
+function strongLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): Launch {
+  const { limits } = spec;
+  const ws = '/ws';
+  const base = spec.repo ? '/base' : null;
+  const harness = '/opencoder';
+  const stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base, harness }) : spec.stdin;
+  const wsBytes = limits.workspaceBytes + (spec.repoBytes ?? 0);
+  // Inside its user namespace the candidate is uid 0, as benchmark harnesses usually run tests
+  // (RepoExec's reference runs were made as root); outside it stays the unprivileged uid, and
+  // bwrap leaves it no capabilities (empty bounding set, no_new_privs).
+  const bw = [
+    '--unshare-all', '--unshare-user', '--uid', '0', '--gid', '0', '--disable-userns', '--die-with-parent', '--new-session',
+    '--cap-drop', 'ALL', '--hostname', 'sandbox',
+    '--ro-bind', '/usr', '/usr', ...rootEntries(),
+    '--dir', '/etc',
+    ...etcFiles().flatMap((f) => ['--ro-bind-try', `/etc/${f}`, `/etc/${f}`]),
+    '--proc', '/proc', '--dev', '/dev',
+    '--size', String(limits.tmpBytes), '--tmpfs', '/dev/shm',
+    '--size', String(limits.tmpBytes), '--tmpfs', '/tmp',
+    '--size', String(wsBytes), '--tmpfs', '/ws',
+    // after the private /tmp: a task's virtualenv may live under the host's /tmp
+    ...pythonPrefixBind(python),
+    '--ro-bind', harnessDirFor(info), harness,
+    ...(spec.repo ? ['--ro-bind', spec.repo, '/base'] : []),
+    '--chdir', '/ws', '--remount-ro', '/',
+    ...Object.entries({ ...env('/ws'), USER: 'root', LOGNAME: 'root' }).flatMap(([k, v]) => ['--setenv', k, v]),
+    '--',
+  ];
+  const inner = innerCommand(info, spec, python, harness);
+  const launch = { cwd: '/', env: {}, stdinText, ws, cleanupDir: null };
+  if (info.uid !== null && info.tools.setpriv) {
+    const args = [
+      `--reuid=${info.uid}`, `--regid=${info.uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all',
+      '--no-new-privs', info.tools.bwrap!, ...bw, ...inner,
+    ];
+    return { ...launch, file: info.tools.setpriv, args };
+  }
+  return { ...launch, file: info.tools.bwrap!, args: [...bw, ...inner] };
+}
+
+/** Weak mode: a fresh host folder as workspace, a clean environment, setpriv's privilege drop when running as root. */
+function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): Launch {
+  const parent = spec.workRoot ?? os.tmpdir();
+  const cleanupDir = fs.mkdtempSync(path.join(parent, 'oc-ws-'));
+  const ws = path.join(cleanupDir, 'ws');
+  fs.mkdirSync(ws);
+  if (info.uid !== null) fs.chownSync(ws, info.uid, info.uid);
+  fs.chmodSync(cleanupDir, 0o711);
+  const harness = harnessDirFor(info);
+  const stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base: spec.repo, harness }) : spec.stdin;
+  const inner = innerCommand(info, spec, python, harness);
+  let file: string;
+  let args: string[];
+  if (info.uid !== null && info.tools.setpriv) {
+    file = info.tools.setpriv;
+    args = [`--reuid=${info.uid}`, `--regid=${info.uid}`, '--clear-groups', '--inh-caps=-all', '--no-new-privs', ...inner];
+  } else {
+    [file, ...args] = inner as [string, ...string[]];
+  }
+  const childEnv: Record<string, string> = { ...env(ws), TMPDIR: ws };
+  if (process.platform === 'win32') Object.assign(childEnv, { SYSTEMROOT: process.env.SYSTEMROOT ?? 'C:\\Windows' });
+  return { file, args, cwd: ws, env: childEnv, stdinText, ws, cleanupDir };
+}
+
+/** Spawns the program in its own process group and captures its output, killing it when the output passes its cap. */
+function startChild(l: Launch, limits: Limits, events: SandboxEvent[]): Running {
+  const child = spawn(l.file, l.args, { cwd: l.cwd, env: l.env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+  const run: Running = {
+    child,
+    ch: child.stdio[3] as Duplex,
+    closed: new Promise<void>((r) => child.once('close', () => r())),
+    events,
+    out: { stdout: [], stderr: [], kept: { stdout: 0, stderr: 0 }, total: 0 },
+    channel: [],
+    channelBytes: 0,
+    killedBy: null,
+    spawnError: null,
+    killGroup: () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+    },
+    kill: (why, detail) => {
+      if (!run.killedBy) {
+        run.killedBy = why;
+        events.push({ kind: why, detail });
+      }
+      run.killGroup();
+    },
+  };
+  const keep = limits.outputKeepBytes;
+  const { out, ch } = run;
+  const onOutput = (stream: 'stdout' | 'stderr') => (b: Buffer) => {
+    out.total += b.length;
+    if (out.kept[stream] < keep) {
+      const slice = b.subarray(0, keep - out.kept[stream]);
+      out[stream].push(slice);
+      out.kept[stream] += slice.length;
+    }
+    if (out.total > limits.outputKillBytes) run.kill('output-limit', `more than ${limits.outputKillBytes} bytes of output`);
+  };
+  child.stdout!.on('data', onOutput('stdout'));
+  child.stderr!.on('data', onOutput('stderr'));
+  ch.on('data', (b: Buffer) => {
+    run.channelBytes += b.length;
+    if (run.channelBytes > limits.outputKillBytes) run.kill('output-limit', 'report channel flooded');
+    else run.channel.push(b);
+  });
+  for (const s of [child.stdin!, ch, child.stdout!, child.stderr!] as (Readable | Writable)[]) s.on('error', () => {});
+  return run;
+}
+
+/** Feeds stdin and waits for the exit, killing the program at the wall-clock limit or when the caller aborts. */
+async function waitForExit(run: Running, stdinText: string, spec: SandboxRunSpec): Promise<{ code: number | null; signal: string | null }> {
+  const timer = setTimeout(() => run.kill('wall-timeout', `wall-clock limit of ${spec.timeoutMs} ms`), spec.timeoutMs);
+  const onAbort = () => run.kill('aborted', 'cancelled by the caller');
+  if (spec.signal?.aborted) onAbort();
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const { child } = run;
+  child.stdin!.end(stdinText);
+  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    child.once('error', (err) => {
+      run.spawnError = err;
+      resolve({ code: null, signal: null });
+    });
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  clearTimeout(timer);
+  spec.signal?.removeEventListener('abort', onAbort);
+  return exit;
+}
+
+/** Lets the pipes drain; orphans that escaped the group could hold them open, so it does not wait long. */
+async function drain(run: Running): Promise<void> {
+  let drainTimer: NodeJS.Timeout | undefined;
+  await Promise.race([run.closed, new Promise<void>((r) => (drainTimer = setTimeout(r, 2000)))]);
+  clearTimeout(drainTimer);
+  for (const s of [run.child.stdout!, run.child.stderr!]) s.destroy();
+  run.ch.destroy();
 }
 
 /** Weak mode: kills processes of the sandbox uid still working in this workspace (setsid escapees). */

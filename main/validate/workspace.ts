@@ -8,14 +8,14 @@ import path from 'node:path';
 import { DEFAULT_PLACEHOLDER, type Task } from '../model/task.ts';
 import type { PipelineConfig } from '../model/config.ts';
 import { parseTestCommand as parseCommand, TestCommandError, type TestCommand } from './command.ts';
+import { OpenCoderError } from '../model/errors.ts';
 
-export class TaskError extends Error {
+export class TaskError extends OpenCoderError {
   constructor(
     message: string,
     readonly taskId: string,
   ) {
-    super(`task ${taskId}: ${message}`);
-    this.name = 'TaskError';
+    super('invalid-input', `task ${taskId}: ${message}`);
   }
 }
 

@@ -15,7 +15,7 @@ import {
   type ImportWarning,
 } from '../../main/benchmarks/codereval.ts';
 import { DEFAULT_PLACEHOLDER, readManifest, type Task } from '../../main/benchmarks/manifest.ts';
-import { main } from '../../main/host/cli.ts';
+import { main } from '../../main/host/cli/main.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';
 

@@ -12,7 +12,7 @@ import {
   type ExecRepoBenchImportResult,
 } from '../../main/benchmarks/execrepobench.ts';
 import { readManifest, type Task } from '../../main/benchmarks/manifest.ts';
-import { main } from '../../main/host/cli.ts';
+import { main } from '../../main/host/cli/main.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 

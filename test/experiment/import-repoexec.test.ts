@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMPORT_MARKER, RepoExecImportError, importRepoExec, viewFolderFor, type ImportWarning, type RepoExecImportResult } from '../../main/benchmarks/repoexec/import.ts';
 import { readManifest } from '../../main/benchmarks/manifest.ts';
 import { createExtractor, type Extractor } from '../../main/index/extract.ts';
-import { main } from '../../main/host/cli.ts';
+import { main } from '../../main/host/cli/main.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectFormat, humanEvalEstimator, officialCounts, passAtKOf, readSampleSetFile, readSamples, sampleSetLines } from '../../main/benchmarks/samples.ts';
 import { loadSampleSets } from '../../main/generate/imported-backend.ts';
-import { main } from '../../main/host/cli.ts';
+import { main } from '../../main/host/cli/main.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

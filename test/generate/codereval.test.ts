@@ -11,7 +11,7 @@ import { evaluateSampleSets } from '../../main/experiment/eval/uncertainty-eval.
 import { ImportedBackend, loadSampleSets } from '../../main/generate/imported-backend.ts';
 import { generateCandidates } from '../../main/generate/generate.ts';
 import { LlmError } from '../../main/generate/errors.ts';
-import { main } from '../../main/host/cli.ts';
+import { main } from '../../main/host/cli/main.ts';
 import { DEFAULT_CONFIG, makeConfig } from '../../main/model/config.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { ROOT } from './trace-fixture.ts';

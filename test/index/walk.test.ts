@@ -711,7 +711,7 @@ describe('checkRepositoryRoot', () => {
     const missing = path.join(parent, 'nope');
     await expect(checkRepositoryRoot(missing)).rejects.toMatchObject({
       name: 'RepositoryRootError',
-      code: 'not_found',
+      reason: 'not_found',
       message: `The repository folder does not exist: ${missing}`,
     });
     await expect(walkRepository(missing)).rejects.toBeInstanceOf(RepositoryRootError);
@@ -721,21 +721,21 @@ describe('checkRepositoryRoot', () => {
     const root = await repo({ 'f.py': PY });
     const file = path.join(root, 'f.py');
     await expect(checkRepositoryRoot(file)).rejects.toMatchObject({
-      code: 'not_a_directory',
+      reason: 'not_a_directory',
       message: `The repository path ${file} is a file, not a folder.`,
     });
-    await expect(walkRepository(file)).rejects.toMatchObject({ code: 'not_a_directory' });
+    await expect(walkRepository(file)).rejects.toMatchObject({ reason: 'not_a_directory' });
   });
 
   it('rejects an empty path', async () => {
-    await expect(checkRepositoryRoot('')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(checkRepositoryRoot('')).rejects.toMatchObject({ reason: 'not_found' });
   });
 
   it.skipIf(isRoot)('rejects a folder it cannot read (skipped: running as root, where permissions do not apply)', async () => {
     const root = await repo({ 'a.py': PY });
     await fs.chmod(root, 0o000);
     try {
-      await expect(checkRepositoryRoot(root)).rejects.toMatchObject({ code: 'permission_denied' });
+      await expect(checkRepositoryRoot(root)).rejects.toMatchObject({ reason: 'permission_denied' });
     } finally {
       await fs.chmod(root, 0o755);
     }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeManifest } from '../../main/benchmarks/manifest.ts';
-import { main } from '../../main/host/cli.ts';
+import { main } from '../../main/host/cli/main.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { GOOD, PLACEHOLDER, TEMPLATE } from './helpers.ts';
 

@@ -4,18 +4,18 @@
 
 import type { Fail } from '../import-out.ts';
 import type { RawRow } from './inputs.ts';
+import { OpenCoderError } from '../../model/errors.ts';
 
 /** The manifest's `source.benchmark` for these tasks. */
 export const REPOEXEC_BENCHMARK = 'repoexec-inline';
 
-export class RepoExecImportError extends Error {
+export class RepoExecImportError extends OpenCoderError {
   constructor(
     message: string,
     readonly file?: string,
     readonly line?: number,
   ) {
-    super(message);
-    this.name = 'RepoExecImportError';
+    super('invalid-input', message);
   }
 }
 

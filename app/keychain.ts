@@ -39,7 +39,7 @@ interface KeyFile {
 }
 
 export function keychainUnavailableReason(safe: SafeStorageLike, platform: NodeJS.Platform = process.platform): string | null {
-  let available = false;
+  let available: boolean;
   try {
     available = safe.isEncryptionAvailable();
   } catch {

@@ -56,7 +56,7 @@ export function stdlibCodeTexts(count: number, maxChars = 6000): string[] {
   const step = Math.max(1, Math.floor(files.length / Math.max(1, count / 4)));
   for (let i = 0; i < files.length && out.length < count; i += step) {
     const src = fs.readFileSync(files[i]!, 'utf8');
-    for (const chunk of src.split(/\n(?=(?:async\s+def|def|class|    def|    async\s+def)\s)/)) {
+    for (const chunk of src.split(/\n(?=(?:async\s+def|def|class| {4}def| {4}async\s+def)\s)/)) {
       if (chunk.length >= 80) out.push(chunk.slice(0, maxChars));
       if (out.length >= count) break;
     }

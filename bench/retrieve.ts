@@ -82,7 +82,7 @@ export async function benchRetrieval(store: Store, encoder: Encoder, root: strin
     const a = await retrieveForTask({ store, encoder, repoId, task, cache, persist: false });
     approxMs.push(performance.now() - t);
     t = performance.now();
-    const e = await retrieveForTask({ store, encoder, repoId, task, cache, persist: false, search: 'exact' });
+    await retrieveForTask({ store, encoder, repoId, task, cache, persist: false, search: 'exact' });
     exactMs.push(performance.now() - t);
     // recall@8 of the vector search against the exact scan, on the same query vectors
     const texts = a.steps.flatMap((st) => SOURCES.map((src) => ({ src, text: st.queries[src] })));

@@ -22,7 +22,7 @@ export function checkOutDir(outDir: string, importer: string, fail: Fail): boole
   if (!fs.existsSync(outDir)) return false;
   if (!fs.statSync(outDir).isDirectory()) throw fail(`--out ${outDir} exists and is not a folder`, outDir);
   if (!fs.readdirSync(outDir).length) return false;
-  let marker: Partial<Marker> | null = null;
+  let marker: Partial<Marker> | null;
   try {
     marker = JSON.parse(fs.readFileSync(path.join(outDir, IMPORT_MARKER), 'utf8')) as Partial<Marker>;
   } catch {

@@ -63,6 +63,7 @@ export const DEFAULT_FEATURE_CONFIG: FeatureConfig = {
 const SUBTOKEN_RE = /\p{Lu}+(?![\p{Ll}\p{Lo}\p{Lm}\p{Lt}\p{M}])|\p{Lu}?[\p{Ll}\p{Lo}\p{Lm}\p{Lt}\p{M}]+|\p{N}+/gu;
 const IDENTIFIER_RE = /[\p{L}\p{N}\p{M}_$]+/gu;
 const HAS_LETTER_RE = /\p{L}/u;
+// eslint-disable-next-line no-control-regex -- the ASCII range starts at NUL on purpose
 const NON_ASCII_RE = /[^\x00-\x7f]/;
 
 /** Splits one identifier into lower-cased sub-tokens: `parseHTTPResponse` → parse, http, response. */

@@ -40,7 +40,7 @@ export async function loadHashEncoderSpec(dir: string = defaultEncoderDir()): Pr
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${configPath}: not valid JSON (${(e as Error).message})`);
+    throw new Error(`${configPath}: not valid JSON (${(e as Error).message})`, { cause: e });
   }
   const config = validateHashModelConfig(raw, configPath);
   const modelPath = path.join(dir, config.model);

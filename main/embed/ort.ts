@@ -27,7 +27,7 @@ export async function createSession(modelPath: string | Uint8Array, opts: Sessio
     });
   } catch (e) {
     const where = typeof modelPath === 'string' ? modelPath : `<${modelPath.byteLength}-byte buffer>`;
-    throw new Error(`cannot load ONNX model ${where}: ${(e as Error).message ?? e}`);
+    throw new Error(`cannot load ONNX model ${where}: ${(e as Error).message ?? e}`, { cause: e });
   }
 }
 

@@ -147,7 +147,7 @@ export class UnixcoderTokenizer {
       try {
         return JSON.parse(await fs.promises.readFile(p, 'utf8')) as Record<string, unknown>;
       } catch (e) {
-        throw new Error(`cannot read ${p}: ${(e as Error).message}`);
+        throw new Error(`cannot read ${p}: ${(e as Error).message}`, { cause: e });
       }
     };
     const json = await read(tokenizerPath);
@@ -155,7 +155,7 @@ export class UnixcoderTokenizer {
     try {
       return UnixcoderTokenizer.fromJSON(json, config, maxLength);
     } catch (e) {
-      throw new Error(`${tokenizerPath}: ${(e as Error).message}`);
+      throw new Error(`${tokenizerPath}: ${(e as Error).message}`, { cause: e });
     }
   }
 
@@ -295,23 +295,21 @@ export async function createUnixcoderEncoder(spec: UnixcoderEncoderSpec, opts: U
     return meanPoolNormalize(out.data, attentionMask, batch, length, h);
   }
 
-  let dim = spec.dim;
-  const meta = describeValues(session.outputMetadata).find((v) => v.name === UNIXCODER_OUTPUT);
-  const metaDim = meta?.shape[2];
-  if (typeof metaDim === 'number') dim = metaDim;
+  // The width the model really produces (a probe run), whatever its metadata or the spec says.
+  let dim: number;
   try {
     const probe = await runIds([tokenizer.encode('')]);
     dim = probe[0]!.length;
   } catch (e) {
     await session.release();
-    throw new Error(`${spec.modelPath}: test run failed: ${(e as Error).message}`);
+    throw new Error(`${spec.modelPath}: test run failed: ${(e as Error).message}`, { cause: e });
   }
 
   let disposed = false;
   return {
     id: spec.id,
     name: spec.name,
-    dim: dim!,
+    dim,
     description: spec.description,
     async embed(texts: string[]): Promise<Float32Array[]> {
       if (disposed) throw new Error(`encoder ${spec.id} is disposed`);

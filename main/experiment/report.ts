@@ -35,12 +35,12 @@ function writeFile(file: string, content: string): void {
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
   } catch (err) {
-    throw new Error(`Cannot create the folder for report file ${file}: ${(err as Error).message}`);
+    throw new Error(`Cannot create the folder for report file ${file}: ${(err as Error).message}`, { cause: err });
   }
   try {
     fs.writeFileSync(file, content, 'utf8');
   } catch (err) {
-    throw new Error(`Cannot write report file ${file}: ${(err as Error).message}`);
+    throw new Error(`Cannot write report file ${file}: ${(err as Error).message}`, { cause: err });
   }
 }
 

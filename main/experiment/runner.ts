@@ -85,7 +85,7 @@ export function appInfo(packageRoot: string): RunProvenance['app'] {
   } catch {
     /* a packaged app without package.json beside it: the defaults say so */
   }
-  let commit: string | null = null;
+  let commit: string | null;
   try {
     commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
   } catch {

@@ -99,7 +99,7 @@ export function registerSecret(secret: string | undefined): void {
 }
 
 // Shapes of API keys (OpenAI sk-…, Google AIza…), also when a server echoes them partially masked.
-const KEY_SHAPES = [/\bsk-[A-Za-z0-9_*\-]{6,}/g, /\bAIza[0-9A-Za-z_\-*]{10,}/g];
+const KEY_SHAPES = [/\bsk-[A-Za-z0-9_*-]{6,}/g, /\bAIza[0-9A-Za-z_\-*]{10,}/g];
 
 /** Removes registered secrets and anything shaped like an API key. */
 export function redact(text: string): string {

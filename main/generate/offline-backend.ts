@@ -3,7 +3,6 @@
 // that delegate to an API from the evidence. It exists so that the pipeline, the UI and the tests run without
 // any model; every reply it produces says that it came from here.
 
-import { definitionOf } from './extract.ts';
 import { LlmError } from './errors.ts';
 import { signatureName } from './prompts.ts';
 import type { BackendCapabilities, ChatChoice, ChatRequest, ChatResponse, Evidence, GroundingContext, LlmBackend, PromptTask } from './types.ts';

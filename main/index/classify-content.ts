@@ -81,6 +81,7 @@ function declaresLegacyEncoding(base: string, text: string): boolean {
 }
 
 /** Control characters other than \t \n \v \f \r and ESC (ANSI colour codes appear in test fixtures). */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_CHARS = /[\x01-\x08\x0e-\x1a\x1c-\x1f]/g;
 
 function looksBinary(head: Buffer, text: string, legacyEncoding: boolean): boolean {

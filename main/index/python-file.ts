@@ -309,7 +309,7 @@ export class PythonFile extends SourceFile {
         keywordOnly = true;
         continue;
       }
-      let nameNode: Node | null = null;
+      let nameNode: Node | null;
       let annotation: string | null = null;
       let dflt: string | null = null;
       if (t === 'identifier' || t === 'list_splat_pattern' || t === 'dictionary_splat_pattern' || t === 'tuple_pattern') {

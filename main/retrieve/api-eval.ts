@@ -180,14 +180,13 @@ export function statedTruth(pool: ApiPool, names: string[], target: TruthTarget)
   const out = new Map<string, ApiTruthEntry>();
   for (const raw of names) {
     const s = raw.trim();
-    let row: PoolRow | null | undefined = null;
     if (s.includes(':')) {
       const [m, q] = [s.slice(0, s.indexOf(':')), s.slice(s.indexOf(':') + 1)];
       const key = canonicalOf(m, q);
       out.set(key, { key, title: `${m}.${q}` });
       continue;
     }
-    row = pool.byDotted.get(s) ?? (s.includes('.') ? null : resolveBare(pool, s, target));
+    const row: PoolRow | null | undefined = pool.byDotted.get(s) ?? (s.includes('.') ? null : resolveBare(pool, s, target));
     if (row) out.set(row.key, { key: row.key, title: `${row.module}.${row.key.slice(row.key.indexOf(':') + 1)}` });
     else out.set(`?:${s}`, { key: `?:${s}`, title: s });
   }

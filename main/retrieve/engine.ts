@@ -422,7 +422,11 @@ function refineHook(itemByKey: Map<string, Item>, refineTarget: Parameters<typeo
   return (api: Evidence[]): void => {
     const distinct: Evidence[] = [];
     const seen = new Set<string>();
-    for (const e of api) if (!seen.has(e.key)) (seen.add(e.key), distinct.push(e));
+    for (const e of api) {
+      if (seen.has(e.key)) continue;
+      seen.add(e.key);
+      distinct.push(e);
+    }
     const ruled = refineApi(
       distinct.map((e) => itemByKey.get(e.key)!),
       refineTarget,

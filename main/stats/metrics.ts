@@ -32,7 +32,10 @@ export function auprc(scores: readonly number[], positives: readonly boolean[]):
   for (let i = 0; i < idx.length; ) {
     let j = i;
     while (j + 1 < idx.length && idx[j + 1]![0] === idx[i]![0]) j++;
-    for (let k = i; k <= j; k++) idx[k]![1] ? tp++ : fp++;
+    for (let k = i; k <= j; k++) {
+      if (idx[k]![1]) tp++;
+      else fp++;
+    }
     const recall = tp / nPos;
     ap += (recall - prevRecall) * (tp / (tp + fp));
     prevRecall = recall;

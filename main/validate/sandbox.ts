@@ -345,7 +345,8 @@ export async function runSandboxed(info: SandboxInfo, spec: SandboxRunSpec): Pro
   }
   if (run.spawnError) events.push({ kind: 'sandbox-failure', detail: `could not start ${launch.file}: ${run.spawnError.message}` });
 
-  let { code, signal } = exit;
+  const { code } = exit;
+  let { signal } = exit;
   if (strong && signal === null) {
     // bwrap reports a child killed by signal N as exit code 128 + N.
     const s = sigOf(code);

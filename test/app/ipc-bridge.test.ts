@@ -363,7 +363,7 @@ describe('EngineSupervisor', () => {
   });
 
   it('shuts down gracefully: asks the engine to close, waits for its exit, kills it after the grace time', async () => {
-    const { sup, children, ports, t } = supervised();
+    const { sup, children, ports } = supervised();
     sup.start();
     ports[0]!.say({ type: 'ready' });
     const done = sup.stop();

@@ -70,7 +70,7 @@ const COLOR_LITERAL = /#[0-9a-f]{3,8}\b|\b(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch
 
 /** Color literals (hex, rgb(), hsl(), …) in a sheet's declarations. */
 function colorLiterals(css: string): string[] {
-  return readSheet(css).declarations.flatMap(([p, v]) => (v.match(COLOR_LITERAL) ?? []).map((m) => `${p}: ${v}`));
+  return readSheet(css).declarations.flatMap(([p, v]) => (v.match(COLOR_LITERAL) ?? []).map(() => `${p}: ${v}`));
 }
 
 /** Selectors that match on a data-testid attribute. */

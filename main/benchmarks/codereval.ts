@@ -18,7 +18,7 @@ import path from 'node:path';
 import { cleandoc, createExtractor, type Extractor } from '../index/extract.ts';
 import type { ExtractedUnit } from '../model/code.ts';
 import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
-import { checkOutDir, checkRelPath, countBy, prepareOutDir, requirementFromSignature, writeRepoFiles, type Fail } from './import-out.ts';
+import { checkOutDir, checkRelPath, collectWarnings, countBy, jsonlObjects, prepareOutDir, requirementFromSignature, writeRepoFiles, type Fail, type ImportWarning, type Warn } from './import-out.ts';
 import { CODEREVAL_TEMPLATE_TEST, checkProgramFromTemplate } from './codereval-template.ts';
 import { OpenCoderError } from '../model/errors.ts';
 
@@ -48,14 +48,7 @@ export class CoderEvalImportError extends OpenCoderError {
   }
 }
 
-export interface ImportWarning {
-  /** Short machine-readable reason (`malformed-json`, `invalid-record`, `unsafe-path`, …). */
-  reason: string;
-  /** Input or output file the warning is about (absolute), with a 1-based line when known. */
-  file: string;
-  line?: number;
-  message: string;
-}
+export type { ImportWarning } from './import-out.ts';
 
 export interface CoderEvalDropped {
   reason: string;
@@ -109,7 +102,6 @@ export interface CoderEvalImportResult {
 // ---------------------------------------------------------------------------------------------
 // Small shared helpers
 
-type Warn = (reason: string, file: string, line: number | undefined, message: string) => void;
 
 interface Located {
   value: Record<string, unknown>;
@@ -119,23 +111,7 @@ interface Located {
 
 /** Lines of a JSONL file; a line that is not a JSON object is a warning and is skipped. */
 function readJsonl(file: string, text: string, warn: Warn): Located[] {
-  const out: Located[] = [];
-  text.split('\n').forEach((raw, i) => {
-    if (!raw.trim()) return;
-    let v: unknown;
-    try {
-      v = JSON.parse(raw);
-    } catch (err) {
-      warn('malformed-json', file, i + 1, `not valid JSON, line skipped (${(err as Error).message})`);
-      return;
-    }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) {
-      warn('invalid-record', file, i + 1, 'not a JSON object, line skipped');
-      return;
-    }
-    out.push({ value: v as Record<string, unknown>, file, line: i + 1 });
-  });
-  return out;
+  return jsonlObjects(file, text, warn, 'invalid-record').map((r) => ({ ...r, file }));
 }
 
 function readText(file: string): string {
@@ -383,12 +359,7 @@ function resolveInputs(opts: CoderEvalImportOptions): Inputs {
   if (!fs.existsSync(benchDir) || !fs.statSync(benchDir).isDirectory()) {
     throw new CoderEvalImportError(`The bench folder ${benchDir} does not exist (expected the staged CoderEval folder with ${PROMPT_FILES.raw})`, benchDir);
   }
-  const warnings: ImportWarning[] = [];
-  const warn: Warn = (reason, file, line, message) => {
-    const w: ImportWarning = line === undefined ? { reason, file, message } : { reason, file, line, message };
-    warnings.push(w);
-    opts.onWarning?.(w);
-  };
+  const { warnings, warn } = collectWarnings(opts.onWarning);
   checkOutDir(outDir, 'codereval', failCoderEval); // fail fast on a foreign folder, before any work
 
   const promptsFile = path.join(benchDir, ...PROMPT_FILES[docstrings].split('/'));

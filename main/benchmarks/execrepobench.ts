@@ -17,12 +17,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createExtractor, type Extractor } from '../index/extract.ts';
 import { parseTestCommand } from '../validate/workspace.ts';
-import { mdEscape, type ImportWarning } from './codereval.ts';
-import { checkOutDir, checkRelPath, countBy, prepareOutDir, requirementFromSignature, writeRepoFiles } from './import-out.ts';
+import { mdEscape } from './codereval.ts';
+import { checkOutDir, checkRelPath, collectWarnings, countBy, jsonlObjects, prepareOutDir, requirementFromSignature, writeRepoFiles, type ImportWarning, type Warn } from './import-out.ts';
 import { writeManifest, type TaskRecord } from './manifest.ts';
 import { OpenCoderError } from '../model/errors.ts';
 
-export type { ImportWarning } from './codereval.ts';
+export type { ImportWarning } from './import-out.ts';
 
 export const EXECREPOBENCH_BENCHMARK = 'execrepobench';
 /** The runner ExecRepoBench puts at each repository's root. */
@@ -83,7 +83,6 @@ export interface ExecRepoBenchImportResult {
   warningCounts: Record<string, number>;
 }
 
-type Warn = (reason: string, file: string, line: number | undefined, message: string) => void;
 
 const DROP_REASONS: Record<string, string> = {
   'invalid-record': 'The record lacks a required field or has one of the wrong type (repo_name, file_name, prefix_code, middle_code, suffix_code, context_code).',
@@ -124,21 +123,7 @@ function readRecords(file: string, warn: Warn): Located[] {
     });
     return out;
   }
-  text.split('\n').forEach((raw, i) => {
-    if (!raw.trim()) return;
-    let v: unknown;
-    try {
-      v = JSON.parse(raw);
-    } catch (err) {
-      warn('malformed-json', file, i + 1, `not valid JSON, line skipped (${(err as Error).message})`);
-      return;
-    }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) {
-      warn('malformed-record', file, i + 1, 'not a JSON object, line skipped');
-      return;
-    }
-    out.push({ value: v as Record<string, unknown>, line: i + 1 });
-  });
+  out.push(...jsonlObjects(file, text, warn, 'malformed-record'));
   return out;
 }
 
@@ -233,12 +218,7 @@ export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Pro
   if (!fs.existsSync(recordsFile) || !fs.statSync(recordsFile).isFile()) {
     throw new ExecRepoBenchImportError(`The records file ${recordsFile} does not exist (expected ExecRepoBench JSONL: repo_name, file_name, prefix_code, middle_code, suffix_code, context_code, …)`, recordsFile);
   }
-  const warnings: ImportWarning[] = [];
-  const warn: Warn = (reason, file, line, message) => {
-    const w: ImportWarning = line === undefined ? { reason, file, message } : { reason, file, line, message };
-    warnings.push(w);
-    opts.onWarning?.(w);
-  };
+  const { warnings, warn } = collectWarnings(opts.onWarning);
   checkOutDir(outDir, 'execrepobench', fail);
   const records = readRecords(recordsFile, warn);
   const malformed = warnings.length;

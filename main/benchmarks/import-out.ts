@@ -14,6 +14,52 @@ interface Marker {
   format: 1;
 }
 
+export interface ImportWarning {
+  /** Short machine-readable reason (`malformed-json`, `invalid-record`, `unsafe-path`, `task-without-row`, …). */
+  reason: string;
+  /** Input or output file the warning is about (absolute), with a 1-based line when known. */
+  file: string;
+  line?: number;
+  message: string;
+}
+
+/** How an importer reports something it skipped or repaired: recorded in its result and passed to onWarning. */
+export type Warn = (reason: string, file: string, line: number | undefined, message: string) => void;
+
+/** A Warn that keeps every warning (for the import's result) and hands each to `onWarning` as it happens. */
+export function collectWarnings(onWarning?: (w: ImportWarning) => void): { warnings: ImportWarning[]; warn: Warn } {
+  const warnings: ImportWarning[] = [];
+  const warn: Warn = (reason, file, line, message) => {
+    const w: ImportWarning = line === undefined ? { reason, file, message } : { reason, file, line, message };
+    warnings.push(w);
+    onWarning?.(w);
+  };
+  return { warnings, warn };
+}
+
+/** The values of a JSONL text with their 1-based lines; a line that is not JSON is a warning and is skipped. */
+export function jsonlValues(file: string, text: string, warn: Warn): { value: unknown; line: number }[] {
+  const out: { value: unknown; line: number }[] = [];
+  text.split('\n').forEach((raw, i) => {
+    if (!raw.trim()) return;
+    try {
+      out.push({ value: JSON.parse(raw), line: i + 1 });
+    } catch (err) {
+      warn('malformed-json', file, i + 1, `not valid JSON, line skipped (${(err as Error).message})`);
+    }
+  });
+  return out;
+}
+
+/** Like jsonlValues, keeping only JSON objects; any other value is a warning (`notObject`) and is skipped. */
+export function jsonlObjects(file: string, text: string, warn: Warn, notObject: string): { value: Record<string, unknown>; line: number }[] {
+  return jsonlValues(file, text, warn).filter((r): r is { value: Record<string, unknown>; line: number } => {
+    if (r.value && typeof r.value === 'object' && !Array.isArray(r.value)) return true;
+    warn(notObject, file, r.line, 'not a JSON object, line skipped');
+    return false;
+  });
+}
+
 /** Builds the importer's own error type (it names the file). */
 export type Fail = (message: string, file: string) => Error;
 

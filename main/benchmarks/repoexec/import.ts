@@ -17,7 +17,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkOutDir, countBy, IMPORT_MARKER } from '../import-out.ts';
+import { checkOutDir, collectWarnings, countBy, IMPORT_MARKER } from '../import-out.ts';
 import { INLINE_FILE, ROWS_DIR, readBench, repoFolderForProject, type RawRow } from './inputs.ts';
 import { summariseProject, warnProjectsWithoutRows, writeOutput } from './output.ts';
 import { buildProject, type BuiltProject } from './project.ts';
@@ -55,13 +55,8 @@ export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoE
   if (!fs.existsSync(benchDir) || !fs.statSync(benchDir).isDirectory()) {
     throw new RepoExecImportError(`The bench folder ${benchDir} does not exist (expected the staged RepoExec folder with ${INLINE_FILE} and ${ROWS_DIR}/)`, benchDir);
   }
-  const warnings: ImportWarning[] = [];
+  const { warnings, warn } = collectWarnings(opts.onWarning);
   const droppedEntries: DroppedEntry[] = [];
-  const warn: Warn = (reason, file, line, message) => {
-    const w: ImportWarning = line === undefined ? { reason, file, message } : { reason, file, line, message };
-    warnings.push(w);
-    opts.onWarning?.(w);
-  };
   const rec: Recorder = {
     warn,
     drop: (reason, row, what) => droppedEntries.push({ reason, project: row.project, module: row.module, problemId: row.problemId, what }),

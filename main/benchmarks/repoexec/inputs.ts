@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PLACEHOLDER } from '../manifest.ts';
 import { RepoExecImportError, type Warn } from './types.ts';
+import { jsonlValues } from '../import-out.ts';
 
 export const INLINE_FILE = 'repoexec_inline.jsonl';
 export const SUBSETS_FILE = 'repoexec_inline_subsets.json';
@@ -48,16 +49,7 @@ function readJsonl(file: string, warn: Warn): { value: unknown; line: number }[]
   } catch (err) {
     throw new RepoExecImportError(`Cannot read ${file}: ${(err as Error).message}`, file);
   }
-  const out: { value: unknown; line: number }[] = [];
-  text.split('\n').forEach((raw, i) => {
-    if (!raw.trim()) return;
-    try {
-      out.push({ value: JSON.parse(raw), line: i + 1 });
-    } catch (err) {
-      warn('malformed-json', file, i + 1, `not valid JSON, line skipped (${(err as Error).message})`);
-    }
-  });
-  return out;
+  return jsonlValues(file, text, warn);
 }
 
 const DOTTED = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;

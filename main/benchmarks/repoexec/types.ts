@@ -19,14 +19,8 @@ export class RepoExecImportError extends OpenCoderError {
   }
 }
 
-export interface ImportWarning {
-  /** Short machine-readable reason (`malformed-json`, `invalid-row`, `task-without-row`, …). */
-  reason: string;
-  /** Input or output file the warning is about (absolute), with a 1-based line when known. */
-  file: string;
-  line?: number;
-  message: string;
-}
+export type { ImportWarning, Warn } from '../import-out.ts';
+import type { ImportWarning, Warn } from '../import-out.ts';
 
 export interface DroppedEntry {
   reason: string;
@@ -100,7 +94,6 @@ export interface RepoExecImportResult {
 export const failRepoExec: Fail = (message, file) => new RepoExecImportError(message, file);
 
 /** How the parts of the importer report a warning (import.ts collects them). */
-export type Warn = (reason: string, file: string, line: number | undefined, message: string) => void;
 
 /** How building a project reports: warnings, and the lines and definitions it drops (by reason). */
 export interface Recorder {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { SOURCES, type Source } from '../model/config.ts';
-import type { Evidence, RetrievalTrace, Step } from '../retrieve/types.ts';
+import type { Evidence, RetrievalTrace, Step } from '../model/trace.ts';
 import type { ChatMessage, JsonSchemaSpec, PromptTask } from './types.ts';
 import { OpenCoderError } from '../model/errors.ts';
 

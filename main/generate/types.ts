@@ -1,16 +1,10 @@
 // The shapes every generation backend speaks: one chat request with n samples in, normalised choices out.
 
-import type { Evidence, RetrievalTrace, Source } from '../retrieve/types.ts';
+import type { Evidence, RetrievalTrace, Source } from '../model/trace.ts';
 
 export type { Evidence, RetrievalTrace, Source };
-
-/** Who produced a response. `offline` and `imported` never call a model. */
-export type Provider = 'openai' | 'gemini' | 'offline' | 'imported';
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+export type { Candidate, CandidateSet, ChatMessage, CostFigure, GenerationUncertainty, LogprobSummary, Provider, UncertaintyPart, Usage } from '../model/candidate.ts';
+import type { ChatMessage, Provider, Usage } from '../model/candidate.ts';
 
 /** A JSON schema the reply must follow (structured output). */
 export interface JsonSchemaSpec {
@@ -85,13 +79,6 @@ export interface ChatChoice {
   origin?: string;
 }
 
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  /** `reported` by the vendor, `none` when unknown (imported samples), `zero` for offline. */
-  source: 'reported' | 'none' | 'zero';
-}
-
 /** How a call is billed: metered by a vendor, a model on the analyst's machine, or no model at all. */
 export type Billing = 'metered' | 'local' | 'none';
 
@@ -149,65 +136,3 @@ export interface PromptTask {
   qualname?: string;
 }
 
-export interface LogprobSummary {
-  tokens: number;
-  meanLogprob: number;
-  /** Mean per-token entropy (nats) from the top alternatives; null when only chosen tokens were given. */
-  meanEntropy: number | null;
-  /** Entropy normalised to [0, 1]; with chosen tokens only, 1 − exp(mean logprob) stands in (see uncertainty.ts). */
-  normalised: number;
-}
-
-export interface Candidate {
-  index: number;
-  /** The code extracted from the reply ('' only when extraction failed; then `extraction.ok` is false). */
-  code: string;
-  reply: string;
-  extraction: { ok: boolean; blocks: number; note: string };
-  finishReason: string | null;
-  refused: boolean;
-  /** Output tokens of this candidate when known. */
-  tokens: number | null;
-  logprobs: LogprobSummary | null;
-  /** Index (into the set's `groups`) of its self-consistency group. */
-  group: number;
-  origin?: string;
-}
-
-export interface UncertaintyPart {
-  value: number | null;
-  /** How it was measured, e.g. `token-logprobs(top 5)`, `group-entropy (no log-probs)`, `ast`. */
-  method: string;
-}
-
-export interface GenerationUncertainty {
-  entropy: UncertaintyPart;
-  consistency: UncertaintyPart;
-  variance: UncertaintyPart;
-  /** Weighted aggregate over the parts that have a value; weights renormalised over those. */
-  aggregate: number;
-  weights: { entropy: number; consistency: number; variance: number };
-  /** Groups of candidate indexes, in order of first appearance. */
-  groups: number[][];
-}
-
-export interface CostFigure {
-  usd: number | null;
-  inputTokens: number;
-  outputTokens: number;
-  /** Why the figure is what it is (price source, `local model: 0`, `no price for X`). */
-  note: string;
-}
-
-export interface CandidateSet {
-  taskId: string;
-  purpose: 'generate' | 'repair';
-  backend: { id: string; provider: Provider; model: string; label: string; replayed: boolean };
-  prompt: { version: string; kind: 'uncertainty-guided' | 'baseline' | 'repair'; messages: ChatMessage[] };
-  candidates: Candidate[];
-  uncertainty: GenerationUncertainty;
-  usage: { inputTokens: number; outputTokens: number; calls: number; retries: number; source: Usage['source'] };
-  cost: CostFigure;
-  latencyMs: number;
-  warnings: string[];
-}

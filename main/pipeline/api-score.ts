@@ -8,7 +8,7 @@ import { runIndex } from '../index/indexer.ts';
 import { ApiPool, isHit, predictedApis, referenceUses, resolveTruth, scoreTask, statedTruth, type TaskApiResult } from '../retrieve/api-eval.ts';
 import { benchmarkOf, evaluateTaskApis, truthTarget, type ManifestApiTask } from '../retrieve/api-run.ts';
 import { canonicalOf } from '../retrieve/select-api.ts';
-import type { RetrievalTrace } from '../retrieve/types.ts';
+import type { RetrievalTrace } from '../model/trace.ts';
 import type { VectorIndexCache } from '../retrieve/vector-index.ts';
 import type { Store } from '../store/store.ts';
 import type { PipelineConfig } from '../model/config.ts';

@@ -7,7 +7,7 @@ import type { ApiScore, CandidateOutcome, TaskDetail, TaskResult, VerdictSummary
 import type { Task } from '../model/task.ts';
 import { passedCount, type Verdict } from '../model/verdict.ts';
 import type { CandidateSet } from '../generate/types.ts';
-import type { RetrievalTrace } from '../retrieve/types.ts';
+import type { RetrievalTrace } from '../model/trace.ts';
 import type { Selection } from '../validate/select.ts';
 import type { Condition } from './methods.ts';
 

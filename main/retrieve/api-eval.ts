@@ -33,7 +33,7 @@ import { isTestFile } from '../index/test-files.ts';
 import { referencedNames, PY_BUILTINS, type NameUse } from './py-names.ts';
 import { bareName, canonicalOf } from './select-api.ts';
 import { importSource, resolveImport } from './uncertainty.ts';
-import type { Evidence, RetrievalTrace } from './types.ts';
+import type { Evidence, RetrievalTrace } from '../model/trace.ts';
 
 export type ApiProtocol = 'repository' | 'task-view';
 export type PredictionScope = 'kept' | 'retrieved' | 'fused';

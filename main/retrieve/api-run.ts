@@ -8,7 +8,7 @@ import type { Store } from '../store/store.ts';
 import { API_PROTOCOLS, ApiPool, PREDICTION_SCOPES, protocolReport, type ProtocolReport, predictedApis, referenceUses, resolveTruth, scoreTask, statedTruth, type ApiProtocol, type PredictionScope, type TaskApiResult, type TruthTarget } from './api-eval.ts';
 import { retrieveForTask, type RetrievalTask, type RetrieveOptions } from './engine.ts';
 import type { SelectorModel } from './select-api.ts';
-import type { RetrievalTrace } from './types.ts';
+import type { RetrievalTrace } from '../model/trace.ts';
 import { resolveImport } from './uncertainty.ts';
 import { VectorIndexCache } from './vector-index.ts';
 

@@ -5,7 +5,7 @@
 // sub-queries and source-intent weights predicted per step from what the step talks about.
 
 import { SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
-import type { Step } from './types.ts';
+import type { Step } from '../model/trace.ts';
 
 export interface DecompositionInput {
   requirement: string;

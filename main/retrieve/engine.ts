@@ -18,7 +18,7 @@ import { candidateFeatures, decide, explain, SELECTION_SIGNAL_WEIGHTS, shippedSe
 import { resolveTarget, type RetrievalTask, type TargetInfo } from './target.ts';
 import { importSource, localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
 import { VectorIndexCache, type VectorIndex } from './vector-index.ts';
-import type { Evidence, Finder, RetrievalTrace, Step } from './types.ts';
+import type { Evidence, Finder, RetrievalTrace, Step } from '../model/trace.ts';
 import { OpenCoderError } from '../model/errors.ts';
 
 export type { RetrievalTask };

@@ -5,7 +5,7 @@
 // with an optional per-source cap. Without uncertainty (Baseline RAG), γ = r · w.
 
 import type { PipelineConfig, Source } from '../model/config.ts';
-import type { Evidence } from './types.ts';
+import type { Evidence } from '../model/trace.ts';
 
 export function gammaOf(r: number, w: number, u: number, alpha: number, useUncertainty: boolean): number {
   return useUncertainty ? r * w * Math.max(0, 1 - alpha * u) : r * w;

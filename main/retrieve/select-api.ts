@@ -27,7 +27,7 @@
 //   n_candidates   1 / number of candidates (a task with few candidates needs less evidence per API)
 
 import { subTokens } from './decompose.ts';
-import type { Evidence } from './types.ts';
+import type { Evidence } from '../model/trace.ts';
 import SELECTOR_JSON from '../../resources/api-selector.json' with { type: 'json' };
 
 export const SELECTOR_FEATURES = [

@@ -24,7 +24,7 @@
 
 import type { Source } from '../model/config.ts';
 import type { Item } from '../store/items.ts';
-import type { UncertaintySignal } from './types.ts';
+import type { UncertaintySignal } from '../model/trace.ts';
 
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 1);
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findTask, readManifest, type Task } from '../../main/benchmarks/manifest.ts';
 import { definitionOf } from '../../main/generate/extract.ts';
-import type { Evidence, RetrievalTrace, Source } from '../../main/retrieve/types.ts';
+import type { Evidence, RetrievalTrace, Source } from '../../main/model/trace.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SAMPLE_REPO = path.join(ROOT, 'resources', 'sample-repo');

@@ -17,7 +17,7 @@ import {
   summarise,
 } from '../../main/retrieve/api-eval.ts';
 import { evaluateTaskApis, moduleView, truthTarget } from '../../main/retrieve/api-run.ts';
-import type { Evidence, RetrievalTrace } from '../../main/retrieve/types.ts';
+import type { Evidence, RetrievalTrace } from '../../main/model/trace.ts';
 import { candidateFeatures, SELECTOR_FEATURES } from '../../main/retrieve/select-api.ts';
 import { fitLogistic, thresholdScore } from '../../scripts/fit-api-selector.ts';
 import { fakeEncoder } from '../helpers/fake-encoder.ts';

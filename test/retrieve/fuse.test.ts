@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fuse, gammaOf, keepCount } from '../../main/retrieve/fuse.ts';
 import { makeConfig } from '../../main/model/config.ts';
-import type { Evidence } from '../../main/retrieve/types.ts';
+import type { Evidence } from '../../main/model/trace.ts';
 import type { Source } from '../../main/model/config.ts';
 
 function ev(key: string, source: Source, step: number, rank: number, r: number, w: number, u: number): Evidence {

@@ -9,7 +9,7 @@ import type { EncoderPreference } from '../../../embed/select.ts';
 import { findTask, readManifest, type Manifest, type Task } from '../../../benchmarks/manifest.ts';
 import { makeConfig, type PipelineConfig } from '../../../model/config.ts';
 import { retrieveForTask } from '../../../retrieve/engine.ts';
-import type { RetrievalTrace } from '../../../retrieve/types.ts';
+import type { RetrievalTrace } from '../../../model/trace.ts';
 import { ExchangeStore } from '../../../store/exchanges.ts';
 import { BACKEND_KINDS, createBackend, type BackendKind, type BackendSpec } from '../../../generate/backends.ts';
 import { DEFAULT_PRICES, estimateGeneration, loadPriceTable, writeDefaultPriceTable, type CostEstimate, type PriceTable } from '../../../generate/cost.ts';

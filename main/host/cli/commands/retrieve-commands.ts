@@ -8,7 +8,7 @@ import { makeConfig, type PipelineConfig } from '../../../model/config.ts';
 import { retrieveForTask } from '../../../retrieve/engine.ts';
 import { API_PROTOCOLS, PREDICTION_SCOPES, PROTOCOL_RULES, type ApiProtocol, type PredictionScope, type ProtocolReport } from '../../../retrieve/api-eval.ts';
 import { evaluateManifestApis } from '../../../retrieve/api-run.ts';
-import type { RetrievalTrace } from '../../../retrieve/types.ts';
+import type { RetrievalTrace } from '../../../model/trace.ts';
 import { defaultModelsDir } from '../../paths.ts';
 import { openEngine, type EngineCore } from '../../workspace.ts';
 import { dbPathOf, UsageError, type Command, type Io } from '../kit.ts';

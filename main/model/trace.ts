@@ -1,6 +1,7 @@
-// What retrieval produces: evidence items with their scores and fate, and the trace of a task.
+// What retrieval produces: evidence items with their scores, signals and fate, the decomposition steps, and the
+// trace of a task. Plain data: main/retrieve makes it, generation reads it, the pipeline stores a summary of it.
 
-import type { Source } from '../model/config.ts';
+import type { Source } from './config.ts';
 
 export type { Source };
 

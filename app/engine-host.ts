@@ -5,7 +5,7 @@
 // No electron import: the ports are structural, so tests run it with fakes and a fake service.
 
 import type { EngineService, KeyStore, ServiceOptions } from '../main/host/service.ts';
-import { engineError, isInitMessage, isMainToEngine, messageOf, type CallResult, type EngineInit, type EngineToMain, type Provider } from './engine-protocol.ts';
+import { engineError, isInitMessage, isMainToEngine, messageOf, type CallResult, type EngineInit, type EngineToMain, type MainToEngine, type Provider } from './engine-protocol.ts';
 
 export interface EnginePortLike {
   postMessage(message: EngineToMain): void;
@@ -69,65 +69,30 @@ export function runEngineHost(deps: EngineHostDeps): void {
   });
 }
 
+/** What one connection's handlers share: the service once created, and the shutdown once begun. */
+interface HostState {
+  service: EngineService | null;
+  closing: Promise<void> | null;
+}
+
+type Post = (m: EngineToMain) => void;
+
 async function serve(deps: EngineHostDeps, init: EngineInit, port: EnginePortLike): Promise<void> {
-  const post = (m: EngineToMain) => {
-    try {
-      port.postMessage(m);
-    } catch (err) {
-      if (m.type === 'result') port.postMessage({ type: 'result', id: m.id, result: engineError(`The answer could not be sent to the window: ${messageOf(err)}`) });
-      else deps.log?.(`could not post ${m.type}: ${messageOf(err)}`);
-    }
-  };
-
-  let service: EngineService | null = null;
-  let closing: Promise<void> | null = null;
-  let nextPick = 1;
-  const picks = new Map<number, (path: string | null) => void>();
-
-  const pickFolder = init.folderPicker
-    ? () =>
-        new Promise<string | null>((resolve) => {
-          const id = nextPick++;
-          picks.set(id, resolve);
-          post({ type: 'pick-folder', id });
-        })
-    : undefined;
-
-  const close = (code: number) => {
-    closing ??= (async () => {
-      try {
-        await service?.close();
-      } catch (err) {
-        deps.log?.(`closing the engine failed: ${messageOf(err)}`);
-      }
-      post({ type: 'closed' });
-      deps.exit(code);
-    })();
-    return closing;
-  };
+  const post = poster(deps, port);
+  const state: HostState = { service: null, closing: null };
+  const picker = init.folderPicker ? folderPicker(post) : undefined;
+  const close = (code: number) => (state.closing ??= closeEngine(deps, state, post, code));
 
   port.on('message', (e) => {
     const msg = e.data;
     if (!isMainToEngine(msg)) return;
     switch (msg.type) {
-      case 'call': {
-        const { id, name, input } = msg;
-        if (!service || closing) {
-          post({ type: 'result', id, result: engineError(closing ? 'The engine is shutting down.' : 'The engine is still starting.') });
-          return;
-        }
-        service.call(name, input).then(
-          (result: CallResult) => post({ type: 'result', id, result }),
-          (err: unknown) => post({ type: 'result', id, result: engineError(messageOf(err)) }),
-        );
+      case 'call':
+        answerCall(state, post, msg);
         return;
-      }
-      case 'pick-folder-result': {
-        const resolve = picks.get(msg.id);
-        picks.delete(msg.id);
-        resolve?.(msg.path);
+      case 'pick-folder-result':
+        picker?.answer(msg.id, msg.path);
         return;
-      }
       case 'shutdown':
         void close(0);
         return;
@@ -137,16 +102,72 @@ async function serve(deps: EngineHostDeps, init: EngineInit, port: EnginePortLik
   port.on('close', () => void close(0));
   port.start();
 
+  let service: EngineService;
   try {
-    service = await deps.createEngineService(serviceOptions(init, deps.env, pickFolder));
+    service = await deps.createEngineService(serviceOptions(init, deps.env, picker?.pick));
   } catch (err) {
     post({ type: 'fatal', message: messageOf(err) });
     return;
   }
-  if (closing) {
+  state.service = service;
+  if (state.closing) {
     await service.close().catch(() => {});
     return;
   }
   service.subscribe((event) => post({ type: 'event', event }));
   post({ type: 'ready' });
+}
+
+/** Posts to the main process; a result that cannot be sent (not cloneable) is answered with an error instead. */
+function poster(deps: EngineHostDeps, port: EnginePortLike): Post {
+  return (m) => {
+    try {
+      port.postMessage(m);
+    } catch (err) {
+      if (m.type === 'result') port.postMessage({ type: 'result', id: m.id, result: engineError(`The answer could not be sent to the window: ${messageOf(err)}`) });
+      else deps.log?.(`could not post ${m.type}: ${messageOf(err)}`);
+    }
+  };
+}
+
+/** The folder picker lent to the service: each pick asks the main process and waits for its answer by id. */
+function folderPicker(post: Post): { pick: () => Promise<string | null>; answer: (id: number, path: string | null) => void } {
+  let nextPick = 1;
+  const picks = new Map<number, (path: string | null) => void>();
+  return {
+    pick: () =>
+      new Promise<string | null>((resolve) => {
+        const id = nextPick++;
+        picks.set(id, resolve);
+        post({ type: 'pick-folder', id });
+      }),
+    answer: (id, path) => {
+      const resolve = picks.get(id);
+      picks.delete(id);
+      resolve?.(path);
+    },
+  };
+}
+
+/** Runs one call on the service and posts its result under the request's id. */
+function answerCall(state: HostState, post: Post, msg: Extract<MainToEngine, { type: 'call' }>): void {
+  const { id, name, input } = msg;
+  if (!state.service || state.closing) {
+    post({ type: 'result', id, result: engineError(state.closing ? 'The engine is shutting down.' : 'The engine is still starting.') });
+    return;
+  }
+  state.service.call(name, input).then(
+    (result: CallResult) => post({ type: 'result', id, result }),
+    (err: unknown) => post({ type: 'result', id, result: engineError(messageOf(err)) }),
+  );
+}
+
+async function closeEngine(deps: EngineHostDeps, state: HostState, post: Post, code: number): Promise<void> {
+  try {
+    await state.service?.close();
+  } catch (err) {
+    deps.log?.(`closing the engine failed: ${messageOf(err)}`);
+  }
+  post({ type: 'closed' });
+  deps.exit(code);
 }

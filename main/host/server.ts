@@ -99,194 +99,241 @@ const NOT_BUILT = `<!doctype html>
 <code>opencoder serve</code> builds it by itself when Vite is installed.</p></body></html>
 `;
 
+/** What every handler needs: the engine, the token, where the renderer build lives, and the bound port. */
+interface ServerContext {
+  service: EngineService;
+  host: string;
+  token: string;
+  rendererDir: string;
+  /** 0 until the server listens, then the port it got. */
+  port: number;
+}
+
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const { service } = opts;
   const host = opts.host ?? '127.0.0.1';
-  const token = opts.token ?? randomBytes(24).toString('base64url');
-  const rendererDir = path.resolve(opts.rendererDir ?? defaultRendererDir());
-  let port = 0;
-  const allowedHosts = () => {
-    const names = new Set(['127.0.0.1', 'localhost', host.includes(':') ? `[${host}]` : host]);
-    return new Set([...names].map((n) => `${n}:${port}`));
+  const ctx: ServerContext = {
+    service: opts.service,
+    host,
+    token: opts.token ?? randomBytes(24).toString('base64url'),
+    rendererDir: path.resolve(opts.rendererDir ?? defaultRendererDir()),
+    port: 0,
   };
-  const allowedOrigins = () => new Set([...allowedHosts()].map((h) => `http://${h}`));
-  const hostOk = (req: http.IncomingMessage) => typeof req.headers.host === 'string' && allowedHosts().has(req.headers.host.toLowerCase());
-  const originOk = (req: http.IncomingMessage) => req.headers.origin === undefined || allowedOrigins().has(req.headers.origin.toLowerCase());
 
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((err) => {
+    handle(ctx, req, res).catch((err) => {
       if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: 'engine', message: `internal server error: ${(err as Error)?.message ?? String(err)}` } });
       else res.destroy();
     });
   });
+  const events = attachEventSocket(server, ctx);
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    if (!hostOk(req)) {
-      sendJson(res, 403, { ok: false, error: { code: 'unauthorized', message: `Host header ${JSON.stringify(req.headers.host ?? '')} is not this server (expected 127.0.0.1:${port} or localhost:${port}); refused as a DNS-rebinding defence` } });
-      return;
-    }
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-    } catch {
-      sendJson(res, 400, { ok: false, error: { code: 'invalid-input', message: 'malformed request URL' } });
-      return;
-    }
-    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return api(req, res, url);
-    return staticFile(req, res, url);
+  await listen(server, opts.port ?? 0, host);
+  ctx.port = (server.address() as { port: number }).port;
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const base = `http://${shown}:${ctx.port}`;
+  let closing: Promise<void> | null = null;
+  return {
+    url: base,
+    openUrl: `${base}/#token=${ctx.token}`,
+    token: ctx.token,
+    port: ctx.port,
+    close() {
+      closing ??= shutDown(server, events);
+      return closing;
+    },
+  };
+}
+
+// ---- request authentication
+
+function allowedHosts(ctx: ServerContext): Set<string> {
+  const names = new Set(['127.0.0.1', 'localhost', ctx.host.includes(':') ? `[${ctx.host}]` : ctx.host]);
+  return new Set([...names].map((n) => `${n}:${ctx.port}`));
+}
+
+function allowedOrigins(ctx: ServerContext): Set<string> {
+  return new Set([...allowedHosts(ctx)].map((h) => `http://${h}`));
+}
+
+/** The Host header names this server (the DNS-rebinding defence). */
+function hostOk(ctx: ServerContext, req: http.IncomingMessage): boolean {
+  return typeof req.headers.host === 'string' && allowedHosts(ctx).has(req.headers.host.toLowerCase());
+}
+
+/** No Origin (not a browser's cross-site request), or this server's own. */
+function originOk(ctx: ServerContext, req: http.IncomingMessage): boolean {
+  return req.headers.origin === undefined || allowedOrigins(ctx).has(req.headers.origin.toLowerCase());
+}
+
+/** The `Authorization: Bearer <token>` header carries this launch's token. */
+function bearerOk(ctx: ServerContext, req: http.IncomingMessage): boolean {
+  const auth = req.headers.authorization;
+  const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : null;
+  return tokenMatches(given, ctx.token);
+}
+
+// ---- HTTP requests
+
+async function handle(ctx: ServerContext, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  if (!hostOk(ctx, req)) {
+    sendJson(res, 403, { ok: false, error: { code: 'unauthorized', message: `Host header ${JSON.stringify(req.headers.host ?? '')} is not this server (expected 127.0.0.1:${ctx.port} or localhost:${ctx.port}); refused as a DNS-rebinding defence` } });
+    return;
   }
-
-  async function api(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
-    res.setHeader('Cache-Control', 'no-store');
-    if (!originOk(req)) {
-      sendJson(res, 403, { ok: false, error: { code: 'unauthorized', message: `requests from origin ${req.headers.origin} are refused; open the UI at http://127.0.0.1:${port}/` } });
-      return;
-    }
-    const m = /^\/api\/call\/([^/]+)$/.exec(url.pathname);
-    if (!m) {
-      sendJson(res, 404, { ok: false, error: { code: 'not-found', message: `no API endpoint ${url.pathname}; calls are POST /api/call/<name>, events are the WebSocket /api/events` } });
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.setHeader('Allow', 'POST');
-      sendJson(res, 405, { ok: false, error: { code: 'invalid-input', message: `calls are POST /api/call/<name> (got ${req.method})` } });
-      return;
-    }
-    const auth = req.headers.authorization;
-    const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : null;
-    if (!tokenMatches(given, token)) {
-      res.setHeader('WWW-Authenticate', 'Bearer realm="opencoder"');
-      sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: UNAUTHORIZED } });
-      return;
-    }
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      tooLarge(req, res);
-      return;
-    }
-    const body = await readBody(req);
-    if (body === null) {
-      tooLarge(req, res);
-      return;
-    }
-    let input: unknown = undefined;
-    if (body.length) {
-      try {
-        input = JSON.parse(body.toString('utf8'));
-      } catch (err) {
-        sendJson(res, 400, { ok: false, error: { code: 'invalid-input', message: `the request body is not valid JSON: ${(err as Error).message}`, issues: [{ path: '(input)', message: 'not JSON' }] } });
-        return;
-      }
-    }
-    let name: string;
-    try {
-      name = decodeURIComponent(m[1]!);
-    } catch {
-      name = m[1]!;
-    }
-    const result = await service.call(name, input);
-    sendJson(res, result.ok ? 200 : STATUS[result.error.code] ?? 500, result);
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+  } catch {
+    sendJson(res, 400, { ok: false, error: { code: 'invalid-input', message: 'malformed request URL' } });
+    return;
   }
+  if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return api(ctx, req, res, url);
+  return staticFile(ctx, req, res, url);
+}
 
-  function tooLarge(req: http.IncomingMessage, res: http.ServerResponse): void {
-    res.setHeader('Connection', 'close');
-    sendJson(res, 413, { ok: false, error: { code: 'invalid-input', message: `the request body is over ${MAX_BODY_BYTES} bytes (1 MiB)` } });
-    req.resume();
+/** POST /api/call/<name>: the Origin and token checks, then the call itself. */
+async function api(ctx: ServerContext, req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+  res.setHeader('Cache-Control', 'no-store');
+  if (!originOk(ctx, req)) {
+    sendJson(res, 403, { ok: false, error: { code: 'unauthorized', message: `requests from origin ${req.headers.origin} are refused; open the UI at http://127.0.0.1:${ctx.port}/` } });
+    return;
   }
-
-  async function staticFile(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
-      sendText(res, 405, 'Method not allowed\n');
-      return;
-    }
-    res.setHeader('Content-Security-Policy', csp(port));
-    res.setHeader('X-Frame-Options', 'DENY');
-    res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-    let rel: string;
-    try {
-      rel = decodeURIComponent(url.pathname);
-    } catch {
-      sendText(res, 400, 'Bad request: malformed path\n');
-      return;
-    }
-    const segments = rel.split('/').filter(Boolean);
-    if (rel.includes('\0') || rel.includes('\\') || segments.some((s) => s === '..' || s === '.')) {
-      sendText(res, 400, 'Bad request: the path may not contain "..", "." segments, backslashes or NUL\n');
-      return;
-    }
-    const index = path.join(rendererDir, 'index.html');
-    const file = path.join(rendererDir, ...segments);
-    const found = segments.length ? regularFileInside(rendererDir, file) : null;
-    if (found) return sendFile(req, res, found, segments[0] === 'assets');
-    const last = segments.at(-1) ?? '';
-    const wantsPage = !segments.length || !path.extname(last) || (req.headers.accept ?? '').includes('text/html');
-    if (!wantsPage) {
-      sendText(res, 404, `Not found: ${url.pathname}\n`);
-      return;
-    }
-    if (fs.existsSync(index)) return sendFile(req, res, index, false);
-    res.setHeader('Cache-Control', 'no-store');
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(req.method === 'HEAD' ? undefined : NOT_BUILT);
+  const m = /^\/api\/call\/([^/]+)$/.exec(url.pathname);
+  if (!m) {
+    sendJson(res, 404, { ok: false, error: { code: 'not-found', message: `no API endpoint ${url.pathname}; calls are POST /api/call/<name>, events are the WebSocket /api/events` } });
+    return;
   }
-
-  function sendFile(req: http.IncomingMessage, res: http.ServerResponse, file: string, immutable: boolean): void {
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(file);
-    } catch {
-      sendText(res, 404, 'Not found\n');
-      return;
-    }
-    res.setHeader('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-    res.writeHead(200, { 'Content-Type': contentTypeOf(file), 'Content-Length': st.size });
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
-    fs.createReadStream(file)
-      .on('error', () => res.destroy())
-      .pipe(res);
+  if (req.method !== 'POST') {
+    res.setHeader('Allow', 'POST');
+    sendJson(res, 405, { ok: false, error: { code: 'invalid-input', message: `calls are POST /api/call/<name> (got ${req.method})` } });
+    return;
   }
+  if (!bearerOk(ctx, req)) {
+    res.setHeader('WWW-Authenticate', 'Bearer realm="opencoder"');
+    sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: UNAUTHORIZED } });
+    return;
+  }
+  const input = await readCallInput(req, res);
+  if (input === REFUSED) return;
+  let name: string;
+  try {
+    name = decodeURIComponent(m[1]!);
+  } catch {
+    name = m[1]!;
+  }
+  const result = await ctx.service.call(name, input);
+  sendJson(res, result.ok ? 200 : STATUS[result.error.code] ?? 500, result);
+}
 
-  // ---- events
+/** readCallInput's answer when it has already refused the request. */
+const REFUSED = Symbol('refused');
 
+/** The call's input parsed from the JSON body (undefined when empty); REFUSED once it has answered 413 or 400. */
+async function readCallInput(req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    tooLarge(req, res);
+    return REFUSED;
+  }
+  const body = await readBody(req);
+  if (body === null) {
+    tooLarge(req, res);
+    return REFUSED;
+  }
+  if (!body.length) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    sendJson(res, 400, { ok: false, error: { code: 'invalid-input', message: `the request body is not valid JSON: ${(err as Error).message}`, issues: [{ path: '(input)', message: 'not JSON' }] } });
+    return REFUSED;
+  }
+}
+
+function tooLarge(req: http.IncomingMessage, res: http.ServerResponse): void {
+  res.setHeader('Connection', 'close');
+  sendJson(res, 413, { ok: false, error: { code: 'invalid-input', message: `the request body is over ${MAX_BODY_BYTES} bytes (1 MiB)` } });
+  req.resume();
+}
+
+// ---- static files
+
+/** GET/HEAD of the renderer build: a file inside it, else index.html for a page (the SPA fallback), else 404. */
+async function staticFile(ctx: ServerContext, req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    sendText(res, 405, 'Method not allowed\n');
+    return;
+  }
+  res.setHeader('Content-Security-Policy', csp(ctx.port));
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  let rel: string;
+  try {
+    rel = decodeURIComponent(url.pathname);
+  } catch {
+    sendText(res, 400, 'Bad request: malformed path\n');
+    return;
+  }
+  const segments = rel.split('/').filter(Boolean);
+  if (rel.includes('\0') || rel.includes('\\') || segments.some((s) => s === '..' || s === '.')) {
+    sendText(res, 400, 'Bad request: the path may not contain "..", "." segments, backslashes or NUL\n');
+    return;
+  }
+  const index = path.join(ctx.rendererDir, 'index.html');
+  const file = path.join(ctx.rendererDir, ...segments);
+  const found = segments.length ? regularFileInside(ctx.rendererDir, file) : null;
+  if (found) return sendFile(req, res, found, segments[0] === 'assets');
+  const last = segments.at(-1) ?? '';
+  const wantsPage = !segments.length || !path.extname(last) || (req.headers.accept ?? '').includes('text/html');
+  if (!wantsPage) {
+    sendText(res, 404, `Not found: ${url.pathname}\n`);
+    return;
+  }
+  if (fs.existsSync(index)) return sendFile(req, res, index, false);
+  res.setHeader('Cache-Control', 'no-store');
+  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+  res.end(req.method === 'HEAD' ? undefined : NOT_BUILT);
+}
+
+function sendFile(req: http.IncomingMessage, res: http.ServerResponse, file: string, immutable: boolean): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    sendText(res, 404, 'Not found\n');
+    return;
+  }
+  res.setHeader('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+  res.writeHead(200, { 'Content-Type': contentTypeOf(file), 'Content-Length': st.size });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  fs.createReadStream(file)
+    .on('error', () => res.destroy())
+    .pipe(res);
+}
+
+// ---- events
+
+/** The event WebSocket and the heartbeat that cuts clients which stopped answering pings. */
+interface EventSocket {
+  wss: WebSocketServer;
+  heartbeat: NodeJS.Timeout;
+}
+
+function attachEventSocket(server: http.Server, ctx: ServerContext): EventSocket {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const alive = new WeakMap<WebSocket, boolean>();
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    const refuse = (status: number, reason: string, message: string) => {
-      socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
-      socket.destroy();
-    };
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    } catch {
-      return refuse(400, 'Bad Request', 'malformed request URL');
-    }
-    if (url.pathname !== '/api/events') return refuse(404, 'Not Found', `no WebSocket endpoint ${url.pathname}; events are at /api/events?token=<token>`);
-    if (!hostOk(req)) return refuse(403, 'Forbidden', `Host header ${JSON.stringify(req.headers.host ?? '')} is not this server; refused as a DNS-rebinding defence`);
-    if (!originOk(req)) return refuse(403, 'Forbidden', `WebSocket connections from origin ${req.headers.origin} are refused`);
-    if (!tokenMatches(url.searchParams.get('token'), token)) return refuse(401, 'Unauthorized', UNAUTHORIZED);
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    if (upgradeAllowed(ctx, req, socket)) wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
-  wss.on('connection', (ws: WebSocket) => {
-    alive.set(ws, true);
-    ws.on('pong', () => alive.set(ws, true));
-    const unsubscribe = service.subscribe((e: EngineEvent) => {
-      if (ws.readyState !== WebSocket.OPEN) return;
-      // A client that stopped reading must not grow this process's memory without bound: progress can wait.
-      if (ws.bufferedAmount > 16 * 2 ** 20 && e.type === 'job' && e.job.state === 'running') return;
-      ws.send(JSON.stringify(e));
-    });
-    ws.on('close', unsubscribe);
-    ws.on('error', unsubscribe);
-    // The socket is one-way: whatever a client sends is ignored.
-    ws.on('message', () => {});
-  });
+  wss.on('connection', (ws: WebSocket) => streamEvents(ctx.service, ws, alive));
   const heartbeat = setInterval(() => {
     for (const ws of wss.clients) {
       if (alive.get(ws) === false) {
@@ -298,43 +345,69 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
   }, 30_000);
   heartbeat.unref();
+  return { wss, heartbeat };
+}
 
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
+/** The path, Host, Origin and ?token= checks of a WebSocket upgrade; a refused one is answered and destroyed. */
+function upgradeAllowed(ctx: ServerContext, req: http.IncomingMessage, socket: Duplex): boolean {
+  const refuse = (status: number, reason: string, message: string) => {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+    socket.destroy();
+    return false;
+  };
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  } catch {
+    return refuse(400, 'Bad Request', 'malformed request URL');
+  }
+  if (url.pathname !== '/api/events') return refuse(404, 'Not Found', `no WebSocket endpoint ${url.pathname}; events are at /api/events?token=<token>`);
+  if (!hostOk(ctx, req)) return refuse(403, 'Forbidden', `Host header ${JSON.stringify(req.headers.host ?? '')} is not this server; refused as a DNS-rebinding defence`);
+  if (!originOk(ctx, req)) return refuse(403, 'Forbidden', `WebSocket connections from origin ${req.headers.origin} are refused`);
+  if (!tokenMatches(url.searchParams.get('token'), ctx.token)) return refuse(401, 'Unauthorized', UNAUTHORIZED);
+  return true;
+}
+
+/** Sends every engine event to one connected socket until it closes. */
+function streamEvents(service: EngineService, ws: WebSocket, alive: WeakMap<WebSocket, boolean>): void {
+  alive.set(ws, true);
+  ws.on('pong', () => alive.set(ws, true));
+  const unsubscribe = service.subscribe((e: EngineEvent) => {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    // A client that stopped reading must not grow this process's memory without bound: progress can wait.
+    if (ws.bufferedAmount > 16 * 2 ** 20 && e.type === 'job' && e.job.state === 'running') return;
+    ws.send(JSON.stringify(e));
   });
+  ws.on('close', unsubscribe);
+  ws.on('error', unsubscribe);
+  // The socket is one-way: whatever a client sends is ignored.
+  ws.on('message', () => {});
+}
 
-  await new Promise<void>((resolve, reject) => {
+// ---- startup and shutdown
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  port = (server.address() as { port: number }).port;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const base = `http://${shown}:${port}`;
-  let closing: Promise<void> | null = null;
-  return {
-    url: base,
-    openUrl: `${base}/#token=${token}`,
-    token,
-    port,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        clearInterval(heartbeat);
-        for (const ws of wss.clients) ws.close(1001, 'server shutting down');
-        wss.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-        // Sockets that ignore the close frame are cut after a moment.
-        setTimeout(() => {
-          for (const ws of wss.clients) ws.terminate();
-        }, 1000).unref();
-      });
-      return closing;
-    },
-  };
+}
+
+function shutDown(server: http.Server, { wss, heartbeat }: EventSocket): Promise<void> {
+  return new Promise<void>((resolve) => {
+    clearInterval(heartbeat);
+    for (const ws of wss.clients) ws.close(1001, 'server shutting down');
+    wss.close();
+    server.close(() => resolve());
+    server.closeAllConnections();
+    // Sockets that ignore the close frame are cut after a moment.
+    setTimeout(() => {
+      for (const ws of wss.clients) ws.terminate();
+    }, 1000).unref();
+  });
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {

@@ -51,128 +51,161 @@ export function eventsUrl(origin: string, token: string): string {
   return u.toString();
 }
 
+type Timers = NonNullable<HttpTransportOptions['timers']>;
+
 export function createHttpTransport(opts: HttpTransportOptions): Transport {
   const origin = opts.origin ?? globalThis.location?.origin ?? 'http://127.0.0.1';
   const doFetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
-  const timers = opts.timers ?? { setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms), clearTimeout: (id) => globalThis.clearTimeout(id as number) };
-  const backoff = opts.backoff ?? { initialMs: 500, maxMs: 15_000 };
-  const random = opts.random ?? Math.random;
-  const makeSocket =
-    opts.socket === undefined ? (url: string) => new WebSocket(url) as unknown as SocketLike : opts.socket;
-
-  const listeners = new Set<(e: EngineEvent) => void>();
-  const connListeners = new Set<(info: ConnectionInfo, reopened: boolean) => void>();
-  let info: ConnectionInfo = { state: 'connecting', attempt: 0, retryAt: null };
-  let socket: SocketLike | null = null;
-  let retryTimer: unknown = null;
-  let closed = false;
-  let everOpen = false;
-
-  const setInfo = (next: ConnectionInfo, reopened = false) => {
-    info = next;
-    for (const l of connListeners) l(info, reopened);
+  const events = new EventStream(opts, origin);
+  return {
+    mode: 'browser',
+    call: (name, input) => postCall(opts, origin, doFetch, name, input),
+    subscribe: (listener) => events.subscribe(listener),
+    connection: () => events.connection(),
+    onConnection: (listener) => events.onConnection(listener),
+    close: () => events.close(),
   };
+}
 
-  const connect = () => {
-    if (closed || !makeSocket) return;
+/** One call: validated here, POSTed with the bearer token, its answer unwrapped or thrown as an EngineCallError. */
+async function postCall<K extends CallName>(opts: HttpTransportOptions, origin: string, doFetch: typeof fetch, name: K, input: CallInput<K>): Promise<CallOutput<K>> {
+  const parsed = parseCall(name, input);
+  if (!parsed.ok) throw new EngineCallError(parsed.error);
+  let res: Response;
+  try {
+    res = await doFetch(new URL(`/api/call/${name}`, origin).toString(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${opts.token}` },
+      body: JSON.stringify(parsed.value),
+      cache: 'no-store',
+    });
+  } catch (err) {
+    throw new EngineCallError({
+      code: 'engine',
+      message: `cannot reach the engine at ${origin} (${err instanceof Error ? err.message : String(err)}) — is \`opencoder serve\` still running?`,
+    });
+  }
+  const body = await jsonOrNull(res);
+  if (body && typeof body === 'object' && (body as { ok?: unknown }).ok === true && res.ok) return (body as { value: CallOutput<K> }).value;
+  const error = toCallError(body, res.status, res.statusText);
+  if (error.code === 'unauthorized') opts.onUnauthorized?.(error);
+  throw new EngineCallError(error);
+}
+
+/** The response body as JSON, or null when it is not JSON. */
+async function jsonOrNull(res: Response): Promise<unknown> {
+  try {
+    return await res.json();
+  } catch {
+    return null;
+  }
+}
+
+/** The event WebSocket: opened by the first subscriber, reopened with jittered exponential backoff when it drops. */
+class EventStream {
+  private readonly listeners = new Set<(e: EngineEvent) => void>();
+  private readonly connListeners = new Set<(info: ConnectionInfo, reopened: boolean) => void>();
+  private info: ConnectionInfo = { state: 'connecting', attempt: 0, retryAt: null };
+  private socket: SocketLike | null = null;
+  private retryTimer: unknown = null;
+  private closed = false;
+  private everOpen = false;
+  private readonly token: string;
+  private readonly origin: string;
+  private readonly makeSocket: ((url: string) => SocketLike) | null;
+  private readonly timers: Timers;
+  private readonly backoff: { initialMs: number; maxMs: number };
+  private readonly random: () => number;
+
+  constructor(opts: HttpTransportOptions, origin: string) {
+    this.token = opts.token;
+    this.origin = origin;
+    this.timers = opts.timers ?? { setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms), clearTimeout: (id) => globalThis.clearTimeout(id as number) };
+    this.backoff = opts.backoff ?? { initialMs: 500, maxMs: 15_000 };
+    this.random = opts.random ?? Math.random;
+    this.makeSocket = opts.socket === undefined ? (url: string) => new WebSocket(url) as unknown as SocketLike : opts.socket;
+  }
+
+  subscribe(listener: (e: EngineEvent) => void): () => void {
+    this.listeners.add(listener);
+    if (!this.socket && this.retryTimer === null && !this.closed && this.makeSocket) this.connect();
+    return () => this.listeners.delete(listener);
+  }
+
+  connection(): ConnectionInfo {
+    return this.info;
+  }
+
+  onConnection(listener: (info: ConnectionInfo, reopened: boolean) => void): () => void {
+    this.connListeners.add(listener);
+    return () => this.connListeners.delete(listener);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.retryTimer !== null) this.timers.clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.socket?.close(1000, 'closed by the page');
+    this.socket = null;
+  }
+
+  private setInfo(next: ConnectionInfo, reopened = false): void {
+    this.info = next;
+    for (const l of this.connListeners) l(this.info, reopened);
+  }
+
+  private connect(): void {
+    if (this.closed || !this.makeSocket) return;
     let s: SocketLike;
     try {
-      s = makeSocket(eventsUrl(origin, opts.token));
+      s = this.makeSocket(eventsUrl(this.origin, this.token));
     } catch {
-      scheduleRetry();
+      this.scheduleRetry();
       return;
     }
-    socket = s;
+    this.socket = s;
     s.onopen = () => {
-      const reopened = everOpen || info.attempt > 0;
-      everOpen = true;
-      setInfo({ state: 'open', attempt: 0, retryAt: null }, reopened);
+      const reopened = this.everOpen || this.info.attempt > 0;
+      this.everOpen = true;
+      this.setInfo({ state: 'open', attempt: 0, retryAt: null }, reopened);
     };
-    s.onmessage = (ev) => {
-      let parsed: unknown;
-      try {
-        parsed = typeof ev.data === 'string' ? JSON.parse(ev.data) : null;
-      } catch {
-        return;
-      }
-      if (!parsed || typeof parsed !== 'object' || typeof (parsed as { type?: unknown }).type !== 'string') return;
-      for (const l of [...listeners]) {
-        try {
-          l(parsed as EngineEvent);
-        } catch (err) {
-          console.error('event listener failed', err);
-        }
-      }
-    };
+    s.onmessage = (ev) => this.deliver(ev.data);
     s.onerror = () => {
       // onclose follows and schedules the retry
     };
     s.onclose = () => {
-      if (socket === s) socket = null;
-      if (!closed) scheduleRetry();
+      if (this.socket === s) this.socket = null;
+      if (!this.closed) this.scheduleRetry();
     };
-  };
+  }
 
-  const scheduleRetry = () => {
-    if (closed || retryTimer !== null) return;
-    const attempt = info.attempt + 1;
-    const base = Math.min(backoff.maxMs, backoff.initialMs * 2 ** (attempt - 1));
-    const delay = Math.round(base * (0.75 + 0.5 * random()));
-    setInfo({ state: 'reconnecting', attempt, retryAt: Date.now() + delay });
-    retryTimer = timers.setTimeout(() => {
-      retryTimer = null;
-      connect();
-    }, delay);
-  };
-
-  const call = async <K extends CallName>(name: K, input: CallInput<K>): Promise<CallOutput<K>> => {
-    const parsed = parseCall(name, input);
-    if (!parsed.ok) throw new EngineCallError(parsed.error);
-    let res: Response;
+  /** One message: a JSON object with a string `type` goes to every listener; anything else is dropped. */
+  private deliver(data: unknown): void {
+    let parsed: unknown;
     try {
-      res = await doFetch(new URL(`/api/call/${name}`, origin).toString(), {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${opts.token}` },
-        body: JSON.stringify(parsed.value),
-        cache: 'no-store',
-      });
-    } catch (err) {
-      throw new EngineCallError({
-        code: 'engine',
-        message: `cannot reach the engine at ${origin} (${err instanceof Error ? err.message : String(err)}) — is \`opencoder serve\` still running?`,
-      });
-    }
-    let body: unknown = null;
-    try {
-      body = await res.json();
+      parsed = typeof data === 'string' ? JSON.parse(data) : null;
     } catch {
-      body = null;
+      return;
     }
-    if (body && typeof body === 'object' && (body as { ok?: unknown }).ok === true && res.ok) return (body as { value: CallOutput<K> }).value;
-    const error = toCallError(body, res.status, res.statusText);
-    if (error.code === 'unauthorized') opts.onUnauthorized?.(error);
-    throw new EngineCallError(error);
-  };
+    if (!parsed || typeof parsed !== 'object' || typeof (parsed as { type?: unknown }).type !== 'string') return;
+    for (const l of [...this.listeners]) {
+      try {
+        l(parsed as EngineEvent);
+      } catch (err) {
+        console.error('event listener failed', err);
+      }
+    }
+  }
 
-  return {
-    mode: 'browser',
-    call,
-    subscribe(listener) {
-      listeners.add(listener);
-      if (!socket && retryTimer === null && !closed && makeSocket) connect();
-      return () => listeners.delete(listener);
-    },
-    connection: () => info,
-    onConnection(listener) {
-      connListeners.add(listener);
-      return () => connListeners.delete(listener);
-    },
-    close() {
-      closed = true;
-      if (retryTimer !== null) timers.clearTimeout(retryTimer);
-      retryTimer = null;
-      socket?.close(1000, 'closed by the page');
-      socket = null;
-    },
-  };
+  private scheduleRetry(): void {
+    if (this.closed || this.retryTimer !== null) return;
+    const attempt = this.info.attempt + 1;
+    const base = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (attempt - 1));
+    const delay = Math.round(base * (0.75 + 0.5 * this.random()));
+    this.setInfo({ state: 'reconnecting', attempt, retryAt: Date.now() + delay });
+    this.retryTimer = this.timers.setTimeout(() => {
+      this.retryTimer = null;
+      this.connect();
+    }, delay);
+  }
 }

@@ -41,7 +41,7 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (!props.onMove || !props.items.length) return;
     const cur = props.selectedIndex ?? -1;
-    let next = cur;
+    let next: number;
     if (e.key === 'ArrowDown') next = Math.min(props.items.length - 1, cur + 1);
     else if (e.key === 'ArrowUp') next = Math.max(0, cur - 1);
     else if (e.key === 'Home') next = 0;

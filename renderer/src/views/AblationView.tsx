@@ -12,11 +12,65 @@ import './AblationView.css';
 
 export function AblationView() {
   const sources = useApp((s) => s.ablationSources);
+  const methods = useApp((s) => s.selectedMethods);
+  const current = useApp((s) => s.taskRun.current);
+  const previous = useApp((s) => s.taskRun.previous);
+
+  return (
+    <div className="view view-wide" data-testid="ablation-view">
+      <header className="view-head">
+        <div>
+          <h1>Ablation</h1>
+          <p className="view-sub">Switch evidence sources and methods, re-run, and see what changed against the previous condition.</p>
+        </div>
+      </header>
+      <div className="grid-2 grid-top">
+        <ConditionControls />
+        <div className="stack">
+          <RerunCurrent sources={sources} methods={methods} current={current} />
+          <TaskSetRun sources={sources} methods={methods} />
+        </div>
+      </div>
+      <Comparison previous={previous} current={current} />
+    </div>
+  );
+}
+
+/** The source switches (with the factorial cell they make) and the methods. */
+function ConditionControls() {
+  const sources = useApp((s) => s.ablationSources);
   const setSources = useApp((s) => s.setAblationSources);
   const methods = useApp((s) => s.selectedMethods);
   const setMethods = useApp((s) => s.setSelectedMethods);
-  const current = useApp((s) => s.taskRun.current);
-  const previous = useApp((s) => s.taskRun.previous);
+  const noSource = !sources.api && !sources.context && !sources.similar;
+  return (
+    <Section title="Condition" testId="ablation-controls">
+      <div className="h4">Evidence sources</div>
+      <div className="switches" data-testid="source-toggles">
+        {SOURCES.map((s) => (
+          <Switch
+            key={s}
+            checked={sources[s]}
+            onChange={(v) => setSources({ ...sources, [s]: v })}
+            label={SOURCE_META[s].label}
+            color={SOURCE_META[s].color}
+            testId={`toggle-${s}`}
+            description={s === 'api' ? 'signatures and docs of repository APIs' : s === 'context' ? 'module headers, class skeletons, siblings' : 'bodies of similar functions'}
+          />
+        ))}
+      </div>
+      <p className="small muted">
+        Factorial cell <span className="mono" data-testid="ablation-cell">{cellId(sources)}</span>
+        {noSource ? ' — no retrieval at all: the generator sees only the requirement and signature.' : ''}
+      </p>
+      <div className="h4">Methods</div>
+      <MethodPicker value={methods} onChange={setMethods} />
+    </Section>
+  );
+}
+
+/** Re-runs the current task (else the one chosen in the Task view) with the switches and methods set here. */
+function RerunCurrent({ sources, methods, current }: { sources: Sources; methods: string[]; current: TaskRunRecord | null }) {
   const selectedTaskId = useApp((s) => s.selectedTaskId);
   const runTask = useApp((s) => s.runTask);
   const job = useApp((s) => (current ? s.jobs.find((j) => j.id === current.jobId) : undefined));
@@ -24,7 +78,6 @@ export function AblationView() {
 
   const target = current ? (current.custom ? { custom: current.custom, label: current.label } : { taskId: current.taskId!, label: current.label }) : selectedTaskId ? { taskId: selectedTaskId, label: selectedTaskId } : null;
   const running = current?.status === 'running' || current?.status === 'loading';
-  const noSource = !sources.api && !sources.context && !sources.similar;
 
   const rerun = async () => {
     if (!target) return;
@@ -37,60 +90,24 @@ export function AblationView() {
   };
 
   return (
-    <div className="view view-wide" data-testid="ablation-view">
-      <header className="view-head">
-        <div>
-          <h1>Ablation</h1>
-          <p className="view-sub">Switch evidence sources and methods, re-run, and see what changed against the previous condition.</p>
-        </div>
-      </header>
-      <div className="grid-2 grid-top">
-        <Section title="Condition" testId="ablation-controls">
-          <div className="h4">Evidence sources</div>
-          <div className="switches" data-testid="source-toggles">
-            {SOURCES.map((s) => (
-              <Switch
-                key={s}
-                checked={sources[s]}
-                onChange={(v) => setSources({ ...sources, [s]: v })}
-                label={SOURCE_META[s].label}
-                color={SOURCE_META[s].color}
-                testId={`toggle-${s}`}
-                description={s === 'api' ? 'signatures and docs of repository APIs' : s === 'context' ? 'module headers, class skeletons, siblings' : 'bodies of similar functions'}
-              />
-            ))}
-          </div>
-          <p className="small muted">
-            Factorial cell <span className="mono" data-testid="ablation-cell">{cellId(sources)}</span>
-            {noSource ? ' — no retrieval at all: the generator sees only the requirement and signature.' : ''}
+    <Section title="Re-run the current task" testId="ablation-rerun">
+      {target ? (
+        <>
+          <p className="small">
+            Task <strong className="mono">{target.label}</strong>
           </p>
-          <div className="h4">Methods</div>
-          <MethodPicker value={methods} onChange={setMethods} />
-        </Section>
-        <div className="stack">
-          <Section title="Re-run the current task" testId="ablation-rerun">
-            {target ? (
-              <>
-                <p className="small">
-                  Task <strong className="mono">{target.label}</strong>
-                </p>
-                <button type="button" className="btn btn-primary" disabled={running || !methods.length} onClick={() => void rerun()} data-testid="ablation-run">
-                  {running ? 'Running…' : 'Re-run with these switches'}
-                </button>
-                <ErrorBox error={error} title="Could not start the run" />
-                {job && running ? <JobCard job={job} onAction={(a) => void getStore().getState().jobAction(job.id, a)} testId="ablation-job" /> : null}
-              </>
-            ) : (
-              <Empty title="No task chosen yet" testId="ablation-no-task">
-                Choose a task in the Task view first.
-              </Empty>
-            )}
-          </Section>
-          <TaskSetRun sources={sources} methods={methods} />
-        </div>
-      </div>
-      <Comparison previous={previous} current={current} />
-    </div>
+          <button type="button" className="btn btn-primary" disabled={running || !methods.length} onClick={() => void rerun()} data-testid="ablation-run">
+            {running ? 'Running…' : 'Re-run with these switches'}
+          </button>
+          <ErrorBox error={error} title="Could not start the run" />
+          {job && running ? <JobCard job={job} onAction={(a) => void getStore().getState().jobAction(job.id, a)} testId="ablation-job" /> : null}
+        </>
+      ) : (
+        <Empty title="No task chosen yet" testId="ablation-no-task">
+          Choose a task in the Task view first.
+        </Empty>
+      )}
+    </Section>
   );
 }
 
@@ -222,29 +239,6 @@ function Comparison({ previous, current }: { previous: TaskRunRecord | null; cur
   const a = previous?.results.find((r) => r.condition === pickA) ?? null;
   const b = current.results.find((r) => r.condition === pickB) ?? null;
   const rows = rowsFor(a, b);
-  const head = (rec: TaskRunRecord | null, cond: string | null, setCond: (c: string) => void, which: string) =>
-    rec ? (
-      <div className="cmp-head">
-        <div className="cmp-head-title">
-          {which} · <span className="mono">{rec.label}</span>
-        </div>
-        <div className="small muted">{sourcesLabel(rec.sources)}</div>
-        {rec.results.length > 1 ? (
-          <select className="input input-small" value={cond ?? ''} onChange={(e) => setCond(e.target.value)} aria-label={`${which} condition`} data-testid={`cmp-cond-${which.toLowerCase()}`}>
-            {rec.results.map((r) => (
-              <option key={r.condition} value={r.condition}>
-                {label(r.condition)}
-              </option>
-            ))}
-          </select>
-        ) : cond ? (
-          <div className="small">{label(cond)}</div>
-        ) : null}
-        {rec.status !== 'ready' ? <Badge tone={rec.status === 'failed' ? 'bad' : 'info'}>{rec.status}</Badge> : null}
-      </div>
-    ) : (
-      <div className="cmp-head muted">{which}: none yet</div>
-    );
   return (
     <Section title="Side by side" subtitle="The previous condition against the current one, on the same task." testId="ablation-compare">
       {current.status === 'running' || current.status === 'loading' ? <Loading inline label="The current condition is still running…" /> : null}
@@ -252,35 +246,77 @@ function Comparison({ previous, current }: { previous: TaskRunRecord | null; cur
         <thead>
           <tr>
             <th scope="col">Measure</th>
-            <th scope="col">{head(previous, pickA, setCondA, 'Previous')}</th>
-            <th scope="col">{head(current, pickB, setCondB, 'Current')}</th>
+            <th scope="col">
+              <ConditionHead rec={previous} cond={pickA} setCond={setCondA} which="Previous" label={label} />
+            </th>
+            <th scope="col">
+              <ConditionHead rec={current} cond={pickB} setCond={setCondB} which="Current" label={label} />
+            </th>
             <th scope="col" className="num">
               Δ current − previous
             </th>
           </tr>
         </thead>
         <tbody>
-          {rows.map((r) => {
-            const d = isNum(r.a) && isNum(r.b) ? r.b - r.a : null;
-            const better = d === null || Math.abs(d) < 1e-9 || r.neutral ? null : r.lowerBetter ? d < 0 : d > 0;
-            const fmt = r.format ?? ((x: number | null) => num(x, r.digits ?? 3));
-            return (
-              <tr key={r.testId} data-testid={r.testId}>
-                <th scope="row">
-                  {r.color ? <span className="src-dot" style={{ background: r.color }} aria-hidden="true" /> : null}
-                  {r.label}
-                </th>
-                <td className="num">{fmt(r.a)}</td>
-                <td className="num">{fmt(r.b)}</td>
-                <td className={`num delta ${better === null ? '' : better ? 'delta-good' : 'delta-bad'}`} data-testid="cmp-delta">
-                  {d === null ? '—' : r.format ? (d === 0 ? 'same' : d > 0 ? 'now correct' : 'now wrong') : signed(d, r.digits ?? 3)}
-                </td>
-              </tr>
-            );
-          })}
+          {rows.map((r) => (
+            <CompareRow key={r.testId} row={r} />
+          ))}
         </tbody>
       </table>
       {!previous ? <p className="small muted">Run again with different switches to fill the previous column.</p> : null}
     </Section>
+  );
+}
+
+interface ConditionHeadProps {
+  rec: TaskRunRecord | null;
+  cond: string | null;
+  setCond: (c: string) => void;
+  which: 'Previous' | 'Current';
+  label: (id: string) => string;
+}
+
+/** A column head: the run's task and sources, and the condition shown (a choice when the run has several). */
+function ConditionHead({ rec, cond, setCond, which, label }: ConditionHeadProps) {
+  if (!rec) return <div className="cmp-head muted">{which}: none yet</div>;
+  return (
+    <div className="cmp-head">
+      <div className="cmp-head-title">
+        {which} · <span className="mono">{rec.label}</span>
+      </div>
+      <div className="small muted">{sourcesLabel(rec.sources)}</div>
+      {rec.results.length > 1 ? (
+        <select className="input input-small" value={cond ?? ''} onChange={(e) => setCond(e.target.value)} aria-label={`${which} condition`} data-testid={`cmp-cond-${which.toLowerCase()}`}>
+          {rec.results.map((r) => (
+            <option key={r.condition} value={r.condition}>
+              {label(r.condition)}
+            </option>
+          ))}
+        </select>
+      ) : cond ? (
+        <div className="small">{label(cond)}</div>
+      ) : null}
+      {rec.status !== 'ready' ? <Badge tone={rec.status === 'failed' ? 'bad' : 'info'}>{rec.status}</Badge> : null}
+    </div>
+  );
+}
+
+/** One measure, previous and current, and the change marked better or worse. */
+function CompareRow({ row: r }: { row: Row }) {
+  const d = isNum(r.a) && isNum(r.b) ? r.b - r.a : null;
+  const better = d === null || Math.abs(d) < 1e-9 || r.neutral ? null : r.lowerBetter ? d < 0 : d > 0;
+  const fmt = r.format ?? ((x: number | null) => num(x, r.digits ?? 3));
+  return (
+    <tr data-testid={r.testId}>
+      <th scope="row">
+        {r.color ? <span className="src-dot" style={{ background: r.color }} aria-hidden="true" /> : null}
+        {r.label}
+      </th>
+      <td className="num">{fmt(r.a)}</td>
+      <td className="num">{fmt(r.b)}</td>
+      <td className={`num delta ${better === null ? '' : better ? 'delta-good' : 'delta-bad'}`} data-testid="cmp-delta">
+        {d === null ? '—' : r.format ? (d === 0 ? 'same' : d > 0 ? 'now correct' : 'now wrong') : signed(d, r.digits ?? 3)}
+      </td>
+    </tr>
   );
 }

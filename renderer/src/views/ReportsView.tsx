@@ -1,8 +1,8 @@
 // Reports: HTML / Markdown / JSON / CSV for one run or two compared, rendered by the engine and offered as
 // downloads with the engine's file names.
 
-import { useEffect, useRef, useState } from 'react';
-import type { CallError } from '../api/contract.ts';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { CallError, RunListItem } from '../api/contract.ts';
 import { Empty, ErrorBox, Field, Loading, Section } from '../components/ui.tsx';
 import { humanSize, makeDownload, revoke, triggerDownload, type Download } from '../lib/download.ts';
 import { dateTime } from '../lib/format.ts';
@@ -21,16 +21,56 @@ export function ReportsView() {
   const runs = useApp((s) => s.runs);
   const selectedRuns = useApp((s) => s.selectedRuns);
   const refreshRuns = useApp((s) => s.refreshRuns);
-  const list = runs.data ?? [];
+  const list = useMemo(() => runs.data ?? [], [runs.data]);
   const [runA, setRunA] = useState<string>(selectedRuns[0] ?? '');
   const [runB, setRunB] = useState<string>(selectedRuns[1] ?? '');
+  const exported = useReportExport(runA, runB);
+  useEffect(() => {
+    if (!runA && list[0]) setRunA(selectedRuns[0] ?? list[0].id);
+  }, [list, runA, selectedRuns]);
+
+  return (
+    <div className="view" data-testid="reports-view">
+      <header className="view-head">
+        <div>
+          <h1>Reports</h1>
+          <p className="view-sub">Regenerated from the store: the tables and charts cannot disagree with the runs.</p>
+        </div>
+      </header>
+      <Section title="Export" testId="report-export">
+        {runs.status === 'loading' && !runs.data ? <Loading label="Listing runs…" /> : null}
+        {runs.status === 'error' ? <ErrorBox error={runs.error} title="Could not list runs" onRetry={() => void refreshRuns()} /> : null}
+        {runs.data && !list.length ? (
+          <Empty title="No runs to report on" testId="reports-empty">
+            Start an experiment first.
+          </Empty>
+        ) : null}
+        {list.length ? (
+          <>
+            <RunChoice list={list} runA={runA} runB={runB} setRunA={setRunA} setRunB={setRunB} />
+            <div className="export-grid">
+              {FORMATS.map((f) => (
+                <button key={f.id} type="button" className="export-btn" onClick={() => void exported.render(f.id)} disabled={!!exported.busy || !runA} data-testid={`export-${f.id}`}>
+                  <span className="export-label">{exported.busy === f.id ? 'Rendering…' : f.label}</span>
+                  <span className="export-note">{f.note}</span>
+                </button>
+              ))}
+            </div>
+            <ErrorBox error={exported.error} title="Could not render the report" />
+            {exported.downloads.length ? <DownloadList downloads={exported.downloads} /> : null}
+          </>
+        ) : null}
+      </Section>
+    </div>
+  );
+}
+
+/** Rendering the report of run A (compared with B when chosen) in one format, and the files it gave as downloads. */
+function useReportExport(runA: string, runB: string) {
   const [busy, setBusy] = useState<Format | null>(null);
   const [error, setError] = useState<CallError | null>(null);
   const [downloads, setDownloads] = useState<Download[]>([]);
   const held = useRef<Download[]>([]);
-  useEffect(() => {
-    if (!runA && list[0]) setRunA(selectedRuns[0] ?? list[0].id);
-  }, [list, runA, selectedRuns]);
   useEffect(() => () => revoke(held.current), []);
 
   const render = async (format: Format) => {
@@ -51,79 +91,63 @@ export function ReportsView() {
       setBusy(null);
     }
   };
+  return { busy, error, downloads, render };
+}
 
+interface RunChoiceProps {
+  list: RunListItem[];
+  runA: string;
+  runB: string;
+  setRunA: (id: string) => void;
+  setRunB: (id: string) => void;
+}
+
+function RunChoice({ list, runA, runB, setRunA, setRunB }: RunChoiceProps) {
   return (
-    <div className="view" data-testid="reports-view">
-      <header className="view-head">
-        <div>
-          <h1>Reports</h1>
-          <p className="view-sub">Regenerated from the store: the tables and charts cannot disagree with the runs.</p>
-        </div>
-      </header>
-      <Section title="Export" testId="report-export">
-        {runs.status === 'loading' && !runs.data ? <Loading label="Listing runs…" /> : null}
-        {runs.status === 'error' ? <ErrorBox error={runs.error} title="Could not list runs" onRetry={() => void refreshRuns()} /> : null}
-        {runs.data && !list.length ? (
-          <Empty title="No runs to report on" testId="reports-empty">
-            Start an experiment first.
-          </Empty>
-        ) : null}
-        {list.length ? (
-          <>
-            <div className="form-row">
-              <Field label="Run">
-                {(id) => (
-                  <select id={id} className="input input-wide" value={runA} onChange={(e) => setRunA(e.target.value)} data-testid="report-run">
-                    {list.map((r) => (
-                      <option key={r.id} value={r.id}>
-                        {r.id} · {r.kind} · {r.state} · {dateTime(r.createdAt)}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-              <Field label="Compare with (optional)">
-                {(id) => (
-                  <select id={id} className="input input-wide" value={runB} onChange={(e) => setRunB(e.target.value)} data-testid="report-run-compare">
-                    <option value="">— none —</option>
-                    {list
-                      .filter((r) => r.id !== runA)
-                      .map((r) => (
-                        <option key={r.id} value={r.id}>
-                          {r.id} · {r.kind} · {r.state}
-                        </option>
-                      ))}
-                  </select>
-                )}
-              </Field>
-            </div>
-            <div className="export-grid">
-              {FORMATS.map((f) => (
-                <button key={f.id} type="button" className="export-btn" onClick={() => void render(f.id)} disabled={!!busy || !runA} data-testid={`export-${f.id}`}>
-                  <span className="export-label">{busy === f.id ? 'Rendering…' : f.label}</span>
-                  <span className="export-note">{f.note}</span>
-                </button>
+    <div className="form-row">
+      <Field label="Run">
+        {(id) => (
+          <select id={id} className="input input-wide" value={runA} onChange={(e) => setRunA(e.target.value)} data-testid="report-run">
+            {list.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.id} · {r.kind} · {r.state} · {dateTime(r.createdAt)}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Compare with (optional)">
+        {(id) => (
+          <select id={id} className="input input-wide" value={runB} onChange={(e) => setRunB(e.target.value)} data-testid="report-run-compare">
+            <option value="">— none —</option>
+            {list
+              .filter((r) => r.id !== runA)
+              .map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.id} · {r.kind} · {r.state}
+                </option>
               ))}
-            </div>
-            <ErrorBox error={error} title="Could not render the report" />
-            {downloads.length ? (
-              <div className="downloads" data-testid="report-files">
-                <div className="h4">Files (click to download again)</div>
-                <ul>
-                  {downloads.map((d) => (
-                    <li key={d.url}>
-                      <a href={d.url} download={d.name} data-testid="report-file">
-                        {d.name}
-                      </a>{' '}
-                      <span className="muted small tabular">{humanSize(d.size)}</span>
-                    </li>
-                  ))}
-                </ul>
-              </div>
-            ) : null}
-          </>
-        ) : null}
-      </Section>
+          </select>
+        )}
+      </Field>
+    </div>
+  );
+}
+
+function DownloadList({ downloads }: { downloads: Download[] }) {
+  return (
+    <div className="downloads" data-testid="report-files">
+      <div className="h4">Files (click to download again)</div>
+      <ul>
+        {downloads.map((d) => (
+          <li key={d.url}>
+            <a href={d.url} download={d.name} data-testid="report-file">
+              {d.name}
+            </a>{' '}
+            <span className="muted small tabular">{humanSize(d.size)}</span>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }

@@ -11,16 +11,8 @@ import type { CallError } from '../api/contract.ts';
 import './RepositoryView.css';
 
 export function RepositoryView() {
-  const info = useApp((s) => s.info);
   const repos = useApp((s) => s.repos);
-  const jobs = useApp((s) => s.jobs);
-  const refreshRepos = useApp((s) => s.refreshRepos);
-  const jobAction = useApp((s) => s.jobAction);
   const [selected, setSelected] = useState<number | null>(null);
-
-  const indexJobs = jobs.filter((j) => j.kind === 'index');
-  const activeJobs = indexJobs.filter((j) => j.state === 'running' || j.state === 'paused');
-  const recentJobs = indexJobs.filter((j) => !(j.state === 'running' || j.state === 'paused')).slice(0, 3);
   const list = repos.data ?? [];
   const current = list.find((r) => r.id === selected) ?? list[0] ?? null;
 
@@ -34,59 +26,10 @@ export function RepositoryView() {
       </header>
 
       <OpenFolder />
-
-      {activeJobs.length || recentJobs.length ? (
-        <Section title="Indexing" testId="index-jobs" subtitle="Pausing stops after the current batch; resuming continues where it stopped.">
-          <div className="job-list">
-            {[...activeJobs, ...recentJobs].map((j) => (
-              <JobCard key={j.id} job={j} onAction={(a) => void jobAction(j.id, a)} testId="index-job" />
-            ))}
-          </div>
-        </Section>
-      ) : null}
+      <IndexJobs />
 
       <div className="grid-2-1 grid-top">
-        <Section
-          title="Indexed repositories"
-          testId="repo-list"
-          actions={
-            <button type="button" className="btn btn-small btn-quiet" onClick={() => void refreshRepos()} data-testid="repo-refresh">
-              Refresh
-            </button>
-          }
-        >
-          {repos.status === 'loading' && !repos.data ? <Loading label="Reading the workspace…" /> : null}
-          {repos.status === 'error' ? <ErrorBox error={repos.error} title="Could not list repositories" onRetry={() => void refreshRepos()} /> : null}
-          {repos.data && !list.length ? (
-            <Empty title="No repository indexed yet" testId="repo-empty">
-              Open a folder above{info.data?.sampleRepo ? ' — or start with the bundled sample repository' : ''}.
-            </Empty>
-          ) : null}
-          {list.length ? (
-            <ul className="repo-list" role="list">
-              {list.map((r) => (
-                <li key={r.id}>
-                  <button
-                    type="button"
-                    className={`repo-item ${current?.id === r.id ? 'repo-item-current' : ''}`}
-                    aria-pressed={current?.id === r.id}
-                    onClick={() => setSelected(r.id)}
-                    data-testid="repo-item"
-                    data-repo-id={r.id}
-                  >
-                    <span className="repo-name">{r.name}</span>
-                    <span className="repo-root" title={r.root}>
-                      {r.root}
-                    </span>
-                    <span className="repo-meta tabular">
-                      {int(r.files)} files · {int(Object.values(r.units).reduce((a, b) => a + b, 0))} units · {r.lastIndexedAt ? `indexed ${dateTime(r.lastIndexedAt)}` : 'not indexed yet'}
-                    </span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          ) : null}
-        </Section>
+        <RepoList current={current} onSelect={setSelected} />
         <EncoderCard />
       </div>
 
@@ -95,8 +38,77 @@ export function RepositoryView() {
   );
 }
 
-function OpenFolder() {
+/** The running and paused indexing jobs, then the last three finished ones; nothing when there are none. */
+function IndexJobs() {
+  const jobs = useApp((s) => s.jobs);
+  const jobAction = useApp((s) => s.jobAction);
+  const indexJobs = jobs.filter((j) => j.kind === 'index');
+  const activeJobs = indexJobs.filter((j) => j.state === 'running' || j.state === 'paused');
+  const recentJobs = indexJobs.filter((j) => !(j.state === 'running' || j.state === 'paused')).slice(0, 3);
+  if (!activeJobs.length && !recentJobs.length) return null;
+  return (
+    <Section title="Indexing" testId="index-jobs" subtitle="Pausing stops after the current batch; resuming continues where it stopped.">
+      <div className="job-list">
+        {[...activeJobs, ...recentJobs].map((j) => (
+          <JobCard key={j.id} job={j} onAction={(a) => void jobAction(j.id, a)} testId="index-job" />
+        ))}
+      </div>
+    </Section>
+  );
+}
+
+function RepoList({ current, onSelect }: { current: RepoSummary | null; onSelect: (id: number) => void }) {
   const info = useApp((s) => s.info);
+  const repos = useApp((s) => s.repos);
+  const refreshRepos = useApp((s) => s.refreshRepos);
+  const list = repos.data ?? [];
+  return (
+    <Section
+      title="Indexed repositories"
+      testId="repo-list"
+      actions={
+        <button type="button" className="btn btn-small btn-quiet" onClick={() => void refreshRepos()} data-testid="repo-refresh">
+          Refresh
+        </button>
+      }
+    >
+      {repos.status === 'loading' && !repos.data ? <Loading label="Reading the workspace…" /> : null}
+      {repos.status === 'error' ? <ErrorBox error={repos.error} title="Could not list repositories" onRetry={() => void refreshRepos()} /> : null}
+      {repos.data && !list.length ? (
+        <Empty title="No repository indexed yet" testId="repo-empty">
+          Open a folder above{info.data?.sampleRepo ? ' — or start with the bundled sample repository' : ''}.
+        </Empty>
+      ) : null}
+      {list.length ? (
+        <ul className="repo-list" role="list">
+          {list.map((r) => (
+            <li key={r.id}>
+              <button
+                type="button"
+                className={`repo-item ${current?.id === r.id ? 'repo-item-current' : ''}`}
+                aria-pressed={current?.id === r.id}
+                onClick={() => onSelect(r.id)}
+                data-testid="repo-item"
+                data-repo-id={r.id}
+              >
+                <span className="repo-name">{r.name}</span>
+                <span className="repo-root" title={r.root}>
+                  {r.root}
+                </span>
+                <span className="repo-meta tabular">
+                  {int(r.files)} files · {int(Object.values(r.units).reduce((a, b) => a + b, 0))} units · {r.lastIndexedAt ? `indexed ${dateTime(r.lastIndexedAt)}` : 'not indexed yet'}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </Section>
+  );
+}
+
+/** Starting an index: the path check, the call, and the native picker; errors about the path go to the field. */
+function useIndexFolder() {
   const refreshRepos = useApp((s) => s.refreshRepos);
   const refreshJobs = useApp((s) => s.refreshJobs);
   const [path, setPath] = useState('');
@@ -142,88 +154,104 @@ function OpenFolder() {
       setError(asCallError(err));
     }
   };
+  return { path, setPath, fieldError, error, busy, pickNote, index, pick };
+}
+
+type IndexFolder = ReturnType<typeof useIndexFolder>;
+
+function OpenFolder() {
+  const info = useApp((s) => s.info);
+  const folder = useIndexFolder();
 
   if (info.status === 'loading' && !info.data) return <Loading label="Connecting to the engine…" />;
   if (info.status === 'error') return <ErrorBox error={info.error} title="The engine did not answer" />;
   const picker = info.data?.folderPicker;
-  const roots = info.data?.allowedRoots ?? [];
+  const sampleRepo = info.data?.sampleRepo;
 
   return (
     <Section title="Open a folder" testId="open-folder" subtitle={picker ? 'Choose a repository folder to index.' : 'Browser mode: type the folder’s absolute path. Only folders inside the allowed roots can be opened.'}>
       {picker ? (
         <div className="row gap">
-          <button type="button" className="btn btn-primary" onClick={() => void pick()} data-testid="repo-pick">
+          <button type="button" className="btn btn-primary" onClick={() => void folder.pick()} data-testid="repo-pick">
             Choose folder…
           </button>
-          {info.data?.sampleRepo ? (
-            <button type="button" className="btn" onClick={() => void index(info.data!.sampleRepo)} data-testid="repo-index-sample">
+          {sampleRepo ? (
+            <button type="button" className="btn" onClick={() => void folder.index(sampleRepo)} data-testid="repo-index-sample">
               Index the sample repository
             </button>
           ) : null}
-          {pickNote ? <span className="muted">{pickNote}</span> : null}
+          {folder.pickNote ? <span className="muted">{folder.pickNote}</span> : null}
         </div>
       ) : (
-        <form
-          className="form-row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void index(path);
-          }}
-        >
-          <Field
-            label="Repository folder"
-            error={fieldError}
-            hint={
-              roots.length ? (
-                <span>
-                  Allowed roots:{' '}
-                  {roots.map((r, i) => (
-                    <button key={r} type="button" className="link-btn" onClick={() => setPath(r.endsWith('/') ? r : `${r}/`)} data-testid="allowed-root">
-                      {r}
-                      {i < roots.length - 1 ? '' : ''}
-                    </button>
-                  ))}
-                </span>
-              ) : null
-            }
-          >
-            {(id, describedBy) => (
-              <input
-                id={id}
-                aria-describedby={describedBy}
-                aria-invalid={!!fieldError}
-                className="input input-wide mono"
-                value={path}
-                placeholder="/home/you/projects/my-repo"
-                onChange={(e) => setPath(e.target.value)}
-                data-testid="repo-path"
-                spellCheck={false}
-                autoComplete="off"
-              />
-            )}
-          </Field>
-          <div className="form-actions">
-            <button type="submit" className="btn btn-primary" disabled={busy} data-testid="repo-index">
-              {busy ? 'Starting…' : 'Index'}
-            </button>
-            {info.data?.sampleRepo ? (
-              <button
-                type="button"
-                className="btn"
-                onClick={() => {
-                  setPath(info.data!.sampleRepo);
-                  void index(info.data!.sampleRepo);
-                }}
-                data-testid="repo-index-sample"
-              >
-                Index the sample repository
-              </button>
-            ) : null}
-          </div>
-        </form>
+        <PathForm folder={folder} roots={info.data?.allowedRoots ?? []} sampleRepo={sampleRepo} />
       )}
-      <ErrorBox error={error} title="Could not start indexing" />
+      <ErrorBox error={folder.error} title="Could not start indexing" />
     </Section>
+  );
+}
+
+/** Browser mode: the folder typed as a path (an allowed root fills the field), indexed on submit. */
+function PathForm({ folder, roots, sampleRepo }: { folder: IndexFolder; roots: string[]; sampleRepo: string | undefined }) {
+  const { path, setPath, fieldError, busy, index } = folder;
+  return (
+    <form
+      className="form-row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void index(path);
+      }}
+    >
+      <Field
+        label="Repository folder"
+        error={fieldError}
+        hint={
+          roots.length ? (
+            <span>
+              Allowed roots:{' '}
+              {roots.map((r, i) => (
+                <button key={r} type="button" className="link-btn" onClick={() => setPath(r.endsWith('/') ? r : `${r}/`)} data-testid="allowed-root">
+                  {r}
+                  {i < roots.length - 1 ? '' : ''}
+                </button>
+              ))}
+            </span>
+          ) : null
+        }
+      >
+        {(id, describedBy) => (
+          <input
+            id={id}
+            aria-describedby={describedBy}
+            aria-invalid={!!fieldError}
+            className="input input-wide mono"
+            value={path}
+            placeholder="/home/you/projects/my-repo"
+            onChange={(e) => setPath(e.target.value)}
+            data-testid="repo-path"
+            spellCheck={false}
+            autoComplete="off"
+          />
+        )}
+      </Field>
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary" disabled={busy} data-testid="repo-index">
+          {busy ? 'Starting…' : 'Index'}
+        </button>
+        {sampleRepo ? (
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              setPath(sampleRepo);
+              void index(sampleRepo);
+            }}
+            data-testid="repo-index-sample"
+          >
+            Index the sample repository
+          </button>
+        ) : null}
+      </div>
+    </form>
   );
 }
 

@@ -1,11 +1,13 @@
 // Settings: the generation backend (offline, OpenAI, Gemini, or an OpenAI-compatible local server), model,
-// write-only API keys, sandbox, encoder, parallel tasks and the pipeline constants, validated before saving.
+// write-only API keys, sandbox, encoder, parallel tasks and the pipeline constants, validated before saving;
+// the price table is settings/PricesSection.tsx.
 
 import { useEffect, useState } from 'react';
-import { BackendSchema, DEFAULT_MODELS, PIPELINE_DEFAULTS, PipelineOverridesSchema, PricesSchema, SettingsSchema, type CallError, type ModelPrice, type PipelineOverrides, type PricesInfo, type Settings } from '../api/contract.ts';
+import { BackendSchema, DEFAULT_MODELS, PIPELINE_DEFAULTS, PipelineOverridesSchema, SettingsSchema, type CallError, type PipelineOverrides, type Settings } from '../api/contract.ts';
 import { Badge, ErrorBox, Field, Loading, Section } from '../components/ui.tsx';
 import { rovingKeyDown } from '../components/roving.ts';
 import { asCallError, engine, getStore, useApp } from '../store.ts';
+import { PricesSection } from './settings/PricesSection.tsx';
 import './SettingsView.css';
 
 type BackendChoiceUi = 'offline' | 'openai' | 'gemini' | 'local';
@@ -99,6 +101,13 @@ export function SettingsView() {
   );
 }
 
+/** What each part of the settings form is given: the draft, the errors by field, and a way to change the draft. */
+interface DraftProps {
+  draft: Draft;
+  errors: Record<string, string>;
+  patch: (p: Partial<Draft>) => void;
+}
+
 function SettingsForm({ initial }: { initial: Settings }) {
   const [draft, setDraft] = useState<Draft>(() => toDraft(initial));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -135,6 +144,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
     }
   };
 
+  const parts: DraftProps = { draft, errors, patch };
   return (
     <form
       onSubmit={(e) => {
@@ -145,100 +155,9 @@ function SettingsForm({ initial }: { initial: Settings }) {
       className="settings-form"
       data-testid="settings-form"
     >
-      <Section title="Generation backend" testId="settings-backend">
-        <div role="radiogroup" aria-label="Backend" className="backend-grid" onKeyDown={(e) => rovingKeyDown(e, 'both')}>
-          {BACKENDS.map((b) => {
-            const on = draft.backend === b.id;
-            return (
-              <button
-                key={b.id}
-                type="button"
-                role="radio"
-                aria-checked={on}
-                tabIndex={on ? 0 : -1}
-                data-roving
-                className={`backend-opt ${on ? 'backend-opt-on' : ''}`}
-                onClick={() => patch({ backend: b.id })}
-                data-testid={`backend-${b.id}`}
-              >
-                <span className="backend-label">{b.label}</span>
-                <span className="backend-note">{b.note}</span>
-              </button>
-            );
-          })}
-        </div>
-        <div className="form-row">
-          {draft.backend !== 'offline' ? (
-            <Field label="Model" error={errors.model} hint={draft.backend === 'local' ? 'as the server names it' : 'empty: the backend’s default'}>
-              {(id, d) => <input id={id} aria-describedby={d} className="input mono" value={draft.model} onChange={(e) => patch({ model: e.target.value })} data-testid="settings-model" spellCheck={false} placeholder={draft.backend === 'gemini' ? DEFAULT_MODELS.gemini : draft.backend === 'openai' ? DEFAULT_MODELS.openai : 'qwen2.5-coder-7b'} />}
-            </Field>
-          ) : null}
-          {draft.backend === 'local' ? (
-            <Field label="Base URL" error={errors.baseURL}>
-              {(id, d) => <input id={id} aria-describedby={d} aria-invalid={!!errors.baseURL} className="input input-wide mono" value={draft.baseURL} onChange={(e) => patch({ baseURL: e.target.value })} placeholder="http://127.0.0.1:8080/v1" data-testid="settings-base-url" spellCheck={false} />}
-            </Field>
-          ) : null}
-        </div>
-        {errors.backend ? <div className="field-error">{errors.backend}</div> : null}
-      </Section>
-
-      <Section title="Execution" testId="settings-execution" className="settings-execution">
-        <div className="form-row">
-          <Field label="Sandbox" hint="strong: bubblewrap namespaces, no network, unprivileged uid; weak: resource limits only (labelled)">
-            {(id, d) => (
-              <select id={id} aria-describedby={d} className="input" value={draft.sandbox} onChange={(e) => patch({ sandbox: e.target.value as Settings['sandbox'] })} data-testid="settings-sandbox">
-                <option value="auto">auto</option>
-                <option value="strong">strong</option>
-                <option value="weak">weak</option>
-              </select>
-            )}
-          </Field>
-          <Field label="Encoder" hint="auto: UniXcoder when installed, else the bundled default">
-            {(id, d) => (
-              <select id={id} aria-describedby={d} className="input" value={draft.encoder} onChange={(e) => patch({ encoder: e.target.value as Settings['encoder'] })} data-testid="settings-encoder">
-                <option value="auto">auto</option>
-                <option value="default">default</option>
-                <option value="unixcoder">unixcoder</option>
-              </select>
-            )}
-          </Field>
-          <Field label="Parallel tasks" error={errors.parallel} hint="1 … 16">
-            {(id, d) => <input id={id} aria-describedby={d} aria-invalid={!!errors.parallel} className="input input-num" inputMode="numeric" value={draft.parallel} onChange={(e) => patch({ parallel: e.target.value })} data-testid="settings-parallel" />}
-          </Field>
-        </div>
-      </Section>
-
-      <Section title="Pipeline constants" subtitle="Empty fields keep the default. Budgets stay matched across methods: every method uses these." testId="settings-pipeline">
-        <div className="const-grid">
-          {CONSTANTS.map((c) => (
-            <Field
-              key={c.key}
-              label={
-                <span>
-                  {c.label} <span className="muted mono">{c.symbol}</span>
-                </span>
-              }
-              error={errors[`pipeline.${c.key}`]}
-              hint={`${c.hint} · default ${PIPELINE_DEFAULTS[c.key]}`}
-            >
-              {(id, d) => (
-                <input
-                  id={id}
-                  aria-describedby={d}
-                  aria-invalid={!!errors[`pipeline.${c.key}`]}
-                  className="input input-num tabular"
-                  inputMode="decimal"
-                  value={draft.pipeline[c.key]}
-                  placeholder={String(PIPELINE_DEFAULTS[c.key])}
-                  onChange={(e) => patch({ pipeline: { ...draft.pipeline, [c.key]: e.target.value } })}
-                  data-testid={`settings-${c.key}`}
-                />
-              )}
-            </Field>
-          ))}
-        </div>
-      </Section>
-
+      <BackendSection {...parts} />
+      <ExecutionSection {...parts} />
+      <PipelineSection {...parts} />
       <div className="save-bar">
         <button type="submit" className="btn btn-primary" disabled={busy} data-testid="settings-save">
           {busy ? 'Saving…' : 'Save settings'}
@@ -255,6 +174,112 @@ function SettingsForm({ initial }: { initial: Settings }) {
       </div>
       <ErrorBox error={saveError} title="The engine did not accept the settings" />
     </form>
+  );
+}
+
+function BackendSection({ draft, errors, patch }: DraftProps) {
+  return (
+    <Section title="Generation backend" testId="settings-backend">
+      <div role="radiogroup" aria-label="Backend" className="backend-grid" onKeyDown={(e) => rovingKeyDown(e, 'both')}>
+        {BACKENDS.map((b) => {
+          const on = draft.backend === b.id;
+          return (
+            <button
+              key={b.id}
+              type="button"
+              role="radio"
+              aria-checked={on}
+              tabIndex={on ? 0 : -1}
+              data-roving
+              className={`backend-opt ${on ? 'backend-opt-on' : ''}`}
+              onClick={() => patch({ backend: b.id })}
+              data-testid={`backend-${b.id}`}
+            >
+              <span className="backend-label">{b.label}</span>
+              <span className="backend-note">{b.note}</span>
+            </button>
+          );
+        })}
+      </div>
+      <div className="form-row">
+        {draft.backend !== 'offline' ? (
+          <Field label="Model" error={errors.model} hint={draft.backend === 'local' ? 'as the server names it' : 'empty: the backend’s default'}>
+            {(id, d) => <input id={id} aria-describedby={d} className="input mono" value={draft.model} onChange={(e) => patch({ model: e.target.value })} data-testid="settings-model" spellCheck={false} placeholder={draft.backend === 'gemini' ? DEFAULT_MODELS.gemini : draft.backend === 'openai' ? DEFAULT_MODELS.openai : 'qwen2.5-coder-7b'} />}
+          </Field>
+        ) : null}
+        {draft.backend === 'local' ? (
+          <Field label="Base URL" error={errors.baseURL}>
+            {(id, d) => <input id={id} aria-describedby={d} aria-invalid={!!errors.baseURL} className="input input-wide mono" value={draft.baseURL} onChange={(e) => patch({ baseURL: e.target.value })} placeholder="http://127.0.0.1:8080/v1" data-testid="settings-base-url" spellCheck={false} />}
+          </Field>
+        ) : null}
+      </div>
+      {errors.backend ? <div className="field-error">{errors.backend}</div> : null}
+    </Section>
+  );
+}
+
+function ExecutionSection({ draft, errors, patch }: DraftProps) {
+  return (
+    <Section title="Execution" testId="settings-execution" className="settings-execution">
+      <div className="form-row">
+        <Field label="Sandbox" hint="strong: bubblewrap namespaces, no network, unprivileged uid; weak: resource limits only (labelled)">
+          {(id, d) => (
+            <select id={id} aria-describedby={d} className="input" value={draft.sandbox} onChange={(e) => patch({ sandbox: e.target.value as Settings['sandbox'] })} data-testid="settings-sandbox">
+              <option value="auto">auto</option>
+              <option value="strong">strong</option>
+              <option value="weak">weak</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Encoder" hint="auto: UniXcoder when installed, else the bundled default">
+          {(id, d) => (
+            <select id={id} aria-describedby={d} className="input" value={draft.encoder} onChange={(e) => patch({ encoder: e.target.value as Settings['encoder'] })} data-testid="settings-encoder">
+              <option value="auto">auto</option>
+              <option value="default">default</option>
+              <option value="unixcoder">unixcoder</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Parallel tasks" error={errors.parallel} hint="1 … 16">
+          {(id, d) => <input id={id} aria-describedby={d} aria-invalid={!!errors.parallel} className="input input-num" inputMode="numeric" value={draft.parallel} onChange={(e) => patch({ parallel: e.target.value })} data-testid="settings-parallel" />}
+        </Field>
+      </div>
+    </Section>
+  );
+}
+
+function PipelineSection({ draft, errors, patch }: DraftProps) {
+  return (
+    <Section title="Pipeline constants" subtitle="Empty fields keep the default. Budgets stay matched across methods: every method uses these." testId="settings-pipeline">
+      <div className="const-grid">
+        {CONSTANTS.map((c) => (
+          <Field
+            key={c.key}
+            label={
+              <span>
+                {c.label} <span className="muted mono">{c.symbol}</span>
+              </span>
+            }
+            error={errors[`pipeline.${c.key}`]}
+            hint={`${c.hint} · default ${PIPELINE_DEFAULTS[c.key]}`}
+          >
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                aria-invalid={!!errors[`pipeline.${c.key}`]}
+                className="input input-num tabular"
+                inputMode="decimal"
+                value={draft.pipeline[c.key]}
+                placeholder={String(PIPELINE_DEFAULTS[c.key])}
+                onChange={(e) => patch({ pipeline: { ...draft.pipeline, [c.key]: e.target.value } })}
+                data-testid={`settings-${c.key}`}
+              />
+            )}
+          </Field>
+        ))}
+      </div>
+    </Section>
   );
 }
 
@@ -350,168 +375,5 @@ function KeyField({ provider, label, isSet, onChange }: { provider: 'openai' | '
         </div>
       ) : null}
     </div>
-  );
-}
-
-interface PriceRow {
-  model: string;
-  input: string;
-  output: string;
-  asOf: string;
-  /** Fields the table keeps but this form does not edit. */
-  rest: Pick<ModelPrice, 'cachedInputPerMTok' | 'source' | 'note'>;
-}
-
-const today = () => new Date().toISOString().slice(0, 10);
-
-function toRows(models: Record<string, ModelPrice>): PriceRow[] {
-  return Object.entries(models).map(([model, p]) => ({
-    model,
-    input: String(p.inputPerMTok),
-    output: String(p.outputPerMTok),
-    asOf: p.asOf,
-    rest: { ...(p.cachedInputPerMTok !== undefined ? { cachedInputPerMTok: p.cachedInputPerMTok } : {}), ...(p.source ? { source: p.source } : {}), ...(p.note ? { note: p.note } : {}) },
-  }));
-}
-
-/** Rows → the price table, or the first problem in words (row and field named). */
-export function fromPriceRows(rows: PriceRow[]): { ok: true; value: Record<string, ModelPrice> } | { ok: false; error: string } {
-  const models: Record<string, ModelPrice> = {};
-  for (const [i, r] of rows.entries()) {
-    const name = r.model.trim();
-    const where = `row ${i + 1}${name ? ` (${name})` : ''}`;
-    if (!name) return { ok: false, error: `${where}: a model name is required` };
-    if (models[name]) return { ok: false, error: `${where}: ${name} is listed twice` };
-    const input = Number(r.input);
-    const output = Number(r.output);
-    if (r.input.trim() === '' || !Number.isFinite(input) || input < 0) return { ok: false, error: `${where}: the input price must be a number ≥ 0` };
-    if (r.output.trim() === '' || !Number.isFinite(output) || output < 0) return { ok: false, error: `${where}: the output price must be a number ≥ 0` };
-    models[name] = { inputPerMTok: input, outputPerMTok: output, asOf: r.asOf.trim(), ...r.rest };
-  }
-  const checked = PricesSchema.safeParse(models);
-  if (!checked.success) {
-    const i = checked.error.issues[0]!;
-    return { ok: false, error: `${i.path.join(' · ')}: ${i.message}` };
-  }
-  return { ok: true, value: checked.data };
-}
-
-function PricesSection() {
-  const [info, setInfo] = useState<PricesInfo | null>(null);
-  const [rows, setRows] = useState<PriceRow[]>([]);
-  const [loadError, setLoadError] = useState<CallError | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const load = async () => {
-    setLoadError(null);
-    try {
-      const p = await engine().call('prices.get', {});
-      setInfo(p);
-      setRows(toRows(p.models));
-    } catch (err) {
-      setLoadError(asCallError(err));
-    }
-  };
-  useEffect(() => {
-    void load();
-  }, []);
-  const update = (i: number, patch: Partial<PriceRow>) => {
-    setSaved(false);
-    setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
-  };
-  const save = async () => {
-    setError(null);
-    const table = fromPriceRows(rows);
-    if (!table.ok) return setError(table.error);
-    setBusy(true);
-    try {
-      const p = await engine().call('prices.set', { models: table.value });
-      setInfo(p);
-      setRows(toRows(p.models));
-      setSaved(true);
-    } catch (err) {
-      setError(asCallError(err).message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Section
-      title="Prices"
-      testId="settings-prices"
-      subtitle={
-        info ? (
-          <span data-testid="prices-source">
-            USD per million tokens, used for cost estimates and spend. Read from {info.source === 'built-in defaults' ? 'the built-in defaults (check them against the providers’ price pages)' : <span className="mono">{info.source}</span>}; saving writes <span className="mono">{info.file}</span>. Local servers and the offline backend cost 0.
-          </span>
-        ) : null
-      }
-    >
-      {loadError ? <ErrorBox error={loadError} title="Could not read the price table" onRetry={() => void load()} /> : null}
-      {!info && !loadError ? <Loading inline /> : null}
-      {info ? (
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void save();
-          }}
-          noValidate
-        >
-          <div className="table-scroll">
-            <table className="table" data-testid="prices-table">
-              <thead>
-                <tr>
-                  <th scope="col">Model</th>
-                  <th scope="col" className="num">Input $/M</th>
-                  <th scope="col" className="num">Output $/M</th>
-                  <th scope="col">As of</th>
-                  <th scope="col">
-                    <span className="sr-only">Remove</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r, i) => (
-                  <tr key={i} data-testid="price-row">
-                    <td>
-                      <input className="input mono" value={r.model} onChange={(e) => update(i, { model: e.target.value })} aria-label={`model of row ${i + 1}`} data-testid="price-model" spellCheck={false} />
-                    </td>
-                    <td className="num">
-                      <input className="input input-num" inputMode="decimal" value={r.input} onChange={(e) => update(i, { input: e.target.value })} aria-label={`input price of ${r.model || `row ${i + 1}`}`} data-testid="price-input" />
-                    </td>
-                    <td className="num">
-                      <input className="input input-num" inputMode="decimal" value={r.output} onChange={(e) => update(i, { output: e.target.value })} aria-label={`output price of ${r.model || `row ${i + 1}`}`} data-testid="price-output" />
-                    </td>
-                    <td>
-                      <input className="input mono" value={r.asOf} onChange={(e) => update(i, { asOf: e.target.value })} aria-label={`date of the price of ${r.model || `row ${i + 1}`}`} data-testid="price-asof" />
-                    </td>
-                    <td>
-                      <button type="button" className="btn btn-quiet btn-danger-quiet" onClick={() => { setSaved(false); setRows(rows.filter((_, j) => j !== i)); }} data-testid="price-remove">
-                        Remove
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {error ? (
-            <div className="field-error" role="alert" data-testid="prices-error">
-              {error}
-            </div>
-          ) : null}
-          <div className="form-actions">
-            <button type="button" className="btn" onClick={() => { setSaved(false); setRows([...rows, { model: '', input: '', output: '', asOf: today(), rest: {} }]); }} data-testid="price-add">
-              Add a model
-            </button>
-            <button type="submit" className="btn btn-primary" disabled={busy} data-testid="prices-save">
-              {busy ? 'Saving…' : 'Save prices'}
-            </button>
-            {saved ? <span className="small muted" data-testid="prices-saved">Saved.</span> : null}
-          </div>
-        </form>
-      ) : null}
-    </Section>
   );
 }

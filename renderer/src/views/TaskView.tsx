@@ -54,28 +54,26 @@ export function TaskView() {
 }
 
 function ManifestPicker() {
+  return (
+    <div className="picker" data-testid="task-picker">
+      <ManifestForm />
+      <TaskList />
+    </div>
+  );
+}
+
+/** The manifest path (the store's manifest, else the sample manifest), checked and loaded on submit. */
+function ManifestForm() {
   const manifest = useApp((s) => s.manifest);
   const info = useApp((s) => s.info.data);
   const tasks = useApp((s) => s.tasks);
-  const selected = useApp((s) => s.selectedTaskId);
   const loadTasks = useApp((s) => s.loadTasks);
-  const selectTask = useApp((s) => s.selectTask);
-  const closeDrill = useApp((s) => s.closeDrill);
   const [path, setPath] = useState(manifest ?? info?.sampleManifest ?? '');
   const [pathError, setPathError] = useState<string | null>(null);
-  const [filter, setFilter] = useState('');
   useEffect(() => {
     if (manifest) setPath(manifest);
     else if (info?.sampleManifest) setPath(info.sampleManifest);
   }, [manifest, info?.sampleManifest]);
-
-  const list = tasks.data?.tasks ?? [];
-  const shown = useMemo(() => {
-    const q = filter.trim().toLowerCase();
-    if (!q) return list;
-    return list.filter((t) => t.id.toLowerCase().includes(q) || t.qualname.toLowerCase().includes(q) || t.file.toLowerCase().includes(q) || t.requirement.toLowerCase().includes(q));
-  }, [list, filter]);
-  const selIndex = shown.findIndex((t) => t.id === selected);
 
   const load = () => {
     const r = PathSchema.safeParse(path.trim());
@@ -85,28 +83,52 @@ function ManifestPicker() {
   };
 
   return (
-    <div className="picker" data-testid="task-picker">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          load();
-        }}
-      >
-        <Field label="Task manifest (JSONL)" error={pathError ?? (tasks.status === 'error' ? tasks.error?.message : null)} hint={info?.sampleManifest && path !== info.sampleManifest ? (
-          <button type="button" className="link-btn" onClick={() => setPath(info.sampleManifest)}>
-            Use the sample manifest
-          </button>
-        ) : null}>
-          {(id, d) => (
-            <div className="input-row">
-              <input id={id} aria-describedby={d} className="input mono" value={path} onChange={(e) => setPath(e.target.value)} data-testid="manifest-path" spellCheck={false} />
-              <button type="submit" className="btn" data-testid="manifest-load">
-                Load
-              </button>
-            </div>
-          )}
-        </Field>
-      </form>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        load();
+      }}
+    >
+      <Field label="Task manifest (JSONL)" error={pathError ?? (tasks.status === 'error' ? tasks.error?.message : null)} hint={info?.sampleManifest && path !== info.sampleManifest ? (
+        <button type="button" className="link-btn" onClick={() => setPath(info.sampleManifest)}>
+          Use the sample manifest
+        </button>
+      ) : null}>
+        {(id, d) => (
+          <div className="input-row">
+            <input id={id} aria-describedby={d} className="input mono" value={path} onChange={(e) => setPath(e.target.value)} data-testid="manifest-path" spellCheck={false} />
+            <button type="submit" className="btn" data-testid="manifest-load">
+              Load
+            </button>
+          </div>
+        )}
+      </Field>
+    </form>
+  );
+}
+
+/** The loaded manifest's tasks, filtered by id, name, file or text; choosing one closes a drill-down. */
+function TaskList() {
+  const tasks = useApp((s) => s.tasks);
+  const selected = useApp((s) => s.selectedTaskId);
+  const selectTask = useApp((s) => s.selectTask);
+  const closeDrill = useApp((s) => s.closeDrill);
+  const [filter, setFilter] = useState('');
+
+  const list = useMemo(() => tasks.data?.tasks ?? [], [tasks.data]);
+  const shown = useMemo(() => {
+    const q = filter.trim().toLowerCase();
+    if (!q) return list;
+    return list.filter((t) => t.id.toLowerCase().includes(q) || t.qualname.toLowerCase().includes(q) || t.file.toLowerCase().includes(q) || t.requirement.toLowerCase().includes(q));
+  }, [list, filter]);
+  const selIndex = shown.findIndex((t) => t.id === selected);
+  const choose = (id: string) => {
+    selectTask(id);
+    closeDrill();
+  };
+
+  return (
+    <>
       <input
         className="input"
         placeholder={`Filter ${list.length ? list.length.toLocaleString('en-US') + ' ' : ''}tasks by id, name, file or text`}
@@ -129,22 +151,9 @@ function ManifestPicker() {
           testId="task-list"
           getKey={(t) => t.id}
           selectedIndex={selIndex}
-          onMove={(i) => {
-            selectTask(shown[i]!.id);
-            closeDrill();
-          }}
+          onMove={(i) => choose(shown[i]!.id)}
           renderRow={(t: TaskSummary) => (
-            <button
-              type="button"
-              tabIndex={-1}
-              className={`task-row ${t.id === selected ? 'task-row-selected' : ''}`}
-              onClick={() => {
-                selectTask(t.id);
-                closeDrill();
-              }}
-              data-testid="task-row"
-              data-task-id={t.id}
-            >
+            <button type="button" tabIndex={-1} className={`task-row ${t.id === selected ? 'task-row-selected' : ''}`} onClick={() => choose(t.id)} data-testid="task-row" data-task-id={t.id}>
               <span className="task-row-id ellipsis">{t.id}</span>
               <span className="task-row-meta ellipsis mono">
                 {t.file} · {t.qualname}
@@ -158,7 +167,7 @@ function ManifestPicker() {
           {shown.length.toLocaleString('en-US')} of {list.length.toLocaleString('en-US')} tasks · manifest {tasks.data.hash.slice(0, 10)}
         </div>
       ) : null}
-    </div>
+    </>
   );
 }
 

@@ -86,25 +86,10 @@ function ProtocolPanel({ protocol, score }: { protocol: Protocol; score: Protoco
     );
   }
   const items: ApiItem[] = Array.isArray(score.items) ? score.items : [];
-  const hits = items.filter((i) => i.status === 'hit').length;
   return (
     <section className="api-set-protocol" data-testid={`api-items-${protocol}`} data-protocol={protocol} data-scored="true" data-matching={score.matching ?? (protocol === 'repository' ? 'strict' : 'bare')}>
       {head}
-      <div className="api-set-score small tabular" data-testid="api-set-score">
-        <span>
-          predicted <strong>{score.predicted}</strong>
-        </span>
-        <span>
-          truth <strong>{score.truth}</strong>
-          {score.truthFrom ? <span className="muted"> (from the {score.truthFrom === 'manifest' ? 'manifest’s ground_truth_apis' : 'reference’s calls'})</span> : null}
-        </span>
-        <span>P {num(score.precision)}</span>
-        <span>R {num(score.recall)}</span>
-        <span>F1 {num(score.f1)}</span>
-        <span>{score.exact ? 'exact set' : 'not the exact set'}</span>
-        <span>count {score.count}</span>
-        {items.length ? <span className="muted">{hits} hit(s) of {score.truth}</span> : null}
-      </div>
+      <ScoreLine score={score} items={items} />
       {score.truth === 0 ? <p className="small muted" data-testid="api-set-empty-truth">{meta.emptyTruth}</p> : null}
       {!items.length && (score.predicted > 0 || score.truth > 0) ? (
         <p className="small muted" data-testid="api-set-no-items">
@@ -112,42 +97,68 @@ function ProtocolPanel({ protocol, score }: { protocol: Protocol; score: Protoco
         </p>
       ) : (
         <div className="api-set-grid">
-          {GROUPS.map((g) => {
-            const rows = items.filter((i) => i.status === g.status);
-            return (
-              <div key={g.status} className={`api-set-col api-set-col-${g.status}`} data-testid={`api-group-${g.status}`}>
-                <div className="api-set-col-head">
-                  <Badge tone={g.tone}>{rows.length}</Badge> <span className="small">{g.title}</span>
-                </div>
-                {rows.length ? (
-                  <ul className="scroll-list api-set-list">
-                    {rows.map((i, n) => (
-                      <li key={`${i.key}-${n}`} className="api-set-item" data-testid={`api-item-${i.status}`} data-key={i.key} data-status={i.status}>
-                        <div className="mono small api-set-key" title={i.title && i.title !== i.key ? i.title : undefined}>
-                          {i.key}
-                        </div>
-                        {i.title && i.title !== i.key ? <div className="small muted">{i.title}</div> : null}
-                        <div className="api-set-reason small" data-testid="api-item-reason">
-                          {i.reason}
-                        </div>
-                        {isNum(i.u) || isNum(i.p) ? (
-                          <div className="small muted tabular" data-testid="api-item-signals">
-                            {isNum(i.u) ? `u ${num(i.u, 2)}` : null}
-                            {isNum(i.u) && isNum(i.p) ? ' · ' : null}
-                            {isNum(i.p) ? `p ${num(i.p, 2)}` : null}
-                          </div>
-                        ) : null}
-                      </li>
-                    ))}
-                  </ul>
-                ) : (
-                  <p className="small muted api-set-col-none">{g.none}</p>
-                )}
-              </div>
-            );
-          })}
+          {GROUPS.map((g) => (
+            <ApiGroup key={g.status} group={g} rows={items.filter((i) => i.status === g.status)} />
+          ))}
         </div>
       )}
     </section>
+  );
+}
+
+/** The protocol's figures: predicted, truth (and where it came from), P, R, F1, exact, count, hits. */
+function ScoreLine({ score, items }: { score: ProtocolScore; items: ApiItem[] }) {
+  const hits = items.filter((i) => i.status === 'hit').length;
+  return (
+    <div className="api-set-score small tabular" data-testid="api-set-score">
+      <span>
+        predicted <strong>{score.predicted}</strong>
+      </span>
+      <span>
+        truth <strong>{score.truth}</strong>
+        {score.truthFrom ? <span className="muted"> (from the {score.truthFrom === 'manifest' ? 'manifest’s ground_truth_apis' : 'reference’s calls'})</span> : null}
+      </span>
+      <span>P {num(score.precision)}</span>
+      <span>R {num(score.recall)}</span>
+      <span>F1 {num(score.f1)}</span>
+      <span>{score.exact ? 'exact set' : 'not the exact set'}</span>
+      <span>count {score.count}</span>
+      {items.length ? <span className="muted">{hits} hit(s) of {score.truth}</span> : null}
+    </div>
+  );
+}
+
+/** One column (hits, misses or extras): each API with its reason and its u and p when known. */
+function ApiGroup({ group: g, rows }: { group: (typeof GROUPS)[number]; rows: ApiItem[] }) {
+  return (
+    <div className={`api-set-col api-set-col-${g.status}`} data-testid={`api-group-${g.status}`}>
+      <div className="api-set-col-head">
+        <Badge tone={g.tone}>{rows.length}</Badge> <span className="small">{g.title}</span>
+      </div>
+      {rows.length ? (
+        <ul className="scroll-list api-set-list">
+          {rows.map((i, n) => (
+            <li key={`${i.key}-${n}`} className="api-set-item" data-testid={`api-item-${i.status}`} data-key={i.key} data-status={i.status}>
+              <div className="mono small api-set-key" title={i.title && i.title !== i.key ? i.title : undefined}>
+                {i.key}
+              </div>
+              {i.title && i.title !== i.key ? <div className="small muted">{i.title}</div> : null}
+              <div className="api-set-reason small" data-testid="api-item-reason">
+                {i.reason}
+              </div>
+              {isNum(i.u) || isNum(i.p) ? (
+                <div className="small muted tabular" data-testid="api-item-signals">
+                  {isNum(i.u) ? `u ${num(i.u, 2)}` : null}
+                  {isNum(i.u) && isNum(i.p) ? ' · ' : null}
+                  {isNum(i.p) ? `p ${num(i.p, 2)}` : null}
+                </div>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="small muted api-set-col-none">{g.none}</p>
+      )}
+    </div>
   );
 }

@@ -52,10 +52,8 @@ export interface EvidenceFusionProps {
 }
 
 export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn }: EvidenceFusionProps) {
-  const [active, setActive] = useState<string | null>(null);
-  const [pinned, setPinned] = useState<string | null>(null);
   const [show, setShow] = useState<Show>('all');
-  const refs = useRef(new Map<string, HTMLElement>());
+  const pointer = useEvidencePointer(detail.evidence);
 
   const fused = useMemo(() => detail.evidence.filter((e) => e.fusedRank !== null).sort((a, b) => a.fusedRank! - b.fusedRank!), [detail.evidence]);
   const bySource = useMemo(() => {
@@ -64,21 +62,6 @@ export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn }: Evidenc
     for (const list of m.values()) list.sort((a, b) => a.step - b.step || b.gamma - a.gamma || a.rank - b.rank);
     return m;
   }, [detail.evidence]);
-  const byId = useMemo(() => new Map(detail.evidence.map((e) => [evidenceId(e), e])), [detail.evidence]);
-
-  const focusId = active ?? pinned;
-  const focus = focusId ? (byId.get(focusId) ?? null) : null;
-  const pinnedRow = pinned ? (byId.get(pinned) ?? null) : null;
-
-  const reveal = (id: string) => refs.current.get(id)?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
-  const point = (id: string | null, counterpart?: string | null) => {
-    setActive(id);
-    if (counterpart) reveal(counterpart);
-  };
-  const register = (id: string) => (el: HTMLElement | null) => {
-    if (el) refs.current.set(id, el);
-    else refs.current.delete(id);
-  };
 
   if (!detail.evidence.length) {
     return (
@@ -88,13 +71,7 @@ export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn }: Evidenc
     );
   }
 
-  const rowClass = (e: EvidenceRow) => {
-    const id = evidenceId(e);
-    if (focus && id === evidenceId(focus)) return 'ev-active';
-    if (focus && e.key === focus.key) return 'ev-same';
-    return '';
-  };
-
+  const { pinnedRow } = pointer;
   return (
     <div className="fusion" data-testid="evidence-fusion">
       <FlowSummary evidence={detail.evidence} fusedCount={fused.length} sourcesOn={sourcesOn} />
@@ -115,143 +92,234 @@ export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn }: Evidenc
         <span className="muted small">γ = r · w · max(0, 1 − α·u) · point at an item to see where it went; click to pin its details.</span>
       </div>
       <div className="fusion-grid">
-        {SOURCES.map((s) => {
-          const all = bySource.get(s) ?? [];
-          const rows = all.filter((e) => (show === 'all' ? true : show === 'fused' ? e.fusedRank !== null : e.kept || e.fusedRank !== null));
-          const meta = SOURCE_META[s];
-          const off = sourcesOn ? !sourcesOn[s] : false;
-          let lastStep = -1;
-          return (
-            <div key={s} className="fusion-col" data-testid={`evidence-column-${s}`} data-source={s} style={{ '--src': meta.color, '--src-soft': meta.soft } as CSSProperties}>
-              <div className="fusion-col-head">
-                <span className="src-dot" aria-hidden="true" />
-                <span className="fusion-col-title">{meta.label}</span>
-                <span className="muted small tabular">
-                  {all.length} retrieved · {all.filter((e) => e.fusedRank !== null).length} fused
-                  {sourceUncertainty && sourceUncertainty[s] != null ? ` · ū ${num(sourceUncertainty[s], 2)}` : ''}
-                </span>
-              </div>
-              {off ? (
-                <div className="fusion-off">Switched off for this condition</div>
-              ) : !rows.length ? (
-                <div className="fusion-off">{all.length ? 'Nothing of this source matches the filter' : 'Nothing retrieved'}</div>
-              ) : (
-                <ul className="scroll-list fusion-list" role="list" aria-label={`${meta.label} evidence`} onKeyDown={(e) => rovingKeyDown(e, 'vertical')}>
-                  {rows.map((e, i) => {
-                    const id = evidenceId(e);
-                    const stage = evidenceStage(e);
-                    const stepHead = e.step !== lastStep;
-                    lastStep = e.step;
-                    const fusedTarget = e.fusedRank !== null ? `fused:${e.fusedRank}` : null;
-                    return (
-                      <li key={id}>
-                        {stepHead ? (
-                          <div className="fusion-step" title={detail.steps[e.step]?.text}>
-                            Step {e.step + 1}
-                            {detail.steps[e.step] ? <span className="muted"> · w {num(detail.steps[e.step]!.weights[s], 2)}</span> : null}
-                          </div>
-                        ) : null}
-                        <button
-                          type="button"
-                          ref={register(id)}
-                          className={`ev ev-${stage} ${rowClass(e)} ${pinned === id ? 'ev-pinned' : ''}`}
-                          data-roving
-                          tabIndex={i === 0 ? 0 : -1}
-                          data-testid="evidence-item"
-                          data-source={e.source}
-                          data-kept={e.kept ? 'true' : 'false'}
-                          data-stage={stage}
-                          data-fused-rank={e.fusedRank ?? ''}
-                          aria-pressed={pinned === id}
-                          aria-label={`${meta.short} step ${e.step + 1} rank ${e.rank + 1}: ${e.title}; γ ${num(e.gamma)}; ${e.fusedRank !== null ? `fused rank ${e.fusedRank + 1}` : e.reason}`}
-                          onMouseEnter={() => point(id, fusedTarget)}
-                          onMouseLeave={() => setActive(null)}
-                          onFocus={() => point(id, fusedTarget)}
-                          onBlur={() => setActive(null)}
-                          onClick={() => setPinned(pinned === id ? null : id)}
-                        >
-                          <span className="ev-top">
-                            <span className="ev-rank tabular" title="rank within its step's list">
-                              {e.rank + 1}
-                            </span>
-                            <Title title={e.title} />
-                            {e.fusedRank !== null ? (
-                              <span className="ev-fused-pill tabular" data-testid="evidence-fused-rank" title={`fused rank ${e.fusedRank + 1}`}>
-                                → {e.fusedRank + 1}
-                              </span>
-                            ) : null}
-                          </span>
-                          <span className="ev-file mono" title={`${e.file}:${e.startLine}-${e.endLine}`}>
-                            {e.file}:{e.startLine}–{e.endLine}
-                          </span>
-                          <span className="ev-nums tabular">
-                            <span title="relevance (embedding cosine)">r {num(e.r, 2)}</span>
-                            <span title="source-intent weight of the step">w {num(e.w, 2)}</span>
-                            <span title="uncertainty">u {num(e.u, 2)}</span>
-                            <span className="ev-gamma" title="fusion score γ">
-                              γ {num(e.gamma, 3)}
-                            </span>
-                          </span>
-                          <span className={`ev-reason ev-reason-${stage}`} data-testid="evidence-reason">
-                            {e.reason}
-                          </span>
-                        </button>
-                      </li>
-                    );
-                  })}
-                </ul>
-              )}
-            </div>
-          );
-        })}
-        <div className="fusion-col fusion-col-fused" data-testid="fused-list">
-          <div className="fusion-col-head">
-            <span className="fusion-col-title">Fused top {fused.length}</span>
-            <span className="muted small">in prompt order</span>
-          </div>
-          {fused.length ? (
-            <ol className="scroll-list fusion-list" aria-label="Fused evidence" onKeyDown={(e: KeyboardEvent<HTMLOListElement>) => rovingKeyDown(e, 'vertical')}>
-              {fused.map((e, i) => {
-                const id = evidenceId(e);
-                const meta = SOURCE_META[e.source];
-                const fid = `fused:${e.fusedRank}`;
-                return (
-                  <li key={fid}>
-                    <button
-                      type="button"
-                      ref={register(fid)}
-                      className={`fz ${focus && evidenceId(focus) === id ? 'ev-active' : focus && focus.key === e.key ? 'ev-same' : ''}`}
-                      style={{ '--src': meta.color, '--src-soft': meta.soft } as CSSProperties}
-                      data-roving
-                      tabIndex={i === 0 ? 0 : -1}
-                      data-testid="fused-item"
-                      data-source={e.source}
-                      data-fused-rank={e.fusedRank!}
-                      aria-label={`fused rank ${e.fusedRank! + 1}: ${e.title} from ${meta.short}, step ${e.step + 1}`}
-                      onMouseEnter={() => point(id, id)}
-                      onMouseLeave={() => setActive(null)}
-                      onFocus={() => point(id, id)}
-                      onBlur={() => setActive(null)}
-                      onClick={() => setPinned(pinned === id ? null : id)}
-                    >
-                      <span className="fz-rank tabular">{e.fusedRank! + 1}</span>
-                      <span className="fz-main">
-                        <Title title={e.title} />
-                        <span className="fz-from small">
-                          <span className="src-tag">{meta.short}</span> step {e.step + 1} · #{e.rank + 1} · γ <span className="tabular">{num(e.gamma, 3)}</span>
-                        </span>
-                      </span>
-                    </button>
-                  </li>
-                );
-              })}
-            </ol>
-          ) : (
-            <div className="fusion-off">Nothing made it into the prompt</div>
-          )}
-        </div>
+        {SOURCES.map((s) => (
+          <SourceColumn
+            key={s}
+            source={s}
+            all={bySource.get(s) ?? []}
+            show={show}
+            steps={detail.steps}
+            uncertainty={sourceUncertainty?.[s]}
+            off={sourcesOn ? !sourcesOn[s] : false}
+            pointer={pointer}
+          />
+        ))}
+        <FusedColumn fused={fused} pointer={pointer} />
       </div>
-      {pinnedRow ? <EvidenceDetail row={pinnedRow} step={detail.steps[pinnedRow.step]} onClose={() => setPinned(null)} /> : null}
+      {pinnedRow ? <EvidenceDetail row={pinnedRow} step={detail.steps[pinnedRow.step]} onClose={() => pointer.setPinned(null)} /> : null}
+    </div>
+  );
+}
+
+/** The item pointed at (hover or focus) or pinned (click), and the elements to scroll a counterpart into view. */
+interface EvidencePointer {
+  pinned: string | null;
+  setPinned(id: string | null): void;
+  /** The pointed-at item, else the pinned one. */
+  focus: EvidenceRow | null;
+  pinnedRow: EvidenceRow | null;
+  /** Points at `id` and scrolls `counterpart` (its place in the other list) into view. */
+  point(id: string | null, counterpart?: string | null): void;
+  leave(): void;
+  register(id: string): (el: HTMLElement | null) => void;
+}
+
+function useEvidencePointer(evidence: EvidenceRow[]): EvidencePointer {
+  const [active, setActive] = useState<string | null>(null);
+  const [pinned, setPinned] = useState<string | null>(null);
+  const refs = useRef(new Map<string, HTMLElement>());
+  const byId = useMemo(() => new Map(evidence.map((e) => [evidenceId(e), e])), [evidence]);
+
+  const focusId = active ?? pinned;
+  const reveal = (id: string) => refs.current.get(id)?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  return {
+    pinned,
+    setPinned,
+    focus: focusId ? (byId.get(focusId) ?? null) : null,
+    pinnedRow: pinned ? (byId.get(pinned) ?? null) : null,
+    point: (id, counterpart) => {
+      setActive(id);
+      if (counterpart) reveal(counterpart);
+    },
+    leave: () => setActive(null),
+    register: (id) => (el) => {
+      if (el) refs.current.set(id, el);
+      else refs.current.delete(id);
+    },
+  };
+}
+
+/** 'ev-active' for the focused item itself, 'ev-same' for the same unit found by another source or step. */
+function focusClass(focus: EvidenceRow | null, e: EvidenceRow): string {
+  if (focus && evidenceId(e) === evidenceId(focus)) return 'ev-active';
+  if (focus && e.key === focus.key) return 'ev-same';
+  return '';
+}
+
+/** The handlers every item button shares: pointing, leaving, and pinning on click. */
+function pointerHandlers(pointer: EvidencePointer, id: string, counterpart: string | null) {
+  return {
+    onMouseEnter: () => pointer.point(id, counterpart),
+    onMouseLeave: () => pointer.leave(),
+    onFocus: () => pointer.point(id, counterpart),
+    onBlur: () => pointer.leave(),
+    onClick: () => pointer.setPinned(pointer.pinned === id ? null : id),
+  };
+}
+
+interface SourceColumnProps {
+  source: Source;
+  /** Every item of this source, in step then γ order. */
+  all: EvidenceRow[];
+  show: Show;
+  steps: TaskDetail['steps'];
+  uncertainty: number | null | undefined;
+  off: boolean;
+  pointer: EvidencePointer;
+}
+
+function SourceColumn({ source: s, all, show, steps, uncertainty, off, pointer }: SourceColumnProps) {
+  const rows = all.filter((e) => (show === 'all' ? true : show === 'fused' ? e.fusedRank !== null : e.kept || e.fusedRank !== null));
+  const meta = SOURCE_META[s];
+  let lastStep = -1;
+  return (
+    <div className="fusion-col" data-testid={`evidence-column-${s}`} data-source={s} style={{ '--src': meta.color, '--src-soft': meta.soft } as CSSProperties}>
+      <div className="fusion-col-head">
+        <span className="src-dot" aria-hidden="true" />
+        <span className="fusion-col-title">{meta.label}</span>
+        <span className="muted small tabular">
+          {all.length} retrieved · {all.filter((e) => e.fusedRank !== null).length} fused
+          {uncertainty != null ? ` · ū ${num(uncertainty, 2)}` : ''}
+        </span>
+      </div>
+      {off ? (
+        <div className="fusion-off">Switched off for this condition</div>
+      ) : !rows.length ? (
+        <div className="fusion-off">{all.length ? 'Nothing of this source matches the filter' : 'Nothing retrieved'}</div>
+      ) : (
+        <ul className="scroll-list fusion-list" role="list" aria-label={`${meta.label} evidence`} onKeyDown={(e) => rovingKeyDown(e, 'vertical')}>
+          {rows.map((e, i) => {
+            const stepHead = e.step !== lastStep;
+            lastStep = e.step;
+            return <EvidenceItem key={evidenceId(e)} row={e} first={i === 0} stepHead={stepHead} step={steps[e.step]} pointer={pointer} />;
+          })}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+interface EvidenceItemProps {
+  row: EvidenceRow;
+  /** The first of its list (the roving tab stop). */
+  first: boolean;
+  /** The first item of its step: show the step's head above it. */
+  stepHead: boolean;
+  step: TaskDetail['steps'][number] | undefined;
+  pointer: EvidencePointer;
+}
+
+function EvidenceItem({ row: e, first, stepHead, step, pointer }: EvidenceItemProps) {
+  const id = evidenceId(e);
+  const stage = evidenceStage(e);
+  const meta = SOURCE_META[e.source];
+  const fusedTarget = e.fusedRank !== null ? `fused:${e.fusedRank}` : null;
+  return (
+    <li>
+      {stepHead ? (
+        <div className="fusion-step" title={step?.text}>
+          Step {e.step + 1}
+          {step ? <span className="muted"> · w {num(step.weights[e.source], 2)}</span> : null}
+        </div>
+      ) : null}
+      <button
+        type="button"
+        ref={pointer.register(id)}
+        className={`ev ev-${stage} ${focusClass(pointer.focus, e)} ${pointer.pinned === id ? 'ev-pinned' : ''}`}
+        data-roving
+        tabIndex={first ? 0 : -1}
+        data-testid="evidence-item"
+        data-source={e.source}
+        data-kept={e.kept ? 'true' : 'false'}
+        data-stage={stage}
+        data-fused-rank={e.fusedRank ?? ''}
+        aria-pressed={pointer.pinned === id}
+        aria-label={`${meta.short} step ${e.step + 1} rank ${e.rank + 1}: ${e.title}; γ ${num(e.gamma)}; ${e.fusedRank !== null ? `fused rank ${e.fusedRank + 1}` : e.reason}`}
+        {...pointerHandlers(pointer, id, fusedTarget)}
+      >
+        <span className="ev-top">
+          <span className="ev-rank tabular" title="rank within its step's list">
+            {e.rank + 1}
+          </span>
+          <Title title={e.title} />
+          {e.fusedRank !== null ? (
+            <span className="ev-fused-pill tabular" data-testid="evidence-fused-rank" title={`fused rank ${e.fusedRank + 1}`}>
+              → {e.fusedRank + 1}
+            </span>
+          ) : null}
+        </span>
+        <span className="ev-file mono" title={`${e.file}:${e.startLine}-${e.endLine}`}>
+          {e.file}:{e.startLine}–{e.endLine}
+        </span>
+        <span className="ev-nums tabular">
+          <span title="relevance (embedding cosine)">r {num(e.r, 2)}</span>
+          <span title="source-intent weight of the step">w {num(e.w, 2)}</span>
+          <span title="uncertainty">u {num(e.u, 2)}</span>
+          <span className="ev-gamma" title="fusion score γ">
+            γ {num(e.gamma, 3)}
+          </span>
+        </span>
+        <span className={`ev-reason ev-reason-${stage}`} data-testid="evidence-reason">
+          {e.reason}
+        </span>
+      </button>
+    </li>
+  );
+}
+
+function FusedColumn({ fused, pointer }: { fused: EvidenceRow[]; pointer: EvidencePointer }) {
+  return (
+    <div className="fusion-col fusion-col-fused" data-testid="fused-list">
+      <div className="fusion-col-head">
+        <span className="fusion-col-title">Fused top {fused.length}</span>
+        <span className="muted small">in prompt order</span>
+      </div>
+      {fused.length ? (
+        <ol className="scroll-list fusion-list" aria-label="Fused evidence" onKeyDown={(e: KeyboardEvent<HTMLOListElement>) => rovingKeyDown(e, 'vertical')}>
+          {fused.map((e, i) => {
+            const id = evidenceId(e);
+            const meta = SOURCE_META[e.source];
+            const fid = `fused:${e.fusedRank}`;
+            return (
+              <li key={fid}>
+                <button
+                  type="button"
+                  ref={pointer.register(fid)}
+                  className={`fz ${focusClass(pointer.focus, e)}`}
+                  style={{ '--src': meta.color, '--src-soft': meta.soft } as CSSProperties}
+                  data-roving
+                  tabIndex={i === 0 ? 0 : -1}
+                  data-testid="fused-item"
+                  data-source={e.source}
+                  data-fused-rank={e.fusedRank!}
+                  aria-label={`fused rank ${e.fusedRank! + 1}: ${e.title} from ${meta.short}, step ${e.step + 1}`}
+                  {...pointerHandlers(pointer, id, id)}
+                >
+                  <span className="fz-rank tabular">{e.fusedRank! + 1}</span>
+                  <span className="fz-main">
+                    <Title title={e.title} />
+                    <span className="fz-from small">
+                      <span className="src-tag">{meta.short}</span> step {e.step + 1} · #{e.rank + 1} · γ <span className="tabular">{num(e.gamma, 3)}</span>
+                    </span>
+                  </span>
+                </button>
+              </li>
+            );
+          })}
+        </ol>
+      ) : (
+        <div className="fusion-off">Nothing made it into the prompt</div>
+      )}
     </div>
   );
 }

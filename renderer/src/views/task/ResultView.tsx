@@ -49,60 +49,7 @@ export function ResultView({ results, sources, methodLabel }: { results: TaskRes
           }))}
         />
       ) : null}
-      <div className="summary" data-testid="result-summary">
-        <div className="summary-main">
-          <Badge tone={result.selected.correct ? 'good' : 'bad'} testId="selected-verdict">
-            {result.selected.correct ? 'selected output correct' : 'selected output wrong'}
-          </Badge>
-          <span className="small">
-            {result.selected.origin === 'repair' ? `from repair round ${result.selected.repairRound}` : `candidate ${(result.selected.candidateIndex ?? 0) + 1}`}
-            {result.selected.verified === null ? ' · not verified by the method' : result.selected.verified ? ' · verified' : ' · verification failed'}
-          </span>
-        </div>
-        <Stats
-          testId="summary-stats"
-          className="summary-stats"
-          items={[
-            { label: 'Raw passing', value: `${result.c} / ${result.n}`, testId: 'stat-raw' },
-            { label: 'Gen. uncertainty', value: num(result.generation.uncertainty.aggregate), testId: 'stat-uncertainty' },
-            {
-              label: 'Fused per source',
-              value: (
-                <span className="fused-by">
-                  {SOURCES.map((s) => (
-                    <span key={s} style={{ color: SOURCE_META[s].color }} title={SOURCE_META[s].label}>
-                      {SOURCE_META[s].letter} {fusedBy[s]}
-                    </span>
-                  ))}
-                </span>
-              ),
-              testId: 'stat-fused',
-            },
-            {
-              label: 'API F1 repository',
-              value: num(protocolF1(result.retrieval.api, 'repository')),
-              hint: 'Repository protocol: API evidence kept by the run vs the truth, strict module:qualname keys (— : no truth, or not scored)',
-              testId: 'stat-api-repository',
-            },
-            {
-              label: 'API F1 task-view',
-              value: num(protocolF1(result.retrieval.api, 'task-view')),
-              hint: 'Task-view protocol: the task’s own view as the pool, bare names (an empty prediction of an empty truth scores 1)',
-              testId: 'stat-api-task-view',
-            },
-            { label: 'Model', value: <span className="small ellipsis block" title={result.generation.backend}>{result.generation.model || result.generation.backend}</span> },
-            { label: 'Tokens in/out', value: `${int(result.generation.inputTokens)} / ${int(result.generation.outputTokens)}` },
-            { label: 'Cost', value: usd(result.generation.costUsd) },
-            { label: 'Time', value: duration(result.timingsMs.total), hint: `retrieve ${duration(result.timingsMs.retrieve)}, generate ${duration(result.timingsMs.generate)}, validate ${duration(result.timingsMs.validate)}` },
-          ]}
-        />
-        {result.generation.warnings.length ? (
-          <div className="notice notice-warn small" data-testid="generation-warnings">
-            {result.generation.warnings.join(' · ')}
-          </div>
-        ) : null}
-      </div>
-
+      <ResultSummary result={result} />
       <Tabs<Tab>
         label="Result details"
         value={tab}
@@ -120,36 +67,104 @@ export function ResultView({ results, sources, methodLabel }: { results: TaskRes
         ]}
       />
       <TabPanel idBase="result" active={tab} testId={`panel-${tab}`}>
-        {tab === 'decomposition' ? (
-          result.detail ? <Decomposition steps={result.detail.steps} method={result.retrieval.decomposition} /> : <NoDetail />
-        ) : tab === 'evidence' ? (
-          result.detail ? <EvidenceFusion detail={result.detail} sourceUncertainty={result.retrieval.sourceUncertainty} sourcesOn={sourcesOn} /> : <NoDetail />
-        ) : tab === 'api' ? (
-          <ApiSet result={result} />
-        ) : tab === 'uncertainty' ? (
-          <UncertaintyTrace result={result} />
-        ) : tab === 'prompt' ? (
-          <PromptView result={result} />
-        ) : tab === 'candidates' ? (
-          <>
-            <Candidates result={result} />
-            <Collapsible title="Selection trace" testId="selection-trace">
-              <ol className="trace small">
-                {result.selectionTrace.map((s, i) => (
-                  <li key={i}>
-                    <span className="mono">{s.kind}</span> — {s.note}
-                  </li>
-                ))}
-              </ol>
-              <p className="muted small">Candidates are numbered from 0 in the trace.</p>
-            </Collapsible>
-          </>
-        ) : (
-          <Repairs result={result} />
-        )}
+        <DetailTab tab={tab} result={result} sourcesOn={sourcesOn} />
       </TabPanel>
     </div>
   );
+}
+
+/** The strip above the tabs: the verdict of the selected output and the run's numbers. */
+function ResultSummary({ result }: { result: TaskResult }) {
+  const fusedBy = result.retrieval.fusedBySource;
+  return (
+    <div className="summary" data-testid="result-summary">
+      <div className="summary-main">
+        <Badge tone={result.selected.correct ? 'good' : 'bad'} testId="selected-verdict">
+          {result.selected.correct ? 'selected output correct' : 'selected output wrong'}
+        </Badge>
+        <span className="small">
+          {result.selected.origin === 'repair' ? `from repair round ${result.selected.repairRound}` : `candidate ${(result.selected.candidateIndex ?? 0) + 1}`}
+          {result.selected.verified === null ? ' · not verified by the method' : result.selected.verified ? ' · verified' : ' · verification failed'}
+        </span>
+      </div>
+      <Stats
+        testId="summary-stats"
+        className="summary-stats"
+        items={[
+          { label: 'Raw passing', value: `${result.c} / ${result.n}`, testId: 'stat-raw' },
+          { label: 'Gen. uncertainty', value: num(result.generation.uncertainty.aggregate), testId: 'stat-uncertainty' },
+          {
+            label: 'Fused per source',
+            value: (
+              <span className="fused-by">
+                {SOURCES.map((s) => (
+                  <span key={s} style={{ color: SOURCE_META[s].color }} title={SOURCE_META[s].label}>
+                    {SOURCE_META[s].letter} {fusedBy[s]}
+                  </span>
+                ))}
+              </span>
+            ),
+            testId: 'stat-fused',
+          },
+          {
+            label: 'API F1 repository',
+            value: num(protocolF1(result.retrieval.api, 'repository')),
+            hint: 'Repository protocol: API evidence kept by the run vs the truth, strict module:qualname keys (— : no truth, or not scored)',
+            testId: 'stat-api-repository',
+          },
+          {
+            label: 'API F1 task-view',
+            value: num(protocolF1(result.retrieval.api, 'task-view')),
+            hint: 'Task-view protocol: the task’s own view as the pool, bare names (an empty prediction of an empty truth scores 1)',
+            testId: 'stat-api-task-view',
+          },
+          { label: 'Model', value: <span className="small ellipsis block" title={result.generation.backend}>{result.generation.model || result.generation.backend}</span> },
+          { label: 'Tokens in/out', value: `${int(result.generation.inputTokens)} / ${int(result.generation.outputTokens)}` },
+          { label: 'Cost', value: usd(result.generation.costUsd) },
+          { label: 'Time', value: duration(result.timingsMs.total), hint: `retrieve ${duration(result.timingsMs.retrieve)}, generate ${duration(result.timingsMs.generate)}, validate ${duration(result.timingsMs.validate)}` },
+        ]}
+      />
+      {result.generation.warnings.length ? (
+        <div className="notice notice-warn small" data-testid="generation-warnings">
+          {result.generation.warnings.join(' · ')}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** The content of the chosen details tab. */
+function DetailTab({ tab, result, sourcesOn }: { tab: Tab; result: TaskResult; sourcesOn: Sources }) {
+  switch (tab) {
+    case 'decomposition':
+      return result.detail ? <Decomposition steps={result.detail.steps} method={result.retrieval.decomposition} /> : <NoDetail />;
+    case 'evidence':
+      return result.detail ? <EvidenceFusion detail={result.detail} sourceUncertainty={result.retrieval.sourceUncertainty} sourcesOn={sourcesOn} /> : <NoDetail />;
+    case 'api':
+      return <ApiSet result={result} />;
+    case 'uncertainty':
+      return <UncertaintyTrace result={result} />;
+    case 'prompt':
+      return <PromptView result={result} />;
+    case 'candidates':
+      return (
+        <>
+          <Candidates result={result} />
+          <Collapsible title="Selection trace" testId="selection-trace">
+            <ol className="trace small">
+              {result.selectionTrace.map((s, i) => (
+                <li key={i}>
+                  <span className="mono">{s.kind}</span> — {s.note}
+                </li>
+              ))}
+            </ol>
+            <p className="muted small">Candidates are numbered from 0 in the trace.</p>
+          </Collapsible>
+        </>
+      );
+    default:
+      return <Repairs result={result} />;
+  }
 }
 
 function NoDetail() {

@@ -1,0 +1,325 @@
+// The Experiment view's analysis of the chosen run (or two compared): the summary tables (conditions, paired
+// comparisons, notes), the charts, and every task with a drill-down to its stored result. Styled by
+// ExperimentView.css, which the view imports.
+
+import { useEffect, useMemo, useState } from 'react';
+import type { ReportModel, TaskRow } from '../../api/contract.ts';
+import { Badge, Empty, ErrorBox, Loading, Section, Tabs } from '../../components/ui.tsx';
+import { VirtualList } from '../../components/VirtualList.tsx';
+import { duration, int, interval, num, usd } from '../../lib/format.ts';
+import { modelKey, useApp } from '../../store.ts';
+import { ApiChart, CalibrationChart, condName, FactorialCharts, PassAtKChart, SelectedVsRawChart } from './Charts.tsx';
+
+type AnalysisTab = 'summary' | 'charts' | 'tasks';
+
+export function RunAnalysis() {
+  const selected = useApp((s) => s.selectedRuns);
+  const key = modelKey(selected);
+  const model = useApp((s) => s.models[key]);
+  const loadModel = useApp((s) => s.loadModel);
+  const [tab, setTab] = useState<AnalysisTab>('charts');
+  useEffect(() => {
+    if (selected.length && (!model || model.status === 'idle')) void loadModel(selected);
+  }, [key, model, selected, loadModel]);
+  if (!selected.length) {
+    return (
+      <Section title="Analysis" testId="run-analysis">
+        <Empty title="No run chosen" testId="analysis-empty">
+          Tick a run in the list above to see its charts and tasks.
+        </Empty>
+      </Section>
+    );
+  }
+  return (
+    <Section
+      title={selected.length > 1 ? 'Comparison of two runs' : 'Analysis'}
+      subtitle={<span className="mono">{selected.join('  vs  ')}</span>}
+      testId="run-analysis"
+      actions={
+        <button type="button" className="btn btn-small btn-quiet" onClick={() => void loadModel(selected, true)} data-testid="analysis-reload">
+          Reload
+        </button>
+      }
+    >
+      {!model || (model.status === 'loading' && !model.data) ? <Loading label="Computing the report model (bootstrap intervals take a moment)…" testId="analysis-loading" /> : null}
+      {model?.status === 'error' ? <ErrorBox error={model.error} title="Could not analyse" onRetry={() => void loadModel(selected, true)} /> : null}
+      {model?.data ? (
+        <>
+          <Tabs<AnalysisTab>
+            label="Analysis"
+            value={tab}
+            onChange={setTab}
+            idBase="analysis"
+            testId="analysis-tabs"
+            items={[
+              { id: 'summary', label: 'Summary', testId: 'analysis-tab-summary' },
+              { id: 'charts', label: 'Charts', testId: 'analysis-tab-charts' },
+              { id: 'tasks', label: `Tasks (${model.data.tasks.length})`, testId: 'analysis-tab-tasks' },
+            ]}
+          />
+          <div role="tabpanel" id="analysis-panel" aria-labelledby={`analysis-tab-${tab}`} className="tab-panel">
+            {tab === 'summary' ? <Summary model={model.data} /> : tab === 'charts' ? <ChartsPanel model={model.data} /> : <TasksTable model={model.data} />}
+          </div>
+        </>
+      ) : null}
+    </Section>
+  );
+}
+
+function Summary({ model }: { model: ReportModel }) {
+  return (
+    <div data-testid="analysis-summary">
+      <div className="provenance small muted">
+        {model.runs.map((r) => (
+          <div key={r.id}>
+            <span className="mono">{r.id}</span> · {r.kind} · {r.status} · {r.manifest.tasks} tasks · {r.backend.label} · encoder {r.encoder.name} · sandbox {r.sandbox} · prompts {r.prompts.version}
+          </div>
+        ))}
+      </div>
+      <ConditionsTable model={model} />
+      {model.conditions.some((c) => c.warnings?.length) ? (
+        <ul className="notes small chart-warning" data-testid="condition-warnings">
+          {model.conditions.flatMap((c) =>
+            (c.warnings ?? []).map((w, i) => (
+              <li key={`${c.runId}-${c.condition}-${i}`}>
+                Degenerate — {condName(model, c)}: {w}
+              </li>
+            )),
+          )}
+        </ul>
+      ) : null}
+      {model.comparisons.length ? (
+        <>
+          <h3 className="h3">Paired comparisons (selected-output correctness)</h3>
+          <ComparisonsTable model={model} />
+        </>
+      ) : null}
+      {model.statistics.notes.length ? (
+        <ul className="notes small muted">
+          {model.statistics.notes.map((n, i) => (
+            <li key={i}>{n}</li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+/** One row per condition: tasks, Pass@k, selected correctness, repair, uncertainty, both API protocols, cost. */
+function ConditionsTable({ model }: { model: ReportModel }) {
+  const ks = [...new Set(model.conditions.flatMap((c) => c.passAtK.map((p) => p.k)))].sort((a, b) => a - b);
+  return (
+    <div className="table-scroll">
+      <table className="table table-nowrap-heads" data-testid="conditions-table">
+        <thead>
+          <tr>
+            <th>Condition</th>
+            <th className="num">Tasks</th>
+            <th className="num">Failed</th>
+            {ks.map((k) => (
+              <th key={k} className="num">
+                Pass@{k}
+              </th>
+            ))}
+            <th className="num">Selected correct [95 % CI]</th>
+            <th className="num">Raw Pass@1</th>
+            <th className="num">Repair rec.</th>
+            <th className="num">Mean uncert.</th>
+            <th className="num">ECE</th>
+            <th className="num">AUROC</th>
+            <th className="num" title="Repository protocol: discovery in the whole repository, strict module:qualname keys, mean over the tasks with a non-empty truth">
+              API F1 <span className="muted small">repository · strict</span>
+            </th>
+            <th className="num" title="Task-view protocol (RQ4): the task’s own view is the pool, bare names, mean over all tasks, empty truths included">
+              API F1 / exact <span className="muted small">task-view · bare</span>
+            </th>
+            <th className="num">Cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          {model.conditions.map((c) => (
+            <tr key={`${c.runId}-${c.condition}`}>
+              <th scope="row">{condName(model, c)}</th>
+              <td className="num">{int(c.tasks)}</td>
+              <td className="num">{c.failures ? <span className="text-bad">{c.failures}</span> : 0}</td>
+              {ks.map((k) => (
+                <td key={k} className="num">
+                  {num(c.passAtK.find((p) => p.k === k)?.value.estimate)}
+                </td>
+              ))}
+              <td className="num">{interval(c.selectedCorrect)}</td>
+              <td className="num">{num(c.rawPass1.estimate)}</td>
+              <td className="num">{c.repair.rate === null ? '—' : `${c.repair.recovered}/${c.repair.attempted}`}</td>
+              <td className="num">{num(c.uncertainty.mean)}</td>
+              <td className="num">{num(c.uncertainty.ece)}</td>
+              <td className="num" title={c.uncertainty.degenerate ?? undefined}>
+                {num(c.uncertainty.auroc)}
+                {c.uncertainty.degenerate ? <span className="text-warn small" data-testid="auroc-degenerate"> degenerate</span> : null}
+              </td>
+              <td className="num" data-testid="api-f1-repository" title={c.api ? `${c.api.tasks} tasks with truth` : undefined}>
+                {c.api ? num(c.api.f1) : '—'}
+                {c.api ? <span className="muted small"> ({c.api.tasks})</span> : null}
+              </td>
+              <td className="num" data-testid="api-f1-task-view" title={c.apiTaskView ? `${c.apiTaskView.tasks} tasks (${c.apiTaskView.emptyTruth} with an empty truth)` : undefined}>
+                {c.apiTaskView ? `${num(c.apiTaskView.f1)} / ${num(c.apiTaskView.exact)}` : '—'}
+                {c.apiTaskView ? <span className="muted small"> ({c.apiTaskView.tasks})</span> : null}
+              </td>
+              <td className="num">{usd(c.cost.usd)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The paired comparisons: wins / losses / ties, McNemar and Holm p, Δ selected, the Pass@1 permutation p. */
+function ComparisonsTable({ model }: { model: ReportModel }) {
+  return (
+    <div className="table-scroll">
+      <table className="table table-nowrap-heads" data-testid="comparisons-table">
+        <thead>
+          <tr>
+            <th>A vs B</th>
+            <th className="num">Tasks</th>
+            <th className="num">W / L / T</th>
+            <th className="num">McNemar p</th>
+            <th className="num">Holm p</th>
+            <th title="The comparisons adjusted together: one backend (or pair of backends), selected-output correctness">Holm family</th>
+            <th className="num">Δ selected [95 % CI]</th>
+            <th className="num" title="Paired sign-flip permutation test of the per-task Pass@1 differences">Pass@1 p</th>
+          </tr>
+        </thead>
+        <tbody>
+          {model.comparisons.map((c, i) => (
+            <tr key={i}>
+              <th scope="row">
+                {condName(model, c.a)} <span className="muted">vs</span> {condName(model, c.b)}
+              </th>
+              <td className="num">{c.tasks}</td>
+              <td className="num">
+                <span className="text-good">{c.wins}</span> / <span className="text-bad">{c.losses}</span> / {c.ties}
+              </td>
+              <td className="num">{num(c.mcnemarP)}</td>
+              <td className={`num ${c.mcnemarPHolm < 0.05 ? 'text-strong' : ''}`}>{num(c.mcnemarPHolm)}</td>
+              <td>
+                {c.holmFamily?.key ?? '—'} <span className="muted">({c.holmFamily?.size ?? '?'})</span>
+              </td>
+              <td className="num">{interval(c.selectedDiff)}</td>
+              <td className="num">{c.passAtKDiff[0]?.test ? num(c.passAtKDiff[0].test.p) : 'n/a'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ChartsPanel({ model }: { model: ReportModel }) {
+  return (
+    <div data-testid="analysis-charts">
+      <FactorialCharts model={model} />
+      <div className="chart-grid">
+        <PassAtKChart model={model} />
+        <SelectedVsRawChart model={model} />
+        <CalibrationChart model={model} />
+        <ApiChart model={model} />
+      </div>
+    </div>
+  );
+}
+
+type Only = 'all' | 'correct' | 'wrong' | 'error';
+
+function TasksTable({ model }: { model: ReportModel }) {
+  const openResult = useApp((s) => s.openResult);
+  const [filter, setFilter] = useState('');
+  const [only, setOnly] = useState<Only>('all');
+  const rows = useMemo(() => {
+    const q = filter.trim().toLowerCase();
+    return model.tasks.filter(
+      (t) =>
+        (!q || t.taskId.toLowerCase().includes(q) || t.condition.toLowerCase().includes(q)) &&
+        (only === 'all' || (only === 'error' ? !!t.error : only === 'correct' ? !t.error && t.selectedCorrect : !t.error && !t.selectedCorrect)),
+    );
+  }, [model.tasks, filter, only]);
+  const label = (t: TaskRow) => model.conditions.find((c) => c.runId === t.runId && c.condition === t.condition)?.label ?? t.condition;
+  return (
+    <div data-testid="tasks-table-wrap">
+      <div className="row gap">
+        <input className="input" placeholder="Filter by task or condition" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter tasks" data-testid="tasks-table-filter" />
+        <Tabs
+          small
+          label="Show"
+          value={only}
+          onChange={setOnly}
+          idBase="tasks-only"
+          items={[
+            { id: 'all', label: 'All' },
+            { id: 'correct', label: 'Correct' },
+            { id: 'wrong', label: 'Wrong' },
+            { id: 'error', label: 'Errors' },
+          ]}
+        />
+        <span className="small muted tabular">{rows.length.toLocaleString('en-US')} rows · Enter or click opens the task</span>
+      </div>
+      {!rows.length ? <Empty title="No rows match" testId="tasks-table-empty" /> : null}
+      {rows.length ? (
+        <VirtualList
+          items={rows}
+          rowHeight={40}
+          height={Math.min(520, rows.length * 40 + 2)}
+          label="Task results"
+          role="table"
+          testId="tasks-table"
+          getKey={(t, i) => `${t.runId}|${t.condition}|${t.taskId}|${i}`}
+          header={<TasksHeader />}
+          renderRow={(t) => <TaskResultRow task={t} label={label(t)} onOpen={() => void openResult(t.runId, t.taskId, t.condition)} />}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+function TasksHeader() {
+  return (
+    <div className="vtable-head tasks-grid">
+      <span>Task</span>
+      <span>Condition</span>
+      <span>Selected</span>
+      <span className="num">c / n</span>
+      <span className="num">Pass@1</span>
+      <span className="num">Uncert.</span>
+      <span className="num" title="API F1, repository protocol (strict keys; — when the truth is empty)">API F1 repo</span>
+      <span className="num" title="API F1, task-view protocol (bare names; all tasks)">API F1 view</span>
+      <span className="num">Repairs</span>
+      <span className="num">Time</span>
+    </div>
+  );
+}
+
+/** One task of one condition; opens the stored result (not for a task that ended in an error). */
+function TaskResultRow({ task: t, label, onOpen }: { task: TaskRow; label: string; onOpen: () => void }) {
+  return (
+    <button type="button" className="vtable-row tasks-grid row-button" onClick={onOpen} data-testid="task-table-row" data-task-id={t.taskId} data-condition={t.condition} disabled={!!t.error} title={t.error ?? `open ${t.taskId} / ${t.condition}`}>
+      <span className="mono small ellipsis">{t.taskId}</span>
+      <span className="small ellipsis">{label}</span>
+      <span>
+        {t.error ? (
+          <Badge tone="warn">error</Badge>
+        ) : (
+          <Badge tone={t.selectedCorrect ? 'good' : 'bad'} testId="task-verdict">
+            {t.selectedCorrect ? 'correct' : 'wrong'}
+          </Badge>
+        )}
+      </span>
+      <span className="num">{t.error ? '—' : `${t.c} / ${t.n}`}</span>
+      <span className="num">{t.error ? '—' : num(t.pass1, 2)}</span>
+      <span className="num">{t.error ? '—' : num(t.uncertainty, 2)}</span>
+      <span className="num">{num(t.apiF1, 2)}</span>
+      <span className="num">{num(t.apiF1TaskView, 2)}</span>
+      <span className="num">{t.repairRounds || '—'}</span>
+      <span className="num small">{duration(t.durationMs)}</span>
+    </button>
+  );
+}

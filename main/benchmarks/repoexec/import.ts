@@ -27,12 +27,10 @@ import {
   failRepoExec,
   RepoExecImportError,
   type DroppedEntry,
-  type ImportWarning,
   type ProjectSummary,
   type Recorder,
   type RepoExecImportOptions,
   type RepoExecImportResult,
-  type Warn,
 } from './types.ts';
 
 /** File that marks an output folder as made by this importer (re-imports may replace it). */

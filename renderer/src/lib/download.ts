@@ -33,6 +33,7 @@ export function revoke(ds: Download[]): void {
 /** A bare file name: no folders, no characters file systems refuse. */
 export function safeName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? 'report';
+  // eslint-disable-next-line no-control-regex -- control characters are among those file systems refuse
   const clean = base.replace(/[<>:"|?*\u0000-\u001f]/g, '_').trim();
   return clean || 'report';
 }

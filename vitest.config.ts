@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,5 +7,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Vitest's default (one worker per core, less one) leaves a 2-core machine running one file at a time, while
+    // most files spend their time waiting on Python sandboxes, child processes, time limits or the browser.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // One scratch folder per run for fixtures the test files share (test/helpers/indexed-sample.ts).
+    globalSetup: ['test/helpers/global-setup.ts'],
   },
 });

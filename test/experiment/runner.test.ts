@@ -16,6 +16,7 @@ import { runIndex } from '../../main/index/indexer.ts';
 import { METHODS } from '../../main/pipeline/methods.ts';
 import { ExperimentStore } from '../../main/store/experiments.ts';
 import { Store } from '../../main/store/store.ts';
+import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -58,7 +59,8 @@ describe('experiment runner', () => {
   });
 
   beforeAll(async () => {
-    store = Store.open(path.join(tmpDir('oc-runner-'), 'w.db'));
+    // The sample repository already indexed with this encoder: ensureIndexed only confirms nothing changed.
+    store = Store.open(await copyIndexedSample(path.join(tmpDir('oc-runner-'), 'w.db'), { encoder: 'default' }));
     encoder = (await openConfiguredEncoder({ prefer: 'default', modelsDir: path.join(ROOT, 'resources', 'models') })).encoder;
   });
   afterAll(async () => {

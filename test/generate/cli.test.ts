@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON, type Command } from '../../main/host/cli/kit.ts';
 import { main } from '../../main/host/cli/main.ts';
 import { GENERATE_COMMAND, makeGenerateCommand } from '../../main/host/cli/commands/generate-commands.ts';
+import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { startMock, type MockServer } from './mock-http.ts';
 import { GOOD_OPENAI_KEY, openAiHandler } from './wire.ts';
@@ -19,7 +20,8 @@ let server: MockServer;
 
 beforeAll(async () => {
   dir = tmpDir('oc-gen-cli-');
-  db = path.join(dir, 'w.db');
+  // The sample repository already indexed with the default encoder (--encoder default below).
+  db = await copyIndexedSample(path.join(dir, 'w.db'), { encoder: 'default' });
   server = await startMock(
     openAiHandler({
       text: (i) => `\`\`\`python\ndef add_tax(amount, tax_class="standard"):\n    return amount${i % 2 ? '' : '  # same'}\n\`\`\``,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../main/host/cli/main.ts';
+import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -25,6 +26,8 @@ describe('experiment commands', () => {
   let runId: string;
 
   beforeAll(async () => {
+    // The sample repository already indexed, as the first command here would leave it.
+    await copyIndexedSample(db);
     const a = await cli(['ablate', '--manifest', SAMPLE, '--limit', '2', '--db', db, '--json']);
     expect(a.code, a.err.join('\n')).toBe(0);
     ablateId = a.json().runId;

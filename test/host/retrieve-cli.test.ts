@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../main/host/cli/main.ts';
+import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -42,7 +43,8 @@ describe('opencoder retrieve / eval-api', () => {
   });
 
   it('eval-api reports precision / recall / F1 / count reliability with and without refinement', async () => {
-    const db = path.join(dir, 'c.db');
+    // The sample repository already indexed (the first test indexes a fresh database for real).
+    const db = await copyIndexedSample(path.join(dir, 'c.db'));
     const on = (await cli(['eval-api', '--manifest', SAMPLE, '--db', db, '--quiet', '--json'])).json();
     const off = (await cli(['eval-api', '--manifest', SAMPLE, '--db', db, '--quiet', '--json', '--no-refine'])).json();
     expect(on.refine).toBe(true);

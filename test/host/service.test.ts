@@ -8,6 +8,7 @@ import type { EngineEvent, JobInfo, PricesInfo, RepoSummary, RunListItem, Settin
 import { sampleRepoPath } from '../../main/host/paths.ts';
 import { JobManager } from '../../main/host/jobs.ts';
 import { createEngineService, DEFAULT_SETTINGS, type EngineService } from '../../main/host/service.ts';
+import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
 
 const SAMPLE = sampleRepoPath();
@@ -61,6 +62,8 @@ function settled(s: EngineService, jobId: string, timeoutMs = 90_000): Promise<J
 describe('engine service', () => {
   let s: EngineService;
   beforeAll(async () => {
+    // The sample repository already indexed (the demo workspace below indexes it for real).
+    await copyIndexedSample(path.join(dir, 'main', 'w.db'));
     s = await open('main');
   });
   afterAll(async () => {

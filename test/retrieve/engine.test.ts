@@ -10,6 +10,7 @@ import { readManifest } from '../../main/benchmarks/manifest.ts';
 import { loadTrace, retrieveForTask, RetrievalError } from '../../main/retrieve/engine.ts';
 import { makeConfig } from '../../main/model/config.ts';
 import { fakeEncoder } from '../helpers/fake-encoder.ts';
+import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -23,7 +24,8 @@ let repoId: number;
 
 beforeAll(async () => {
   dir = tmpDir('oc-retrieve-');
-  store = Store.open(path.join(dir, 'w.db'));
+  // The sample repository already indexed with this encoder: runIndex only confirms nothing changed.
+  store = Store.open(await copyIndexedSample(path.join(dir, 'w.db'), { encoder: 'default' }));
   encoder = (await openConfiguredEncoder({ prefer: 'default', modelsDir: path.join(dir, 'none') })).encoder;
   repoId = (await runIndex({ store, root: manifest.tasks[0]!.repoPath, encoder })).repoId;
 });

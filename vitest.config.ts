@@ -12,5 +12,7 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // One scratch folder per run for fixtures the test files share (test/helpers/indexed-sample.ts).
     globalSetup: ['test/helpers/global-setup.ts'],
+    // Every answer a test gets from the engine service is checked against the contract's output schema.
+    env: { OPENCODER_CHECK_OUTPUTS: '1' },
   },
 });

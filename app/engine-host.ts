@@ -5,7 +5,17 @@
 // No electron import: the ports are structural, so tests run it with fakes and a fake service.
 
 import type { EngineService, KeyStore, ServiceOptions } from '../main/host/service.ts';
-import { engineError, isInitMessage, isMainToEngine, messageOf, type CallResult, type EngineInit, type EngineToMain, type MainToEngine, type Provider } from './engine-protocol.ts';
+import {
+  engineError,
+  isInitMessage,
+  isMainToEngine,
+  messageOf,
+  type CallResult,
+  type EngineInit,
+  type EngineToMain,
+  type MainToEngine,
+  type Provider,
+} from './engine-protocol.ts';
 
 export interface EnginePortLike {
   postMessage(message: EngineToMain): void;
@@ -124,7 +134,8 @@ function poster(deps: EngineHostDeps, port: EnginePortLike): Post {
     try {
       port.postMessage(m);
     } catch (err) {
-      if (m.type === 'result') port.postMessage({ type: 'result', id: m.id, result: engineError(`The answer could not be sent to the window: ${messageOf(err)}`) });
+      if (m.type === 'result')
+        port.postMessage({ type: 'result', id: m.id, result: engineError(`The answer could not be sent to the window: ${messageOf(err)}`) });
       else deps.log?.(`could not post ${m.type}: ${messageOf(err)}`);
     }
   };

@@ -35,9 +35,7 @@ export interface EngineInit {
 export type InitMessage = { type: 'init'; init: EngineInit };
 
 export type MainToEngine =
-  | { type: 'call'; id: number; name: string; input: unknown }
-  | { type: 'pick-folder-result'; id: number; path: string | null }
-  | { type: 'shutdown' };
+  { type: 'call'; id: number; name: string; input: unknown } | { type: 'pick-folder-result'; id: number; path: string | null } | { type: 'shutdown' };
 
 export type EngineToMain =
   | { type: 'ready' }

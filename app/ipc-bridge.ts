@@ -86,7 +86,11 @@ export class EngineBridge {
         p.timer = this.timers.set(() => {
           if (!this.pending.has(id)) return;
           this.pending.delete(id);
-          resolve(engineError(`The engine did not answer ${name} within ${Math.round(ms / 1000)} s; it may still be busy. Try again, or restart OpenCoder if it keeps happening.`));
+          resolve(
+            engineError(
+              `The engine did not answer ${name} within ${Math.round(ms / 1000)} s; it may still be busy. Try again, or restart OpenCoder if it keeps happening.`,
+            ),
+          );
         }, ms);
       }
       this.pending.set(id, p);

@@ -82,10 +82,7 @@ async function timeIt(f: () => Promise<unknown>): Promise<number> {
 }
 
 /** (a) The shipped default encoder: our worker vs onnxruntime alone on pre-featurised batches. */
-export async function benchDefaultEncoder(
-  texts?: string[],
-  opts: { threads?: number; rounds?: number; batchSize?: number } = {},
-): Promise<ThroughputResult> {
+export async function benchDefaultEncoder(texts?: string[], opts: { threads?: number; rounds?: number; batchSize?: number } = {}): Promise<ThroughputResult> {
   const input = texts ?? stdlibCodeTexts(4000);
   const threads = opts.threads ?? defaultThreads();
   const rounds = opts.rounds ?? 3;
@@ -97,7 +94,10 @@ export async function benchDefaultEncoder(
   try {
     // raw: features computed beforehand, same batch plan as the encoder uses
     const feats = input.map((t) => hashFeatures(t, spec.config.features));
-    const plan = planBatches(feats.map((f) => f.ids.length), limits);
+    const plan = planBatches(
+      feats.map((f) => f.ids.length),
+      limits,
+    );
     const feeds = plan.map((idx) => {
       const { ids, weights, width } = hashBatchTensors(idx.map((i) => feats[i]!));
       return {
@@ -112,9 +112,11 @@ export async function benchDefaultEncoder(
     const res: Array<[number, number]> = [];
     for (let r = 0; r < rounds; r++) {
       const ours = input.length / (await timeIt(() => encoder.embed(input)));
-      const raw = input.length / (await timeIt(async () => {
-        for (const f of feeds) await session.run(f);
-      }));
+      const raw =
+        input.length /
+        (await timeIt(async () => {
+          for (const f of feeds) await session.run(f);
+        }));
       res.push([ours, raw]);
     }
     const ours = median(res.map((r) => r[0]));
@@ -156,7 +158,9 @@ export async function benchUnixcoderSized(opts: UnixcoderBenchOptions = {}): Pro
     const { json } = byteLevelTokenizerJson(learnMerges(stdlibCodeTexts(400, 3000), opts.merges ?? 1000));
     const model = buildUnixcoderSizedModel({ layers });
     writeUnixcoderFolder(tmp, { model, tokenizer: json, hiddenSize: 768 });
-    notes.push(`stand-in model: ${(model.length / 2 ** 20).toFixed(0)} MiB, ${layers} feed-forward layers, built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    notes.push(
+      `stand-in model: ${(model.length / 2 ** 20).toFixed(0)} MiB, ${layers} feed-forward layers, built in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
     const spec = await loadUnixcoderSpec(tmp);
     const encoder = await openEncoder(spec, { threads, batchSize });
     const session = await createSession(spec.modelPath, { threads });
@@ -167,11 +171,14 @@ export async function benchUnixcoderSized(opts: UnixcoderBenchOptions = {}): Pro
       const seqs = texts.map((x) => tok.encode(x));
       const tokS = (performance.now() - t) / 1000;
       const tokens = seqs.reduce((a, s) => a + s.length, 0);
-      const plan = planBatches(seqs.map((s) => s.length), {
-        maxBatch: batchSize,
-        maxCells: batchSize * spec.maxLength,
-        maxPaddingFraction: UNIXCODER_MAX_PADDING,
-      });
+      const plan = planBatches(
+        seqs.map((s) => s.length),
+        {
+          maxBatch: batchSize,
+          maxCells: batchSize * spec.maxLength,
+          maxPaddingFraction: UNIXCODER_MAX_PADDING,
+        },
+      );
       const feeds = plan.map((idx) => {
         const { inputIds, attentionMask, batch, length } = tok.collate(idx.map((i) => seqs[i]!));
         return {
@@ -189,9 +196,11 @@ export async function benchUnixcoderSized(opts: UnixcoderBenchOptions = {}): Pro
       const res: Array<[number, number]> = [];
       for (let r = 0; r < rounds; r++) {
         const ours = texts.length / (await timeIt(() => encoder.embed(texts)));
-        const raw = texts.length / (await timeIt(async () => {
-          for (const f of feeds) await session.run(f, ['last_hidden_state']);
-        }));
+        const raw =
+          texts.length /
+          (await timeIt(async () => {
+            for (const f of feeds) await session.run(f, ['last_hidden_state']);
+          }));
         res.push([ours, raw]);
       }
       const ours = Math.max(...res.map((r) => r[0]));

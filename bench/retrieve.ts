@@ -61,14 +61,17 @@ export async function benchRetrieval(store: Store, encoder: Encoder, root: strin
     )
     .all(repoId) as { qualname: string; signature: string; docstring: string; body: string; path: string }[];
   const step = Math.max(1, Math.floor(rows.length / queries));
-  const tasks = rows.filter((_, i) => i % step === 0).slice(0, queries).map((r, i) => ({
-    id: `bench/${i}`,
-    requirement: r.docstring,
-    signature: r.signature,
-    file: r.path,
-    qualname: r.qualname,
-    reference: r.body,
-  }));
+  const tasks = rows
+    .filter((_, i) => i % step === 0)
+    .slice(0, queries)
+    .map((r, i) => ({
+      id: `bench/${i}`,
+      requirement: r.docstring,
+      signature: r.signature,
+      file: r.path,
+      qualname: r.qualname,
+      reference: r.body,
+    }));
   const cache = new VectorIndexCache();
   const enc = store.registerEncoder(encoder);
   // Warm up: load the vector indexes once (a one-time cost per repository and process).

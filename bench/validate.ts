@@ -37,21 +37,19 @@ function loadTasks(): { tasks: Task[]; rows: Row[]; source: string } {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Row);
-  const tasks = rows.map(
-    (r): Task => ({
-      id: r.task_id,
-      repo: '.',
-      repoPath: ROOT,
-      file: 'x.py',
-      qualname: r.entry_point,
-      requirement: '',
-      signature: r.solution.split('\n')[0]!,
-      reference: r.solution,
-      check_template: r.check_template,
-      placeholder: r.placeholder,
-      tests: r.test_names,
-    }),
-  );
+  const tasks = rows.map((r): Task => ({
+    id: r.task_id,
+    repo: '.',
+    repoPath: ROOT,
+    file: 'x.py',
+    qualname: r.entry_point,
+    requirement: '',
+    signature: r.solution.split('\n')[0]!,
+    reference: r.solution,
+    check_template: r.check_template,
+    placeholder: r.placeholder,
+    tests: r.test_names,
+  }));
   return { tasks, rows, source: file };
 }
 

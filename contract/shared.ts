@@ -60,7 +60,11 @@ export { DEFAULT_MODELS };
 
 export const CustomTaskSchema = z.object({
   repo: PathSchema,
-  file: z.string().min(1).max(1000).refine((f) => !f.startsWith('/') && !f.split(/[\\/]/).includes('..'), 'file must be relative to the repository, without ..'),
+  file: z
+    .string()
+    .min(1)
+    .max(1000)
+    .refine((f) => !f.startsWith('/') && !f.split(/[\\/]/).includes('..'), 'file must be relative to the repository, without ..'),
   qualname: z.string().min(1).max(300),
   requirement: z.string().min(1).max(20_000),
   signature: z.string().min(1).max(2000),
@@ -89,7 +93,14 @@ export const ModelPriceSchema = z
   })
   .strict();
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
-export const PricesSchema = z.record(z.string().min(1).max(200).regex(/^[\w.:/@-]+$/, 'a model name'), ModelPriceSchema);
+export const PricesSchema = z.record(
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[\w.:/@-]+$/, 'a model name'),
+  ModelPriceSchema,
+);
 
 /** An experiment to estimate or start: a manifest, which tasks, and what to run on them. */
 export const ExperimentRequestSchema = z

@@ -17,10 +17,19 @@ function fnv32(s: string): number {
   return h >>> 0;
 }
 
-interface Item { module: string; name: string; query: string; code: string }
+interface Item {
+  module: string;
+  name: string;
+  query: string;
+  code: string;
+}
 
 const file = process.argv[2] ?? '/tmp/stdlib-functions.jsonl';
-const items: Item[] = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Item);
+const items: Item[] = fs
+  .readFileSync(file, 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Item);
 const isEval = (m: string) => fnv32(m) % 2 === 1;
 const evalItems = items.filter((i) => isEval(i.module));
 const trainItems = items.filter((i) => !isEval(i.module));
@@ -34,7 +43,9 @@ function sparseNorm(x: HashedFeatures): number {
 }
 
 function sparseCos(a: HashedFeatures, b: HashedFeatures): number {
-  let i = 0, j = 0, dot = 0;
+  let i = 0,
+    j = 0,
+    dot = 0;
   while (i < a.ids.length && j < b.ids.length) {
     if (a.ids[i] === b.ids[j]) dot += a.weights[i++]! * b.weights[j++]!;
     else if (a.ids[i]! < b.ids[j]!) i++;
@@ -44,7 +55,9 @@ function sparseCos(a: HashedFeatures, b: HashedFeatures): number {
 }
 
 function scoreRanks(sim: (q: number, d: number) => number, n: number) {
-  let mrr = 0, r1 = 0, r10 = 0;
+  let mrr = 0,
+    r1 = 0,
+    r10 = 0;
   for (let q = 0; q < n; q++) {
     const target = sim(q, q);
     let rank = 1;
@@ -82,12 +95,14 @@ function run(label: string, cfg: FeatureConfig, dim: number, opts: { idf?: boole
     const dv = ds.map((f) => referenceEmbed(f, table, dim, 1 / 127, rs));
     const n = evalItems.length;
     const sims = new Float32Array(n * n);
-    for (let q = 0; q < n; q++) for (let d = 0; d < n; d++) {
-      let s = 0;
-      const a = qv[q]!, b = dv[d]!;
-      for (let k = 0; k < dim; k++) s += a[k]! * b[k]!;
-      sims[q * n + d] = s;
-    }
+    for (let q = 0; q < n; q++)
+      for (let d = 0; d < n; d++) {
+        let s = 0;
+        const a = qv[q]!,
+          b = dv[d]!;
+        for (let k = 0; k < dim; k++) s += a[k]! * b[k]!;
+        sims[q * n + d] = s;
+      }
     res = scoreRanks((q, d) => sims[q * n + d]!, n);
   }
   console.log(`${label.padEnd(48)} MRR ${res.mrr.toFixed(3)}  R@1 ${res.r1.toFixed(3)}  R@10 ${res.r10.toFixed(3)}`);

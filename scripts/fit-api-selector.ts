@@ -40,7 +40,16 @@ const OUT = path.join(ROOT, 'resources', 'api-selector.json');
 /** A neutral model: p = 0.5 for every candidate, threshold 0 (everything selected). */
 function neutral(): SelectorModel {
   const n = SELECTOR_FEATURES.length;
-  return { version: 'neutral', features: [...SELECTOR_FEATURES], mean: Array(n).fill(0), scale: Array(n).fill(1), weights: Array(n).fill(0), bias: 0, threshold: 0, fittedOn: {} };
+  return {
+    version: 'neutral',
+    features: [...SELECTOR_FEATURES],
+    mean: Array(n).fill(0),
+    scale: Array(n).fill(1),
+    weights: Array(n).fill(0),
+    bias: 0,
+    threshold: 0,
+    fittedOn: {},
+  };
 }
 
 export interface Sample {
@@ -51,7 +60,12 @@ export interface Sample {
 }
 
 /** Logistic regression by Newton steps with an L2 ridge on the weights (not the bias); deterministic. */
-export function fitLogistic(xs: number[][], ys: boolean[], ridge = RIDGE, iterations = ITERATIONS): { mean: number[]; scale: number[]; weights: number[]; bias: number } {
+export function fitLogistic(
+  xs: number[][],
+  ys: boolean[],
+  ridge = RIDGE,
+  iterations = ITERATIONS,
+): { mean: number[]; scale: number[]; weights: number[]; bias: number } {
   const d = xs[0]?.length ?? 0;
   const n = xs.length;
   const mean = Array.from({ length: d }, (_, j) => xs.reduce((a, x) => a + x[j]!, 0) / Math.max(1, n));
@@ -110,10 +124,7 @@ function solve(a: number[][], b: number[]): number[] {
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6 + 0;
 
 /** Mean over protocols of the development macro F1 at a threshold (task sets follow each protocol's rules). */
-export function thresholdScore(
-  byTask: Map<string, { protocol: ApiProtocol; truth: number; p: number[]; y: boolean[] }>,
-  t: number,
-): number {
+export function thresholdScore(byTask: Map<string, { protocol: ApiProtocol; truth: number; p: number[]; y: boolean[] }>, t: number): number {
   const f1s: Record<ApiProtocol, number[]> = { repository: [], 'task-view': [] };
   for (const r of byTask.values()) {
     if (PROTOCOL_RULES[r.protocol].emptyTruths === 'excluded' && r.truth === 0) continue;
@@ -135,10 +146,15 @@ export function thresholdScore(
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { bench: { type: 'string', default: path.join(ROOT, '..', 'shared', 'bench', 'repoexec') }, work: { type: 'string' }, check: { type: 'boolean', default: false } },
+    options: {
+      bench: { type: 'string', default: path.join(ROOT, '..', 'shared', 'bench', 'repoexec') },
+      work: { type: 'string' },
+      check: { type: 'boolean', default: false },
+    },
   });
   const bench = path.resolve(values.bench!);
-  if (!fs.existsSync(path.join(bench, 'repoexec_inline.jsonl'))) throw new Error(`${bench} has no repoexec_inline.jsonl: pass --bench <staged RepoExec folder>`);
+  if (!fs.existsSync(path.join(bench, 'repoexec_inline.jsonl')))
+    throw new Error(`${bench} has no repoexec_inline.jsonl: pass --bench <staged RepoExec folder>`);
   const work = values.work ? path.resolve(values.work) : fs.mkdtempSync(path.join(os.tmpdir(), 'oc-fit-selector-'));
   const log = (s: string) => process.stderr.write(`[fit-api-selector] ${s}\n`);
   try {
@@ -201,7 +217,12 @@ async function main(): Promise<void> {
         fittedOn: {},
       };
       const { probability } = await import('../main/retrieve/select-api.ts');
-      const scored = new Map([...byTask.entries()].map(([k, r]) => [k, { protocol: r.protocol, truth: r.truth, p: r.idx.map((i) => probability(model, samples[i]!.x)), y: r.idx.map((i) => samples[i]!.y) }]));
+      const scored = new Map(
+        [...byTask.entries()].map(([k, r]) => [
+          k,
+          { protocol: r.protocol, truth: r.truth, p: r.idx.map((i) => probability(model, samples[i]!.x)), y: r.idx.map((i) => samples[i]!.y) },
+        ]),
+      );
       let best = { t: 0.5, s: -1 };
       for (let i = 5; i <= 95; i++) {
         const t = i / 100;
@@ -232,7 +253,9 @@ async function main(): Promise<void> {
         log(`${OUT} reproduces byte for byte`);
       } else {
         fs.writeFileSync(OUT, text);
-        log(`wrote ${OUT}: threshold ${model.threshold}, ${samples.length} items (${model.fittedOn.positives} positive), development mean macro F1 ${best.s.toFixed(3)}`);
+        log(
+          `wrote ${OUT}: threshold ${model.threshold}, ${samples.length} items (${model.fittedOn.positives} positive), development mean macro F1 ${best.s.toFixed(3)}`,
+        );
       }
     } finally {
       await encoder.dispose();

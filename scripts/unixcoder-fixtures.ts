@@ -206,10 +206,7 @@ export function buildUnixcoderSizedModel(opts: SizedModelOptions = {}): Uint8Arr
 }
 
 /** Writes <modelsDir>/unixcoder-base/{model.onnx, tokenizer.json[, config.json]}. */
-export function writeUnixcoderFolder(
-  modelsDir: string,
-  files: { model: Uint8Array; tokenizer: object; hiddenSize?: number },
-): string {
+export function writeUnixcoderFolder(modelsDir: string, files: { model: Uint8Array; tokenizer: object; hiddenSize?: number }): string {
   const dir = path.join(modelsDir, 'unixcoder-base');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'model.onnx'), files.model);

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const execFileAsync = promisify(execFile);
@@ -34,6 +35,23 @@ const MAY_IMPORT: Record<string, string[]> = {
 /** Non-code folders any folder may read (the shipped data files). */
 const DATA = new Set(['resources']);
 
+/** Every module a file names (import and export declarations, side-effect and dynamic imports), parsed, not matched. */
+function importsOf(file: string): { spec: string; typeOnly: boolean }[] {
+  const src = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
+  const out: { spec: string; typeOnly: boolean }[] = [];
+  const visit = (n: ts.Node) => {
+    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+      const typeOnly = ts.isImportDeclaration(n) ? !!n.importClause?.isTypeOnly : n.isTypeOnly;
+      out.push({ spec: n.moduleSpecifier.text, typeOnly });
+    } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) {
+      out.push({ spec: n.arguments[0].text, typeOnly: false });
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(src);
+  return out;
+}
+
 interface Edge {
   from: string;
   to: string;
@@ -49,9 +67,7 @@ function edges(): Edge[] {
       if (e.isDirectory()) walk(p);
       else if (/\.tsx?$/.test(e.name)) {
         const from = path.relative(MAIN, p).split(path.sep)[0]!;
-        const text = fs.readFileSync(p, 'utf8');
-        for (const m of text.matchAll(/^\s*(?:import|export)\b[^'\n]*?\bfrom\s*'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'|^\s*import\s*'(\.{1,2}\/[^']+)'/gm)) {
-          const spec = m[1] ?? m[2] ?? m[3]!;
+        for (const { spec } of importsOf(p).filter((i) => i.spec.startsWith('.'))) {
           const target = path.resolve(path.dirname(p), spec);
           const rel = path.relative(ROOT, target).split(path.sep);
           const to = rel[0] === 'main' ? rel[1]! : rel[0]!;
@@ -66,7 +82,10 @@ function edges(): Edge[] {
 
 describe('floor plan', () => {
   it('every import between main/* folders is one the table allows', () => {
-    const folders = fs.readdirSync(MAIN, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const folders = fs
+      .readdirSync(MAIN, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     for (const f of folders) expect(MAY_IMPORT[f], `main/${f} is not in the floor plan's table`).toBeDefined();
     const violations = edges()
       .filter((e) => !DATA.has(e.to) && !(MAY_IMPORT[e.from] ?? []).includes(e.to))
@@ -82,11 +101,12 @@ describe('floor plan', () => {
         if (e.isDirectory()) {
           if (path.relative(MAIN, p) !== 'store') walk(p);
         } else if (/\.tsx?$/.test(e.name)) {
-          fs.readFileSync(p, 'utf8')
-            .split('\n')
-            .forEach((line, i) => {
-              if (/\.prepare\(\s*[`'"]|\bstore\.db\b|\.store\.db\b/.test(line)) found.push(`${path.relative(ROOT, p)}:${i + 1}: ${line.trim()}`);
-            });
+          // Over the whole text: a statement may start on the line after `.prepare(`.
+          const text = fs.readFileSync(p, 'utf8');
+          for (const m of text.matchAll(/\.prepare\(\s*[`'"]|\bstore\.db\b/g)) {
+            const line = text.slice(0, m.index).split('\n').length;
+            found.push(`${path.relative(ROOT, p)}:${line}: ${text.split('\n')[line - 1]!.trim()}`);
+          }
         }
       }
     };
@@ -101,7 +121,8 @@ describe('floor plan', () => {
         const p = path.join(dir, e.name);
         if (e.isDirectory()) walk(p);
         else if (/\.tsx?$/.test(e.name) && path.relative(MAIN, p) !== path.join('model', 'errors.ts')) {
-          for (const m of fs.readFileSync(p, 'utf8').matchAll(/class (\w+) extends (?:Error|TypeError|RangeError)\b/g)) found.push(`${path.relative(ROOT, p)}: ${m[1]}`);
+          for (const m of fs.readFileSync(p, 'utf8').matchAll(/class (\w+) extends (?:Error|TypeError|RangeError)\b/g))
+            found.push(`${path.relative(ROOT, p)}: ${m[1]}`);
         }
       }
     };
@@ -121,21 +142,17 @@ describe('floor plan', () => {
     for (const f of Object.keys(MAY_IMPORT)) visit(f, []);
   });
 
-  it('model and stats hold no engine code: model imports only zod, stats only @stdlib and model\'s types', () => {
+  it("model and stats hold no engine code: model imports only zod, stats only @stdlib and model's types", () => {
     for (const [folder, allowed] of [
       ['model', /^(zod)$/],
       ['stats', /^@stdlib\//],
     ] as const) {
       for (const f of fs.readdirSync(path.join(MAIN, folder))) {
-        const text = fs.readFileSync(path.join(MAIN, folder, f), 'utf8');
-        for (const m of text.matchAll(/^\s*(?:import|export)\b[^'\n]*?\bfrom\s*'([^'.][^']*)'|^\s*import\s*'([^'.][^']*)'/gm)) {
-          const spec = m[1] ?? m[2]!;
-          expect(spec, `main/${folder}/${f} imports ${spec}`).toMatch(allowed);
-        }
+        const imports = importsOf(path.join(MAIN, folder, f));
+        for (const { spec } of imports.filter((i) => !i.spec.startsWith('.'))) expect(spec, `main/${folder}/${f} imports ${spec}`).toMatch(allowed);
         if (folder === 'stats') {
-          for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^'\n]*?\bfrom\s*'\.\.\/model\/[^']+'/gm)) {
-            expect(m[2], `main/stats/${f}: '${m[0].trim()}' must be a type-only import`).toBeTruthy();
-          }
+          for (const i of imports.filter((i) => i.spec.startsWith('../model/')))
+            expect(i.typeOnly, `main/stats/${f}: '${i.spec}' must be a type-only import`).toBe(true);
         }
       }
     }
@@ -146,9 +163,8 @@ describe('floor plan', () => {
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      const text = fs.readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/^\s*(?:import|export)\b[^'\n]*?\bfrom\s*'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'|^\s*import\s*'(\.{1,2}\/[^']+)'/gm)) {
-        const target = path.resolve(path.dirname(file), m[1] ?? m[2] ?? m[3]!);
+      for (const { spec } of importsOf(file).filter((i) => i.spec.startsWith('.'))) {
+        const target = path.resolve(path.dirname(file), spec);
         if (/\.tsx?$/.test(target) && fs.existsSync(target)) visit(target);
       }
     };
@@ -157,7 +173,14 @@ describe('floor plan', () => {
     expect(reached).toContain('contract/index.ts');
     expect(reached.filter((f) => !f.startsWith('renderer/') && !f.startsWith('contract/') && !f.startsWith('main/model/'))).toEqual([]);
     const contract = fs.readdirSync(path.join(ROOT, 'contract')).flatMap((f) =>
-      [...fs.readFileSync(path.join(ROOT, 'contract', f), 'utf8').matchAll(/\bfrom\s*'(\.{1,2}\/[^']+)'/g)].map((m) => path.relative(ROOT, path.resolve(ROOT, 'contract', m[1]!)).split(path.sep).join('/')),
+      importsOf(path.join(ROOT, 'contract', f))
+        .filter((i) => i.spec.startsWith('.'))
+        .map((i) =>
+          path
+            .relative(ROOT, path.resolve(ROOT, 'contract', i.spec))
+            .split(path.sep)
+            .join('/'),
+        ),
     );
     expect(contract.filter((t) => !t.startsWith('main/model/') && !t.startsWith('contract/'))).toEqual([]);
   });

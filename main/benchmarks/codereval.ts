@@ -18,7 +18,19 @@ import path from 'node:path';
 import { cleandoc, createExtractor, type Extractor } from '../index/extract.ts';
 import type { ExtractedUnit } from '../model/code.ts';
 import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
-import { checkOutDir, checkRelPath, collectWarnings, countBy, jsonlObjects, prepareOutDir, requirementFromSignature, writeRepoFiles, type Fail, type ImportWarning, type Warn } from './import-out.ts';
+import {
+  checkOutDir,
+  checkRelPath,
+  collectWarnings,
+  countBy,
+  jsonlObjects,
+  prepareOutDir,
+  requirementFromSignature,
+  writeRepoFiles,
+  type Fail,
+  type ImportWarning,
+  type Warn,
+} from './import-out.ts';
 import { CODEREVAL_TEMPLATE_TEST, checkProgramFromTemplate } from './codereval-template.ts';
 import { OpenCoderError } from '../model/errors.ts';
 
@@ -101,7 +113,6 @@ export interface CoderEvalImportResult {
 
 // ---------------------------------------------------------------------------------------------
 // Small shared helpers
-
 
 interface Located {
   value: Record<string, unknown>;
@@ -220,13 +231,28 @@ interface Merged {
   file: string;
   line: number;
   prompt?: { signature: string | null; docstring: string | null; input: string | null };
-  meta?: { project: string | null; filePath: string | null; name: string | null; docstring: string | null; level: string | null; samples: number; passed: number };
+  meta?: {
+    project: string | null;
+    filePath: string | null;
+    name: string | null;
+    docstring: string | null;
+    level: string | null;
+    samples: number;
+    passed: number;
+  };
   record?: Record<string, unknown>;
   recordLine?: number;
   template?: TemplateFile;
 }
 
-function mergeInto(all: Map<string, Merged>, rows: Located[], idKey: string, warn: Warn, apply: (m: Merged, row: Located) => void, has: (m: Merged) => boolean): void {
+function mergeInto(
+  all: Map<string, Merged>,
+  rows: Located[],
+  idKey: string,
+  warn: Warn,
+  apply: (m: Merged, row: Located) => void,
+  has: (m: Merged) => boolean,
+): void {
   for (const row of rows) {
     const raw = row.value[idKey];
     const id = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' ? String(raw) : '';
@@ -297,7 +323,8 @@ function testFilesOf(v: unknown): [string, string][] | null {
 }
 
 const DROP_REASONS: Record<string, string> = {
-  'no-tests': 'No tests in the staged CoderEval data: the harness (per-task `*_passk_validte.py` files in the project checkouts) lives only in the Docker image. Supply a test template (`--templates`) or a record with `test_command` + `file_content` (`--records`) to make such a record runnable.',
+  'no-tests':
+    'No tests in the staged CoderEval data: the harness (per-task `*_passk_validte.py` files in the project checkouts) lives only in the Docker image. Supply a test template (`--templates`) or a record with `test_command` + `file_content` (`--records`) to make such a record runnable.',
   'bad-template': 'A test template exists but cannot become a check program (see each message).',
   'unsafe-path': 'The record names an id or a path that is absolute, contains `..` or could escape the output folder; nothing of it was written.',
   'incomplete-record': 'The record lacks what a task needs (a signature, a name, a file path for its test command, …).',
@@ -371,7 +398,13 @@ function resolveInputs(opts: CoderEvalImportOptions): Inputs {
   }
   if (!havePrompts) warn('missing-input', promptsFile, undefined, `no ${docstrings} prompts file; signatures and requirements come from the records file`);
   const metadataFile = findMetadataFile(benchDir);
-  if (!metadataFile) warn('missing-input', path.join(benchDir, ...METADATA_FILE.split('/')), undefined, 'no Raw_Input.jsonl_out.jsonl; project, file and level come from the records file only');
+  if (!metadataFile)
+    warn(
+      'missing-input',
+      path.join(benchDir, ...METADATA_FILE.split('/')),
+      undefined,
+      'no Raw_Input.jsonl_out.jsonl; project, file and level come from the records file only',
+    );
   if (recordsFile && !fs.existsSync(recordsFile)) throw new CoderEvalImportError(`The records file ${recordsFile} does not exist`, recordsFile);
   return { benchDir, outDir, docstrings, promptsFile, havePrompts, metadataFile, recordsFile, templatesDir, warnings, warn };
 }
@@ -381,20 +414,41 @@ function mergeInputs(inp: Inputs): { all: Map<string, Merged>; templates: Templa
   const { promptsFile, metadataFile, recordsFile, templatesDir, warn } = inp;
   const all = new Map<string, Merged>();
   if (inp.havePrompts) {
-    mergeInto(all, readJsonl(promptsFile, readText(promptsFile), warn), 'question_id', warn, (m, { value }) => {
-      m.prompt = { signature: nonEmpty(value, 'signature'), docstring: str(value, 'docstring'), input: str(value, 'input') };
-    }, (m) => !!m.prompt);
+    mergeInto(
+      all,
+      readJsonl(promptsFile, readText(promptsFile), warn),
+      'question_id',
+      warn,
+      (m, { value }) => {
+        m.prompt = { signature: nonEmpty(value, 'signature'), docstring: str(value, 'docstring'), input: str(value, 'input') };
+      },
+      (m) => !!m.prompt,
+    );
   }
   if (metadataFile) {
-    mergeInto(all, readJsonl(metadataFile, readText(metadataFile), warn), '_id', warn, (m, { value }) => {
-      m.meta = metaOf(value);
-    }, (m) => !!m.meta);
+    mergeInto(
+      all,
+      readJsonl(metadataFile, readText(metadataFile), warn),
+      '_id',
+      warn,
+      (m, { value }) => {
+        m.meta = metaOf(value);
+      },
+      (m) => !!m.meta,
+    );
   }
   if (recordsFile) {
-    mergeInto(all, readRecordsFile(recordsFile, warn), '_id', warn, (m, { value, line }) => {
-      m.record = value;
-      m.recordLine = line;
-    }, (m) => !!m.record);
+    mergeInto(
+      all,
+      readRecordsFile(recordsFile, warn),
+      '_id',
+      warn,
+      (m, { value, line }) => {
+        m.record = value;
+        m.recordLine = line;
+      },
+      (m) => !!m.record,
+    );
   }
   const templates = templatesDir ? readTemplates(templatesDir, warn) : [];
   for (const t of templates) {
@@ -482,13 +536,7 @@ function recordFacts(m: Merged, docstrings: DocstringVariant): RecordFacts {
 }
 
 /** The metadata.jsonl line of a record: what it is, and the task it became or why it did not. */
-function metadataLine(
-  m: Merged,
-  f: RecordFacts,
-  docstrings: DocstringVariant,
-  task: string | null,
-  dropped: CoderEvalDropped | null,
-): Record<string, unknown> {
+function metadataLine(m: Merged, f: RecordFacts, docstrings: DocstringVariant, task: string | null, dropped: CoderEvalDropped | null): Record<string, unknown> {
   return {
     id: f.taskId,
     _id: m.id,
@@ -584,7 +632,12 @@ function moduleFile(ctx: PlanContext, m: Merged, f: RecordFacts, testCommand: st
   if (c.ok) return c.path;
   if (str(f.rec, 'file_content') === null && !testCommand) return null;
   const { recordsFile } = ctx;
-  ctx.warn('unsafe-path', recordsFile ?? m.file, recordsFile ? m.recordLine || undefined : m.line || undefined, `record ${m.id} refused: file_path ${JSON.stringify(f.filePath)} ${c.why}`);
+  ctx.warn(
+    'unsafe-path',
+    recordsFile ?? m.file,
+    recordsFile ? m.recordLine || undefined : m.line || undefined,
+    `record ${m.id} refused: file_path ${JSON.stringify(f.filePath)} ${c.why}`,
+  );
   drop('unsafe-path', `file_path ${JSON.stringify(f.filePath)} ${c.why}`);
   return undefined;
 }
@@ -699,7 +752,10 @@ function buildResult(inp: Inputs, records: number, templatesRead: number, p: Pla
 function writeImport(result: CoderEvalImportResult, { planned, metadata }: Planning): void {
   prepareOutDir(result.outDir, 'codereval', ['repos', 'tasks.jsonl', 'metadata.jsonl', 'IMPORT.md'], failCoderEval);
   for (const p of planned) writeRepoFiles(p.task.repoPath, p.files);
-  writeManifest(result.manifestFile, planned.map((p) => p.task));
+  writeManifest(
+    result.manifestFile,
+    planned.map((p) => p.task),
+  );
   fs.writeFileSync(result.metadataFile, metadata.map((x) => JSON.stringify(x)).join('\n') + (metadata.length ? '\n' : ''));
   fs.writeFileSync(result.reportFile, renderReport(result));
 }
@@ -712,7 +768,9 @@ function renderReport(r: CoderEvalImportResult): string {
   const L: string[] = [];
   const shown = (f: string) => (f.startsWith(r.outDir + path.sep) ? `<out>/${path.relative(r.outDir, f).split(path.sep).join('/')}` : f);
   L.push('# CoderEval (Python) import', '');
-  L.push(`Made by \`opencoder import codereval\` from \`${r.benchDir}\` (requirements from the ${r.docstrings === 'human' ? 'human-written' : 'original'} docstrings).`);
+  L.push(
+    `Made by \`opencoder import codereval\` from \`${r.benchDir}\` (requirements from the ${r.docstrings === 'human' ? 'human-written' : 'original'} docstrings).`,
+  );
   L.push('Re-running the importer into this folder replaces `repos/`, `tasks.jsonl`, `metadata.jsonl` and this file.', '');
   L.push('## Inputs', '');
   L.push(`- prompts: ${r.inputs.prompts ? `\`${r.inputs.prompts}\`` : 'none'}`);
@@ -722,9 +780,24 @@ function renderReport(r: CoderEvalImportResult): string {
   L.push('## Totals', '');
   L.push(`- records: ${c.records} (all of them in metadata.jsonl); with a reference solution: ${c.withReference}`);
   L.push(`- tasks in tasks.jsonl: ${c.tasks} (${c.templateTasks} check-template, ${c.repositoryTasks} repository + test_command)`);
-  L.push(`- not runnable: ${c.dropped}${c.dropped ? ` (${Object.entries(r.dropped).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`);
+  L.push(
+    `- not runnable: ${c.dropped}${
+      c.dropped
+        ? ` (${Object.entries(r.dropped)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')})`
+        : ''
+    }`,
+  );
   L.push(`- accounted for: ${c.tasks} + ${c.dropped} = ${c.tasks + c.dropped} of ${c.records}`);
-  L.push(`- warnings: ${Object.entries(r.warningCounts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`, '');
+  L.push(
+    `- warnings: ${
+      Object.entries(r.warningCounts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
+    '',
+  );
   L.push('## Levels', '');
   L.push('| level | records | tasks |', '| --- | ---: | ---: |');
   for (const [lv, n] of Object.entries(r.levels)) L.push(`| ${lv} | ${n.records} | ${n.tasks} |`);
@@ -748,7 +821,9 @@ function renderReport(r: CoderEvalImportResult): string {
   for (const [reason, n] of Object.entries(r.dropped)) {
     L.push(`### ${reason} (${n})`, '', DROP_REASONS[reason] ?? '', '');
     for (const d of r.droppedEntries.filter((x) => x.reason === reason)) {
-      L.push(`- \`${mdEscape(d.id)}\` ${d.name ? `\`${mdEscape(d.name)}\`` : '(no name)'} — ${d.project ? mdEscape(d.project) : 'project unknown'}, ${d.level ?? 'level unknown'}: ${mdEscape(d.message)}`);
+      L.push(
+        `- \`${mdEscape(d.id)}\` ${d.name ? `\`${mdEscape(d.name)}\`` : '(no name)'} — ${d.project ? mdEscape(d.project) : 'project unknown'}, ${d.level ?? 'level unknown'}: ${mdEscape(d.message)}`,
+      );
     }
     L.push('');
   }

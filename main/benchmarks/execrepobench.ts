@@ -18,7 +18,18 @@ import path from 'node:path';
 import { createExtractor, type Extractor } from '../index/extract.ts';
 import { parseTestCommand } from '../validate/workspace.ts';
 import { mdEscape } from './codereval.ts';
-import { checkOutDir, checkRelPath, collectWarnings, countBy, jsonlObjects, prepareOutDir, requirementFromSignature, writeRepoFiles, type ImportWarning, type Warn } from './import-out.ts';
+import {
+  checkOutDir,
+  checkRelPath,
+  collectWarnings,
+  countBy,
+  jsonlObjects,
+  prepareOutDir,
+  requirementFromSignature,
+  writeRepoFiles,
+  type ImportWarning,
+  type Warn,
+} from './import-out.ts';
 import { writeManifest, type TaskRecord } from './manifest.ts';
 import { OpenCoderError } from '../model/errors.ts';
 
@@ -83,18 +94,19 @@ export interface ExecRepoBenchImportResult {
   warningCounts: Record<string, number>;
 }
 
-
 const DROP_REASONS: Record<string, string> = {
-  'invalid-record': 'The record lacks a required field or has one of the wrong type (repo_name, file_name, prefix_code, middle_code, suffix_code, context_code).',
+  'invalid-record':
+    'The record lacks a required field or has one of the wrong type (repo_name, file_name, prefix_code, middle_code, suffix_code, context_code).',
   'duplicate-id': 'Another record already has this task id; the first one is kept.',
-  'unsafe-path': 'A path of the record (file_name or a context_code path) is absolute, contains `..` or could escape the output folder; nothing of the record was written.',
+  'unsafe-path':
+    'A path of the record (file_name or a context_code path) is absolute, contains `..` or could escape the output folder; nothing of the record was written.',
   'path-conflict': 'Two paths of the record cannot both exist (a file where another path needs a folder).',
   'not-python': 'The masked file is not a Python file.',
-  'no-tests': 'The record carries no `test_command` and its context has no `evaluate_repo.py`: ExecRepoBench runs its tests in per-repository environments that are not distributed.',
+  'no-tests':
+    'The record carries no `test_command` and its context has no `evaluate_repo.py`: ExecRepoBench runs its tests in per-repository environments that are not distributed.',
   'unparseable-file': 'The masked file, put back together, does not parse as Python.',
   'no-enclosing-function': 'The middle span is not inside a function or method (module- or class-level code), so there is no target function to generate.',
 };
-
 
 interface Located {
   value: Record<string, unknown>;
@@ -144,7 +156,11 @@ function contextOf(v: unknown): [unknown, string][] | null {
 
 /** A folder name from a task id: safe characters only, never `.`/`..`, unique (case-insensitively). */
 function folderFor(id: string, taken: Set<string>): string {
-  let base = id.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._-]+/, '').slice(0, 120) || 'task';
+  let base =
+    id
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^[._-]+/, '')
+      .slice(0, 120) || 'task';
   if (base === '.' || base === '..') base = 'task';
   let name = base;
   for (let k = 2; taken.has(name.toLowerCase()); k++) name = `${base}-${k}`;
@@ -216,7 +232,10 @@ export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Pro
   const recordsFile = path.resolve(opts.recordsFile);
   const outDir = path.resolve(opts.outDir);
   if (!fs.existsSync(recordsFile) || !fs.statSync(recordsFile).isFile()) {
-    throw new ExecRepoBenchImportError(`The records file ${recordsFile} does not exist (expected ExecRepoBench JSONL: repo_name, file_name, prefix_code, middle_code, suffix_code, context_code, …)`, recordsFile);
+    throw new ExecRepoBenchImportError(
+      `The records file ${recordsFile} does not exist (expected ExecRepoBench JSONL: repo_name, file_name, prefix_code, middle_code, suffix_code, context_code, …)`,
+      recordsFile,
+    );
   }
   const { warnings, warn } = collectWarnings(opts.onWarning);
   checkOutDir(outDir, 'execrepobench', fail);
@@ -259,7 +278,10 @@ export async function importExecRepoBench(opts: ExecRepoBenchImportOptions): Pro
 
     prepareOutDir(outDir, 'execrepobench', ['repos', 'tasks.jsonl', 'IMPORT.md'], fail);
     for (const p of planned) writeRepoFiles(p.task.repoPath, p.files);
-    writeManifest(result.manifestFile, planned.map((p) => p.task));
+    writeManifest(
+      result.manifestFile,
+      planned.map((p) => p.task),
+    );
     fs.writeFileSync(result.reportFile, renderReport(result));
     return result;
   } finally {
@@ -377,7 +399,11 @@ function checkShape(env: PlanEnv, r: RecordAt): [unknown, string][] | null {
   const missing = ['repo_name', 'file_name', 'prefix_code', 'middle_code', 'suffix_code'].filter((k) => typeof o[k] !== 'string');
   const context = contextOf(o.context_code);
   if (!missing.length && context && (o.test_command === undefined || typeof o.test_command === 'string')) return context;
-  const why = missing.length ? `missing or not a string: ${missing.join(', ')}` : !context ? 'context_code is not a list of [path, content]' : 'test_command is not a string';
+  const why = missing.length
+    ? `missing or not a string: ${missing.join(', ')}`
+    : !context
+      ? 'context_code is not a list of [path, content]'
+      : 'test_command is not a string';
   env.warn('invalid-record', env.recordsFile, r.at, `record ${r.shownId}: ${why}; skipped`);
   return r.drop('invalid-record', why);
 }
@@ -403,7 +429,13 @@ function recordFiles(env: PlanEnv, r: RecordAt, context: [unknown, string][]): R
       continue;
     }
     if (files.has(c.path)) {
-      if (files.get(c.path) !== content) warn('duplicate-context-path', recordsFile, r.at, `record ${r.shownId}: ${c.path} appears twice in context_code with different contents; the first is kept`);
+      if (files.get(c.path) !== content)
+        warn(
+          'duplicate-context-path',
+          recordsFile,
+          r.at,
+          `record ${r.shownId}: ${c.path} appears twice in context_code with different contents; the first is kept`,
+        );
       continue;
     }
     files.set(c.path, content);
@@ -465,9 +497,24 @@ function renderReport(r: ExecRepoBenchImportResult): string {
   L.push('## Totals', '');
   L.push(`- records read: ${c.records}; lines that are not JSON objects: ${c.malformed}`);
   L.push(`- tasks in tasks.jsonl: ${c.tasks} (${c.files} files written under repos/)`);
-  L.push(`- not runnable: ${c.dropped}${c.dropped ? ` (${Object.entries(r.dropped).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`);
+  L.push(
+    `- not runnable: ${c.dropped}${
+      c.dropped
+        ? ` (${Object.entries(r.dropped)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')})`
+        : ''
+    }`,
+  );
   L.push(`- accounted for: ${c.tasks} + ${c.dropped} = ${c.tasks + c.dropped} of ${c.records} records`);
-  L.push(`- warnings: ${Object.entries(r.warningCounts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`, '');
+  L.push(
+    `- warnings: ${
+      Object.entries(r.warningCounts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
+    '',
+  );
   L.push('## Fill types', '');
   L.push('| fill_type | records | tasks |', '| --- | ---: | ---: |');
   for (const [k, n] of Object.entries(r.byFillType)) L.push(`| ${mdEscape(k)} | ${n.records} | ${n.tasks} |`);
@@ -494,7 +541,9 @@ function renderReport(r: ExecRepoBenchImportResult): string {
   for (const [reason, n] of Object.entries(r.dropped)) {
     L.push(`### ${reason} (${n})`, '', DROP_REASONS[reason] ?? '', '');
     for (const d of r.droppedEntries.filter((x) => x.reason === reason)) {
-      L.push(`- \`${mdEscape(d.id)}\`${d.line ? ` (line ${d.line})` : ''} ${d.repo ? mdEscape(d.repo) : 'repo unknown'}${d.file ? ` \`${mdEscape(d.file)}\`` : ''}: ${mdEscape(d.message)}`);
+      L.push(
+        `- \`${mdEscape(d.id)}\`${d.line ? ` (line ${d.line})` : ''} ${d.repo ? mdEscape(d.repo) : 'repo unknown'}${d.file ? ` \`${mdEscape(d.file)}\`` : ''}: ${mdEscape(d.message)}`,
+      );
     }
     L.push('');
   }

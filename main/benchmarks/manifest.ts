@@ -59,7 +59,12 @@ export function readManifest(file: string): Manifest {
       if (json && typeof json === 'object' && 'defaults' in json && !('id' in json)) {
         // A defaults line applies to the tasks after it: {"defaults": {"python": ".venv"}}
         const d = DefaultsSchema.safeParse((json as { defaults: unknown }).defaults);
-        if (!d.success) throw new ManifestError(`${abs}:${i + 1}: defaults: ${d.error.issues.map((x) => `${x.path.join('.') || 'defaults'}: ${x.message}`).join('; ')}`, abs, i + 1);
+        if (!d.success)
+          throw new ManifestError(
+            `${abs}:${i + 1}: defaults: ${d.error.issues.map((x) => `${x.path.join('.') || 'defaults'}: ${x.message}`).join('; ')}`,
+            abs,
+            i + 1,
+          );
         defaults = d.data;
         return;
       }
@@ -94,7 +99,10 @@ export function readManifest(file: string): Manifest {
 export function findTask(manifest: Manifest, id: string): Task {
   const t = manifest.tasks.find((x) => x.id === id);
   if (!t) {
-    const near = manifest.tasks.slice(0, 5).map((x) => x.id).join(', ');
+    const near = manifest.tasks
+      .slice(0, 5)
+      .map((x) => x.id)
+      .join(', ');
     throw new ManifestError(`No task ${id} in ${manifest.file} (${manifest.tasks.length} tasks, e.g. ${near})`, manifest.file);
   }
   return t;

@@ -225,7 +225,8 @@ export function isSampleSetFile(input: string): boolean {
 }
 
 export function readSamples(input: string, opts: { format?: SampleFormat | 'auto'; indexMap?: string } = {}): SampleSet {
-  if ((!opts.format || opts.format === 'auto') && isSampleSetFile(input)) return { format: 'set', source: path.resolve(input), tasks: readSampleSetFile(input) };
+  if ((!opts.format || opts.format === 'auto') && isSampleSetFile(input))
+    return { format: 'set', source: path.resolve(input), tasks: readSampleSetFile(input) };
   const format = !opts.format || opts.format === 'auto' ? detectFormat(input) : opts.format;
   switch (format) {
     case 'repoexec':
@@ -259,7 +260,8 @@ export function sampleSetLines(set: SampleSet): string {
 export function readSampleSetFile(file: string): SampleTask[] {
   const tasks: SampleTask[] = [];
   for (const { rec, line } of jsonLines(file)) {
-    if (typeof rec.task_id !== 'string' || !Array.isArray(rec.samples)) throw new SampleFormatError(`${file}:${line}: expected task_id and samples (written by opencoder samples import)`);
+    if (typeof rec.task_id !== 'string' || !Array.isArray(rec.samples))
+      throw new SampleFormatError(`${file}:${line}: expected task_id and samples (written by opencoder samples import)`);
     tasks.push({
       taskId: rec.task_id,
       samples: (rec.samples as Record<string, unknown>[]).map((s, j) => {
@@ -309,7 +311,10 @@ export function passAtKOf(counts: { taskId: string; n: number; c: number }[], ks
   const kmax = Math.max(...ks);
   const shortTasks = counts.filter((t) => t.n < kmax).map((t) => ({ taskId: t.taskId, n: t.n }));
   if (shortTasks.length && kOverN === 'refuse') {
-    const list = shortTasks.slice(0, 5).map((t) => `${t.taskId} (n = ${t.n})`).join(', ');
+    const list = shortTasks
+      .slice(0, 5)
+      .map((t) => `${t.taskId} (n = ${t.n})`)
+      .join(', ');
     throw new RangeError(
       `Pass@${kmax} needs at least ${kmax} samples per task; ${shortTasks.length} task(s) have fewer: ${list}${shortTasks.length > 5 ? ', …' : ''}. ` +
         'Lower --k, or pass --k-over-n humaneval to count them as the HumanEval harness does (1 when n − c < k).',

@@ -39,12 +39,7 @@ export function planBatches(lengths: ArrayLike<number>, limits: BatchLimits): nu
 }
 
 /** Runs `run` on each planned batch (in order) and scatters its outputs back to input positions. */
-export async function runBatched<I, O>(
-  items: I[],
-  lengths: ArrayLike<number>,
-  limits: BatchLimits,
-  run: (batch: I[]) => Promise<O[]>,
-): Promise<O[]> {
+export async function runBatched<I, O>(items: I[], lengths: ArrayLike<number>, limits: BatchLimits, run: (batch: I[]) => Promise<O[]>): Promise<O[]> {
   const out = new Array<O>(items.length);
   for (const idx of planBatches(lengths, limits)) {
     const res = await run(idx.map((i) => items[i]!));

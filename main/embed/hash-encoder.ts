@@ -136,7 +136,12 @@ export async function createHashEncoder(spec: HashEncoderSpec, opts: HashEncoder
       if (disposed) throw new Error(`encoder ${spec.id} is disposed`);
       if (texts.length === 0) return [];
       const feats = texts.map((t) => hashFeatures(t, config.features));
-      return runBatched(feats, feats.map((f) => f.ids.length), limits, runBatch);
+      return runBatched(
+        feats,
+        feats.map((f) => f.ids.length),
+        limits,
+        runBatch,
+      );
     },
     async dispose(): Promise<void> {
       if (disposed) return;

@@ -52,13 +52,7 @@ export function randomInt8Table(rows: number, dim: number, seed: number): Int8Ar
 }
 
 /** What the ONNX graph computes for one text: Σ w_f · scale · rowScale[id_f] · table[id_f], then L2-normalised. */
-export function referenceEmbed(
-  features: HashedFeatures,
-  table: Int8Array,
-  dim: number,
-  scale: number,
-  rowScale?: Float32Array,
-): Float32Array {
+export function referenceEmbed(features: HashedFeatures, table: Int8Array, dim: number, scale: number, rowScale?: Float32Array): Float32Array {
   const acc = new Float64Array(dim);
   for (let i = 0; i < features.ids.length; i++) {
     const id = features.ids[i]!;

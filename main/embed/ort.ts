@@ -46,12 +46,7 @@ export function formatValues(values: ValueDescription[]): string {
 }
 
 /** Finds a tensor value by name and checks its element type and rank; returns an error sentence or null. */
-export function checkValue(
-  values: ValueDescription[],
-  name: string,
-  types: string[],
-  rank: number,
-): string | null {
+export function checkValue(values: ValueDescription[], name: string, types: string[], rank: number): string | null {
   const v = values.find((x) => x.name === name);
   if (!v) return `no ${name}`;
   if (!types.includes(v.type)) return `${name} is ${v.type}, expected ${types.join(' or ')}`;

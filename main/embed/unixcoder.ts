@@ -51,9 +51,7 @@ export async function loadUnixcoderSpec(modelsDir: string, opts: { maxLength?: n
   const f = unixcoderFiles(modelsDir);
   const missing = missingUnixcoderFiles(modelsDir);
   if (missing.length > 0) {
-    throw new Error(
-      `UniXcoder files missing: ${missing.join(', ')} (see scripts/export-unixcoder.md for how to export microsoft/unixcoder-base to ONNX)`,
-    );
+    throw new Error(`UniXcoder files missing: ${missing.join(', ')} (see scripts/export-unixcoder.md for how to export microsoft/unixcoder-base to ONNX)`);
   }
   const maxLength = opts.maxLength ?? UNIXCODER_MAX_LENGTH;
   if (!Number.isInteger(maxLength) || maxLength < 5) throw new Error(`UniXcoder maxLength must be an integer ≥ 5, got ${maxLength}`);
@@ -315,7 +313,12 @@ export async function createUnixcoderEncoder(spec: UnixcoderEncoderSpec, opts: U
       if (disposed) throw new Error(`encoder ${spec.id} is disposed`);
       if (texts.length === 0) return [];
       const seqs = texts.map((t) => tokenizer.encode(t));
-      return runBatched(seqs, seqs.map((s) => s.length), limits, runIds);
+      return runBatched(
+        seqs,
+        seqs.map((s) => s.length),
+        limits,
+        runIds,
+      );
     },
     async dispose(): Promise<void> {
       if (disposed) return;

@@ -41,7 +41,9 @@ import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
 export const ECE_BINS = 10;
 
 /** What a run stores under `provenance` (the rest of RunProvenance comes from the run's own columns). */
-export type StoredProvenance = Omit<RunProvenance, 'id' | 'kind' | 'createdAt' | 'finishedAt' | 'status' | 'manifest' | 'conditions'> & { manifestTasks: number };
+export type StoredProvenance = Omit<RunProvenance, 'id' | 'kind' | 'createdAt' | 'finishedAt' | 'status' | 'manifest' | 'conditions'> & {
+  manifestTasks: number;
+};
 
 export interface LoadedRun {
   run: ExperimentRunRecord<StoredCondition, unknown, StoredProvenance>;
@@ -59,7 +61,10 @@ export function loadRun(experiments: ExperimentStore, runId: string): LoadedRun 
   const run = experiments.get(runId) as LoadedRun['run'] | undefined;
   if (!run) {
     const known = experiments.list(5).map((r) => r.id);
-    throw new AnalysisError(`No experiment run ${runId} in ${experiments.dbPath}${known.length ? ` (recent: ${known.join(', ')})` : ' (it holds no runs)'}`, 'not-found');
+    throw new AnalysisError(
+      `No experiment run ${runId} in ${experiments.dbPath}${known.length ? ` (recent: ${known.join(', ')})` : ' (it holds no runs)'}`,
+      'not-found',
+    );
   }
   const results: TaskResult[] = [];
   const failures: TaskFailure[] = [];
@@ -70,7 +75,13 @@ export function loadRun(experiments: ExperimentStore, runId: string): LoadedRun 
   const rank = (m: Map<string, number>, k: string) => m.get(k) ?? Number.MAX_SAFE_INTEGER;
   const records = experiments
     .results(runId)
-    .sort((a, b) => rank(taskOrder, a.taskId) - rank(taskOrder, b.taskId) || (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0) || rank(condOrder, a.condition) - rank(condOrder, b.condition) || (a.condition < b.condition ? -1 : a.condition > b.condition ? 1 : 0));
+    .sort(
+      (a, b) =>
+        rank(taskOrder, a.taskId) - rank(taskOrder, b.taskId) ||
+        (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0) ||
+        rank(condOrder, a.condition) - rank(condOrder, b.condition) ||
+        (a.condition < b.condition ? -1 : a.condition > b.condition ? 1 : 0),
+    );
   for (const r of records) {
     if (r.status === 'ok') results.push(r.result as TaskResult);
     else failures.push(r.result as TaskFailure);
@@ -100,13 +111,22 @@ const byCondition = (results: TaskResult[], condition: string) => results.filter
 export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Required<BootstrapOptions>): ConditionSummary {
   const rs = byCondition(l.results, cond.id);
   const samples = rs.length ? Math.min(...rs.map((r) => r.n)) : 0;
-  const atK = Array.from({ length: samples }, (_, i) => ({ k: i + 1, value: bootstrapMean(rs.map((r) => passAtK1(r, i + 1)), boot) }));
+  const atK = Array.from({ length: samples }, (_, i) => ({
+    k: i + 1,
+    value: bootstrapMean(
+      rs.map((r) => passAtK1(r, i + 1)),
+      boot,
+    ),
+  }));
   const fails = rs.map((r) => !r.selected.correct);
   const us = rs.map((r) => Math.min(1, Math.max(0, r.generation.uncertainty.aggregate)));
   const costs = rs.map((r) => r.generation.costUsd);
   const identical = rs.filter(identicalCandidates).length;
   const warnings: string[] = [];
-  if (rs.length && identical === rs.length) warnings.push(`every task's candidates are identical (one normalised group of ${samples}): Pass@k equals Pass@1 and generation uncertainty measures nothing`);
+  if (rs.length && identical === rs.length)
+    warnings.push(
+      `every task's candidates are identical (one normalised group of ${samples}): Pass@k equals Pass@1 and generation uncertainty measures nothing`,
+    );
   else if (identical > rs.length / 2) warnings.push(`${identical} of ${rs.length} tasks have identical candidates`);
   const constantU = rs.length > 1 && us.every((u) => u === us[0]);
   if (constantU) warnings.push(`generation uncertainty is ${us[0]} on every task: its AUROC, AUPRC and ECE are not informative`);
@@ -127,8 +147,14 @@ export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Re
     failures: l.failures.filter((f) => f.condition === cond.id).length,
     samples,
     passAtK: atK,
-    rawPass1: bootstrapMean(rs.map((r) => (r.n ? r.c / r.n : 0)), boot),
-    selectedCorrect: bootstrapMean(rs.map((r) => (r.selected.correct ? 1 : 0)), boot),
+    rawPass1: bootstrapMean(
+      rs.map((r) => (r.n ? r.c / r.n : 0)),
+      boot,
+    ),
+    selectedCorrect: bootstrapMean(
+      rs.map((r) => (r.selected.correct ? 1 : 0)),
+      boot,
+    ),
     repair: (() => {
       const attempted = rs.filter((r) => r.repairAttempted).length;
       const recovered = rs.filter((r) => r.repairRecovered).length;
@@ -244,7 +270,8 @@ export function defaultComparisons(runs: LoadedRun[]): ComparisonSpec[] {
     if (run.kind === 'ladder') {
       for (let i = 1; i < ids.length; i++) out.push({ a: { runId: run.id, condition: ids[i]! }, b: { runId: run.id, condition: ids[i - 1]! } });
     } else if (run.kind === 'run') {
-      for (let i = 1; i < ids.length; i++) for (let j = 0; j < i; j++) out.push({ a: { runId: run.id, condition: ids[i]! }, b: { runId: run.id, condition: ids[j]! } });
+      for (let i = 1; i < ids.length; i++)
+        for (let j = 0; j < i; j++) out.push({ a: { runId: run.id, condition: ids[i]! }, b: { runId: run.id, condition: ids[j]! } });
     } else {
       // The factorial: all sources against no retrieval (the effects table covers the rest).
       if (ids.includes('A1X1S1') && ids.includes('A0X0S0')) out.push({ a: { runId: run.id, condition: 'A1X1S1' }, b: { runId: run.id, condition: 'A0X0S0' } });
@@ -305,7 +332,10 @@ function compare(runs: Map<string, LoadedRun>, spec: ComparisonSpec, boot: Requi
     losses,
     ties,
     mcnemarP: mcnemarExact(wins, losses),
-    selectedPermutation: permutationOf(ra.map((r, i) => (r.selected.correct ? 1 : 0) - (rb[i]!.selected.correct ? 1 : 0)), boot.seed),
+    selectedPermutation: permutationOf(
+      ra.map((r, i) => (r.selected.correct ? 1 : 0) - (rb[i]!.selected.correct ? 1 : 0)),
+      boot.seed,
+    ),
     holmFamily: { key: familyKey(runs.get(spec.a.runId)!, runs.get(spec.b.runId)!), outcome: 'selected-output correctness (exact McNemar)', size: 0 },
     selectedDiff: pairedBootstrapDiff(
       ra.map((r) => (r.selected.correct ? 1 : 0)),
@@ -315,7 +345,14 @@ function compare(runs: Map<string, LoadedRun>, spec: ComparisonSpec, boot: Requi
     passAtKDiff: Array.from({ length: maxK }, (_, i) => {
       const xa = ra.map((r) => passAtK1(r, i + 1));
       const xb = rb.map((r) => passAtK1(r, i + 1));
-      return { k: i + 1, diff: pairedBootstrapDiff(xa, xb, boot), test: permutationOf(xa.map((x, j) => x - xb[j]!), boot.seed) };
+      return {
+        k: i + 1,
+        diff: pairedBootstrapDiff(xa, xb, boot),
+        test: permutationOf(
+          xa.map((x, j) => x - xb[j]!),
+          boot.seed,
+        ),
+      };
     }),
   };
 }
@@ -363,10 +400,10 @@ const CELL_OUTCOMES: { outcome: 'pass@1' | 'uncertainty'; label: string; of: (r:
 
 /** Factorial effects of a run holding all eight cells, over the tasks with a result in every cell. */
 
-
 /** Why an effect's p-value is not evidence, or null. */
 function effectDegeneracy(contrasts: number[], informative: number, test: FactorialTest): string | null {
-  if (informative < MIN_INFORMATIVE_TASKS) return `rests on ${informative} informative task${informative === 1 ? '' : 's'} (fewer than ${MIN_INFORMATIVE_TASKS})`;
+  if (informative < MIN_INFORMATIVE_TASKS)
+    return `rests on ${informative} informative task${informative === 1 ? '' : 's'} (fewer than ${MIN_INFORMATIVE_TASKS})`;
   if (test === 't-test' && contrasts.every((c) => c === contrasts[0])) return 'every task has the same contrast: no spread, so the t-test p is not evidence';
   return null;
 }
@@ -410,7 +447,17 @@ export function factorialOf(l: LoadedRun, boot: Required<BootstrapOptions>, test
         effects: effects.map((e) => {
           const informativeTasks = e.contrasts.filter((c) => c !== 0).length;
           const degenerate = whole ?? effectDegeneracy(e.contrasts, informativeTasks, test);
-          return { name: e.name, kind: e.kind, factors: e.factors as Source[], value: e.value, p: e.p, pHolm: e.pHolm, informativeTasks, degenerate, significant: !degenerate && e.pHolm < 0.05 };
+          return {
+            name: e.name,
+            kind: e.kind,
+            factors: e.factors as Source[],
+            value: e.value,
+            p: e.p,
+            pHolm: e.pHolm,
+            informativeTasks,
+            degenerate,
+            significant: !degenerate && e.pHolm < 0.05,
+          };
         }),
         cells: cells
           .map(({ c, sources }) => ({
@@ -521,7 +568,9 @@ export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): Repor
   const partial = loaded.filter((l) => l.run.state !== 'done');
   if (partial.length) notes.push(`Partial: ${partial.map((l) => `${l.run.id} is ${l.run.state}`).join('; ')} — figures cover the tasks stored so far.`);
   return {
-    title: opts.title ?? (loaded.length === 1 ? `OpenCoder experiment ${loaded[0]!.run.id}` : `OpenCoder comparison of ${loaded.map((l) => l.run.id).join(' and ')}`),
+    title:
+      opts.title ??
+      (loaded.length === 1 ? `OpenCoder experiment ${loaded[0]!.run.id}` : `OpenCoder comparison of ${loaded.map((l) => l.run.id).join(' and ')}`),
     generatedAt: new Date().toISOString(),
     tool: opts.tool,
     runs: loaded.map(provenanceOf),

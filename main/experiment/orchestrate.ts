@@ -77,7 +77,10 @@ export function selectTasks(manifest: Manifest, ids: string[] | null, limit: num
   if (ids) {
     const known = new Set(tasks.map((t) => t.id));
     const missing = ids.filter((id) => !known.has(id));
-    if (missing.length) throw new ExperimentError(`${manifest.file} has no task ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ''}`);
+    if (missing.length)
+      throw new ExperimentError(
+        `${manifest.file} has no task ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ''}`,
+      );
     const want = new Set(ids);
     tasks = tasks.filter((t) => want.has(t.id));
   }
@@ -105,18 +108,23 @@ function openValidator(ctx: ExperimentContext, manifestHash: string): Promise<Va
  */
 async function checkReferences(validator: Validator, tasks: Task[], signal?: AbortSignal): Promise<void> {
   const checks = await Promise.all(
-    tasks.filter((t) => t.reference !== undefined).map(async (t) => {
-      try {
-        return { task: t, check: await validator.referenceCheck(t, signal ? { signal } : {}) };
-      } catch (err) {
-        if (err instanceof TaskError) return { task: t, check: { passes: false, tests: [], reason: err.message, key: '' } };
-        throw err;
-      }
-    }),
+    tasks
+      .filter((t) => t.reference !== undefined)
+      .map(async (t) => {
+        try {
+          return { task: t, check: await validator.referenceCheck(t, signal ? { signal } : {}) };
+        } catch (err) {
+          if (err instanceof TaskError) return { task: t, check: { passes: false, tests: [], reason: err.message, key: '' } };
+          throw err;
+        }
+      }),
   );
   const failing = checks.filter((c) => !c.check.passes);
   if (failing.length) {
-    const shown = failing.slice(0, 10).map((c) => `  ${c.task.id}: ${c.check.reason}`).join('\n');
+    const shown = failing
+      .slice(0, 10)
+      .map((c) => `  ${c.task.id}: ${c.check.reason}`)
+      .join('\n');
     throw new ExperimentError(
       `${failing.length} of ${checks.length} task(s) have a reference that does not pass its own tests, so no candidate of theirs can be judged:\n${shown}${failing.length > 10 ? `\n  … and ${failing.length - 10} more` : ''}\n` +
         'Fix those tasks, or leave them out with --ids.',
@@ -138,7 +146,10 @@ async function execute(
     ctx.onStart?.(run);
     const exchanges = ctx.store.exchanges;
     const repoIds = await ctx.ensureIndexed(tasks);
-    const llm = ctx.backend.provider === 'imported' || ctx.backend.id.startsWith('replay') ? ctx.backend : recordExchanges(ctx.backend, exchanges, { runId: run.id, prices: ctx.prices });
+    const llm =
+      ctx.backend.provider === 'imported' || ctx.backend.id.startsWith('replay')
+        ? ctx.backend
+        : recordExchanges(ctx.backend, exchanges, { runId: run.id, prices: ctx.prices });
     const services: TaskServices = {
       store: ctx.store,
       encoder: ctx.encoder,
@@ -148,7 +159,9 @@ async function execute(
       prices: ctx.prices,
       cache: new VectorIndexCache(),
       ...(ctx.detail ? { detail: ctx.detail } : {}),
-      ...(decompose === 'llm' ? { decomposer: (task: Task, signal?: AbortSignal) => llmDecomposer(llm, { taskId: task.id, runId: run.id, ...(signal ? { signal } : {}) }) } : {}),
+      ...(decompose === 'llm'
+        ? { decomposer: (task: Task, signal?: AbortSignal) => llmDecomposer(llm, { taskId: task.id, runId: run.id, ...(signal ? { signal } : {}) }) }
+        : {}),
     };
     return await executeRun(run, tasks, conditions, {
       experiments,

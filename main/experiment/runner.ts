@@ -87,7 +87,10 @@ export function appInfo(packageRoot: string): RunProvenance['app'] {
   }
   let commit: string | null;
   try {
-    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+    commit =
+      execFileSync('git', ['rev-parse', 'HEAD'], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim() || null;
   } catch {
     commit = null;
   }
@@ -138,7 +141,8 @@ export function estimateRun(
     for (const task of tasks) {
       const { request } = generationRequest(task, null, { config: cond.config });
       const messages = request.messages.map((m, i) => (i === request.messages.length - 1 ? { ...m, content: m.content + allowance } : m));
-      const est = (n: number, maxTokens: number) => estimateGeneration({ messages, n, maxTokens, nativeN: backend.capabilities.nativeN }, backend.model, backend.billing, prices);
+      const est = (n: number, maxTokens: number) =>
+        estimateGeneration({ messages, n, maxTokens, nativeN: backend.capabilities.nativeN }, backend.model, backend.billing, prices);
       parts.push(est(request.n, request.maxTokens));
       if (cond.config.retrieval.decompose && opts.llmDecomposition) parts.push(est(1, 1024));
       for (let r = 0; r < cond.config.validation.repairRounds; r++) parts.push(est(1, request.maxTokens));

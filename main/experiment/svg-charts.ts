@@ -29,7 +29,7 @@ const r = (x: number): string => {
 export function textWidth(text: string, size: number): number {
   let w = 0;
   for (const ch of text) {
-    if ('il.,:;|!\'’ '.includes(ch)) w += 0.3;
+    if ("il.,:;|!'’ ".includes(ch)) w += 0.3;
     else if ('mwMW@%'.includes(ch)) w += 0.9;
     else if (ch >= 'A' && ch <= 'Z') w += 0.68;
     else if (ch >= '0' && ch <= '9') w += 0.56;
@@ -120,7 +120,16 @@ function line(x1: number, y1: number, x2: number, y2: number, stroke: string, ex
 }
 
 /** A horizontal value axis: gridlines over the plot, tick labels and the axis title below it. */
-function xAxis(o: { x: (v: number) => number; ticks: number[]; step: number; top: number; bottom: number; label: string; left: number; right: number }): string[] {
+function xAxis(o: {
+  x: (v: number) => number;
+  ticks: number[];
+  step: number;
+  top: number;
+  bottom: number;
+  label: string;
+  left: number;
+  right: number;
+}): string[] {
   const out: string[] = [`<g class="axis x-axis">`];
   for (const t of o.ticks) {
     const x = o.x(t);
@@ -196,11 +205,14 @@ export function forestPlot(o: ForestOptions): string {
 
   o.rows.forEach((row, i) => {
     const cy = top + i * rowH + rowH / 2 + 4;
-    if (i % 2 === 1) body.push(`<rect class="band" x="${r(left)}" y="${r(cy - rowH / 2)}" width="${r(right - left)}" height="${rowH}" fill="#f6f8fa" fill-opacity="0.7"/>`);
+    if (i % 2 === 1)
+      body.push(`<rect class="band" x="${r(left)}" y="${r(cy - rowH / 2)}" width="${r(right - left)}" height="${rowH}" fill="#f6f8fa" fill-opacity="0.7"/>`);
     body.push(labelText(left - 10, cy + 4, row.label, labelW - 8, labelSize, { class: 'row-label', 'text-anchor': 'end' }));
     const color = PALETTE[(row.group ?? 0) % PALETTE.length]!;
     if (finite(row.lo) && finite(row.hi)) {
-      body.push(`<g class="whisker">${line(x(row.lo), cy, x(row.hi), cy, color, 'stroke-width="2"')}${line(x(row.lo), cy - 5, x(row.lo), cy + 5, color, 'stroke-width="2"')}${line(x(row.hi), cy - 5, x(row.hi), cy + 5, color, 'stroke-width="2"')}</g>`);
+      body.push(
+        `<g class="whisker">${line(x(row.lo), cy, x(row.hi), cy, color, 'stroke-width="2"')}${line(x(row.lo), cy - 5, x(row.lo), cy + 5, color, 'stroke-width="2"')}${line(x(row.hi), cy - 5, x(row.hi), cy + 5, color, 'stroke-width="2"')}</g>`,
+      );
     }
     if (finite(row.estimate)) body.push(marker(x(row.estimate), cy, row.group ?? 0));
     else body.push(text(x(0) + 6, cy + 4, 'n/a', { 'font-size': 11, fill: MUTED }));
@@ -318,7 +330,11 @@ function barLegend(o: BarOptions): string[] {
     lx += 32 + textWidth(s.label, 11);
   });
   if (o.groups.some((g) => g.values.some((v) => v && finite(v.lo) && finite(v.hi)))) {
-    out.push(line(lx + 8, 42, lx + 26, 42, INK, 'stroke-width="1.3"'), line(lx + 8, 38, lx + 8, 46, INK, 'stroke-width="1.3"'), line(lx + 26, 38, lx + 26, 46, INK, 'stroke-width="1.3"'));
+    out.push(
+      line(lx + 8, 42, lx + 26, 42, INK, 'stroke-width="1.3"'),
+      line(lx + 8, 38, lx + 8, 46, INK, 'stroke-width="1.3"'),
+      line(lx + 26, 38, lx + 26, 46, INK, 'stroke-width="1.3"'),
+    );
     out.push(text(lx + 32, 46, o.intervalLabel ?? 'interval', { class: 'legend-label', 'font-size': 11, fill: MUTED }));
   }
   return out;
@@ -422,12 +438,24 @@ export function reliabilityDiagram(o: ReliabilityOptions): string {
       g.push(line(px, sy(t), px + plot, sy(t), GRID, 'stroke-width="0.7"'));
     }
     for (const t of [0, 0.5, 1]) {
-      g.push(text(sx(t), py + plot + 14, tickLabel(t, 0.5), { class: 'tick-label', 'text-anchor': t === 0 ? 'start' : t === 1 ? 'end' : 'middle', 'font-size': 10, fill: MUTED }));
-      g.push(text(px - 4, sy(t) + (t === 1 ? 8 : t === 0 ? 0 : 3.5), tickLabel(t, 0.5), { class: 'tick-label', 'text-anchor': 'end', 'font-size': 10, fill: MUTED }));
+      g.push(
+        text(sx(t), py + plot + 14, tickLabel(t, 0.5), {
+          class: 'tick-label',
+          'text-anchor': t === 0 ? 'start' : t === 1 ? 'end' : 'middle',
+          'font-size': 10,
+          fill: MUTED,
+        }),
+      );
+      g.push(
+        text(px - 4, sy(t) + (t === 1 ? 8 : t === 0 ? 0 : 3.5), tickLabel(t, 0.5), { class: 'tick-label', 'text-anchor': 'end', 'font-size': 10, fill: MUTED }),
+      );
     }
     g.push(line(sx(0), sy(0), sx(1), sy(1), MUTED, 'class="diagonal" stroke-width="1" stroke-dasharray="4 3"'));
     const used = p.bins.filter((b) => b.count > 0 && finite(b.meanPredicted) && finite(b.observedRate)).sort((a, b) => a.meanPredicted - b.meanPredicted);
-    if (used.length > 1) g.push(`<polyline class="mark curve" points="${used.map((b) => `${r(sx(b.meanPredicted))},${r(sy(b.observedRate))}`).join(' ')}" fill="none" stroke="${color}" stroke-width="1.8"/>`);
+    if (used.length > 1)
+      g.push(
+        `<polyline class="mark curve" points="${used.map((b) => `${r(sx(b.meanPredicted))},${r(sy(b.observedRate))}`).join(' ')}" fill="none" stroke="${color}" stroke-width="1.8"/>`,
+      );
     for (const b of used) {
       const rad = 3 + 4 * Math.sqrt(b.count / maxCount);
       g.push(
@@ -445,7 +473,14 @@ export function reliabilityDiagram(o: ReliabilityOptions): string {
       g.push(
         `<rect class="mark count-bar" x="${r(sx(b.lo) + 1)}" y="${r(stripTop + stripH - bh)}" width="${r(Math.max(1, bw - 2))}" height="${r(bh)}" fill="${PALETTE[1]}" fill-opacity="0.6"><title>${escapeXml(`bin [${b.lo.toFixed(2)}, ${b.hi.toFixed(2)}]: ${b.count} tasks`)}</title></rect>`,
       );
-      g.push(text(sx((b.lo + b.hi) / 2), stripTop + stripH - bh - 2, String(b.count), { class: 'count-label', 'text-anchor': 'middle', 'font-size': bw < 14 ? 7 : 9, fill: INK }));
+      g.push(
+        text(sx((b.lo + b.hi) / 2), stripTop + stripH - bh - 2, String(b.count), {
+          class: 'count-label',
+          'text-anchor': 'middle',
+          'font-size': bw < 14 ? 7 : 9,
+          fill: INK,
+        }),
+      );
     }
     if (!used.length) g.push(text(px + plot / 2, py + plot / 2, 'no scored tasks', { 'text-anchor': 'middle', 'font-size': 11, fill: MUTED }));
     g.push('</g>');
@@ -454,7 +489,9 @@ export function reliabilityDiagram(o: ReliabilityOptions): string {
   const plotBottom = top + rows * cellH - rowGap;
   body.push(text(outerLeft + (width - outerLeft - 12) / 2, plotBottom + 26, o.xLabel, { class: 'axis-label', 'text-anchor': 'middle', 'font-size': 12 }));
   const midY = top + (rows * cellH) / 2;
-  body.push(`<text class="axis-label" x="0" y="0" transform="translate(14 ${r(midY)}) rotate(-90)" text-anchor="middle" font-size="12">${escapeXml(o.yLabel)}</text>`);
+  body.push(
+    `<text class="axis-label" x="0" y="0" transform="translate(14 ${r(midY)}) rotate(-90)" text-anchor="middle" font-size="12">${escapeXml(o.yLabel)}</text>`,
+  );
 
   return svg({
     id: o.id,

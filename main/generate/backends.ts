@@ -135,7 +135,8 @@ function replayBackendFor(spec: ReplaySpec, store: ExchangeStore | undefined): R
   if (!provider) {
     const found = store.providersFor(model);
     if (found.length === 0) throw new LlmError('config', 'replay', `${store.dbPath} holds no recorded exchanges for model ${model}; record a run first.`);
-    if (found.length > 1) throw new LlmError('config', 'replay', `${model} was recorded with several backends (${found.join(', ')}); say which with --replay-provider.`);
+    if (found.length > 1)
+      throw new LlmError('config', 'replay', `${model} was recorded with several backends (${found.join(', ')}); say which with --replay-provider.`);
     provider = found[0] as Provider;
   }
   return new ReplayBackend(store, { provider, model, ...(spec.replayRun ? { runId: spec.replayRun } : {}) });
@@ -165,10 +166,21 @@ export function backendSpecOfRecord(record: BackendRecord): BackendSpec {
       return { kind: 'openai', ...optional('model', model), ...optional('baseURL', baseURL), ...reliabilityOfRecord(record) };
     case 'gemini': {
       const thinkingBudget = numberOfRecord(record, 'thinking-budget');
-      return { kind: 'gemini', ...optional('model', model), ...optional('baseURL', baseURL), ...optional('thinkingBudget', thinkingBudget), ...reliabilityOfRecord(record) };
+      return {
+        kind: 'gemini',
+        ...optional('model', model),
+        ...optional('baseURL', baseURL),
+        ...optional('thinkingBudget', thinkingBudget),
+        ...reliabilityOfRecord(record),
+      };
     }
     case 'replay':
-      return { kind: 'replay', ...optional('model', model), ...optional('replayRun', text('replay-run')), ...optional('replayProvider', text('replay-provider') as Provider | undefined) };
+      return {
+        kind: 'replay',
+        ...optional('model', model),
+        ...optional('replayRun', text('replay-run')),
+        ...optional('replayProvider', text('replay-provider') as Provider | undefined),
+      };
     case 'imported':
       return { kind: 'imported', ...optional('samplesFile', text('samples')), ...(x.extract === true ? { extract: true } : {}) };
     default:

@@ -122,7 +122,7 @@ export function sumCosts(figs: CostFigure[]): CostFigure {
     usd: unpriced.length ? null : figs.reduce((s, f) => s + (f.usd ?? 0), 0),
     inputTokens: figs.reduce((s, f) => s + f.inputTokens, 0),
     outputTokens: figs.reduce((s, f) => s + f.outputTokens, 0),
-    note: unpriced.length ? `${unpriced.length} of ${figs.length} unpriced: ${unpriced[0]!.note}` : figs[0]?.note ?? 'nothing',
+    note: unpriced.length ? `${unpriced.length} of ${figs.length} unpriced: ${unpriced[0]!.note}` : (figs[0]?.note ?? 'nothing'),
   };
 }
 

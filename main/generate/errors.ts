@@ -48,12 +48,7 @@ export class LlmError extends OpenCoderError {
   /** Server-requested wait before retrying (Retry-After, retry-after-ms, Gemini RetryInfo), in ms. */
   readonly retryAfterMs?: number;
 
-  constructor(
-    kind: LlmErrorKind,
-    backend: string,
-    message: string,
-    opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
-  ) {
+  constructor(kind: LlmErrorKind, backend: string, message: string, opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
     super(CODE_OF_KIND[kind], redact(message), { cause: opts.cause });
     this.name = 'LlmError';
     this.kind = kind;

@@ -53,7 +53,9 @@ function escapeRe(s: string): string {
 
 function definesName(code: string, name: string): boolean {
   const n = escapeRe(name);
-  return new RegExp(`^\\s*(?:async\\s+)?(?:def|function\\*?|class)\\s+${n}\\b|^\\s*(?:export\\s+)?(?:const|let|var)\\s+${n}\\s*=|^\\s*${n}\\s*[:=(]`, 'm').test(code);
+  return new RegExp(`^\\s*(?:async\\s+)?(?:def|function\\*?|class)\\s+${n}\\b|^\\s*(?:export\\s+)?(?:const|let|var)\\s+${n}\\s*=|^\\s*${n}\\s*[:=(]`, 'm').test(
+    code,
+  );
 }
 
 const IMPORT_LINE = /^\s*(?:import\s+\S|from\s+\S+\s+import\s)/;
@@ -109,7 +111,8 @@ function defBlock(code: string, name: string, opts: { withImports: boolean }): s
   return [...pre, ...lines.slice(start, end)].join('\n');
 }
 
-const CODE_SIGNAL = /^\s*(?:(?:async\s+)?def\s|class\s|import\s|from\s+\S+\s+import\s|@\w|return\b|if\s.*:$|for\s.*:$|while\s.*:$|function\s|const\s|let\s|export\s)/m;
+const CODE_SIGNAL =
+  /^\s*(?:(?:async\s+)?def\s|class\s|import\s|from\s+\S+\s+import\s|@\w|return\b|if\s.*:$|for\s.*:$|while\s.*:$|function\s|const\s|let\s|export\s)/m;
 
 function finish(code: string, note: string, blocks: number, opts: ExtractOptions): Extraction {
   let out = dedent(code.replace(/\r\n/g, '\n')).replace(/\s+$/, '');

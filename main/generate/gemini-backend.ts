@@ -25,9 +25,7 @@ export interface GeminiBackendOptions {
 /** Finish reasons that mean the model would not answer, rather than it answered badly. */
 const REFUSAL_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT']);
 
-const SCHEMA_KEYS = new Set([
-  'description', 'enum', 'format', 'nullable', 'maximum', 'minimum', 'required', 'propertyOrdering', 'title', 'pattern',
-]);
+const SCHEMA_KEYS = new Set(['description', 'enum', 'format', 'nullable', 'maximum', 'minimum', 'required', 'propertyOrdering', 'title', 'pattern']);
 const COUNT_KEYS = new Set(['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties']);
 
 /** JSON Schema (the subset structured output uses) → Gemini's OpenAPI-style Schema. Unsupported keywords are dropped. */
@@ -96,7 +94,7 @@ export class GeminiBackend implements LlmBackend {
       throw new LlmError(
         'missing_key',
         'gemini',
-        'No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment or enter the key in the app\'s settings. ' +
+        "No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment or enter the key in the app's settings. " +
           'To run without any model use --backend offline.',
       );
     }
@@ -185,9 +183,15 @@ export class GeminiBackend implements LlmBackend {
           { status },
         );
       }
-      if (status === 403) return new LlmError('auth', this.id, `Gemini refused access (HTTP 403: ${msg}). The key may not be allowed to use ${this.model}.`, { status });
+      if (status === 403)
+        return new LlmError('auth', this.id, `Gemini refused access (HTTP 403: ${msg}). The key may not be allowed to use ${this.model}.`, { status });
       if (status === 404) {
-        return new LlmError('unknown_model', this.id, `Gemini does not know the model "${this.model}" (HTTP 404: ${msg}). Check --model (e.g. gemini-2.5-flash).`, { status });
+        return new LlmError(
+          'unknown_model',
+          this.id,
+          `Gemini does not know the model "${this.model}" (HTTP 404: ${msg}). Check --model (e.g. gemini-2.5-flash).`,
+          { status },
+        );
       }
       if (status === 429) return new LlmError('rate_limit', this.id, `Gemini is rate limiting (HTTP 429: ${msg})`, { status, retryAfterMs });
       if (status === 408) return new LlmError('timeout', this.id, `Gemini timed out the request (HTTP 408)`, { status, retryAfterMs });
@@ -199,7 +203,9 @@ export class GeminiBackend implements LlmBackend {
       return new LlmError('malformed', this.id, `Gemini sent a reply that is not valid JSON (${err.message})`, { cause: e });
     }
     if (err instanceof TypeError && /fetch failed/i.test(err.message)) {
-      return new LlmError('network', this.id, `Cannot reach Gemini at ${this.baseURL} (${err.cause?.code ?? err.message}). Check the network connection.`, { cause: e });
+      return new LlmError('network', this.id, `Cannot reach Gemini at ${this.baseURL} (${err.cause?.code ?? err.message}). Check the network connection.`, {
+        cause: e,
+      });
     }
     return new LlmError('malformed', this.id, `Gemini sent a reply that could not be read (${err?.message ?? String(e)})`, { cause: e });
   }
@@ -208,7 +214,11 @@ export class GeminiBackend implements LlmBackend {
     if (!r || typeof r !== 'object') throw new LlmError('malformed', this.id, 'Gemini sent an empty reply');
     const block = r.promptFeedback?.blockReason;
     if (block) {
-      throw new LlmError('refused', this.id, `Gemini refused the prompt (${block}${r.promptFeedback?.blockReasonMessage ? `: ${r.promptFeedback.blockReasonMessage}` : ''})`);
+      throw new LlmError(
+        'refused',
+        this.id,
+        `Gemini refused the prompt (${block}${r.promptFeedback?.blockReasonMessage ? `: ${r.promptFeedback.blockReasonMessage}` : ''})`,
+      );
     }
     if (r.candidates !== undefined && !Array.isArray(r.candidates)) {
       throw new LlmError('malformed', this.id, `Gemini sent a reply whose candidates is not a list: ${JSON.stringify(r.candidates).slice(0, 200)}`);

@@ -19,17 +19,7 @@ import {
   type PromptOptions,
   type RepairPromptInput,
 } from './prompts.ts';
-import type {
-  Candidate,
-  CandidateSet,
-  ChatChoice,
-  ChatContext,
-  ChatRequest,
-  ChatResponse,
-  LlmBackend,
-  PromptTask,
-  RetrievalTrace,
-} from './types.ts';
+import type { Candidate, CandidateSet, ChatChoice, ChatContext, ChatRequest, ChatResponse, LlmBackend, PromptTask, RetrievalTrace } from './types.ts';
 import { measureGenerationUncertainty, type UncertaintyResult } from './uncertainty.ts';
 
 export interface GenerateOptions {
@@ -103,7 +93,8 @@ export async function sampleChoices(
   }
   if (choices.length < want) {
     const msg = `${backend.label} returned ${choices.length} of the ${want} samples asked for, after ${call} calls`;
-    if (!opts.allowFewer || choices.length === 0) throw new LlmError('short', backend.id, `${msg}. The server may cap or ignore n; lower the candidate count or allow fewer.`);
+    if (!opts.allowFewer || choices.length === 0)
+      throw new LlmError('short', backend.id, `${msg}. The server may cap or ignore n; lower the candidate count or allow fewer.`);
     warnings.push(msg);
   }
   for (const r of responses) warnings.push(...r.warnings);
@@ -128,7 +119,11 @@ async function buildSet(
   const latencyMs = performance.now() - started;
   const warnings = [...sampled.warnings];
   if (sampled.choices.every((c) => c.refused)) {
-    throw new LlmError('refused', opts.backend.id, `${opts.backend.label} refused every sample for task ${task.id}: ${sampled.choices[0]?.text.slice(0, 200) ?? ''}`);
+    throw new LlmError(
+      'refused',
+      opts.backend.id,
+      `${opts.backend.label} refused every sample for task ${task.id}: ${sampled.choices[0]?.text.slice(0, 200) ?? ''}`,
+    );
   }
   const extracted = extractAll(task, sampled.choices, opts.backend);
   extracted.forEach((x, i) => {
@@ -215,7 +210,11 @@ function usageOf(responses: ChatResponse[], cost: CandidateSet['cost']): Candida
 }
 
 /** The generation request for a task (exposed so a run can estimate its cost before sending anything). */
-export function generationRequest(task: PromptTask, trace: RetrievalTrace | null, opts: Pick<GenerateOptions, 'config' | 'topLogprobs' | 'seed' | 'prompt'> = {}): { prompt: BuiltPrompt; request: ChatRequest } {
+export function generationRequest(
+  task: PromptTask,
+  trace: RetrievalTrace | null,
+  opts: Pick<GenerateOptions, 'config' | 'topLogprobs' | 'seed' | 'prompt'> = {},
+): { prompt: BuiltPrompt; request: ChatRequest } {
   const config = opts.config ?? DEFAULT_CONFIG;
   const guided = config.generation.uncertaintyGuided;
   const prompt = buildGenerationPrompt(task, trace, { guided, ...opts.prompt });
@@ -278,7 +277,11 @@ export function makeRepairer(
         trace: opts.trace,
         guided,
         candidate: req.code,
-        findings: req.staticFindings.map((f) => ({ ...(f.kind ? { tool: f.kind } : {}), message: f.message, ...(f.line !== undefined ? { line: f.line } : {}) })),
+        findings: req.staticFindings.map((f) => ({
+          ...(f.kind ? { tool: f.kind } : {}),
+          message: f.message,
+          ...(f.line !== undefined ? { line: f.line } : {}),
+        })),
         testOutput: req.failingOutput,
         round: req.round,
       },
@@ -295,10 +298,7 @@ export function makeRepairer(
  * The LLM decomposer retrieval calls (main/retrieve/decompose.ts's Decomposer): one JSON-schema-constrained call at
  * temperature 0. Errors propagate; retrieval then falls back to its deterministic decomposition and says why.
  */
-export function llmDecomposer(
-  backend: LlmBackend,
-  opts: { signal?: AbortSignal; runId?: string; maxTokens?: number; taskId?: string } = {},
-): Decomposer {
+export function llmDecomposer(backend: LlmBackend, opts: { signal?: AbortSignal; runId?: string; maxTokens?: number; taskId?: string } = {}): Decomposer {
   return {
     label: `llm:${backend.model}`,
     async decompose(input: DecompositionInput, limits: { minSteps: number; maxSteps: number }): Promise<DecomposedStep[]> {
@@ -321,7 +321,12 @@ export function llmDecomposer(
           jsonSchema: prompt.schema,
           grounding: { purpose: 'decompose', task, evidence: [], guided: true, steps },
         },
-        { purpose: 'decompose', ...(opts.taskId ? { taskId: opts.taskId } : {}), ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.runId ? { runId: opts.runId } : {}) },
+        {
+          purpose: 'decompose',
+          ...(opts.taskId ? { taskId: opts.taskId } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+          ...(opts.runId ? { runId: opts.runId } : {}),
+        },
       );
       const choice = res.choices[0];
       if (!choice) throw new LlmError('short', backend.id, `${backend.label} returned no decomposition`);

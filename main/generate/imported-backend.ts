@@ -67,7 +67,11 @@ export function loadSampleSets(file: string): ImportedSampleSet[] {
     const id = rec._id ?? rec.task_id ?? rec.id ?? rec.question_id;
     const samples = asSamples(rec);
     if (typeof id !== 'string' || !samples) {
-      throw new LlmError('config', 'imported', `${abs}:${i + 1}: expected an id (_id, task_id or id) and a list of samples (generate_results, samples, candidates or code)`);
+      throw new LlmError(
+        'config',
+        'imported',
+        `${abs}:${i + 1}: expected an id (_id, task_id or id) and a list of samples (generate_results, samples, candidates or code)`,
+      );
     }
     const { generate_results: _g, code: _c, samples: _s, candidates: _k, ...meta } = rec;
     const set: ImportedSampleSet = { taskId: id, samples, meta };
@@ -89,10 +93,7 @@ export class ImportedBackend implements LlmBackend {
   /** Samples are code as published: run byte for byte, no extraction (unless constructed with extract). */
   readonly verbatim: boolean;
 
-  constructor(
-    sets: ImportedSampleSet[],
-    opts: { name: string; description?: string; extract?: boolean },
-  ) {
+  constructor(sets: ImportedSampleSet[], opts: { name: string; description?: string; extract?: boolean }) {
     this.verbatim = opts.extract !== true;
     for (const s of sets) this.byId.set(s.taskId, s);
     this.model = opts.name;
@@ -113,7 +114,11 @@ export class ImportedBackend implements LlmBackend {
     const taskId = req.grounding?.task.id ?? ctx.taskId;
     if (!taskId) throw new LlmError('config', this.id, 'Imported samples are looked up by task: the request names no task.');
     if (req.grounding?.purpose === 'repair' || ctx.purpose === 'repair') {
-      throw new LlmError('config', this.id, `Imported samples cannot repair (task ${taskId}): they were generated elsewhere, and returning a stored sample again would count as a repair that never happened.`);
+      throw new LlmError(
+        'config',
+        this.id,
+        `Imported samples cannot repair (task ${taskId}): they were generated elsewhere, and returning a stored sample again would count as a repair that never happened.`,
+      );
     }
     const set = this.find(taskId);
     if (!set) throw new LlmError('config', this.id, `No imported samples for task ${taskId} in ${this.model} (${this.byId.size} tasks there).`);

@@ -69,4 +69,13 @@ export {
   type ModelPrice,
   type PriceTable,
 } from './cost.ts';
-export { generateCandidates, generationRequest, repairCandidates, makeRepairer, sampleChoices, llmDecomposer, type GenerateOptions, type RepairRequestLike } from './generate.ts';
+export {
+  generateCandidates,
+  generationRequest,
+  repairCandidates,
+  makeRepairer,
+  sampleChoices,
+  llmDecomposer,
+  type GenerateOptions,
+  type RepairRequestLike,
+} from './generate.ts';

@@ -168,7 +168,11 @@ export async function normaliseCandidates(codes: string[], opts: PythonOptions =
   const items: NormalisedCode[] = codes.map((c) => ({ method: 'none', key: null, form: c, error: 'empty candidate' }));
   if (!todo.length) return { items, degraded: null };
   try {
-    const res = await runPython(python, todo.map((x) => x.c), opts);
+    const res = await runPython(
+      python,
+      todo.map((x) => x.c),
+      opts,
+    );
     todo.forEach((x, k) => (items[x.i] = res[k]!));
     return { items, degraded: null };
   } catch (e) {

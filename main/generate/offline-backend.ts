@@ -273,7 +273,9 @@ function bodyOf(src: string, def: ParsedDef): string {
   rest = nl < 0 ? '' : rest.slice(nl + 1);
   const lines = rest.split('\n');
   const end = lines.findIndex((l) => l.trim() && l.length - l.trimStart().length <= def.indent);
-  let body = dedentLines(end < 0 ? lines : lines.slice(0, end)).join('\n').replace(/\s+$/, '');
+  let body = dedentLines(end < 0 ? lines : lines.slice(0, end))
+    .join('\n')
+    .replace(/\s+$/, '');
   // drop the donor's docstring: it describes the donor, not the target
   const toks = lex(body);
   const first = toks.find((t) => !(t.kind === 'other' && /\s/.test(body[t.start]!)));
@@ -299,7 +301,11 @@ function headerOf(signature: string): string {
 }
 
 function moduleOf(file: string): string {
-  return file.replace(/\.pyi?$/, '').replace(/\/__init__$/, '').split('/').join('.');
+  return file
+    .replace(/\.pyi?$/, '')
+    .replace(/\/__init__$/, '')
+    .split('/')
+    .join('.');
 }
 
 export interface Proposal {
@@ -442,8 +448,14 @@ function ranked(items: Evidence[], guided: boolean): Evidence[] {
 
 /** Every distinct proposal for a task, best first. */
 export function proposeCandidates(g: GroundingContext): Proposal[] {
-  const similar = ranked(g.evidence.filter((e) => e.source === 'similar'), g.guided);
-  const apis = ranked(g.evidence.filter((e) => e.source === 'api'), g.guided);
+  const similar = ranked(
+    g.evidence.filter((e) => e.source === 'similar'),
+    g.guided,
+  );
+  const apis = ranked(
+    g.evidence.filter((e) => e.source === 'api'),
+    g.guided,
+  );
   const adapted = similar.map((e) => adaptSimilar(g.task, e)).filter((p): p is Proposal => p !== null);
   const delegated = apis.map((e) => delegateToApi(g.task, e)).filter((p): p is Proposal => p !== null);
   const out: Proposal[] = [];
@@ -482,7 +494,10 @@ function decomposition(g: GroundingContext): string {
     queries: { api: s, context: `${name} ${s}`, similar: s },
   }));
   while (steps.length < min) {
-    const text = steps.length === 0 ? `Find the inputs and context of ${name}: ${g.task.signature}` : `Implement ${name}: ${g.task.requirement.trim() || g.task.signature}`;
+    const text =
+      steps.length === 0
+        ? `Find the inputs and context of ${name}: ${g.task.signature}`
+        : `Implement ${name}: ${g.task.requirement.trim() || g.task.signature}`;
     steps.push({ text, weights: { api: 1 / 3, context: 1 / 3, similar: 1 / 3 }, queries: { api: text, context: text, similar: text } });
   }
   return JSON.stringify({ steps });
@@ -507,7 +522,13 @@ export class OfflineBackend implements LlmBackend {
     let choices: ChatChoice[];
     if (g.purpose === 'decompose') {
       const text = decomposition(g);
-      choices = Array.from({ length: req.n }, (_, index) => ({ index, text, finishReason: 'stop', logprobs: null, origin: 'offline: requirement split into sentences' }));
+      choices = Array.from({ length: req.n }, (_, index) => ({
+        index,
+        text,
+        finishReason: 'stop',
+        logprobs: null,
+        origin: 'offline: requirement split into sentences',
+      }));
     } else {
       let proposals = proposeCandidates(g);
       if (g.purpose === 'repair' && g.failing) {

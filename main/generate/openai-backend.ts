@@ -80,7 +80,7 @@ export class OpenAiBackend implements LlmBackend {
       throw new LlmError(
         'missing_key',
         'openai',
-        'No OpenAI API key: set OPENAI_API_KEY in the environment or enter the key in the app\'s settings. ' +
+        "No OpenAI API key: set OPENAI_API_KEY in the environment or enter the key in the app's settings. " +
           'For a local OpenAI-compatible server pass --base-url; to run without any model use --backend offline.',
       );
     }
@@ -178,7 +178,7 @@ export class OpenAiBackend implements LlmBackend {
         return new LlmError(
           'auth',
           this.id,
-          `${this.where()} rejected the API key (HTTP 401: ${msg}). ${this.official ? 'Set a valid OPENAI_API_KEY or enter the key again in the app\'s settings.' : 'Check the key the server expects.'}`,
+          `${this.where()} rejected the API key (HTTP 401: ${msg}). ${this.official ? "Set a valid OPENAI_API_KEY or enter the key again in the app's settings." : 'Check the key the server expects.'}`,
           { status },
         );
       }
@@ -194,10 +194,17 @@ export class OpenAiBackend implements LlmBackend {
             { status },
           );
         }
-        return new LlmError('config', this.id, `${this.where()} has no chat completions endpoint (HTTP 404: ${msg}). Check --base-url (it usually ends in /v1).`, { status });
+        return new LlmError(
+          'config',
+          this.id,
+          `${this.where()} has no chat completions endpoint (HTTP 404: ${msg}). Check --base-url (it usually ends in /v1).`,
+          { status },
+        );
       }
       if (status === 429 && code === 'insufficient_quota') {
-        return new LlmError('quota', this.id, `${this.where()} says the account's quota is exhausted (${msg}). Check billing; retrying will not help.`, { status });
+        return new LlmError('quota', this.id, `${this.where()} says the account's quota is exhausted (${msg}). Check billing; retrying will not help.`, {
+          status,
+        });
       }
       if (status === 429) return new LlmError('rate_limit', this.id, `${this.where()} is rate limiting (HTTP 429: ${msg})`, { status, retryAfterMs });
       if (status === 408) return new LlmError('timeout', this.id, `${this.where()} timed out the request (HTTP 408)`, { status, retryAfterMs });

@@ -87,8 +87,7 @@ Mean uncertainty of each evidence source (0 = reliable, 1 = unreliable): {{trace
 - Address every static finding and every failing test above; do not change what already works.
 {{repair_evidence_note}}- Reply with exactly one \`\`\`{{lang}} code block holding the corrected {{kind}} (and any imports it needs, above it). No explanations.`,
 
-  system_decompose:
-    'You plan how to look up information in a code repository before writing a function. You answer with JSON only.',
+  system_decompose: 'You plan how to look up information in a code repository before writing a function. You answer with JSON only.',
 
   decompose: `Break the implementation of the target below into {{min_steps}} to {{max_steps}} ordered steps. For each step give:
 - "text": what the step does, in one sentence;
@@ -208,7 +207,13 @@ function evidenceBlock(items: Evidence[], guided: boolean, lang: string, maxChar
     // Baseline RAG: the same items concatenated in fused order, no uncertainty anywhere.
     return items
       .map((e, i) =>
-        render('evidence_item_plain', { tag: String(i + 1), title: e.title, location: location(e), lang: languageOf(e.file) || lang, text: clip(e.text, maxChars) }),
+        render('evidence_item_plain', {
+          tag: String(i + 1),
+          title: e.title,
+          location: location(e),
+          lang: languageOf(e.file) || lang,
+          text: clip(e.text, maxChars),
+        }),
       )
       .join('\n\n');
   }
@@ -248,16 +253,19 @@ const NO_TRACE: Record<Source, number | null> = { api: null, context: null, simi
  * [ū_A, ū_X, ū_S] and the instruction to prefer low-uncertainty evidence. Otherwise Baseline RAG's prompt: the same
  * evidence concatenated without any uncertainty.
  */
-export function buildGenerationPrompt(
-  task: PromptTask,
-  trace: RetrievalTrace | null,
-  opts: PromptOptions & { guided: boolean },
-): BuiltPrompt {
+export function buildGenerationPrompt(task: PromptTask, trace: RetrievalTrace | null, opts: PromptOptions & { guided: boolean }): BuiltPrompt {
   const t = targetParts(task);
   const evidence = promptEvidence(trace);
   const maxChars = opts.maxEvidenceChars ?? 2400;
   const su = trace?.sourceUncertainty ?? NO_TRACE;
-  const common = { requirement: task.requirement.trim() || '(no requirement text; follow the signature)', target: t.target, kind: t.kind, name: t.name, method_note: t.methodNote, lang: t.lang };
+  const common = {
+    requirement: task.requirement.trim() || '(no requirement text; follow the signature)',
+    target: t.target,
+    kind: t.kind,
+    name: t.name,
+    method_note: t.methodNote,
+    lang: t.lang,
+  };
   const user = opts.guided
     ? render('generate_guided', { ...common, trace: traceLine(su), trace_note: traceNote(su), evidence: evidenceBlock(evidence, true, t.lang, maxChars) })
     : render('generate_baseline', { ...common, evidence: evidenceBlock(evidence, false, t.lang, maxChars) });
@@ -408,7 +416,10 @@ export class DecompositionError extends OpenCoderError {
 /** Reads a decomposition reply into Steps: weights clipped to ≥ 0 and normalised to sum 1, empty queries → the step text. */
 export function parseDecomposition(reply: string, steps: { min: number; max: number }): { steps: Step[]; warnings: string[] } {
   const warnings: string[] = [];
-  const text = reply.trim().replace(/^```[\w-]*\s*\n?/, '').replace(/\n?```\s*$/, '');
+  const text = reply
+    .trim()
+    .replace(/^```[\w-]*\s*\n?/, '')
+    .replace(/\n?```\s*$/, '');
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -417,7 +428,9 @@ export function parseDecomposition(reply: string, steps: { min: number; max: num
   }
   const parsed = DecompositionReply.safeParse(json);
   if (!parsed.success) {
-    throw new DecompositionError(`the decomposition reply does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new DecompositionError(
+      `the decomposition reply does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   let raw = parsed.data.steps.filter((s) => s.text.trim());
   if (raw.length < steps.min) throw new DecompositionError(`the decomposition has ${raw.length} steps; at least ${steps.min} are needed`);

@@ -36,7 +36,9 @@ export function requestIdentity(provider: Provider, model: string, req: ChatRequ
 }
 
 export function requestHash(provider: Provider, model: string, req: ChatRequest): string {
-  return createHash('sha256').update(canonicalJson(requestIdentity(provider, model, req))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(requestIdentity(provider, model, req)))
+    .digest('hex');
 }
 
 export interface RecordOptions {
@@ -74,11 +76,25 @@ export function recordExchanges(inner: LlmBackend, store: ExchangeStore, opts: R
       try {
         res = await inner.chat(req, ctx);
       } catch (e) {
-        store.record({ ...base, error: redact(`${(e as Error)?.name ?? 'Error'}: ${(e as Error)?.message ?? String(e)}`), inputTokens: 0, outputTokens: 0, costUsd: null, latencyMs: performance.now() - t0 });
+        store.record({
+          ...base,
+          error: redact(`${(e as Error)?.name ?? 'Error'}: ${(e as Error)?.message ?? String(e)}`),
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: null,
+          latencyMs: performance.now() - t0,
+        });
         throw e;
       }
       const cost = costOf(res.usage, res.model, res.billing, prices);
-      store.record({ ...base, response: res, inputTokens: res.usage.inputTokens, outputTokens: res.usage.outputTokens, costUsd: cost.usd, latencyMs: res.latencyMs });
+      store.record({
+        ...base,
+        response: res,
+        inputTokens: res.usage.inputTokens,
+        outputTokens: res.usage.outputTokens,
+        costUsd: cost.usd,
+        latencyMs: res.latencyMs,
+      });
       return res;
     },
     ...(inner.dispose ? { dispose: () => inner.dispose!() } : {}),

@@ -3,7 +3,17 @@
 import type { Evidence, RetrievalTrace, Source } from '../model/trace.ts';
 
 export type { Evidence, RetrievalTrace, Source };
-export type { Candidate, CandidateSet, ChatMessage, CostFigure, GenerationUncertainty, LogprobSummary, Provider, UncertaintyPart, Usage } from '../model/candidate.ts';
+export type {
+  Candidate,
+  CandidateSet,
+  ChatMessage,
+  CostFigure,
+  GenerationUncertainty,
+  LogprobSummary,
+  Provider,
+  UncertaintyPart,
+  Usage,
+} from '../model/candidate.ts';
 import type { ChatMessage, Provider, Usage } from '../model/candidate.ts';
 
 /** A JSON schema the reply must follow (structured output). */
@@ -135,4 +145,3 @@ export interface PromptTask {
   file?: string;
   qualname?: string;
 }
-

@@ -118,11 +118,7 @@ export function aggregate(parts: Record<keyof UncertaintyWeights, number | null>
 }
 
 /** All three signals and the aggregate for one candidate set. */
-export async function measureGenerationUncertainty(
-  codes: string[],
-  logprobs: (TokenLogprob[] | null)[],
-  opts: UncertaintyOptions,
-): Promise<UncertaintyResult> {
+export async function measureGenerationUncertainty(codes: string[], logprobs: (TokenLogprob[] | null)[], opts: UncertaintyOptions): Promise<UncertaintyResult> {
   const n = codes.length;
   const notes: string[] = [];
   let items = opts.normalised;

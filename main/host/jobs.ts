@@ -99,7 +99,8 @@ export class JobManager {
 
   pause(id: string): JobInfo {
     const e = this.entry(id);
-    if (!e.opts.pausable) throw new JobError(`job ${id} (${e.info.kind}: ${e.info.title}) cannot be paused; only index jobs pause (cancel it instead)`, 'unsupported');
+    if (!e.opts.pausable)
+      throw new JobError(`job ${id} (${e.info.kind}: ${e.info.title}) cannot be paused; only index jobs pause (cancel it instead)`, 'unsupported');
     if (e.info.state === 'running') {
       e.stopAs = 'paused';
       e.controller?.abort();

@@ -58,7 +58,6 @@ const STATUS: Record<CallError['code'], number> = {
   engine: 500,
 };
 
-
 const UNAUTHORIZED =
   'Missing or wrong token. Send the header "Authorization: Bearer <token>" (the event socket takes ?token=<token>). ' +
   'The token is printed by `opencoder serve` when it starts, and is part of the URL it prints (after #token=).';
@@ -121,7 +120,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const server = http.createServer((req, res) => {
     handle(ctx, req, res).catch((err) => {
-      if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: 'engine', message: `internal server error: ${(err as Error)?.message ?? String(err)}` } });
+      if (!res.headersSent)
+        sendJson(res, 500, { ok: false, error: { code: 'engine', message: `internal server error: ${(err as Error)?.message ?? String(err)}` } });
       else res.destroy();
     });
   });
@@ -182,7 +182,13 @@ async function handle(ctx: ServerContext, req: http.IncomingMessage, res: http.S
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');
   if (!hostOk(ctx, req)) {
-    sendJson(res, 403, { ok: false, error: { code: 'unauthorized', message: `Host header ${JSON.stringify(req.headers.host ?? '')} is not this server (expected 127.0.0.1:${ctx.port} or localhost:${ctx.port}); refused as a DNS-rebinding defence` } });
+    sendJson(res, 403, {
+      ok: false,
+      error: {
+        code: 'unauthorized',
+        message: `Host header ${JSON.stringify(req.headers.host ?? '')} is not this server (expected 127.0.0.1:${ctx.port} or localhost:${ctx.port}); refused as a DNS-rebinding defence`,
+      },
+    });
     return;
   }
   let url: URL;
@@ -200,12 +206,18 @@ async function handle(ctx: ServerContext, req: http.IncomingMessage, res: http.S
 async function api(ctx: ServerContext, req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
   if (!originOk(ctx, req)) {
-    sendJson(res, 403, { ok: false, error: { code: 'unauthorized', message: `requests from origin ${req.headers.origin} are refused; open the UI at http://127.0.0.1:${ctx.port}/` } });
+    sendJson(res, 403, {
+      ok: false,
+      error: { code: 'unauthorized', message: `requests from origin ${req.headers.origin} are refused; open the UI at http://127.0.0.1:${ctx.port}/` },
+    });
     return;
   }
   const m = /^\/api\/call\/([^/]+)$/.exec(url.pathname);
   if (!m) {
-    sendJson(res, 404, { ok: false, error: { code: 'not-found', message: `no API endpoint ${url.pathname}; calls are POST /api/call/<name>, events are the WebSocket /api/events` } });
+    sendJson(res, 404, {
+      ok: false,
+      error: { code: 'not-found', message: `no API endpoint ${url.pathname}; calls are POST /api/call/<name>, events are the WebSocket /api/events` },
+    });
     return;
   }
   if (req.method !== 'POST') {
@@ -227,7 +239,7 @@ async function api(ctx: ServerContext, req: http.IncomingMessage, res: http.Serv
     name = m[1]!;
   }
   const result = await ctx.service.call(name, input);
-  sendJson(res, result.ok ? 200 : STATUS[result.error.code] ?? 500, result);
+  sendJson(res, result.ok ? 200 : (STATUS[result.error.code] ?? 500), result);
 }
 
 /** readCallInput's answer when it has already refused the request. */
@@ -249,7 +261,14 @@ async function readCallInput(req: http.IncomingMessage, res: http.ServerResponse
   try {
     return JSON.parse(body.toString('utf8'));
   } catch (err) {
-    sendJson(res, 400, { ok: false, error: { code: 'invalid-input', message: `the request body is not valid JSON: ${(err as Error).message}`, issues: [{ path: '(input)', message: 'not JSON' }] } });
+    sendJson(res, 400, {
+      ok: false,
+      error: {
+        code: 'invalid-input',
+        message: `the request body is not valid JSON: ${(err as Error).message}`,
+        issues: [{ path: '(input)', message: 'not JSON' }],
+      },
+    });
     return REFUSED;
   }
 }
@@ -351,7 +370,9 @@ function attachEventSocket(server: http.Server, ctx: ServerContext): EventSocket
 /** The path, Host, Origin and ?token= checks of a WebSocket upgrade; a refused one is answered and destroyed. */
 function upgradeAllowed(ctx: ServerContext, req: http.IncomingMessage, socket: Duplex): boolean {
   const refuse = (status: number, reason: string, message: string) => {
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`,
+    );
     socket.destroy();
     return false;
   };
@@ -362,7 +383,8 @@ function upgradeAllowed(ctx: ServerContext, req: http.IncomingMessage, socket: D
     return refuse(400, 'Bad Request', 'malformed request URL');
   }
   if (url.pathname !== '/api/events') return refuse(404, 'Not Found', `no WebSocket endpoint ${url.pathname}; events are at /api/events?token=<token>`);
-  if (!hostOk(ctx, req)) return refuse(403, 'Forbidden', `Host header ${JSON.stringify(req.headers.host ?? '')} is not this server; refused as a DNS-rebinding defence`);
+  if (!hostOk(ctx, req))
+    return refuse(403, 'Forbidden', `Host header ${JSON.stringify(req.headers.host ?? '')} is not this server; refused as a DNS-rebinding defence`);
   if (!originOk(ctx, req)) return refuse(403, 'Forbidden', `WebSocket connections from origin ${req.headers.origin} are refused`);
   if (!tokenMatches(url.searchParams.get('token'), ctx.token)) return refuse(401, 'Unauthorized', UNAUTHORIZED);
   return true;

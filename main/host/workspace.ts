@@ -199,7 +199,11 @@ export async function openEngine(o: EngineCoreOptions): Promise<EngineCore> {
 }
 
 /** The configured encoder; with `fallback`, the automatic choice (and a notice) when the preferred one fails. */
-export async function openEncoderFor(prefer: EncoderPreference, modelsDir: string = defaultModelsDir(), fallback = false): Promise<{ encoder: Encoder; notice: string | null }> {
+export async function openEncoderFor(
+  prefer: EncoderPreference,
+  modelsDir: string = defaultModelsDir(),
+  fallback = false,
+): Promise<{ encoder: Encoder; notice: string | null }> {
   try {
     const r = await openConfiguredEncoder({ prefer, modelsDir });
     return { encoder: r.encoder, notice: r.notice };

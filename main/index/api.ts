@@ -73,8 +73,7 @@ function valueEntry(v: ExtractedValue, result: ParseResult): ApiEntry {
   const words = nameWords(v.name);
   const named = words && words !== v.name.toLowerCase() ? `${v.name} (${words})` : v.name;
   const where = result.module ? ` in module ${result.module}` : '';
-  const description =
-    v.kind === 'attribute' ? `Attribute ${named} of class ${v.owner}${where}.` : `Constant ${named} of module ${result.module}.`;
+  const description = v.kind === 'attribute' ? `Attribute ${named} of class ${v.owner}${where}.` : `Constant ${named} of module ${result.module}.`;
   return {
     qualname: v.qualname,
     name: v.name,

@@ -52,7 +52,10 @@ export function classChunk(cls: Rec, language: Language, render: SkeletonRendere
     for (const a of cls.attrs) items.push({ start: a.start, lines: render.attrLines(a, indent) });
     for (const m of cls.members) items.push({ start: m.start, lines: render.memberLines(cls, m, indent) });
     items.sort((a, b) => a.start - b.start);
-    text = render.classSkeleton(cls, items.flatMap((i) => i.lines));
+    text = render.classSkeleton(
+      cls,
+      items.flatMap((i) => i.lines),
+    );
   }
   const u = cls.unit;
   return {

@@ -59,9 +59,7 @@ export async function createExtractor(): Promise<Extractor> {
       try {
         const moduleName = moduleNameForPath(relPath, language);
         const file =
-          language === 'python'
-            ? new PythonFile(source, language, moduleName, tree.rootNode)
-            : new ScriptFile(source, language, moduleName, tree.rootNode);
+          language === 'python' ? new PythonFile(source, language, moduleName, tree.rootNode) : new ScriptFile(source, language, moduleName, tree.rootNode);
         return file.run();
       } finally {
         tree.delete();

@@ -37,7 +37,10 @@ export function languageForPath(relPath: string): Language | null {
  * repository root keeps its own name (`__init__`, `index`) so the name is never empty.
  */
 export function moduleNameForPath(relPath: string, language: Language): string {
-  let p = relPath.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+  let p = relPath
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/^\/+/, '');
   if (language === 'python') {
     p = p.replace(/\.pyi?$/i, '');
   } else {

@@ -19,8 +19,7 @@ export interface ParseRequest {
 }
 
 export type ParseReply =
-  | { id: number; ok: true; result: ParseResult; api: ApiEntry[]; lexical: LexicalTexts | undefined }
-  | { id: number; ok: false; error: string };
+  { id: number; ok: true; result: ParseResult; api: ApiEntry[]; lexical: LexicalTexts | undefined } | { id: number; ok: false; error: string };
 
 interface Slot {
   worker: Worker;

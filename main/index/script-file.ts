@@ -238,7 +238,11 @@ export class ScriptFile extends SourceFile {
     const name = bindName ?? nameOf(this.src, holder === fn ? fn : holder) ?? nameOf(this.src, fn);
     if (!name) return null;
     const place = this.placement(name, false);
-    const isMember = holder.type === 'method_definition' || holder.type === 'public_field_definition' || holder.type === 'field_definition' || holder.type.endsWith('method_signature');
+    const isMember =
+      holder.type === 'method_definition' ||
+      holder.type === 'public_field_definition' ||
+      holder.type === 'field_definition' ||
+      holder.type.endsWith('method_signature');
     const { decorators, start } = isMember ? decoratorsOf(this.src, this.language, holder, outer) : { decorators: [] as string[], start: outer };
     const paramsNode = fn.childForFieldName('parameters') ?? fn.childForFieldName('parameter');
     const { params, texts } = scriptParams(this.src, this.language, paramsNode);
@@ -246,7 +250,7 @@ export class ScriptFile extends SourceFile {
     const returns = ret ? flat(this.text(ret), this.language).replace(/^:\s*/, '') : null;
     const isArrow = fn.type === 'arrow_function';
     const sigStart = fn === holder ? afterDecorators(this.src, fn) : fn.startIndex;
-    const headEnd = paramsNode ? paramsNode.startIndex : fn.childForFieldName('body')?.startIndex ?? fn.endIndex;
+    const headEnd = paramsNode ? paramsNode.startIndex : (fn.childForFieldName('body')?.startIndex ?? fn.endIndex);
     const rawHead = this.src.slice(sigStart, headEnd);
     let fnHead = flat(rawHead, this.language);
     if (fnHead && /\s$/.test(rawHead)) fnHead += ' '; // `async (x)` keeps its space
@@ -269,7 +273,11 @@ export class ScriptFile extends SourceFile {
     let docstring = jsDocBefore(this.src, start);
     let overloads: string[] | undefined;
     const pending = this.top.pending?.get(name);
-    if (!overloadNodes && pending && (holder.type === 'function_declaration' || holder.type === 'generator_function_declaration' || holder.type === 'method_definition')) {
+    if (
+      !overloadNodes &&
+      pending &&
+      (holder.type === 'function_declaration' || holder.type === 'generator_function_declaration' || holder.type === 'method_definition')
+    ) {
       overloadNodes = pending;
       this.top.pending!.delete(name);
       docstring ??= jsDocBefore(this.src, decoratorsOf(this.src, this.language, pending[0]!, outerOf(pending[0]!)).start);

@@ -153,13 +153,7 @@ export abstract class SourceFile {
     return this.src.slice(node.startIndex, node.endIndex);
   }
 
-  protected newRec(
-    fields: Omit<ExtractedUnit, 'calls' | 'imports' | 'contentHash'>,
-    start: number,
-    end: number,
-    scope: ScopeKind,
-    parent: Rec | null,
-  ): Rec {
+  protected newRec(fields: Omit<ExtractedUnit, 'calls' | 'imports' | 'contentHash'>, start: number, end: number, scope: ScopeKind, parent: Rec | null): Rec {
     const unit: ExtractedUnit = { ...fields, calls: [], imports: [], contentHash: sha256(fields.body) };
     const rec: Rec = { unit, start, end, scope, parent, calls: new Set(), imports: new Set(), members: [], attrs: [] };
     this.recs.push(rec);

@@ -52,9 +52,7 @@ function fdStat(fd: number): Promise<Stats> {
 }
 
 function fdRead(fd: number, buf: Buffer): Promise<number> {
-  return new Promise((resolve, reject) =>
-    fs.read(fd, buf, 0, buf.length, 0, (err, n) => (err ? reject(err) : resolve(n))),
-  );
+  return new Promise((resolve, reject) => fs.read(fd, buf, 0, buf.length, 0, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
 function fdClose(fd: number): Promise<void> {
@@ -77,7 +75,8 @@ class Limiter {
       return await fn();
     } finally {
       const next = this.waiting.shift();
-      if (next) next(); // hand the slot over directly
+      if (next)
+        next(); // hand the slot over directly
       else this.active--;
     }
   }
@@ -136,7 +135,10 @@ class Walker {
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     if (opts.extraIgnore && opts.extraIgnore.length > 0) {
       this.extra = newIgnore();
-      addRules(this.extra, opts.extraIgnore.filter((p) => p.trim() !== ''));
+      addRules(
+        this.extra,
+        opts.extraIgnore.filter((p) => p.trim() !== ''),
+      );
     } else {
       this.extra = null;
     }
@@ -312,12 +314,7 @@ class Walker {
   }
 
   /** Opens a regular-file candidate without following links or blocking, checks size, classifies its head. */
-  private async readCandidate(
-    relPath: string,
-    openPath: string,
-    language: Language,
-    noFollow: boolean,
-  ): Promise<void> {
+  private async readCandidate(relPath: string, openPath: string, language: Language, noFollow: boolean): Promise<void> {
     await this.limiter.run(async () => {
       this.checkAbort();
       let fd: number;

@@ -8,12 +8,7 @@ export type UnitKind = 'module' | 'class' | 'function' | 'method';
 export type ApiKind = UnitKind | 'constant' | 'attribute';
 
 /** How a parameter binds, in Python's terms; TS/JS use positional_or_keyword, rest (as var_positional) and the object-pattern name. */
-export type ParamKind =
-  | 'positional_only'
-  | 'positional_or_keyword'
-  | 'var_positional'
-  | 'keyword_only'
-  | 'var_keyword';
+export type ParamKind = 'positional_only' | 'positional_or_keyword' | 'var_positional' | 'keyword_only' | 'var_keyword';
 
 export interface Param {
   name: string;

@@ -1,4 +1,3 @@
-
 // Every constant of the method in one place. Compared methods are this config with switches flipped.
 
 export type Source = 'api' | 'context' | 'similar';
@@ -87,7 +86,15 @@ export const DEFAULT_CONFIG: PipelineConfig = {
     uncertaintyGuided: true,
     uncertaintyWeights: { entropy: 0.4, consistency: 0.4, variance: 0.2 },
   },
-  validation: { verify: true, repairRounds: 2, unverifiedOutput: 'mode', afterFailedRepairs: 'last', timeoutFloorMs: 10_000, timeoutCeilingMs: 120_000, timeoutFactor: 20 },
+  validation: {
+    verify: true,
+    repairRounds: 2,
+    unverifiedOutput: 'mode',
+    afterFailedRepairs: 'last',
+    timeoutFloorMs: 10_000,
+    timeoutCeilingMs: 120_000,
+    timeoutFactor: 20,
+  },
 };
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };

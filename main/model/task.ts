@@ -54,4 +54,3 @@ export interface Task extends TaskRecord {
   /** `task_view` resolved against the manifest's folder; absent when the task has no view. */
   taskViewPath?: string;
 }
-

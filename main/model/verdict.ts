@@ -7,15 +7,7 @@
 export type VerdictStatus = 'passed' | 'failed' | 'error' | 'timeout' | 'flaky';
 
 export type FindingKind =
-  | 'syntax'
-  | 'target-missing'
-  | 'target-not-def'
-  | 'splice'
-  | 'signature'
-  | 'undefined-name'
-  | 'unresolved-import'
-  | 'future-import'
-  | 'internal';
+  'syntax' | 'target-missing' | 'target-not-def' | 'splice' | 'signature' | 'undefined-name' | 'unresolved-import' | 'future-import' | 'internal';
 
 export interface StaticFinding {
   kind: FindingKind;

@@ -36,7 +36,9 @@ export function apiItems(result: TaskApiResult, trace: RetrievalTrace, matching:
       key: t.key,
       title: t.title,
       status: 'miss',
-      reason: w ? `retrieved but dropped — ${w}` : `not retrieved in any step (truth from the ${result.truthFrom === 'manifest' ? "manifest's ground_truth_apis" : "reference's uses"})`,
+      reason: w
+        ? `retrieved but dropped — ${w}`
+        : `not retrieved in any step (truth from the ${result.truthFrom === 'manifest' ? "manifest's ground_truth_apis" : "reference's uses"})`,
       u: u?.u ?? null,
       p: u?.selectorP ?? null,
     });

@@ -35,7 +35,13 @@ function condition(id: string, label: string, family: ConditionFamily, descripti
 }
 
 export const METHODS: Record<string, Condition> = {
-  'baseline-rag': condition('baseline-rag', 'Baseline RAG', 'method', 'all sources, no decomposition, no uncertainty, concatenated evidence, normalised-mode candidate (unvalidated)', BASELINE),
+  'baseline-rag': condition(
+    'baseline-rag',
+    'Baseline RAG',
+    'method',
+    'all sources, no decomposition, no uncertainty, concatenated evidence, normalised-mode candidate (unvalidated)',
+    BASELINE,
+  ),
   'rag-verify-repair': condition(
     'rag-verify-repair',
     'RAG + Verify/Repair',
@@ -44,7 +50,12 @@ export const METHODS: Record<string, Condition> = {
     BASELINE,
     { validation: { verify: true, repairRounds: DEFAULT_CONFIG.validation.repairRounds } },
   ),
-  opencoder: condition('opencoder', 'OpenCoder', 'method', 'decomposition, uncertainty-aware fusion with API refinement, guided generation, verified selection, repair'),
+  opencoder: condition(
+    'opencoder',
+    'OpenCoder',
+    'method',
+    'decomposition, uncertainty-aware fusion with API refinement, guided generation, verified selection, repair',
+  ),
   'opencoder-no-refine': condition('opencoder-no-refine', 'OpenCoder w/o API refinement', 'method', 'OpenCoder with target-aware API refinement off', {
     fusion: { refineApi: false },
   }),
@@ -53,16 +64,36 @@ export const METHODS: Record<string, Condition> = {
 /** RQ2: components added one at a time, from Baseline RAG to OpenCoder. */
 const LADDER_STEPS: { id: string; label: string; adds: string; layer: Overrides }[] = [
   { id: 'ladder-0-baseline', label: 'Baseline RAG', adds: 'plain RAG', layer: {} },
-  { id: 'ladder-1-decomposition', label: '+ decomposition', adds: 'requirement decomposed into steps with source intents', layer: { retrieval: { decompose: true } } },
+  {
+    id: 'ladder-1-decomposition',
+    label: '+ decomposition',
+    adds: 'requirement decomposed into steps with source intents',
+    layer: { retrieval: { decompose: true } },
+  },
   {
     id: 'ladder-2-uncertainty-filtering',
     label: '+ uncertainty filtering',
     adds: 'evidence scored γ = r·w·(1 − α·u), top 70 % kept, fused, API refinement',
     layer: { fusion: { mode: 'fuse', useUncertainty: true, refineApi: true } },
   },
-  { id: 'ladder-3-guided-generation', label: '+ uncertainty-guided generation', adds: 'prompt carries the uncertainty trace', layer: { generation: { uncertaintyGuided: true } } },
-  { id: 'ladder-4-verified-selection', label: '+ verified selection', adds: 'candidates validated, earliest passing selected', layer: { validation: { verify: true } } },
-  { id: 'ladder-5-repair', label: '+ repair (OpenCoder)', adds: '≤ 2 validation-guided repair rounds', layer: { validation: { repairRounds: DEFAULT_CONFIG.validation.repairRounds } } },
+  {
+    id: 'ladder-3-guided-generation',
+    label: '+ uncertainty-guided generation',
+    adds: 'prompt carries the uncertainty trace',
+    layer: { generation: { uncertaintyGuided: true } },
+  },
+  {
+    id: 'ladder-4-verified-selection',
+    label: '+ verified selection',
+    adds: 'candidates validated, earliest passing selected',
+    layer: { validation: { verify: true } },
+  },
+  {
+    id: 'ladder-5-repair',
+    label: '+ repair (OpenCoder)',
+    adds: '≤ 2 validation-guided repair rounds',
+    layer: { validation: { repairRounds: DEFAULT_CONFIG.validation.repairRounds } },
+  },
 ];
 
 export const LADDER: Condition[] = LADDER_STEPS.map((s, i) =>
@@ -144,8 +175,10 @@ export function withGeneration(conditions: Condition[], g: { preset?: string; ca
   if (g.preset !== undefined && !preset) throw new RangeError(`unknown generation preset ${g.preset} (one of ${Object.keys(GENERATION_PRESETS).join(', ')})`);
   const candidates = g.candidates ?? preset?.candidates;
   const temperature = g.temperature ?? preset?.temperature;
-  if (candidates !== undefined && (!Number.isInteger(candidates) || candidates < 1 || candidates > 50)) throw new RangeError(`candidates must be an integer from 1 to 50 (got ${candidates})`);
-  if (temperature !== undefined && (!Number.isFinite(temperature) || temperature < 0 || temperature > 2)) throw new RangeError(`temperature must be from 0 to 2 (got ${temperature})`);
+  if (candidates !== undefined && (!Number.isInteger(candidates) || candidates < 1 || candidates > 50))
+    throw new RangeError(`candidates must be an integer from 1 to 50 (got ${candidates})`);
+  if (temperature !== undefined && (!Number.isFinite(temperature) || temperature < 0 || temperature > 2))
+    throw new RangeError(`temperature must be from 0 to 2 (got ${temperature})`);
   if (candidates === undefined && temperature === undefined) return conditions;
   const generation = { ...(candidates === undefined ? {} : { candidates }), ...(temperature === undefined ? {} : { temperature }) };
   return conditions.map((c) => ({ ...c, config: makeConfig({ generation }, c.config) }));
@@ -156,8 +189,10 @@ export function withGeneration(conditions: Condition[], g: { preset?: string; ca
  * `first`, candidate 1) and what a task whose repairs all fail returns (`last`, Eq. 10; `most-tests`).
  */
 export function withOutputRules(conditions: Condition[], r: { unverifiedOutput?: string; afterFailedRepairs?: string }): Condition[] {
-  if (r.unverifiedOutput !== undefined && r.unverifiedOutput !== 'mode' && r.unverifiedOutput !== 'first') throw new RangeError(`unverified-output must be mode or first (got ${r.unverifiedOutput})`);
-  if (r.afterFailedRepairs !== undefined && r.afterFailedRepairs !== 'last' && r.afterFailedRepairs !== 'most-tests') throw new RangeError(`after-failed-repairs must be last or most-tests (got ${r.afterFailedRepairs})`);
+  if (r.unverifiedOutput !== undefined && r.unverifiedOutput !== 'mode' && r.unverifiedOutput !== 'first')
+    throw new RangeError(`unverified-output must be mode or first (got ${r.unverifiedOutput})`);
+  if (r.afterFailedRepairs !== undefined && r.afterFailedRepairs !== 'last' && r.afterFailedRepairs !== 'most-tests')
+    throw new RangeError(`after-failed-repairs must be last or most-tests (got ${r.afterFailedRepairs})`);
   if (r.unverifiedOutput === undefined && r.afterFailedRepairs === undefined) return conditions;
   const validation = {
     ...(r.unverifiedOutput ? { unverifiedOutput: r.unverifiedOutput as 'mode' | 'first' } : {}),

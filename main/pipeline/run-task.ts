@@ -48,7 +48,11 @@ export class TaskRunError extends OpenCoderError {
     readonly condition: string,
     cause: unknown,
   ) {
-    super((cause as Error)?.name === 'AbortError' ? 'cancelled' : errorCodeOf(cause), `${taskId} / ${condition}: ${stage} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super(
+      (cause as Error)?.name === 'AbortError' ? 'cancelled' : errorCodeOf(cause),
+      `${taskId} / ${condition}: ${stage} failed: ${(cause as Error)?.message ?? String(cause)}`,
+      { cause },
+    );
     this.name = (cause as Error)?.name === 'AbortError' ? 'AbortError' : 'TaskRunError';
   }
 }
@@ -132,10 +136,13 @@ export async function runTask(task: Task, cond: Condition, svc: TaskServices, si
     );
   }
 
-  return buildTaskResult({ task, cond, trace, set, selection, verdicts, api, spend, detail: svc.detail ?? 'compact' }, {
-    retrieve: Math.round(tRetrieve - t0),
-    generate: Math.round(tGenerate - tRetrieve),
-    validate: Math.round(tValidate - tGenerate),
-    total: Math.round(performance.now() - t0),
-  });
+  return buildTaskResult(
+    { task, cond, trace, set, selection, verdicts, api, spend, detail: svc.detail ?? 'compact' },
+    {
+      retrieve: Math.round(tRetrieve - t0),
+      generate: Math.round(tGenerate - tRetrieve),
+      validate: Math.round(tValidate - tGenerate),
+      total: Math.round(performance.now() - t0),
+    },
+  );
 }

@@ -101,40 +101,46 @@ export function buildTaskResult(o: TaskOutcome, timingsMs: TaskResult['timingsMs
 
 function taskDetail(o: TaskOutcome, level: TaskOutcome['detail']): TaskDetail | undefined {
   const { trace, set, selection, verdicts } = o;
-  const compactTests = (v: Verdict | null) => (v ? v.tests.map((t) => ({ id: t.id, outcome: t.outcome, ...(t.message ? { message: t.message.slice(0, level === 'full' ? 4000 : 300) } : {}) })) : []);
+  const compactTests = (v: Verdict | null) =>
+    v ? v.tests.map((t) => ({ id: t.id, outcome: t.outcome, ...(t.message ? { message: t.message.slice(0, level === 'full' ? 4000 : 300) } : {}) })) : [];
   const fusedRank = new Map(trace.fused.map((e, i) => [e, i]));
   return level === 'none'
     ? undefined
     : {
-          steps: trace.steps.map((st) => ({ index: st.index, text: st.text, weights: st.weights, queries: st.queries })),
-          evidence: trace.evidence.map((e) => ({
-            key: e.key,
-            source: e.source,
-            step: e.step,
-            rank: e.rank,
-            title: e.title,
-            file: e.file,
-            startLine: e.startLine,
-            endLine: e.endLine,
-            r: e.r,
-            w: e.w,
-            u: e.u,
-            gamma: e.gamma,
-            kept: e.kept,
-            reason: e.reason,
-            signals: e.signals.map((x) => ({ name: x.name, value: x.value })),
-            fusedRank: fusedRank.get(e) ?? null,
-            ...(level === 'full' ? { text: e.text } : {}),
-          })),
-          masked: trace.masked,
-          encoder: trace.encoder.name,
-          uncertaintyMethods: { entropy: set.uncertainty.entropy.method, consistency: set.uncertainty.consistency.method, variance: set.uncertainty.variance.method },
-          prompt: level === 'full' ? set.prompt.messages.map((m) => ({ role: m.role, content: m.content })) : null,
-          tests: verdicts.map(compactTests),
-          findings: verdicts.map((v) => v.findings.map((f) => ({ kind: f.kind, severity: f.severity, message: f.message, ...(f.line !== undefined ? { line: f.line } : {}) }))),
-          repairTests: selection.repairs.map((r) => compactTests(r.verdict)),
-        };
-
+        steps: trace.steps.map((st) => ({ index: st.index, text: st.text, weights: st.weights, queries: st.queries })),
+        evidence: trace.evidence.map((e) => ({
+          key: e.key,
+          source: e.source,
+          step: e.step,
+          rank: e.rank,
+          title: e.title,
+          file: e.file,
+          startLine: e.startLine,
+          endLine: e.endLine,
+          r: e.r,
+          w: e.w,
+          u: e.u,
+          gamma: e.gamma,
+          kept: e.kept,
+          reason: e.reason,
+          signals: e.signals.map((x) => ({ name: x.name, value: x.value })),
+          fusedRank: fusedRank.get(e) ?? null,
+          ...(level === 'full' ? { text: e.text } : {}),
+        })),
+        masked: trace.masked,
+        encoder: trace.encoder.name,
+        uncertaintyMethods: {
+          entropy: set.uncertainty.entropy.method,
+          consistency: set.uncertainty.consistency.method,
+          variance: set.uncertainty.variance.method,
+        },
+        prompt: level === 'full' ? set.prompt.messages.map((m) => ({ role: m.role, content: m.content })) : null,
+        tests: verdicts.map(compactTests),
+        findings: verdicts.map((v) =>
+          v.findings.map((f) => ({ kind: f.kind, severity: f.severity, message: f.message, ...(f.line !== undefined ? { line: f.line } : {}) })),
+        ),
+        repairTests: selection.repairs.map((r) => compactTests(r.verdict)),
+      };
 }
 
 function stepNote(s: { kind: string } & Record<string, unknown>): string {

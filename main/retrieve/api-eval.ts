@@ -325,7 +325,11 @@ function setSummary(rs: TaskApiResult[], matching: Matching): SetSummary {
     recall: mean(s.map((x) => x.recall)),
     f1: mean(s.map((x) => x.f1)),
     exactMatch: mean(s.map((x) => (x.exact ? 1 : 0))),
-    count: { over: s.filter((x) => x.count === 'over').length, exact: s.filter((x) => x.count === 'exact').length, under: s.filter((x) => x.count === 'under').length },
+    count: {
+      over: s.filter((x) => x.count === 'over').length,
+      exact: s.filter((x) => x.count === 'exact').length,
+      under: s.filter((x) => x.count === 'under').length,
+    },
   };
 }
 
@@ -338,7 +342,13 @@ function uncertaintySummary(rs: TaskApiResult[], matching: Matching): Uncertaint
     dev.map((x) => x.u),
     dev.map((x) => x.wrong),
   );
-  const degenerate = !held.length ? 'no retrieved API items on the held-out half' : wrong === 0 ? 'no false positives on the held-out half' : wrong === held.length ? 'every held-out item is a false positive' : null;
+  const degenerate = !held.length
+    ? 'no retrieved API items on the held-out half'
+    : wrong === 0
+      ? 'no false positives on the held-out half'
+      : wrong === held.length
+        ? 'every held-out item is a false positive'
+        : null;
   return {
     over: `retrieved API items the refinement rules left, held-out tasks (task-id hash), ${matching} matching; wrong = not in the truth`,
     heldOutTasks: rs.filter((r) => isHeldOut(r.taskId)).length,
@@ -352,8 +362,18 @@ function uncertaintySummary(rs: TaskApiResult[], matching: Matching): Uncertaint
       held.map((x) => x.u),
       held.map((x) => x.wrong),
     ),
-    eceRaw: held.length ? ece(held.map((x) => x.u), held.map((x) => x.wrong)).ece : Number.NaN,
-    eceCalibrated: held.length ? ece(held.map((x) => platt.predict(x.u)), held.map((x) => x.wrong)).ece : Number.NaN,
+    eceRaw: held.length
+      ? ece(
+          held.map((x) => x.u),
+          held.map((x) => x.wrong),
+        ).ece
+      : Number.NaN,
+    eceCalibrated: held.length
+      ? ece(
+          held.map((x) => platt.predict(x.u)),
+          held.map((x) => x.wrong),
+        ).ece
+      : Number.NaN,
     platt: { a: platt.a, b: platt.b },
     degenerate,
   };
@@ -373,8 +393,14 @@ export function summarise(results: TaskApiResult[], protocol: ApiProtocol = 'rep
     tasksWithTruth: results.filter((r) => r.truth.length > 0).length,
     strict: setSummary(scored, 'strict'),
     bare: setSummary(scored, 'bare'),
-    heldOut: setSummary(scored.filter((r) => isHeldOut(r.taskId)), rules.matching),
-    uncertainty: uncertaintySummary(results.filter((r) => r.truth.length > 0 || rules.emptyTruths === 'included'), rules.matching),
+    heldOut: setSummary(
+      scored.filter((r) => isHeldOut(r.taskId)),
+      rules.matching,
+    ),
+    uncertainty: uncertaintySummary(
+      results.filter((r) => r.truth.length > 0 || rules.emptyTruths === 'included'),
+      rules.matching,
+    ),
   };
 }
 

@@ -5,7 +5,22 @@ import type { Encoder } from '../model/encoder.ts';
 import type { PipelineConfig } from '../model/config.ts';
 import { fileByPath, moduleImports, repositoryModules } from '../store/code-queries.ts';
 import type { Store } from '../store/store.ts';
-import { API_PROTOCOLS, ApiPool, PREDICTION_SCOPES, protocolReport, type ProtocolReport, predictedApis, referenceUses, resolveTruth, scoreTask, statedTruth, type ApiProtocol, type PredictionScope, type TaskApiResult, type TruthTarget } from './api-eval.ts';
+import {
+  API_PROTOCOLS,
+  ApiPool,
+  PREDICTION_SCOPES,
+  protocolReport,
+  type ProtocolReport,
+  predictedApis,
+  referenceUses,
+  resolveTruth,
+  scoreTask,
+  statedTruth,
+  type ApiProtocol,
+  type PredictionScope,
+  type TaskApiResult,
+  type TruthTarget,
+} from './api-eval.ts';
 import { retrieveForTask, type RetrievalTask, type RetrieveOptions } from './engine.ts';
 import type { SelectorModel } from './select-api.ts';
 import type { RetrievalTrace } from '../model/trace.ts';
@@ -81,7 +96,11 @@ export async function evaluateTaskApis(opts: {
   const byScope = Object.fromEntries(
     PREDICTION_SCOPES.map((scope) => [
       scope,
-      scoreTask(task.id, truth, scope === 'retrieved' ? retrieved : predictedApis(trace, scope), { benchmark: task.benchmark, pool: retrieved, truthFrom: stated ? 'manifest' : 'reference' }),
+      scoreTask(task.id, truth, scope === 'retrieved' ? retrieved : predictedApis(trace, scope), {
+        benchmark: task.benchmark,
+        pool: retrieved,
+        truthFrom: stated ? 'manifest' : 'reference',
+      }),
     ]),
   ) as Record<PredictionScope, TaskApiResult>;
   return { trace, byScope };
@@ -131,7 +150,8 @@ export async function evaluateManifestApis(opts: {
     for (const protocol of API_PROTOCOLS) {
       const viewId = protocol === 'task-view' && t.taskViewPath ? opts.views.get(t.taskViewPath) : undefined;
       const repoId = viewId ?? opts.repos.get(t.repoPath);
-      if (repoId === undefined) throw new Error(`task ${t.id}: ${viewId === undefined && protocol === 'task-view' && t.taskViewPath ? t.taskViewPath : t.repoPath} is not indexed`);
+      if (repoId === undefined)
+        throw new Error(`task ${t.id}: ${viewId === undefined && protocol === 'task-view' && t.taskViewPath ? t.taskViewPath : t.repoPath} is not indexed`);
       const ev = await evaluateTaskApis({
         store: opts.store,
         encoder: opts.encoder,
@@ -147,6 +167,7 @@ export async function evaluateManifestApis(opts: {
     }
     opts.onProgress?.(++done, opts.tasks.length);
   }
-  const reports = (p: ApiProtocol) => Object.fromEntries(PREDICTION_SCOPES.map((s) => [s, protocolReport(tasks[p][s], p, s)])) as Record<PredictionScope, ProtocolReport>;
+  const reports = (p: ApiProtocol) =>
+    Object.fromEntries(PREDICTION_SCOPES.map((s) => [s, protocolReport(tasks[p][s], p, s)])) as Record<PredictionScope, ProtocolReport>;
   return { repository: reports('repository'), 'task-view': reports('task-view'), tasks };
 }

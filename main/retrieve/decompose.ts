@@ -41,10 +41,7 @@ export function sentences(text: string): string[] {
     if (inDoctest || /^\s*(\.\.\.|:param|:type|:return|:rtype|:raises)/.test(line)) continue;
     kept.push(line);
   }
-  const clean = kept
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const clean = kept.join(' ').replace(/\s+/g, ' ').trim();
   if (!clean) return [];
   const out: string[] = [];
   let start = 0;
@@ -90,7 +87,12 @@ export function signatureWords(signature: string): { name: string; params: strin
   const m = /(?:def|function)\s+([A-Za-z_$][\w$]*)\s*\(([\s\S]*)\)\s*(?:->\s*([^:]+))?/.exec(signature);
   const name = m?.[1] ?? signature.trim().split(/[\s(]/)[0] ?? '';
   const params = splitTopLevel(m?.[2] ?? '')
-    .map((p) => p.replace(/[:=].*$/s, '').replace(/^[*\s]+/, '').trim())
+    .map((p) =>
+      p
+        .replace(/[:=].*$/s, '')
+        .replace(/^[*\s]+/, '')
+        .trim(),
+    )
     .filter((p) => p && p !== 'self' && p !== 'cls' && p !== '/' && p !== '*');
   return { name, params, returns: m?.[3]?.trim() ?? null };
 }
@@ -121,7 +123,9 @@ export function subTokens(identifier: string): string[] {
 }
 
 const STOP = new Set(
-  'the a an of to in on for and or is are be by with as at from it its this that if else then than into not no any all each when which whose will can may must should return returns given true false none'.split(' '),
+  'the a an of to in on for and or is are be by with as at from it its this that if else then than into not no any all each when which whose will can may must should return returns given true false none'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -140,7 +144,8 @@ export function textIdentifiers(text: string): string[] {
 /** Words that say which evidence a step needs; see docs/api-retrieval.md for the rule table. */
 const INTENT: Record<Source, RegExp> = {
   api: /\b(call|calls|use|uses|using|helper|function|raise|raises|exception|error|validate|validates|check|checks|convert|converts|parse|parses|encode|decode|format|formats|wrap|delegate|via)\b/i,
-  context: /\b(class|attribute|attributes|field|fields|self|instance|member|property|config|configuration|setting|settings|module|state|registry|constant|default)\b/i,
+  context:
+    /\b(class|attribute|attributes|field|fields|self|instance|member|property|config|configuration|setting|settings|module|state|registry|constant|default)\b/i,
   similar: /\b(return|returns|list|string|dict|iterate|loop|sort|sorted|compute|count|reverse|split|join|example|examples|each|every|until|while)\b/i,
 };
 
@@ -174,17 +179,20 @@ function defaultQueries(stepText: string, input: DecompositionInput): Record<Sou
   const sig = signatureWords(input.signature);
   const where = [input.module, input.className].filter(Boolean).join(' ');
   const ids = textIdentifiers(stepText).filter((id) => id !== sig.name);
-  const annotationTypes = (input.signature.match(/\b[A-Z]\w+\b/g) ?? []).filter((t) => !['Optional', 'Union', 'List', 'Dict', 'Tuple', 'Any', 'None', 'Set'].includes(t));
+  const annotationTypes = (input.signature.match(/\b[A-Z]\w+\b/g) ?? []).filter(
+    (t) => !['Optional', 'Union', 'List', 'Dict', 'Tuple', 'Any', 'None', 'Set'].includes(t),
+  );
   return {
     // API knowledge: what to call — identifiers the step names and their sub-tokens, the step's content
     // words, then the parameter names and annotation types the target works with.
-    api: dedupeWords([
-      ...ids,
-      ...ids.flatMap(subTokens),
-      ...(stepText.match(/[A-Za-z][A-Za-z0-9]+/g) ?? []).filter((w) => !STOP.has(w.toLowerCase()) && w.length > 2),
-      ...sig.params,
-      ...annotationTypes,
-    ]) || stepText,
+    api:
+      dedupeWords([
+        ...ids,
+        ...ids.flatMap(subTokens),
+        ...(stepText.match(/[A-Za-z][A-Za-z0-9]+/g) ?? []).filter((w) => !STOP.has(w.toLowerCase()) && w.length > 2),
+        ...sig.params,
+        ...annotationTypes,
+      ]) || stepText,
     // Repository context: where the target lives.
     context: `${stepText} ${where} ${sig.name} ${ids.join(' ')}`.trim(),
     // Similar code: code that does the same — the step with the target's signature.
@@ -250,7 +258,11 @@ export async function decompose(
         warning: `decomposer ${decomposer.label} returned ${usable.length} steps (need ${limits.minSteps}–${limits.maxSteps}); used the fallback`,
       };
     } catch (err) {
-      return { steps: fallbackSteps(input, limits), label: 'fallback', warning: `decomposer ${decomposer.label} failed: ${(err as Error).message}; used the fallback` };
+      return {
+        steps: fallbackSteps(input, limits),
+        label: 'fallback',
+        warning: `decomposer ${decomposer.label} failed: ${(err as Error).message}; used the fallback`,
+      };
     }
   }
   return { steps: fallbackSteps(input, limits), label: 'fallback' };

@@ -6,7 +6,18 @@ import type { Encoder } from '../model/encoder.ts';
 import { DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
 import { configHash } from '../util/config-hash.ts';
 import { insertTrace, latestTrace } from '../store/traces.ts';
-import { apiEntriesNamed, apiEntryModules, bm25Match, fileUnitCalls, itemCount, itemPaths, moduleHeaderChunks, structureChunks, termDocFrequencies, unitCalls } from '../store/code-queries.ts';
+import {
+  apiEntriesNamed,
+  apiEntryModules,
+  bm25Match,
+  fileUnitCalls,
+  itemCount,
+  itemPaths,
+  moduleHeaderChunks,
+  structureChunks,
+  termDocFrequencies,
+  unitCalls,
+} from '../store/code-queries.ts';
 import type { EncoderRow, ItemKind, Store } from '../store/store.ts';
 import { ftsQuery, queryTerms } from '../store/lexical.ts';
 import { isTestFile } from '../index/test-files.ts';
@@ -14,7 +25,15 @@ import { decompose, signatureWords, type Decomposer } from './decompose.ts';
 import { fuse } from './fuse.ts';
 import { fetchItems, type Item } from '../store/items.ts';
 import { refineApi } from './refine.ts';
-import { candidateFeatures, decide, explain, SELECTION_SIGNAL_WEIGHTS, shippedSelector, type Candidate as ApiCandidate, type SelectorModel } from './select-api.ts';
+import {
+  candidateFeatures,
+  decide,
+  explain,
+  SELECTION_SIGNAL_WEIGHTS,
+  shippedSelector,
+  type Candidate as ApiCandidate,
+  type SelectorModel,
+} from './select-api.ts';
 import { resolveTarget, type RetrievalTask, type TargetInfo } from './target.ts';
 import { importSource, localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
 import { VectorIndexCache, type VectorIndex } from './vector-index.ts';
@@ -115,7 +134,9 @@ function lexicalHits(store: Store, kind: ItemKind, repoId: number, query: string
   const q = ftsQuery(informative);
   if (!q) return [];
   // Over-fetch so that masked and test-file hits can be dropped afterwards.
-  return bm25Match(store, kind, repoId, q, limit * 4 + 16).filter((id) => !masked.has(id)).slice(0, limit);
+  return bm25Match(store, kind, repoId, q, limit * 4 + 16)
+    .filter((id) => !masked.has(id))
+    .slice(0, limit);
 }
 
 function structuralChunks(store: Store, repoId: number, target: TargetInfo, masked: Excluded): number[] {
@@ -139,7 +160,9 @@ function importedApis(store: Store, repoId: number, module: string, imports: str
     if (src && src.name !== '*' && src.module) wanted.push(src);
   }
   if (!wanted.length) return [];
-  return apiEntriesNamed(store, repoId, wanted).filter((id) => !masked.has(id)).slice(0, 16);
+  return apiEntriesNamed(store, repoId, wanted)
+    .filter((id) => !masked.has(id))
+    .slice(0, 16);
 }
 
 /** What the phases of one task's retrieval share. */
@@ -212,7 +235,21 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   timings.embed = performance.now() - t;
 
   const cache = opts.cache ?? defaultCache;
-  const run: Run = { store, repoId, enc, config, cache, search: opts.search, target, targetCtx, steps: dec.steps, masked, timings, evidence: [], itemByKey: new Map() };
+  const run: Run = {
+    store,
+    repoId,
+    enc,
+    config,
+    cache,
+    search: opts.search,
+    target,
+    targetCtx,
+    steps: dec.steps,
+    masked,
+    timings,
+    evidence: [],
+    itemByKey: new Map(),
+  };
   t = performance.now();
   const structural = structuralIds(run);
   for (const source of sources) sourceEvidence(run, source, queries, qvecs, structural);
@@ -225,7 +262,20 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   if (config.fusion.refineApi) {
     const selector = opts.selector === undefined ? shippedSelector() : opts.selector;
     if (selector) selectionThreshold = selector.threshold;
-    if (selector) selection = selectApis(store, repoId, run.evidence, run.itemByKey, refineTarget, target, task, dec.steps.length, config.fusion.alpha, selector, opts.onSelection);
+    if (selector)
+      selection = selectApis(
+        store,
+        repoId,
+        run.evidence,
+        run.itemByKey,
+        refineTarget,
+        target,
+        task,
+        dec.steps.length,
+        config.fusion.alpha,
+        selector,
+        opts.onSelection,
+      );
   }
   timings.select = performance.now() - t;
 
@@ -264,9 +314,7 @@ function checkedEncoder(store: Store, encoder: Encoder, repoId: number): Encoder
   const enc = store.registerEncoder(encoder);
   if (repo.encoder_id !== enc.id) {
     const used = repo.encoder_id != null ? store.getEncoder(repo.encoder_id)?.name : null;
-    throw new RetrievalError(
-      `${repo.root} was indexed with ${used ?? 'no encoder'}, not ${encoder.name}; run opencoder index on it with this encoder first.`,
-    );
+    throw new RetrievalError(`${repo.root} was indexed with ${used ?? 'no encoder'}, not ${encoder.name}; run opencoder index on it with this encoder first.`);
   }
   return enc;
 }
@@ -524,7 +572,13 @@ function selectApis(
         { name: 'selector', value: 1 - c.p, weight: ws, detail: `API selector ${model.version}: p(needed) ${c.p.toFixed(3)} (${why})` },
         { name: 'support', value: 1 - support, weight: wsup, detail: `found in ${Math.round(support * steps)} of ${steps} steps` },
       ];
-      e.u = Math.min(1, Math.max(0, e.signals.reduce((acc, sig) => acc + sig.weight * sig.value, 0)));
+      e.u = Math.min(
+        1,
+        Math.max(
+          0,
+          e.signals.reduce((acc, sig) => acc + sig.weight * sig.value, 0),
+        ),
+      );
     }
   }
   return out;

@@ -31,7 +31,8 @@ export interface FuseHooks {
 
 export function fuse(evidence: Evidence[], config: PipelineConfig['fusion'], hooks: FuseHooks = {}): Evidence[] {
   for (const e of evidence) e.gamma = gammaOf(e.r, e.w, e.u, config.alpha, config.useUncertainty);
-  const refine = () => hooks.refine?.(evidence.filter((e) => e.kept && e.source === 'api').sort((a, b) => b.gamma - a.gamma || a.step - b.step || a.rank - b.rank));
+  const refine = () =>
+    hooks.refine?.(evidence.filter((e) => e.kept && e.source === 'api').sort((a, b) => b.gamma - a.gamma || a.step - b.step || a.rank - b.rank));
   if (config.mode === 'concatenate') {
     refine();
     return concatenate(evidence, config);
@@ -108,7 +109,7 @@ function concatenate(evidence: Evidence[], config: PipelineConfig['fusion']): Ev
   );
   const taken = new Map<string, Evidence>();
   const chosen: Evidence[] = [];
-  for (let progress = true; progress && chosen.length < config.topK; ) {
+  for (let progress = true; progress && chosen.length < config.topK;) {
     progress = false;
     for (const s of order) {
       const q = queues.get(s)!;

@@ -73,7 +73,9 @@ export interface SelectorModel {
 export function shippedSelector(): SelectorModel {
   const m = SELECTOR_JSON as unknown as SelectorModel;
   if (m.features.join(',') !== SELECTOR_FEATURES.join(',')) {
-    throw new Error(`resources/api-selector.json (version ${m.version}) has features ${m.features.join(', ')}, not the engine's ${SELECTOR_FEATURES.join(', ')}; re-fit it with scripts/fit-api-selector.ts`);
+    throw new Error(
+      `resources/api-selector.json (version ${m.version}) has features ${m.features.join(', ')}, not the engine's ${SELECTOR_FEATURES.join(', ')}; re-fit it with scripts/fit-api-selector.ts`,
+    );
   }
   return m;
 }
@@ -120,7 +122,8 @@ export interface Candidate {
 const words = (text: string) => new Set((text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).map((w) => w.toLowerCase()));
 
 /** A value assigned a type variable or a typing construct: `T = TypeVar('T')`, `Num = Union[int, float]`. */
-const TYPE_ALIAS = /=\s*(?:typing\.|t\.)?(?:TypeVar|NewType|ParamSpec|Union|Optional|Callable|Type|Tuple|List|Dict|Mapping|Sequence|Iterable|Iterator|Literal|Any)\b/;
+const TYPE_ALIAS =
+  /=\s*(?:typing\.|t\.)?(?:TypeVar|NewType|ParamSpec|Union|Optional|Callable|Type|Tuple|List|Dict|Mapping|Sequence|Iterable|Iterator|Literal|Any)\b/;
 
 function usesName(calls: string[], name: string): boolean {
   return calls.some((c) => c === name || c.split('.').includes(name));
@@ -141,7 +144,13 @@ export function candidateFeatures(api: Evidence[], ctx: SelectionContext): Candi
   const gammaBase = (e: Evidence) => e.r * e.w * Math.max(0, 1 - ctx.alpha * e.u);
   const rows = [...groups.entries()].map(([canonical, occ]) => {
     const first = occ[0]!;
-    const name = (first.qualname.replace(/\.(__init__|constructor)$/, '').split('.').pop() ?? first.qualname) || first.title;
+    const name =
+      (first.qualname
+        .replace(/\.(__init__|constructor)$/, '')
+        .split('.')
+        .pop() ??
+        first.qualname) ||
+      first.title;
     return { canonical, occ, name, gamma: Math.max(...occ.map(gammaBase)) };
   });
   rows.sort((a, b) => b.gamma - a.gamma || a.canonical.localeCompare(b.canonical));
@@ -149,7 +158,9 @@ export function candidateFeatures(api: Evidence[], ctx: SelectionContext): Candi
   const imported = (name: string, module: string) =>
     ctx.targetImports.some((imp) => {
       const parts = imp.split('.');
-      return parts.at(-1) === name || parts.at(-1) === '*' && module.endsWith(parts.filter(Boolean).slice(0, -1).join('.')) || imp.replace(/^\.+/, '') === module;
+      return (
+        parts.at(-1) === name || (parts.at(-1) === '*' && module.endsWith(parts.filter(Boolean).slice(0, -1).join('.'))) || imp.replace(/^\.+/, '') === module
+      );
     });
   const similarUnits = ctx.similarCalls.length;
   return rows.map((row, i) => {
@@ -226,4 +237,3 @@ export function decide(model: SelectorModel, candidates: Candidate[]): Candidate
 
 /** Weights of the two selection signals in an API item's u; the rule-based signals share the rest. */
 export const SELECTION_SIGNAL_WEIGHTS = { selector: 0.6, support: 0.1 } as const;
-

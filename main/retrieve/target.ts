@@ -6,7 +6,17 @@
 // removed, so a method inside its class body (indented differently) is still caught.
 
 import type { Store } from '../store/store.ts';
-import { apiEntriesInUnits, chunkTexts, fileByPath, fileUnits, moduleImports, unitBody, unitByQualname, unitsNamed, unitTitles } from '../store/code-queries.ts';
+import {
+  apiEntriesInUnits,
+  chunkTexts,
+  fileByPath,
+  fileUnits,
+  moduleImports,
+  unitBody,
+  unitByQualname,
+  unitsNamed,
+  unitTitles,
+} from '../store/code-queries.ts';
 
 export interface RetrievalTask {
   id: string;

@@ -128,12 +128,7 @@ function cos(a: Float32Array, b: Float32Array): number {
 }
 
 /** Scores every item of one source's ranked list (best first); returns signals and u per item. */
-export function scoreList(
-  source: Source,
-  list: ScoredItem[],
-  query: string,
-  target: TargetContext,
-): { signals: UncertaintySignal[]; u: number }[] {
+export function scoreList(source: Source, list: ScoredItem[], query: string, target: TargetContext): { signals: UncertaintySignal[]; u: number }[] {
   if (!list.length) return [];
   const weights = SIGNAL_WEIGHTS[source];
   const rTop = Math.max(...list.map((x) => x.r));

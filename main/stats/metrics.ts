@@ -9,7 +9,7 @@ export function auroc(scores: readonly number[], positives: readonly boolean[]):
   if (!nPos || !nNeg) return Number.NaN;
   // Mann–Whitney U with average ranks for ties.
   let rankSumPos = 0;
-  for (let i = 0; i < idx.length; ) {
+  for (let i = 0; i < idx.length;) {
     let j = i;
     while (j + 1 < idx.length && idx[j + 1]![0] === idx[i]![0]) j++;
     const avgRank = (i + j) / 2 + 1;
@@ -29,7 +29,7 @@ export function auprc(scores: readonly number[], positives: readonly boolean[]):
   let fp = 0;
   let prevRecall = 0;
   let ap = 0;
-  for (let i = 0; i < idx.length; ) {
+  for (let i = 0; i < idx.length;) {
     let j = i;
     while (j + 1 < idx.length && idx[j + 1]![0] === idx[i]![0]) j++;
     for (let k = i; k <= j; k++) {
@@ -77,7 +77,11 @@ export function fitPlatt(x: readonly number[], y: readonly boolean[], iterations
   let a = 0;
   let b = 0;
   for (let it = 0; it < iterations; it++) {
-    let ga = 0, gb = 0, haa = 0, hab = 0, hbb = 0;
+    let ga = 0,
+      gb = 0,
+      haa = 0,
+      hab = 0,
+      hbb = 0;
     for (let i = 0; i < x.length; i++) {
       const p = 1 / (1 + Math.exp(-(a * x[i]! + b)));
       const d = p - (y[i] ? 1 : 0);

@@ -17,9 +17,15 @@ export function moduleImports(store: Store, fileId: number): string[] | null {
 }
 
 /** The first non-module unit of a file with this qualified name. */
-export function unitByQualname(store: Store, fileId: number, qualname: string): { id: number; body: string; parentQualname: string | null; startLine: number; endLine: number } | undefined {
+export function unitByQualname(
+  store: Store,
+  fileId: number,
+  qualname: string,
+): { id: number; body: string; parentQualname: string | null; startLine: number; endLine: number } | undefined {
   const u = store.db
-    .prepare("SELECT id, body, parent_qualname, start_line, end_line FROM units WHERE file_id = ? AND qualname = ? AND kind != 'module' ORDER BY start_line LIMIT 1")
+    .prepare(
+      "SELECT id, body, parent_qualname, start_line, end_line FROM units WHERE file_id = ? AND qualname = ? AND kind != 'module' ORDER BY start_line LIMIT 1",
+    )
     .get(fileId, qualname) as { id: number; body: string; parent_qualname: string | null; start_line: number; end_line: number } | undefined;
   return u && { id: u.id, body: u.body, parentQualname: u.parent_qualname, startLine: u.start_line, endLine: u.end_line };
 }
@@ -32,7 +38,9 @@ export function unitBody(store: Store, unitId: number): string | undefined {
 export function fileUnits(store: Store, fileId: number, span?: { start: number; end: number }): { id: number; body: string }[] {
   return (
     span
-      ? store.db.prepare("SELECT id, body FROM units WHERE file_id = ? AND kind != 'module' AND start_line <= ? AND end_line >= ?").all(fileId, span.start, span.end)
+      ? store.db
+          .prepare("SELECT id, body FROM units WHERE file_id = ? AND kind != 'module' AND start_line <= ? AND end_line >= ?")
+          .all(fileId, span.start, span.end)
       : store.db.prepare("SELECT id, body FROM units WHERE file_id = ? AND kind != 'module'").all(fileId)
   ) as { id: number; body: string }[];
 }
@@ -44,9 +52,11 @@ export function unitsNamed(store: Store, repoId: number, name: string): { id: nu
 
 /** Chunk texts of one file, or of the whole repository. */
 export function chunkTexts(store: Store, where: { fileId: number } | { repoId: number }): { id: number; text: string }[] {
-  return ('fileId' in where
-    ? store.db.prepare('SELECT id, text FROM chunks WHERE file_id = ?').all(where.fileId)
-    : store.db.prepare('SELECT id, text FROM chunks WHERE repo_id = ?').all(where.repoId)) as { id: number; text: string }[];
+  return (
+    'fileId' in where
+      ? store.db.prepare('SELECT id, text FROM chunks WHERE file_id = ?').all(where.fileId)
+      : store.db.prepare('SELECT id, text FROM chunks WHERE repo_id = ?').all(where.repoId)
+  ) as { id: number; text: string }[];
 }
 
 /**
@@ -86,7 +96,10 @@ export function apiEntryRows(store: Store, repoId: number): { name: string; qual
 
 /** Every stored embedding of `kind` an encoder made for a repository (row id and raw float32 bytes). */
 export function storedVectors(store: Store, repoId: number, encoderId: number, kind: ItemKind): { id: number; embedding: Buffer }[] {
-  return store.db.prepare(`SELECT rowid AS id, embedding FROM ${vecTableName(encoderId, kind)} WHERE repo_id = ?`).all(repoId) as { id: number; embedding: Buffer }[];
+  return store.db.prepare(`SELECT rowid AS id, embedding FROM ${vecTableName(encoderId, kind)} WHERE repo_id = ?`).all(repoId) as {
+    id: number;
+    embedding: Buffer;
+  }[];
 }
 
 const TABLE: Record<ItemKind, string> = { api: 'api_entries', chunk: 'chunks', unit: 'units' };
@@ -94,7 +107,10 @@ const FTS: Record<ItemKind, string> = { api: 'fts_api', chunk: 'fts_chunks', uni
 
 /** Every item of a kind in a repository with its file's path. */
 export function itemPaths(store: Store, repoId: number, kind: ItemKind): { id: number; path: string }[] {
-  return store.db.prepare(`SELECT t.id, f.path FROM ${TABLE[kind]} t JOIN files f ON f.id = t.file_id WHERE t.repo_id = ?`).all(repoId) as { id: number; path: string }[];
+  return store.db.prepare(`SELECT t.id, f.path FROM ${TABLE[kind]} t JOIN files f ON f.id = t.file_id WHERE t.repo_id = ?`).all(repoId) as {
+    id: number;
+    path: string;
+  }[];
 }
 
 /** Items of a kind in the whole database (BM25's document count). */
@@ -104,7 +120,10 @@ export function itemCount(store: Store, kind: ItemKind): number {
 
 /** Document frequency of each term in the kind's full-text index. */
 export function termDocFrequencies(store: Store, kind: ItemKind, terms: string[]): { term: string; doc: number }[] {
-  return store.db.prepare(`SELECT term, doc FROM ${FTS[kind]}_vocab WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(terms)) as { term: string; doc: number }[];
+  return store.db.prepare(`SELECT term, doc FROM ${FTS[kind]}_vocab WHERE term IN (SELECT value FROM json_each(?))`).all(JSON.stringify(terms)) as {
+    term: string;
+    doc: number;
+  }[];
 }
 
 /** Ids of a repository's items matching an FTS5 query, best BM25 first (units: functions and methods only). */
@@ -133,7 +152,9 @@ export function moduleHeaderChunks(store: Store, repoId: number, modules: string
   if (!modules.length) return [];
   return (
     store.db
-      .prepare(`SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? AND c.kind = 'module_header' AND f.module IN (SELECT value FROM json_each(?))`)
+      .prepare(
+        `SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? AND c.kind = 'module_header' AND f.module IN (SELECT value FROM json_each(?))`,
+      )
       .all(repoId, JSON.stringify(modules)) as { id: number }[]
   ).map((r) => r.id);
 }

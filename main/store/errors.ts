@@ -55,11 +55,7 @@ export class StoreWriteError extends StoreError {
           : code.startsWith('SQLITE_IOERR')
             ? 'an I/O error occurred'
             : String((cause as Error | undefined)?.message ?? cause);
-    super(
-      `Could not write ${what} to ${dbPath}: ${reason}. The change was rolled back; everything stored before is intact.`,
-      dbPath,
-      { cause },
-    );
+    super(`Could not write ${what} to ${dbPath}: ${reason}. The change was rolled back; everything stored before is intact.`, dbPath, { cause });
     this.name = 'StoreWriteError';
   }
 }

@@ -122,7 +122,6 @@ export class ExchangeStore {
     return inTransaction(this.db, this.dbPath, what, fn);
   }
 
-
   beginRun(info: RunInfo): string {
     const id = info.id ?? newRunId();
     this.write(`generation run ${id}`, () =>
@@ -131,7 +130,18 @@ export class ExchangeStore {
           `INSERT INTO generation_runs (id, created_at, backend, provider, model, prompt_version, prompt_hash, prompts, config, manifest_hash)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(id, now(), info.backend, info.provider, info.model, info.prompts.version, info.prompts.hash, JSON.stringify(info.prompts.templates), JSON.stringify(info.config), info.manifestHash ?? null),
+        .run(
+          id,
+          now(),
+          info.backend,
+          info.provider,
+          info.model,
+          info.prompts.version,
+          info.prompts.hash,
+          JSON.stringify(info.prompts.templates),
+          JSON.stringify(info.config),
+          info.manifestHash ?? null,
+        ),
     );
     return id;
   }
@@ -187,8 +197,7 @@ export class ExchangeStore {
         .get(requestHash, runId) as ExchangeRow | undefined;
     }
     return this.db.prepare(`SELECT * FROM llm_exchanges WHERE request_hash = ? AND status = 'ok' ORDER BY id DESC LIMIT 1`).get(requestHash) as
-      | ExchangeRow
-      | undefined;
+      ExchangeRow | undefined;
   }
 
   exchanges(filter: { runId?: string; taskId?: string } = {}): ExchangeRow[] {
@@ -207,9 +216,9 @@ export class ExchangeStore {
 
   /** Providers that recorded exchanges for a model (to pick the one to replay). */
   providersFor(model: string): string[] {
-    return (this.db.prepare(`SELECT DISTINCT provider FROM llm_exchanges WHERE model = ? AND status = 'ok' ORDER BY provider`).all(model) as { provider: string }[]).map(
-      (r) => r.provider,
-    );
+    return (
+      this.db.prepare(`SELECT DISTINCT provider FROM llm_exchanges WHERE model = ? AND status = 'ok' ORDER BY provider`).all(model) as { provider: string }[]
+    ).map((r) => r.provider);
   }
 
   usageOfRun(runId: string): UsageTotals {
@@ -217,7 +226,9 @@ export class ExchangeStore {
   }
 
   usageByTask(runId: string): Map<string, UsageTotals> {
-    const rows = this.db.prepare(`SELECT task_id, ${TOTALS_SQL} FROM llm_exchanges WHERE run_id = ? GROUP BY task_id ORDER BY task_id`).all(runId) as (TotalsRow & {
+    const rows = this.db
+      .prepare(`SELECT task_id, ${TOTALS_SQL} FROM llm_exchanges WHERE run_id = ? GROUP BY task_id ORDER BY task_id`)
+      .all(runId) as (TotalsRow & {
       task_id: string | null;
     })[];
     return new Map(rows.map((r) => [r.task_id ?? '', totals(r)]));
@@ -233,8 +244,7 @@ export class ExchangeStore {
 
   getResult<T = unknown>(runId: string, taskId: string, purpose = 'generate'): T | undefined {
     const row = this.db.prepare('SELECT result FROM generation_results WHERE run_id = ? AND task_id = ? AND purpose = ?').get(runId, taskId, purpose) as
-      | { result: string }
-      | undefined;
+      { result: string } | undefined;
     return row ? (JSON.parse(row.result) as T) : undefined;
   }
 }

@@ -91,15 +91,13 @@ export class ExperimentStore {
     return inTransaction(this.db, this.dbPath, what, fn);
   }
 
-
   /**
    * A task's reference check under a manifest (which tests its reference passes), or null when
    * none is stored or the stored one was made for other inputs (`key` differs).
    */
   referenceCheck(manifestHash: string, taskId: string, key: string): StoredReferenceCheck | null {
-    const r = this.db
-      .prepare('SELECT key, passes, tests, reason FROM reference_checks WHERE manifest_hash = ? AND task_id = ?')
-      .get(manifestHash, taskId) as { key: string; passes: number; tests: string; reason: string } | undefined;
+    const r = this.db.prepare('SELECT key, passes, tests, reason FROM reference_checks WHERE manifest_hash = ? AND task_id = ?').get(manifestHash, taskId) as
+      { key: string; passes: number; tests: string; reason: string } | undefined;
     if (!r || r.key !== key) return null;
     return { key: r.key, passes: r.passes === 1, tests: JSON.parse(r.tests) as string[], reason: r.reason };
   }
@@ -134,7 +132,9 @@ export class ExperimentStore {
     };
   }
 
-  create(run: Pick<ExperimentRunRecord, 'id' | 'kind' | 'manifestFile' | 'manifestHash' | 'taskIds' | 'conditions' | 'backend' | 'provenance' | 'options'>): void {
+  create(
+    run: Pick<ExperimentRunRecord, 'id' | 'kind' | 'manifestFile' | 'manifestHash' | 'taskIds' | 'conditions' | 'backend' | 'provenance' | 'options'>,
+  ): void {
     const now = new Date().toISOString();
     this.write(`experiment run ${run.id}`, () =>
       this.db
@@ -172,7 +172,9 @@ export class ExperimentStore {
   finish(id: string, status: 'done' | 'cancelled'): void {
     const now = new Date().toISOString();
     this.write(`experiment run ${id}`, () =>
-      this.db.prepare('UPDATE experiment_runs SET status = ?, finished_at = ?, updated_at = ? WHERE id = ?').run(status, status === 'done' ? now : null, now, id),
+      this.db
+        .prepare('UPDATE experiment_runs SET status = ?, finished_at = ?, updated_at = ? WHERE id = ?')
+        .run(status, status === 'done' ? now : null, now, id),
     );
   }
 
@@ -208,20 +210,33 @@ export class ExperimentStore {
     const rows = this.db
       .prepare('SELECT task_id, condition, status, created_at, cost_usd, result FROM experiment_results WHERE run_id = ? ORDER BY rowid')
       .all(runId) as { task_id: string; condition: string; status: 'ok' | 'error'; created_at: string; cost_usd: number | null; result: string }[];
-    return rows.map((r) => ({ taskId: r.task_id, condition: r.condition, status: r.status, createdAt: r.created_at, costUsd: r.cost_usd, result: JSON.parse(r.result) as R }));
+    return rows.map((r) => ({
+      taskId: r.task_id,
+      condition: r.condition,
+      status: r.status,
+      createdAt: r.created_at,
+      costUsd: r.cost_usd,
+      result: JSON.parse(r.result) as R,
+    }));
   }
 
   /** One (task, condition) outcome of a run, or undefined when it has none yet. */
   result<R = unknown>(runId: string, taskId: string, condition: string): ResultRecord<R> | undefined {
     const r = this.db
       .prepare('SELECT task_id, condition, status, created_at, cost_usd, result FROM experiment_results WHERE run_id = ? AND task_id = ? AND condition = ?')
-      .get(runId, taskId, condition) as { task_id: string; condition: string; status: 'ok' | 'error'; created_at: string; cost_usd: number | null; result: string } | undefined;
-    return r && { taskId: r.task_id, condition: r.condition, status: r.status, createdAt: r.created_at, costUsd: r.cost_usd, result: JSON.parse(r.result) as R };
+      .get(runId, taskId, condition) as
+      { task_id: string; condition: string; status: 'ok' | 'error'; created_at: string; cost_usd: number | null; result: string } | undefined;
+    return (
+      r && { taskId: r.task_id, condition: r.condition, status: r.status, createdAt: r.created_at, costUsd: r.cost_usd, result: JSON.parse(r.result) as R }
+    );
   }
 
   /** Keys `task\u0000condition` of results already stored as ok (errors are retried on resume). */
   doneKeys(runId: string): Set<string> {
-    const rows = this.db.prepare(`SELECT task_id, condition FROM experiment_results WHERE run_id = ? AND status = 'ok'`).all(runId) as { task_id: string; condition: string }[];
+    const rows = this.db.prepare(`SELECT task_id, condition FROM experiment_results WHERE run_id = ? AND status = 'ok'`).all(runId) as {
+      task_id: string;
+      condition: string;
+    }[];
     return new Set(rows.map((r) => `${r.task_id}\u0000${r.condition}`));
   }
 

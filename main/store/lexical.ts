@@ -49,9 +49,11 @@ export interface LexicalTexts {
 }
 
 const STOP = new Set(
-  ('a an and are as at be by can do does for from has have if in into is it its may must not of on or ' +
+  (
+    'a an and are as at be by can do does for from has have if in into is it its may must not of on or ' +
     'should so than that the then there these this those to was were when which will with without ' +
-    'def return self cls none true false class import raise lambda yield pass else elif while').split(' '),
+    'def return self cls none true false class import raise lambda yield pass else elif while'
+  ).split(' '),
 );
 
 /** The distinct lower-case word tokens of free text (identifiers split at `_` and camelCase), stop words left out. */

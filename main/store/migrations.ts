@@ -139,11 +139,20 @@ export const MIGRATIONS: readonly Migration[] = [
       };
       type UnitRow = { id: number; qualname: string; signature: string; docstring: string | null; body: string };
       const units = db.prepare("SELECT id, qualname, signature, docstring, body FROM units WHERE kind != 'module'").all() as UnitRow[];
-      put('fts_units', units.map((u) => ({ id: u.id, text: unitLexicalText(u) })));
+      put(
+        'fts_units',
+        units.map((u) => ({ id: u.id, text: unitLexicalText(u) })),
+      );
       const chunks = db.prepare('SELECT id, text FROM chunks').all() as { id: number; text: string }[];
-      put('fts_chunks', chunks.map((c) => ({ id: c.id, text: chunkLexicalText(c) })));
+      put(
+        'fts_chunks',
+        chunks.map((c) => ({ id: c.id, text: chunkLexicalText(c) })),
+      );
       const api = db.prepare('SELECT id, text FROM api_entries').all() as { id: number; text: string }[];
-      put('fts_api', api.map((a) => ({ id: a.id, text: apiLexicalText(a) })));
+      put(
+        'fts_api',
+        api.map((a) => ({ id: a.id, text: apiLexicalText(a) })),
+      );
     },
   },
   {
@@ -249,7 +258,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    description: 'reference checks: the tests each task\'s reference passes, frozen per manifest',
+    description: "reference checks: the tests each task's reference passes, frozen per manifest",
     sql: `
       CREATE TABLE reference_checks (
         manifest_hash TEXT NOT NULL,

@@ -139,7 +139,6 @@ export class Store {
     return inTransaction(this.db, this.path, what, fn);
   }
 
-
   // ── repositories ──────────────────────────────────────────────────────────
 
   upsertRepository(root: string, name = path.basename(root)): RepositoryRow {
@@ -375,9 +374,10 @@ export class Store {
     let n = 0;
     for (const kind of ITEM_KINDS) {
       n += (
-        this.stmt(
-          `SELECT count(*) AS n FROM ${ITEM_TABLE[kind]} WHERE repo_id = ? AND embedded_with IS NOT ? ${EMBED_FILTER_SQL[kind]}`,
-        ).get(repoId, encoderId) as { n: number }
+        this.stmt(`SELECT count(*) AS n FROM ${ITEM_TABLE[kind]} WHERE repo_id = ? AND embedded_with IS NOT ? ${EMBED_FILTER_SQL[kind]}`).get(
+          repoId,
+          encoderId,
+        ) as { n: number }
       ).n;
     }
     return n;
@@ -424,8 +424,7 @@ export class Store {
   startRun(repoId: number, encoderId: number): number {
     return this.write('index run', () =>
       Number(
-        this.stmt("INSERT INTO index_runs(repo_id, started_at, status, encoder_id) VALUES (?, ?, 'running', ?)").run(repoId, now(), encoderId)
-          .lastInsertRowid,
+        this.stmt("INSERT INTO index_runs(repo_id, started_at, status, encoder_id) VALUES (?, ?, 'running', ?)").run(repoId, now(), encoderId).lastInsertRowid,
       ),
     );
   }
@@ -437,9 +436,8 @@ export class Store {
   }
 
   lastRun(repoId: number): { id: number; status: string; started_at: string; finished_at: string | null; stats: unknown } | undefined {
-    const row = this.stmt('SELECT id, status, started_at, finished_at, stats FROM index_runs WHERE repo_id = ? ORDER BY id DESC LIMIT 1').get(
-      repoId,
-    ) as { id: number; status: string; started_at: string; finished_at: string | null; stats: string | null } | undefined;
+    const row = this.stmt('SELECT id, status, started_at, finished_at, stats FROM index_runs WHERE repo_id = ? ORDER BY id DESC LIMIT 1').get(repoId) as
+      { id: number; status: string; started_at: string; finished_at: string | null; stats: string | null } | undefined;
     return row && { ...row, stats: row.stats ? JSON.parse(row.stats) : null };
   }
 

@@ -8,7 +8,13 @@ import type { PipelineConfig } from '../model/config.ts';
 export function configHash(config: PipelineConfig): string {
   const canon = (v: unknown): unknown =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
+      ? Object.fromEntries(
+          Object.keys(v as object)
+            .sort()
+            .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+        )
       : v;
-  return createHash('sha256').update(JSON.stringify(canon(config))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canon(config)))
+    .digest('hex');
 }

@@ -72,7 +72,10 @@ export function parseTestCommand(cmd: string): TestCommand {
   for (; i < words.length; i++) {
     const m = ASSIGNMENT.exec(words[i]!);
     if (!m) break;
-    if (REFUSED_VARS.has(m[1]!)) throw new TestCommandError(`test_command "${cmd}" sets ${m[1]}, which the validator does not pass on (name the interpreter with the task's "python" instead)`);
+    if (REFUSED_VARS.has(m[1]!))
+      throw new TestCommandError(
+        `test_command "${cmd}" sets ${m[1]}, which the validator does not pass on (name the interpreter with the task's "python" instead)`,
+      );
     env[m[1]!] = m[2]!;
   }
   const exeWord = words[i] ?? '';

@@ -56,7 +56,18 @@ export type TraceStep =
   | { kind: 'cancelled'; index: number; note: string }
   | { kind: 'selected'; index: number; note: string }
   | { kind: 'group'; groups: number[][]; chosen: number[]; representative: number; note: string }
-  | { kind: 'repair'; round: number; input: string; findings: number; failingOutputChars: number; code: string; status: VerdictStatus; reason: string; passedTests: number; durationMs: number }
+  | {
+      kind: 'repair';
+      round: number;
+      input: string;
+      findings: number;
+      failingOutputChars: number;
+      code: string;
+      status: VerdictStatus;
+      reason: string;
+      passedTests: number;
+      durationMs: number;
+    }
   | { kind: 'repair-error'; round: number; message: string }
   | { kind: 'repair-unavailable'; note: string }
   | { kind: 'final'; origin: Selection['origin']; index: number | null; round: number | null; passed: boolean; note: string };
@@ -107,7 +118,17 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
   if (winner !== null) {
     steps.push({ kind: 'selected', index: winner, note: 'earliest passing candidate in generation order' });
     steps.push({ kind: 'final', origin: 'candidate', index: winner, round: null, passed: true, note: 'a raw candidate passed; no repair' });
-    return { code: candidates[winner]!, origin: 'candidate', candidateIndex: winner, repairRound: null, passed: true, verdict: verdicts[winner]!, candidateVerdicts: verdicts, repairs: [], trace: trace() };
+    return {
+      code: candidates[winner]!,
+      origin: 'candidate',
+      candidateIndex: winner,
+      repairRound: null,
+      passed: true,
+      verdict: verdicts[winner]!,
+      candidateVerdicts: verdicts,
+      repairs: [],
+      trace: trace(),
+    };
   }
 
   // 2. None passed: the earliest member of the largest self-consistency group.
@@ -115,7 +136,17 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
   const { repairs, passed } = await repairLoop(s, rep);
   if (passed) {
     steps.push({ kind: 'final', origin: 'repair', index: rep, round: passed.round, passed: true, note: `repair round ${passed.round} passed` });
-    return { code: passed.code, origin: 'repair', candidateIndex: rep, repairRound: passed.round, passed: true, verdict: passed.verdict, candidateVerdicts: verdicts, repairs, trace: trace() };
+    return {
+      code: passed.code,
+      origin: 'repair',
+      candidateIndex: rep,
+      repairRound: passed.round,
+      passed: true,
+      verdict: passed.verdict,
+      candidateVerdicts: verdicts,
+      repairs,
+      trace: trace(),
+    };
   }
   return afterFailedRepairs(s, rep, repairs);
 }
@@ -127,12 +158,32 @@ async function unverified({ input, cfg, steps, verdicts, trace }: Selecting): Pr
   if ((cfg.validation.unverifiedOutput ?? 'first') === 'first') {
     steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the first candidate is the output' });
     steps.push({ kind: 'final', origin: 'candidate', index: 0, round: null, passed: false, note: 'first candidate, unvalidated' });
-    return { code: candidates[0]!, origin: 'candidate', candidateIndex: 0, repairRound: null, passed: false, verdict: null, candidateVerdicts: verdicts, repairs: [], trace: trace() };
+    return {
+      code: candidates[0]!,
+      origin: 'candidate',
+      candidateIndex: 0,
+      repairRound: null,
+      passed: false,
+      verdict: null,
+      candidateVerdicts: verdicts,
+      repairs: [],
+      trace: trace(),
+    };
   }
   steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the normalised mode (earliest candidate of the largest group) is the output' });
   const rep = await representative(input, steps);
   steps.push({ kind: 'final', origin: 'candidate', index: rep, round: null, passed: false, note: `normalised-mode candidate ${rep}, unvalidated` });
-  return { code: candidates[rep]!, origin: 'candidate', candidateIndex: rep, repairRound: null, passed: false, verdict: null, candidateVerdicts: verdicts, repairs: [], trace: trace() };
+  return {
+    code: candidates[rep]!,
+    origin: 'candidate',
+    candidateIndex: rep,
+    repairRound: null,
+    passed: false,
+    verdict: null,
+    candidateVerdicts: verdicts,
+    repairs: [],
+    trace: trace(),
+  };
 }
 
 /**

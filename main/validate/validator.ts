@@ -10,15 +10,7 @@ import path from 'node:path';
 import type { Task } from '../model/task.ts';
 import { DEFAULT_CONFIG, type PipelineConfig } from '../model/config.ts';
 import { abortError, Pool } from './pool.ts';
-import {
-  DEFAULT_LIMITS,
-  detectSandbox,
-  newNonce,
-  runSandboxed,
-  SandboxUnavailableError,
-  type SandboxOptions,
-  type SandboxRunResult,
-} from './sandbox.ts';
+import { DEFAULT_LIMITS, detectSandbox, newNonce, runSandboxed, SandboxUnavailableError, type SandboxOptions, type SandboxRunResult } from './sandbox.ts';
 import type { Limits, SandboxEvent, SandboxInfo, StaticFinding, TargetUse, TestEnvironment, TestResult, TestOutcome, Verdict } from '../model/verdict.ts';
 import { processTempDir, removeTree } from './cleanup.ts';
 import { listRepository, planTask, snapshotRepository, TaskError, type RepoListing, type TaskPlan } from './workspace.ts';
@@ -178,7 +170,8 @@ export class Validator {
    */
   async validate(task: Task, code: string, opts: ValidateOptions = {}): Promise<Verdict> {
     const expected = task.reference !== undefined ? await this.referenceCheck(task, opts) : null;
-    if (expected && !expected.passes) throw new TaskError(`its reference does not pass its own tests (${expected.reason}), so no candidate can be judged`, task.id);
+    if (expected && !expected.passes)
+      throw new TaskError(`its reference does not pass its own tests (${expected.reason}), so no candidate can be judged`, task.id);
     return this.shared(task, code, false, opts, expected);
   }
 
@@ -194,7 +187,9 @@ export class Validator {
    */
   referenceCheck(task: Task, opts: Pick<ValidateOptions, 'signal'> = {}): Promise<ReferenceCheck> {
     if (!task.reference) return Promise.reject(new TaskError('it has no reference solution', task.id));
-    const key = createHash('sha256').update(`${planKey(task)}\0${normalise(task.reference)}`).digest('hex');
+    const key = createHash('sha256')
+      .update(`${planKey(task)}\0${normalise(task.reference)}`)
+      .digest('hex');
     let p = this.referenceChecks.get(key);
     if (!p) {
       const stored = this.opts.expectations?.get(task.id, key);
@@ -298,7 +293,10 @@ export class Validator {
     if (staticOnly || !timingDependent(first, this.opts.flakyMargin ?? FLAKY_MARGIN)) return first;
     // The outcome may be the clock's, not the candidate's: run it once more and compare.
     const second = await once();
-    const rerun = { kind: 'rerun' as const, detail: `rerun because ${first.status === 'timeout' ? 'it timed out' : `it took ${first.durationMs} ms of a ${timeoutMs} ms limit`}; second run: ${second.status}` };
+    const rerun = {
+      kind: 'rerun' as const,
+      detail: `rerun because ${first.status === 'timeout' ? 'it timed out' : `it took ${first.durationMs} ms of a ${timeoutMs} ms limit`}; second run: ${second.status}`,
+    };
     if (second.status === first.status) return { ...first, sandbox: { ...first.sandbox, events: [...first.sandbox.events, rerun] } };
     return {
       ...second,
@@ -374,7 +372,9 @@ function assertTraversable(dir: string, uid: number, taskId?: string): void {
           taskId,
         );
       }
-      throw new SandboxUnavailableError(`${dir} is unreachable for the sandbox's uid ${uid}: ${cur} is not searchable by others (chmod o+x it, or choose another TMPDIR / workRoot)`);
+      throw new SandboxUnavailableError(
+        `${dir} is unreachable for the sandbox's uid ${uid}: ${cur} is not searchable by others (chmod o+x it, or choose another TMPDIR / workRoot)`,
+      );
     }
     const up = path.dirname(cur);
     if (up === cur) return;
@@ -388,7 +388,20 @@ export function createValidator(opts: ValidatorOptions = {}): Promise<Validator>
 
 function planKey(task: Task): string {
   return createHash('sha256')
-    .update(JSON.stringify([task.id, task.repoPath, task.file, task.qualname, task.check_template ?? null, task.placeholder ?? null, task.test_command ?? null, task.tests ?? null, task.reference_runtime_ms ?? null, task.python ?? null]))
+    .update(
+      JSON.stringify([
+        task.id,
+        task.repoPath,
+        task.file,
+        task.qualname,
+        task.check_template ?? null,
+        task.placeholder ?? null,
+        task.test_command ?? null,
+        task.tests ?? null,
+        task.reference_runtime_ms ?? null,
+        task.python ?? null,
+      ]),
+    )
     .digest('hex');
 }
 
@@ -486,12 +499,18 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   const { refused, tampering } = runnerNotices(report, events);
   if (!done && !run.killedBy && !harnessError) {
     const setup = /^(bwrap|setpriv|prlimit): .*/m.exec(run.stderr);
-    events.push(setup ? { kind: 'sandbox-failure', detail: setup[0].slice(0, 300) } : { kind: 'no-report', detail: 'the harness ended without its final report' });
+    events.push(
+      setup ? { kind: 'sandbox-failure', detail: setup[0].slice(0, 300) } : { kind: 'no-report', detail: 'the harness ended without its final report' },
+    );
   }
 
   const targetFile = plan.target.kind === 'file' ? plan.target.file : 'program.py';
   const target: TargetUse | null = done?.target
-    ? { expectedFile: targetFile, loadedFrom: typeof done.target.loadedFrom === 'string' ? done.target.loadedFrom : null, calls: typeof done.target.calls === 'number' ? done.target.calls : null }
+    ? {
+        expectedFile: targetFile,
+        loadedFrom: typeof done.target.loadedFrom === 'string' ? done.target.loadedFrom : null,
+        calls: typeof done.target.calls === 'number' ? done.target.calls : null,
+      }
     : null;
   const environment: TestEnvironment | null = done?.environment
     ? { python: String(done.environment.python ?? ''), version: String(done.environment.version ?? ''), env: { ...plan.env } }
@@ -569,7 +588,8 @@ function limitEvents(plan: TaskPlan, run: SandboxRunResult, { records, forged, d
   const runnerForged = Number(done?.forged ?? records.find((r) => r.t === 'forged')?.count ?? 0);
   if (forged) events.push({ kind: 'forged-output-ignored', detail: `${forged} unauthenticated line(s) on the report channel` });
   if (runnerForged) events.push({ kind: 'forged-output-ignored', detail: `${runnerForged} unauthenticated line(s) on the runner's report pipe` });
-  if (done && Number(done.otherPid ?? 0)) events.push({ kind: 'forged-output-ignored', detail: `${done.otherPid} record(s) from another process (a fork of the candidate's) ignored` });
+  if (done && Number(done.otherPid ?? 0))
+    events.push({ kind: 'forged-output-ignored', detail: `${done.otherPid} record(s) from another process (a fork of the candidate's) ignored` });
   if (plan.kind === 'template' && run.stdout.includes('__REPOEXEC_RESULTS__'))
     events.push({ kind: 'forged-output-ignored', detail: 'a results line printed on stdout (not the harness channel)' });
 }
@@ -608,11 +628,17 @@ function statusOf(d: Decision): { status: Verdict['status']; reason: string } {
   if (run.exit.signal === 'SIGXCPU') return { status: 'timeout', reason: 'killed at the CPU-time limit' };
   if (run.killedBy) return { status: 'error', reason: run.killedBy === 'output-limit' ? 'killed for producing too much output' : 'cancelled' };
   if (harnessError) {
-    return { status: 'error', reason: `${harnessError.t === 'task-error' ? 'task problem' : 'harness error'}: ${String(harnessError.message).split('\n').filter(Boolean).slice(-1)[0] ?? ''}` };
+    return {
+      status: 'error',
+      reason: `${harnessError.t === 'task-error' ? 'task problem' : 'harness error'}: ${String(harnessError.message).split('\n').filter(Boolean).slice(-1)[0] ?? ''}`,
+    };
   }
   if (blocking && done) return { status: 'failed', reason: `static check: ${blocking.message}` };
   if (!done && refused.length) {
-    return { status: 'error', reason: `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses; then the run ended without a final report` };
+    return {
+      status: 'error',
+      reason: `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses; then the run ended without a final report`,
+    };
   }
   if (!done) {
     const how = run.exit.signal
@@ -620,7 +646,10 @@ function statusOf(d: Decision): { status: Verdict['status']; reason: string } {
       : ended
         ? `the test runner exited with code ${ended.code} before its final report (an early exit such as os._exit, or a crash)`
         : `exited with code ${run.exit.code}`;
-    return { status: 'error', reason: `no trustworthy test report: ${ended ? how : `the run ${how} before the harness finished (early exit, crash or sandbox failure)`}` };
+    return {
+      status: 'error',
+      reason: `no trustworthy test report: ${ended ? how : `the run ${how} before the harness finished (early exit, crash or sandbox failure)`}`,
+    };
   }
   if (tampering.length) return { status: 'error', reason: `forgery: ${tampering[0]}${tampering.length > 1 ? ` (and ${tampering.length - 1} more)` : ''}` };
   if (refused.length) return { status: 'error', reason: `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses` };
@@ -631,10 +660,16 @@ function statusOf(d: Decision): { status: Verdict['status']; reason: string } {
   const failing = tests.filter((t) => FAILING.has(t.outcome) && (t.expected || !expected));
   if (failing.length) {
     const first = failing[0]!;
-    return { status: 'failed', reason: `${failing.length} test(s) did not pass (first: ${first.id}: ${first.outcome}${first.message ? ` — ${lastLine(first.message)}` : ''})` };
+    return {
+      status: 'failed',
+      reason: `${failing.length} test(s) did not pass (first: ${first.id}: ${first.outcome}${first.message ? ` — ${lastLine(first.message)}` : ''})`,
+    };
   }
   if (expected ? passedExpected === expected.length : tests.some((t) => t.outcome === 'passed')) {
-    return { status: 'passed', reason: expected ? `all ${expected.length} expected tests passed` : `${tests.filter((t) => t.outcome === 'passed').length} tests passed` };
+    return {
+      status: 'passed',
+      reason: expected ? `all ${expected.length} expected tests passed` : `${tests.filter((t) => t.outcome === 'passed').length} tests passed`,
+    };
   }
   return { status: 'failed', reason: expected ? `${expected.length - passedExpected} expected test(s) did not pass (skipped)` : 'no test passed' };
 }
@@ -648,7 +683,14 @@ function exerciseProblem(t: TargetUse): string | null {
 }
 
 function lastLine(s: string): string {
-  return (s.split('\n').filter((l) => l.trim()).slice(-1)[0] ?? '').trim().slice(0, 300);
+  return (
+    s
+      .split('\n')
+      .filter((l) => l.trim())
+      .slice(-1)[0] ?? ''
+  )
+    .trim()
+    .slice(0, 300);
 }
 
 /** The failing tests' output, for a repair prompt: each failing test's message, then stderr's tail. */

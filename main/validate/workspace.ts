@@ -96,8 +96,20 @@ export function taskInterpreter(task: Task, named: string | null): string | null
 }
 
 const SKIP_DIRS = new Set([
-  '.git', '.hg', '.svn', '__pycache__', 'node_modules', '.tox', '.nox', '.mypy_cache', '.pytest_cache',
-  '.ruff_cache', '.venv', '.eggs', '.idea', '.vscode',
+  '.git',
+  '.hg',
+  '.svn',
+  '__pycache__',
+  'node_modules',
+  '.tox',
+  '.nox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.ruff_cache',
+  '.venv',
+  '.eggs',
+  '.idea',
+  '.vscode',
 ]);
 
 /** The files of a repository that go into each workspace (VCS folders, caches, virtualenvs left out). */

@@ -35,7 +35,9 @@ function Nav() {
       <ul className="nav-list" role="list" onKeyDown={(e) => rovingKeyDown(e, 'vertical')} data-testid="nav">
         {NAV.map((n) => {
           const current = n.id === view;
-          const busy = running.filter((j) => (n.id === 'repository' ? j.kind === 'index' : n.id === 'task' ? j.kind === 'task' : n.id === 'experiment' ? j.kind === 'experiment' : false)).length;
+          const busy = running.filter((j) =>
+            n.id === 'repository' ? j.kind === 'index' : n.id === 'task' ? j.kind === 'task' : n.id === 'experiment' ? j.kind === 'experiment' : false,
+          ).length;
           return (
             <li key={n.id}>
               <button
@@ -127,7 +129,9 @@ export function App() {
     const onKey = (e: KeyboardEvent) => {
       // Alt+1…6 jump between views.
       if (e.altKey && !e.ctrlKey && !e.metaKey && /^[1-6]$/.test(e.key)) {
-        getStore().getState().setView(NAV[Number(e.key) - 1]!.id);
+        getStore()
+          .getState()
+          .setView(NAV[Number(e.key) - 1]!.id);
         e.preventDefault();
       }
     };

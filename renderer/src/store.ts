@@ -236,7 +236,14 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       setView: (view) => set({ view }),
 
       async init() {
-        await Promise.all([get().refreshInfo(), get().refreshSettings(), get().refreshRepos(), get().refreshJobs(), get().refreshMethods(), get().refreshRuns()]);
+        await Promise.all([
+          get().refreshInfo(),
+          get().refreshSettings(),
+          get().refreshRepos(),
+          get().refreshJobs(),
+          get().refreshMethods(),
+          get().refreshRuns(),
+        ]);
         const info = get().info.data;
         if (info && !get().manifest && info.sampleManifest) void get().loadTasks(info.sampleManifest);
       },
@@ -244,7 +251,10 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       handleEvent(e) {
         switch (e.type) {
           case 'job':
-            applyJob(e.job, get().jobs.find((j) => j.id === e.job.id));
+            applyJob(
+              e.job,
+              get().jobs.find((j) => j.id === e.job.id),
+            );
             break;
           case 'repos-changed':
             void get().refreshRepos();
@@ -277,7 +287,11 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       async refreshJobs() {
         try {
           const jobs = await api.call('job.list', {});
-          for (const job of jobs) applyJob(job, get().jobs.find((j) => j.id === job.id));
+          for (const job of jobs)
+            applyJob(
+              job,
+              get().jobs.find((j) => j.id === job.id),
+            );
         } catch (err) {
           get().notify('warning', `could not list jobs: ${asCallError(err).message}`);
         }
@@ -364,7 +378,10 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       async jobAction(jobId, action) {
         try {
           const job = await api.call(action === 'cancel' ? 'job.cancel' : action === 'pause' ? 'job.pause' : 'job.resume', { jobId });
-          applyJob(job, get().jobs.find((j) => j.id === job.id));
+          applyJob(
+            job,
+            get().jobs.find((j) => j.id === job.id),
+          );
         } catch (err) {
           get().notify('error', `could not ${action} the job: ${asCallError(err).message}`);
         }

@@ -34,7 +34,16 @@ afterAll(() => {
 
 describe('build-app', () => {
   it('produces the main process, the preload, the engine entry and its siblings', () => {
-    for (const f of ['main.cjs', 'preload.cjs', 'engine-process.js', 'worker.js', 'parse-worker.js', 'tree-sitter.wasm', 'package.json', path.join('py', '_opencoder_harness.py')]) {
+    for (const f of [
+      'main.cjs',
+      'preload.cjs',
+      'engine-process.js',
+      'worker.js',
+      'parse-worker.js',
+      'tree-sitter.wasm',
+      'package.json',
+      path.join('py', '_opencoder_harness.py'),
+    ]) {
       expect(built.files, f).toContain(f);
     }
     expect(JSON.parse(fs.readFileSync(path.join(built.outDir, 'package.json'), 'utf8')).type).toBe('commonjs');
@@ -74,7 +83,11 @@ describe('build-app', () => {
   it('the main process wires window, engine, IPC, keys, picker, crash restart and shutdown (fake electron)', () => {
     const home = path.join(tmp, 'home-main');
     fs.mkdirSync(home);
-    const out = execFileSync(process.execPath, [path.join(FIXTURES, 'main-smoke.cjs'), built.outDir, home], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    const out = execFileSync(process.execPath, [path.join(FIXTURES, 'main-smoke.cjs'), built.outDir, home], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
     const r = JSON.parse(out.trim().split('\n').at(-1)!);
     expect(r.error).toBeUndefined();
     const c = r.checks;
@@ -82,9 +95,20 @@ describe('build-app', () => {
     expect(r.calls[0]).toEqual(['app.setPath', 'userData', home]);
     expect(r.calls[1]).toEqual(['app.setPath', 'sessionData', path.join(home, 'chromium')]);
     expect(calls).toContain('app.enableSandbox');
-    expect(r.calls.find((x: unknown[]) => x[0] === 'protocol.registerSchemesAsPrivileged')[1][0]).toMatchObject({ scheme: 'app', privileges: { standard: true, secure: true } });
+    expect(r.calls.find((x: unknown[]) => x[0] === 'protocol.registerSchemesAsPrivileged')[1][0]).toMatchObject({
+      scheme: 'app',
+      privileges: { standard: true, secure: true },
+    });
     expect(c.window.url).toBe('app://opencoder/index.html');
-    expect(c.window.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false, spellcheck: false, preload: path.join(built.outDir, 'preload.cjs') });
+    expect(c.window.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      webviewTag: false,
+      spellcheck: false,
+      preload: path.join(built.outDir, 'preload.cjs'),
+    });
     // engine: forked from the unpacked bundle, told where everything is
     expect(r.forks[0]).toEqual({ modulePath: path.join(built.outDir, 'engine-process.js'), serviceName: 'OpenCoder engine' });
     expect(c.engineInit.init).toMatchObject({ dbPath: path.join(home, 'workspace.db'), dataDir: home, keyStorage: 'session', folderPicker: true });
@@ -96,7 +120,12 @@ describe('build-app', () => {
     // keys.set: validated and trimmed in main; no keychain here, so nothing is written
     expect(c.keysSetInvalid.error.code).toBe('invalid-input');
     expect(c.keysSet).toEqual({ ok: true, value: { openai: true, gemini: false } });
-    expect(r.engineReceived).toContainEqual({ type: 'call', id: expect.any(Number), name: 'keys.set', input: { provider: 'openai', key: 'sk-session-key-1234567890' } });
+    expect(r.engineReceived).toContainEqual({
+      type: 'call',
+      id: expect.any(Number),
+      name: 'keys.set',
+      input: { provider: 'openai', key: 'sk-session-key-1234567890' },
+    });
     expect(c.keysFileWritten).toBe(false);
     expect(r.sentToRenderer[0][1]).toMatchObject({ type: 'notice', level: 'warning', message: expect.stringContaining('this session only') });
     // picker
@@ -124,7 +153,9 @@ describe('build-app', () => {
     expect(c.protocolPost).toBe(405);
     // crash → the call in flight fails clearly, the renderer hears it, the engine restarts with the picked root
     expect(c.inFlightAfterCrash).toMatchObject({ ok: false, error: { code: 'engine', message: expect.stringContaining('exit code 9') } });
-    expect(r.sentToRenderer.map((x: unknown[]) => x[1])).toContainEqual(expect.objectContaining({ type: 'notice', level: 'error', message: expect.stringContaining('being restarted') }));
+    expect(r.sentToRenderer.map((x: unknown[]) => x[1])).toContainEqual(
+      expect.objectContaining({ type: 'notice', level: 'error', message: expect.stringContaining('being restarted') }),
+    );
     expect(c.forksAfterCrash).toBe(2);
     expect(c.restartInit.init.allowedRoots).toEqual(['/home/me/picked']);
     expect(c.restartInit.init.keys).toEqual({ openai: 'sk-session-key-1234567890' });

@@ -84,7 +84,16 @@ describe('engine host (the utility process side)', () => {
     await flush();
     expect(f.create).toHaveBeenCalledTimes(1);
     const o = f.options();
-    expect(o).toMatchObject({ dbPath: '/data/workspace.db', mode: 'electron', allowedRoots: ['/opt/OpenCoder/resources'], settingsFile: '/data/settings.json', dataDir: '/data', modelsDir: '/data/models', demo: false, env: { PATH: '/usr/bin' } });
+    expect(o).toMatchObject({
+      dbPath: '/data/workspace.db',
+      mode: 'electron',
+      allowedRoots: ['/opt/OpenCoder/resources'],
+      settingsFile: '/data/settings.json',
+      dataDir: '/data',
+      modelsDir: '/data/models',
+      demo: false,
+      env: { PATH: '/usr/bin' },
+    });
     expect(o.keys!.kind).toBe('keychain');
     expect(o.keys!.get('openai')).toBe('sk-test-12345678');
     expect(typeof o.pickFolder).toBe('function');

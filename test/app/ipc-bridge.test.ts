@@ -75,7 +75,15 @@ describe('EngineBridge: request ids', () => {
     bridge.attach(p);
     bridge.receive({ type: 'ready' });
     const a = bridge.call('repo.list', {});
-    for (const junk of [null, 'ready', { type: 'result', id: 99, result: { ok: true, value: 1 } }, { type: 'result', id: 1, result: { nope: 1 } }, { type: 'event' }, { type: 'weird' }]) bridge.receive(junk);
+    for (const junk of [
+      null,
+      'ready',
+      { type: 'result', id: 99, result: { ok: true, value: 1 } },
+      { type: 'result', id: 1, result: { nope: 1 } },
+      { type: 'event' },
+      { type: 'weird' },
+    ])
+      bridge.receive(junk);
     expect(bridge.pendingCount).toBe(1);
     bridge.receive({ type: 'result', id: 1, result: { ok: false, error: { code: 'not-found', message: 'x' } } });
     bridge.receive({ type: 'result', id: 1, result: { ok: true, value: 'late duplicate' } });
@@ -355,7 +363,10 @@ describe('EngineSupervisor', () => {
     const waiting = bridge.call('app.info', {});
     ports[0]!.say({ type: 'fatal', message: 'NODE_MODULE_VERSION 127 vs 139: better-sqlite3 was built for another runtime' });
     expect(children[0]!.killed).toBe(true);
-    expect(await waiting).toEqual({ ok: false, error: { code: 'engine', message: expect.stringContaining('The engine could not start: NODE_MODULE_VERSION') } });
+    expect(await waiting).toEqual({
+      ok: false,
+      error: { code: 'engine', message: expect.stringContaining('The engine could not start: NODE_MODULE_VERSION') },
+    });
     await flush();
     t.advance(10_000);
     expect(children).toHaveLength(1);

@@ -34,7 +34,8 @@ const KEY = 'sk-proj-THIS-IS-THE-SECRET-0123456789';
 function assertNoPlaintext(file: string, key: string) {
   const raw = fs.readFileSync(file);
   const text = raw.toString('utf8');
-  for (const form of [key, Buffer.from(key).toString('base64'), Buffer.from(key).toString('hex'), key.slice(8, 24)]) expect(text.includes(form), form).toBe(false);
+  for (const form of [key, Buffer.from(key).toString('base64'), Buffer.from(key).toString('hex'), key.slice(8, 24)])
+    expect(text.includes(form), form).toBe(false);
   expect(raw.includes(Buffer.from(key))).toBe(false);
 }
 
@@ -73,7 +74,15 @@ describe('key vault with a working keychain', () => {
     const file = keysFile();
     const v = openKeyVault(file, fakeSafe(), 'linux');
     v.set('openai', KEY);
-    const broken = openKeyVault(file, fakeSafe({ encryptString: () => { throw new Error('keychain locked'); } }), 'linux');
+    const broken = openKeyVault(
+      file,
+      fakeSafe({
+        encryptString: () => {
+          throw new Error('keychain locked');
+        },
+      }),
+      'linux',
+    );
     expect(() => broken.set('openai', 'sk-other-12345678')).toThrow('keychain locked');
     expect(broken.get('openai')).toBe(KEY);
 
@@ -88,7 +97,15 @@ describe('key vault with a working keychain', () => {
   it('drops keys it cannot decrypt (keychain changed) with a notice, and survives a corrupt file', () => {
     const file = keysFile();
     openKeyVault(file, fakeSafe(), 'linux').set('openai', KEY);
-    const other = openKeyVault(file, fakeSafe({ decryptString: () => { throw new Error('bad key'); } }), 'linux');
+    const other = openKeyVault(
+      file,
+      fakeSafe({
+        decryptString: () => {
+          throw new Error('bad key');
+        },
+      }),
+      'linux',
+    );
     expect(other.kind).toBe('keychain');
     expect(other.get('openai')).toBeUndefined();
     expect(other.notice).toMatch(/openai key could not be decrypted/);
@@ -132,7 +149,15 @@ describe('key vault without a keychain', () => {
     const file = keysFile();
     openKeyVault(file, fakeSafe(), 'linux').set('openai', KEY);
     const before = fs.readFileSync(file, 'utf8');
-    const v = openKeyVault(file, fakeSafe({ isEncryptionAvailable: () => { throw new Error('not ready'); } }), 'linux');
+    const v = openKeyVault(
+      file,
+      fakeSafe({
+        isEncryptionAvailable: () => {
+          throw new Error('not ready');
+        },
+      }),
+      'linux',
+    );
     expect(v.kind).toBe('session');
     v.set('openai', 'sk-session-only-12345678');
     expect(fs.readFileSync(file, 'utf8')).toBe(before);

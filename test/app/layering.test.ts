@@ -56,7 +56,16 @@ describe('layering: who imports electron', () => {
   });
 
   it('the engine side of the shell does not import it either (it runs in a utility process and in tests)', () => {
-    const engineSide = ['app/engine-process.ts', 'app/engine-host.ts', 'app/engine-protocol.ts', 'app/ipc-bridge.ts', 'app/engine-supervisor.ts', 'app/keychain.ts', 'app/app-protocol.ts', 'app/layout.ts'];
+    const engineSide = [
+      'app/engine-process.ts',
+      'app/engine-host.ts',
+      'app/engine-protocol.ts',
+      'app/ipc-bridge.ts',
+      'app/engine-supervisor.ts',
+      'app/keychain.ts',
+      'app/app-protocol.ts',
+      'app/layout.ts',
+    ];
     expect(importers.filter((f) => engineSide.includes(f))).toEqual([]);
   });
 });

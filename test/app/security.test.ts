@@ -58,7 +58,7 @@ describe('Content-Security-Policy', () => {
   });
 
   it('replaces any CSP a response carried and keeps its other headers', () => {
-    const h = withCsp({ 'content-security-policy': ["default-src *"], 'Content-Security-Policy-Report-Only': 'x', 'Content-Type': 'text/html' });
+    const h = withCsp({ 'content-security-policy': ['default-src *'], 'Content-Security-Policy-Report-Only': 'x', 'Content-Type': 'text/html' });
     expect(h['Content-Security-Policy']).toEqual([CONTENT_SECURITY_POLICY]);
     expect(Object.keys(h).filter((k) => /content-security-policy/i.test(k))).toEqual(['Content-Security-Policy']);
     expect(h['Content-Type']).toEqual(['text/html']);
@@ -139,9 +139,17 @@ describe('app:// serves dist/renderer and nothing else', () => {
   const root = path.resolve('/srv/oc/dist/renderer');
 
   it('maps paths under the root, with index.html for / and client-side routes', () => {
-    expect(resolveAppAsset('app://opencoder/index.html', root)).toEqual({ ok: true, file: path.join(root, 'index.html'), contentType: 'text/html; charset=utf-8' });
+    expect(resolveAppAsset('app://opencoder/index.html', root)).toEqual({
+      ok: true,
+      file: path.join(root, 'index.html'),
+      contentType: 'text/html; charset=utf-8',
+    });
     expect(resolveAppAsset('app://opencoder/', root)).toMatchObject({ ok: true, file: path.join(root, 'index.html') });
-    expect(resolveAppAsset('app://opencoder/assets/index-abc.js?v=1', root)).toMatchObject({ ok: true, file: path.join(root, 'assets', 'index-abc.js'), contentType: 'text/javascript; charset=utf-8' });
+    expect(resolveAppAsset('app://opencoder/assets/index-abc.js?v=1', root)).toMatchObject({
+      ok: true,
+      file: path.join(root, 'assets', 'index-abc.js'),
+      contentType: 'text/javascript; charset=utf-8',
+    });
     expect(resolveAppAsset('app://opencoder/runs/abc', root)).toMatchObject({ ok: true, file: path.join(root, 'index.html') });
     expect(resolveAppAsset('app://opencoder/a%20b.css', root)).toMatchObject({ ok: true, file: path.join(root, 'a b.css') });
   });
@@ -182,7 +190,9 @@ describe('layout', () => {
     const l = appLayout(appDir, { isPackaged: false, resourcesPath: '/electron/resources' });
     expect(l.engineEntry).toBe(path.join(appDir, 'engine-process.js'));
     expect(l.resourcesDir).toBe(path.join('/work', 'oc', 'resources'));
-    expect(unpackedPath('C:\\Program Files\\OpenCoder\\resources\\app.asar\\dist\\app')).toBe('C:\\Program Files\\OpenCoder\\resources\\app.asar.unpacked\\dist\\app');
+    expect(unpackedPath('C:\\Program Files\\OpenCoder\\resources\\app.asar\\dist\\app')).toBe(
+      'C:\\Program Files\\OpenCoder\\resources\\app.asar.unpacked\\dist\\app',
+    );
     expect(unpackedPath('/x/app.asarx/y')).toBe('/x/app.asarx/y');
   });
 });

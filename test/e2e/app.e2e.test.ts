@@ -24,7 +24,11 @@ const SAMPLE_REPO = path.join(REPO_ROOT, 'resources', 'sample-repo');
 /** Saves the viewport, scrolled so the element with `testId` (when given) starts at the top. */
 async function shot(page: Page, name: string, testId?: string): Promise<void> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  if (testId) await page.getByTestId(testId).first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  if (testId)
+    await page
+      .getByTestId(testId)
+      .first()
+      .evaluate((el) => el.scrollIntoView({ block: 'start' }));
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 }
 
@@ -44,11 +48,15 @@ describe.skipIf(!present)('the desktop UI in browser mode', () => {
     const vite = await import('vite');
     await vite.build({ configFile: path.join(REPO_ROOT, 'renderer', 'vite.config.ts'), logLevel: 'warn', build: { outDir: rendererDir, emptyOutDir: true } });
 
-    server = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'opencoder.js'), 'serve', '--port', '0', '--json', '--no-demo', '--db', path.join(home, 'w.db'), '--renderer', rendererDir], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, OPENCODER_HOME: home, OPENAI_API_KEY: '', GEMINI_API_KEY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    server = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'opencoder.js'), 'serve', '--port', '0', '--json', '--no-demo', '--db', path.join(home, 'w.db'), '--renderer', rendererDir],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, OPENCODER_HOME: home, OPENAI_API_KEY: '', GEMINI_API_KEY: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr += d));
     const line = await new Promise<string>((resolve, reject) => {
@@ -69,7 +77,16 @@ describe.skipIf(!present)('the desktop UI in browser mode', () => {
       headless: true,
       acceptDownloads: true,
       viewport: { width: 1440, height: 960 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     // Nothing may leave the machine: every request must go to the local server (or be a blob / data URL).
     await context.route('**/*', (route) => {
@@ -108,7 +125,9 @@ describe.skipIf(!present)('the desktop UI in browser mode', () => {
     // a path outside the allowed roots is refused with the reason
     await page.getByTestId('repo-path').fill('/etc');
     await page.getByTestId('repo-index').click();
-    await expect.poll(() => page.locator('[data-testid="field-error"], [data-testid="error-box"]').first().innerText(), { timeout: 10_000 }).toMatch(/allowed|outside/i);
+    await expect
+      .poll(() => page.locator('[data-testid="field-error"], [data-testid="error-box"]').first().innerText(), { timeout: 10_000 })
+      .toMatch(/allowed|outside/i);
     await shot(page, 'repository');
   }, 120_000);
 

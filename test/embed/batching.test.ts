@@ -5,7 +5,11 @@ describe('planBatches', () => {
   it('sorts by length and respects the batch size', () => {
     const lengths = [5, 1, 9, 3, 7, 2];
     const plan = planBatches(lengths, { maxBatch: 2 });
-    expect(plan).toEqual([[1, 5], [3, 0], [4, 2]]);
+    expect(plan).toEqual([
+      [1, 5],
+      [3, 0],
+      [4, 2],
+    ]);
   });
 
   it('keeps ties in input order and covers every index once', () => {
@@ -22,7 +26,10 @@ describe('planBatches', () => {
   it('splits a batch rather than let padding exceed the allowed share', () => {
     const lengths = [10, 10, 11, 40, 41, 42];
     expect(planBatches(lengths, { maxBatch: 32 })).toHaveLength(1);
-    expect(planBatches(lengths, { maxBatch: 32, maxPaddingFraction: 0.2 })).toEqual([[0, 1, 2], [3, 4, 5]]);
+    expect(planBatches(lengths, { maxBatch: 32, maxPaddingFraction: 0.2 })).toEqual([
+      [0, 1, 2],
+      [3, 4, 5],
+    ]);
   });
 
   it('handles no items', () => {
@@ -34,10 +41,15 @@ describe('runBatched', () => {
   it('restores input order', async () => {
     const items = ['ccc', 'a', 'bbbb', 'dd', 'e'];
     const seen: string[][] = [];
-    const out = await runBatched(items, items.map((s) => s.length), { maxBatch: 2 }, async (batch) => {
-      seen.push(batch);
-      return batch.map((s) => s.toUpperCase());
-    });
+    const out = await runBatched(
+      items,
+      items.map((s) => s.length),
+      { maxBatch: 2 },
+      async (batch) => {
+        seen.push(batch);
+        return batch.map((s) => s.toUpperCase());
+      },
+    );
     expect(out).toEqual(['CCC', 'A', 'BBBB', 'DD', 'E']);
     expect(seen).toEqual([['a', 'e'], ['dd', 'ccc'], ['bbbb']]);
   });

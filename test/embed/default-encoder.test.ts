@@ -23,7 +23,10 @@ describe('shipped default encoder files', () => {
   });
 
   it("model file's sha256 matches its config", () => {
-    const sha = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, config.model))).digest('hex');
+    const sha = crypto
+      .createHash('sha256')
+      .update(fs.readFileSync(path.join(dir, config.model)))
+      .digest('hex');
     expect(sha).toBe(config.modelSha256);
   });
 
@@ -84,11 +87,7 @@ describe('default encoder', () => {
   });
 
   it('ranks code with the same identifiers above unrelated code', async () => {
-    const [q, same, other] = await enc.embed([
-      'def parse_http_response(resp)',
-      'parseHttpResponse',
-      'def compute_checksum(data)',
-    ]);
+    const [q, same, other] = await enc.embed(['def parse_http_response(resp)', 'parseHttpResponse', 'def compute_checksum(data)']);
     expect(cos(q!, same!)).toBeGreaterThan(cos(q!, other!) + 0.3);
   });
 
@@ -147,9 +146,7 @@ describe('default encoder id and integrity', () => {
     const base = await loadHashEncoderSpec(writeModel('base', 1));
     const again = await loadHashEncoderSpec(writeModel('again', 1));
     const otherTable = await loadHashEncoderSpec(writeModel('table', 2));
-    const otherFeatures = await loadHashEncoderSpec(
-      writeModel('features', 1, (c) => ((c.features as { trigramWeight: number }).trigramWeight = 0.3)),
-    );
+    const otherFeatures = await loadHashEncoderSpec(writeModel('features', 1, (c) => ((c.features as { trigramWeight: number }).trigramWeight = 0.3)));
     expect(again.id).toBe(base.id);
     expect(otherTable.id).not.toBe(base.id);
     expect(otherFeatures.id).not.toBe(base.id);

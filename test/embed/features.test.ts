@@ -51,14 +51,7 @@ describe('splitIdentifier', () => {
 
 describe('extractIdentifiers and trigrams', () => {
   it('finds identifier-like words and skips pure numbers', () => {
-    expect(extractIdentifiers('x = parse_http(resp) + 42 * self.maxSize; // déjà')).toEqual([
-      'x',
-      'parse_http',
-      'resp',
-      'self',
-      'maxSize',
-      'déjà',
-    ]);
+    expect(extractIdentifiers('x = parse_http(resp) + 42 * self.maxSize; // déjà')).toEqual(['x', 'parse_http', 'resp', 'self', 'maxSize', 'déjà']);
   });
 
   it('marks word boundaries in trigrams', () => {

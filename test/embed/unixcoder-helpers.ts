@@ -4,13 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  buildTinyUnixcoderModel,
-  byteLevelTokenizerJson,
-  learnMerges,
-  writeUnixcoderFolder,
-  type TinyModel,
-} from '../../scripts/unixcoder-fixtures.ts';
+import { buildTinyUnixcoderModel, byteLevelTokenizerJson, learnMerges, writeUnixcoderFolder, type TinyModel } from '../../scripts/unixcoder-fixtures.ts';
 
 export const MERGE_TEXTS = [
   'def parse_http_response(resp):\n    return resp.json()',

@@ -3,12 +3,7 @@ import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Encoder } from '../../main/model/encoder.ts';
-import {
-  createUnixcoderEncoder,
-  loadUnixcoderSpec,
-  meanPoolNormalize,
-  UnixcoderTokenizer,
-} from '../../main/embed/unixcoder.ts';
+import { createUnixcoderEncoder, loadUnixcoderSpec, meanPoolNormalize, UnixcoderTokenizer } from '../../main/embed/unixcoder.ts';
 import { DT, GraphBuilder } from '../../scripts/onnx-builder.ts';
 import { byteLevelTokenizerJson, FIXTURE_SPECIALS, writeUnixcoderFolder } from '../../scripts/unixcoder-fixtures.ts';
 import { handVector, makeTinyUnixcoder, type TinyUnixcoder } from './unixcoder-helpers.ts';

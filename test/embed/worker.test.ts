@@ -28,7 +28,7 @@ describe('openEncoder (worker thread)', () => {
     spec = await loadHashEncoderSpec();
   });
 
-  it('picks the worker module with the caller\'s own extension (sources vs a build)', () => {
+  it("picks the worker module with the caller's own extension (sources vs a build)", () => {
     expect(siblingModule('file:///x/main/embed/open.ts', 'worker').href).toBe('file:///x/main/embed/worker.ts');
     expect(siblingModule('file:///x/dist/embed/open.js', 'worker').href).toBe('file:///x/dist/embed/worker.js');
   });
@@ -78,11 +78,11 @@ describe('openEncoder (worker thread)', () => {
   });
 
   const runChild = (...args: string[]) => {
-    const out = execFileSync(
-      process.execPath,
-      [path.join(repoRoot, 'bin/run-ts.js'), path.join(repoRoot, 'test/embed/fixtures/worker-child.ts'), ...args],
-      { cwd: os.tmpdir(), encoding: 'utf8', timeout: 30_000 },
-    );
+    const out = execFileSync(process.execPath, [path.join(repoRoot, 'bin/run-ts.js'), path.join(repoRoot, 'test/embed/fixtures/worker-child.ts'), ...args], {
+      cwd: os.tmpdir(),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     return JSON.parse(out.trim().split('\n').pop()!) as { id: string; dim: number; head: number[] };
   };
 
@@ -142,8 +142,6 @@ describe('openEncoder with UniXcoder (tiny model)', () => {
   it('rejects with the interface problem when the export does not fit', async () => {
     const spec = await loadUnixcoderSpec(fx.modelsDir);
     const hashModel = (await loadHashEncoderSpec()).modelPath; // a valid ONNX file with other inputs
-    await expect(openEncoder({ ...spec, modelPath: hashModel }, { threads: 1 })).rejects.toThrow(
-      /does not look like a UniXcoder encoder export.*no input_ids/,
-    );
+    await expect(openEncoder({ ...spec, modelPath: hashModel }, { threads: 1 })).rejects.toThrow(/does not look like a UniXcoder encoder export.*no input_ids/);
   });
 });

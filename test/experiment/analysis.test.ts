@@ -88,7 +88,14 @@ function result(s: Spec, n = 5): TaskResult {
     },
     candidates: Array.from({ length: n }, (_, i) => {
       const status: VerdictStatus = s.flaky?.includes(i) ? 'flaky' : i < s.c ? 'passed' : 'failed';
-      return { index: i, code: `c${i}`, group: 0, origin: null, passed: status === 'passed', verdict: { status, reason: '', passedTests: status === 'passed' ? 3 : 0, totalTests: 3, durationMs: 5 } };
+      return {
+        index: i,
+        code: `c${i}`,
+        group: 0,
+        origin: null,
+        passed: status === 'passed',
+        verdict: { status, reason: '', passedTests: status === 'passed' ? 3 : 0, totalTests: 3, durationMs: 5 },
+      };
     }),
     n,
     c: s.c,
@@ -109,7 +116,13 @@ function result(s: Spec, n = 5): TaskResult {
   };
 }
 
-function loaded(id: string, kind: 'run' | 'ablate', conds: ReturnType<typeof storedConditions>, specs: Spec[], state: 'done' | 'interrupted' = 'done'): LoadedRun {
+function loaded(
+  id: string,
+  kind: 'run' | 'ablate',
+  conds: ReturnType<typeof storedConditions>,
+  specs: Spec[],
+  state: 'done' | 'interrupted' = 'done',
+): LoadedRun {
   return {
     run: {
       id,
@@ -323,12 +336,22 @@ describe('factorial analysis', () => {
   });
 
   it('needs all eight cells', () => {
-    const seven = loaded('f2', 'ablate', cells.slice(0, 7), specs.filter((s) => s.cond !== 'A0X0S0'));
+    const seven = loaded(
+      'f2',
+      'ablate',
+      cells.slice(0, 7),
+      specs.filter((s) => s.cond !== 'A0X0S0'),
+    );
     expect(factorialOf(seven, BOOT)).toBeNull();
   });
 
   it('pairs only tasks with a result in every cell', () => {
-    const gap = loaded('f3', 'ablate', cells, specs.filter((s) => !(s.task === 't3' && s.cond === 'A1X0S0')));
+    const gap = loaded(
+      'f3',
+      'ablate',
+      cells,
+      specs.filter((s) => !(s.task === 't3' && s.cond === 'A1X0S0')),
+    );
     expect(factorialOf(gap, BOOT)!.tasks).toBe(3);
   });
 });

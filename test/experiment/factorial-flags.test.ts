@@ -18,7 +18,13 @@ function run(tasks: number, of: (t: number, cell: string) => { pass: number; u: 
         condition: cell,
         n: 5,
         c: Math.round(pass * 5),
-        generation: { backend: 'offline', costUsd: 0, inputTokens: 0, outputTokens: 0, uncertainty: { aggregate: u, entropy: null, consistency: null, variance: null } },
+        generation: {
+          backend: 'offline',
+          costUsd: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          uncertainty: { aggregate: u, entropy: null, consistency: null, variance: null },
+        },
         candidates: Array.from({ length: 5 }, (_, i) => ({ group: identical ? 0 : i, passed: false, verdict: { status: 'failed' } })),
         selected: { correct: pass > 0.5, status: pass > 0.5 ? 'passed' : 'failed' },
         repairAttempted: false,
@@ -77,7 +83,11 @@ describe('condition warnings', () => {
     expect(c.warnings.join('\n')).toMatch(/every task's candidates are identical/);
     expect(c.warnings.join('\n')).toMatch(/generation uncertainty is 0 on every task: its AUROC, AUPRC and ECE are not informative/);
     expect(c.uncertainty.degenerate).toBe('uncertainty is constant (0)');
-    const fine = summariseCondition(run(6, (t) => ({ pass: t % 2, u: 0.1 * t }), false), { id: 'A1X1S1', label: 'x', family: 'factorial' } as never, DEFAULT_BOOTSTRAP);
+    const fine = summariseCondition(
+      run(6, (t) => ({ pass: t % 2, u: 0.1 * t }), false),
+      { id: 'A1X1S1', label: 'x', family: 'factorial' } as never,
+      DEFAULT_BOOTSTRAP,
+    );
     expect(fine.warnings).toEqual([]);
     expect(fine.uncertainty.degenerate).toBeNull();
   });

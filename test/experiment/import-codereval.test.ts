@@ -211,7 +211,9 @@ describe('checkProgramFromTemplate', () => {
 
   it('refuses templates without exactly one marker on its own line', () => {
     expect(checkProgramFromTemplate('print({})\n')).toEqual({ error: expect.stringMatching(/no <insert generated code here> marker/) });
-    expect(checkProgramFromTemplate('<insert generated code here>\n<insert generated code here>\nprint({})\n')).toEqual({ error: expect.stringMatching(/2 times/) });
+    expect(checkProgramFromTemplate('<insert generated code here>\n<insert generated code here>\nprint({})\n')).toEqual({
+      error: expect.stringMatching(/2 times/),
+    });
     expect(checkProgramFromTemplate('x = 1  # <insert generated code here>\nprint({})\n')).toEqual({ error: expect.stringMatching(/shares its line/) });
   });
 });
@@ -236,10 +238,22 @@ describe('importCoderEval on synthetic data', () => {
     const m = readManifest(r.manifestFile);
     expect(m.tasks.map((t) => t.id).sort()).toEqual([`codereval/${ID.template}`, `codereval/${ID.repo}`]);
     const tpl = m.tasks.find((t) => t.id === `codereval/${ID.template}`)!;
-    expect(tpl).toMatchObject({ qualname: 'add_one', signature: 'def add_one(x):', requirement: 'Return x plus one.', reference: ADD_ONE, placeholder: DEFAULT_PLACEHOLDER, tests: [CODEREVAL_TEMPLATE_TEST] });
+    expect(tpl).toMatchObject({
+      qualname: 'add_one',
+      signature: 'def add_one(x):',
+      requirement: 'Return x plus one.',
+      reference: ADD_ONE,
+      placeholder: DEFAULT_PLACEHOLDER,
+      tests: [CODEREVAL_TEMPLATE_TEST],
+    });
     expect(tpl.source).toMatchObject({ benchmark: 'codereval-python', level: 'self_contained', tests_from: 'template', chatgpt_samples: { n: 2, passed: 1 } });
     const repo = m.tasks.find((t) => t.id === `codereval/${ID.repo}`)!;
-    expect(repo).toMatchObject({ repo: `repos/${ID.repo}`, file: 'pkg/calc.py', qualname: 'Scaler.scale', test_command: 'python3 -m unittest tests.test_calc' });
+    expect(repo).toMatchObject({
+      repo: `repos/${ID.repo}`,
+      file: 'pkg/calc.py',
+      qualname: 'Scaler.scale',
+      test_command: 'python3 -m unittest tests.test_calc',
+    });
     expect(fs.readFileSync(path.join(repo.repoPath, 'pkg/calc.py'), 'utf8')).toBe(SCALE_FILE);
     expect(fs.readFileSync(path.join(repo.repoPath, 'tests/test_calc.py'), 'utf8')).toBe(SCALE_TEST);
     expect(r.counts).toMatchObject({ records: 5, tasks: 2, templateTasks: 1, repositoryTasks: 1, dropped: 3 });
@@ -255,9 +269,20 @@ describe('importCoderEval on synthetic data', () => {
     expect(report).toMatch(/### bad-template \(1\)/);
     expect(report).toMatch(new RegExp(`\`${ID.badTemplate}\` \`broken\`.*no <insert generated code here> marker`));
     expect(report).toContain('accounted for: 2 + 3 = 5 of 5');
-    const meta = fs.readFileSync(r.metadataFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const meta = fs
+      .readFileSync(r.metadataFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(meta).toHaveLength(5);
-    expect(meta.find((x) => x._id === ID.none)).toMatchObject({ project: 'demo/demo', level: 'slib_runnable', signature: 'def halve(x):', requirement: 'Half of x.', task: null, dropped: { reason: 'no-tests' } });
+    expect(meta.find((x) => x._id === ID.none)).toMatchObject({
+      project: 'demo/demo',
+      level: 'slib_runnable',
+      signature: 'def halve(x):',
+      requirement: 'Half of x.',
+      task: null,
+      dropped: { reason: 'no-tests' },
+    });
     expect(meta.find((x) => x._id === ID.template)).toMatchObject({ task: `codereval/${ID.template}`, dropped: null });
   });
 
@@ -344,7 +369,11 @@ describe.skipIf(!HAVE_REAL)('importCoderEval on the staged data', () => {
   it('keeps all 230 records in metadata.jsonl and accounts for every one of them', async () => {
     const o = path.join(freshDir('oc-ce-real-'), 'o');
     const r = await importCoderEval({ benchDir: REAL, outDir: o });
-    const meta = fs.readFileSync(r.metadataFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { level: string; signature: string; requirement: string });
+    const meta = fs
+      .readFileSync(r.metadataFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: string; signature: string; requirement: string });
     expect(meta).toHaveLength(230);
     expect(r.counts.records).toBe(230);
     expect(r.counts.tasks + r.counts.dropped).toBe(230);

@@ -5,12 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EVALUATE_REPO_COMMAND,
-  ExecRepoBenchImportError,
-  importExecRepoBench,
-  type ExecRepoBenchImportResult,
-} from '../../main/benchmarks/execrepobench.ts';
+import { EVALUATE_REPO_COMMAND, ExecRepoBenchImportError, importExecRepoBench, type ExecRepoBenchImportResult } from '../../main/benchmarks/execrepobench.ts';
 import { readManifest, type Task } from '../../main/benchmarks/manifest.ts';
 import { main } from '../../main/host/cli/main.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
@@ -100,7 +95,15 @@ function stage(): { records: string; root: string } {
   const rows = [
     line(masked(6, 8, { task_id: 'erb-area', test_command: 'python3 -m unittest tests.test_mathx' })), // 1: runnable
     line(masked(17, 17, { task_id: 'erb-sides', test_command: 'python3 -m unittest tests.test_mathx', fill_type: 'grammar-based: statement' })), // 2: nested def → Shape.sides
-    line(masked(7, 7, { task_id: 'erb-eval', context_code: [['evaluate_repo.py', 'import sys\nsys.exit(0)\n'], ['tests/test_mathx.py', TESTS]] })), // 3: evaluate_repo.py
+    line(
+      masked(7, 7, {
+        task_id: 'erb-eval',
+        context_code: [
+          ['evaluate_repo.py', 'import sys\nsys.exit(0)\n'],
+          ['tests/test_mathx.py', TESTS],
+        ],
+      }),
+    ), // 3: evaluate_repo.py
     line(masked(7, 7, { task_id: 'erb-none' })), // 4: no tests
     '{"repo_name": "broken", ', // 5: malformed
     line(masked(7, 7, { task_id: 'erb-hostile', test_command: 'python3 -m unittest', context_code: [['../../outside.py', 'x = 1\n']] })), // 6
@@ -108,7 +111,7 @@ function stage(): { records: string; root: string } {
     line(masked(21, 21, { task_id: 'erb-module', test_command: 'python3 -m unittest' })), // 8: module level
     line({ task_id: 'erb-invalid', repo_name: 'x', file_name: 'a.py' }), // 9: fields missing
     line(masked(7, 7, { task_id: 'erb-area', test_command: 'python3 -m unittest' })), // 10: duplicate id
-    line(masked(7, 7, { test_command: 'python3 -m unittest' , file_name: 'docs/readme.md' })), // 11: not python, no task_id
+    line(masked(7, 7, { test_command: 'python3 -m unittest', file_name: 'docs/readme.md' })), // 11: not python, no task_id
     '',
   ];
   fs.writeFileSync(records, rows.join('\n'));
@@ -143,7 +146,13 @@ describe('importExecRepoBench on synthetic records', () => {
       test_command: 'python3 -m unittest tests.test_mathx',
     });
     expect(area.reference).toBe(MATHX.split('\n').slice(3, 8).join('\n') + '\n');
-    expect(area.source).toMatchObject({ benchmark: 'execrepobench', repo_name: 'demo/mathx', middle_lines: [6, 8], target_lines: [4, 8], test_source: 'test_command' });
+    expect(area.source).toMatchObject({
+      benchmark: 'execrepobench',
+      repo_name: 'demo/mathx',
+      middle_lines: [6, 8],
+      target_lines: [4, 8],
+      test_source: 'test_command',
+    });
     expect(fs.readFileSync(path.join(area.repoPath, 'pkg/mathx.py'), 'utf8')).toBe(MATHX);
     expect(fs.readFileSync(path.join(area.repoPath, 'tests/test_mathx.py'), 'utf8')).toBe(TESTS);
     const sides = m.tasks[1]!;

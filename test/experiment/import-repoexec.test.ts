@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_MARKER, RepoExecImportError, importRepoExec, viewFolderFor, type ImportWarning, type RepoExecImportResult } from '../../main/benchmarks/repoexec/import.ts';
+import {
+  IMPORT_MARKER,
+  RepoExecImportError,
+  importRepoExec,
+  viewFolderFor,
+  type ImportWarning,
+  type RepoExecImportResult,
+} from '../../main/benchmarks/repoexec/import.ts';
 import { readManifest } from '../../main/benchmarks/manifest.ts';
 import { createExtractor, type Extractor } from '../../main/index/extract.ts';
 import { main } from '../../main/host/cli/main.ts';
@@ -145,7 +152,14 @@ function syntheticBench(): string {
       n_tests_kept: 1,
     });
   const inline = [
-    task(0, 1, 'demo.text', 'shout', 'def shout(s):\n    """Upper-case s and add a bang."""\n', 'def shout(s):\n    """Upper-case s and add a bang."""\n    return s.upper() + "!"'),
+    task(
+      0,
+      1,
+      'demo.text',
+      'shout',
+      'def shout(s):\n    """Upper-case s and add a bang."""\n',
+      'def shout(s):\n    """Upper-case s and add a bang."""\n    return s.upper() + "!"',
+    ),
     'not json at all',
     task(1, 4, 'demo.shapes', 'area', '    def area(self):\n        """Width times height."""\n', 'def area(self):\n    return self.w * self.h'),
     task(2, 99, 'demo.text', 'gone', 'def gone():\n    pass\n', 'def gone():\n    pass'),
@@ -206,8 +220,21 @@ describe('importRepoExec on a synthetic bench folder', () => {
     const m = readManifest(path.join(out, 'tasks.jsonl'));
     expect(m.tasks.map((t) => t.id)).toEqual(['RepoExec/0', 'RepoExec/1', 'RepoExec/3']);
     const [shout, area, whisper] = m.tasks;
-    expect(shout).toMatchObject({ repo: 'repos/demo', file: 'demo/text.py', qualname: 'shout', signature: 'def shout(s):', requirement: 'Upper-case s and add a bang.' });
-    expect(shout!.source).toMatchObject({ benchmark: 'repoexec-inline', problem_id: 1, hf_index: 0, subsets: [], requirement_source: 'docstring', n_tests_kept: 1 });
+    expect(shout).toMatchObject({
+      repo: 'repos/demo',
+      file: 'demo/text.py',
+      qualname: 'shout',
+      signature: 'def shout(s):',
+      requirement: 'Upper-case s and add a bang.',
+    });
+    expect(shout!.source).toMatchObject({
+      benchmark: 'repoexec-inline',
+      problem_id: 1,
+      hf_index: 0,
+      subsets: [],
+      requirement_source: 'docstring',
+      n_tests_kept: 1,
+    });
     expect(area).toMatchObject({ file: 'demo/shapes.py', qualname: 'Box.area', signature: 'def area(self):', requirement: 'Width times height.' });
     expect(area!.source).toMatchObject({ subsets: ['mini'] });
     expect(whisper).toMatchObject({ requirement: 'Implement `whisper(s)`.' });
@@ -219,7 +246,11 @@ describe('importRepoExec on a synthetic bench folder', () => {
   });
 
   it('writes each task its own view: the repaired code view, at views/<id>/<file>, with package __init__ files', () => {
-    const lines = fs.readFileSync(path.join(out, 'tasks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = fs
+      .readFileSync(path.join(out, 'tasks.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.task_view)).toEqual(['views/RepoExec_0', 'views/RepoExec_1', 'views/RepoExec_3']);
     expect(listFiles(path.join(out, 'views'))).toEqual([
       'RepoExec_0/demo/__init__.py',
@@ -261,7 +292,9 @@ describe('importRepoExec on a synthetic bench folder', () => {
   it('filters by subset and rejects an unknown one', async () => {
     const sub = await importRepoExec({ benchDir: bench, outDir: path.join(freshDir('oc-rx-sub-'), 'o'), subset: 'mini' });
     expect(readManifest(sub.manifestFile).tasks.map((t) => t.id)).toEqual(['RepoExec/1']);
-    await expect(importRepoExec({ benchDir: bench, outDir: path.join(freshDir('oc-rx-sub-'), 'o'), subset: 'nope' })).rejects.toThrow(/Unknown subset "nope".*mini/);
+    await expect(importRepoExec({ benchDir: bench, outDir: path.join(freshDir('oc-rx-sub-'), 'o'), subset: 'nope' })).rejects.toThrow(
+      /Unknown subset "nope".*mini/,
+    );
   });
 
   it('replaces its own previous import cleanly and refuses a foreign non-empty folder', async () => {
@@ -388,7 +421,11 @@ describe.skipIf(!HAVE_BENCH)(`importRepoExec on the staged RepoExec data (${REPO
   });
 
   it('writes one view per task, named by task_view, that shows the target under its module path', () => {
-    const lines = fs.readFileSync(path.join(out, 'tasks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; task_view?: string });
+    const lines = fs
+      .readFileSync(path.join(out, 'tasks.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; task_view?: string });
     expect(lines.every((l) => l.task_view === `views/${l.id.replace('/', '_')}`)).toBe(true);
     expect(fs.readdirSync(path.join(out, 'views'))).toHaveLength(176);
     expect(r.counts).toMatchObject({ views: 176, viewsFromReference: 0 });

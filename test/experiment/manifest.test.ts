@@ -51,7 +51,11 @@ describe('task_view', () => {
       { ...base, id: 'outside', taskViewPath: path.join(dir, 'elsewhere', 'v') },
       { ...base, id: 'none' },
     ]);
-    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.task_view)).toEqual(['views/RepoExec_0', 'views/given', '../elsewhere/v', undefined]);
     for (const l of lines) {
       expect(l).not.toHaveProperty('taskViewPath');

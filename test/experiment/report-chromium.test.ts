@@ -38,7 +38,16 @@ describe.skipIf(!HAVE_CHROMIUM)(`HTML report in Chromium (${CHROMIUM})`, () => {
       executablePath: CHROMIUM,
       headless: true,
       viewport: { width: 1500, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     await context.route('**/*', async (route) => {
       const url = route.request().url();
@@ -60,95 +69,110 @@ describe.skipIf(!HAVE_CHROMIUM)(`HTML report in Chromium (${CHROMIUM})`, () => {
     if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
 
-  it(
-    'loads nothing but itself, draws the four charts and saves a screenshot',
-    async () => {
-      const page = context.pages()[0] ?? (await context.newPage());
-      page.on('console', (m) => {
-        if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) consoleErrors.push(m.text());
-      });
-      page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  it('loads nothing but itself, draws the four charts and saves a screenshot', async () => {
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (m) => {
+      if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
 
-      const response = await page.goto(reportUrl, { waitUntil: 'load' });
-      expect(response === null || response.ok()).toBe(true);
-      await page.waitForTimeout(300);
+    const response = await page.goto(reportUrl, { waitUntil: 'load' });
+    expect(response === null || response.ok()).toBe(true);
+    await page.waitForTimeout(300);
 
-      expect(await page.title()).toMatch(/RepoExec-small/);
-      expect(blocked, `blocked requests: ${blocked.join(', ')}`).toEqual([]);
-      expect(requests.filter((u) => u !== reportUrl)).toEqual([]);
-      expect(consoleErrors).toEqual([]);
-      expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
+    expect(await page.title()).toMatch(/RepoExec-small/);
+    expect(blocked, `blocked requests: ${blocked.join(', ')}`).toEqual([]);
+    expect(requests.filter((u) => u !== reportUrl)).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
 
-      for (const chart of CHARTS) {
-        const svg = page.locator(`svg[data-chart="${chart}"]`).first();
-        await expect(svg.isVisible(), chart).resolves.toBe(true);
-        const box = await svg.boundingBox();
-        expect(box, chart).not.toBeNull();
-        expect(box!.width, chart).toBeGreaterThan(300);
-        expect(box!.height, chart).toBeGreaterThan(150);
-        const marks = await svg.evaluate((el) =>
+    for (const chart of CHARTS) {
+      const svg = page.locator(`svg[data-chart="${chart}"]`).first();
+      await expect(svg.isVisible(), chart).resolves.toBe(true);
+      const box = await svg.boundingBox();
+      expect(box, chart).not.toBeNull();
+      expect(box!.width, chart).toBeGreaterThan(300);
+      expect(box!.height, chart).toBeGreaterThan(150);
+      const marks = await svg.evaluate(
+        (el) =>
           [...el.querySelectorAll('.mark')].filter((m) => {
             const b = (m as SVGGraphicsElement).getBBox();
             return b.width > 0 && b.height > 0;
           }).length,
-        );
-        expect(marks, `${chart} drawn marks`).toBeGreaterThanOrEqual(5);
-      }
+      );
+      expect(marks, `${chart} drawn marks`).toBeGreaterThanOrEqual(5);
+    }
 
-      // No text is clipped by its chart, and labels of one kind do not overlap each other.
-      const layout = await page.evaluate(() => {
-        const problems: string[] = [];
-        for (const svg of document.querySelectorAll<SVGSVGElement>('svg[data-chart]')) {
-          const vb = svg.viewBox.baseVal;
-          const texts = [...svg.querySelectorAll<SVGTextElement>('text')].map((t) => {
-            const b = t.getBBox();
-            // Rotated labels: measure in the root's coordinates.
-            const m = t.getCTM();
-            const rootM = svg.getCTM();
-            if (m && rootM) {
-              const rel = rootM.inverse().multiply(m);
-              const pts = [
-                new DOMPoint(b.x, b.y),
-                new DOMPoint(b.x + b.width, b.y),
-                new DOMPoint(b.x, b.y + b.height),
-                new DOMPoint(b.x + b.width, b.y + b.height),
-              ].map((p) => p.matrixTransform(rel));
-              const xs = pts.map((p) => p.x);
-              const ys = pts.map((p) => p.y);
-              return { t, cls: t.getAttribute('class') ?? '', x: Math.min(...xs), y: Math.min(...ys), w: Math.max(...xs) - Math.min(...xs), h: Math.max(...ys) - Math.min(...ys) };
-            }
-            return { t, cls: t.getAttribute('class') ?? '', x: b.x, y: b.y, w: b.width, h: b.height };
-          });
-          for (const r of texts) {
-            if (r.x < vb.x - 0.5 || r.y < vb.y - 0.5 || r.x + r.w > vb.x + vb.width + 0.5 || r.y + r.h > vb.y + vb.height + 0.5) {
-              problems.push(`${svg.dataset.chart}: clipped "${r.t.textContent}"`);
-            }
+    // No text is clipped by its chart, and labels of one kind do not overlap each other.
+    const layout = await page.evaluate(() => {
+      const problems: string[] = [];
+      for (const svg of document.querySelectorAll<SVGSVGElement>('svg[data-chart]')) {
+        const vb = svg.viewBox.baseVal;
+        const texts = [...svg.querySelectorAll<SVGTextElement>('text')].map((t) => {
+          const b = t.getBBox();
+          // Rotated labels: measure in the root's coordinates.
+          const m = t.getCTM();
+          const rootM = svg.getCTM();
+          if (m && rootM) {
+            const rel = rootM.inverse().multiply(m);
+            const pts = [
+              new DOMPoint(b.x, b.y),
+              new DOMPoint(b.x + b.width, b.y),
+              new DOMPoint(b.x, b.y + b.height),
+              new DOMPoint(b.x + b.width, b.y + b.height),
+            ].map((p) => p.matrixTransform(rel));
+            const xs = pts.map((p) => p.x);
+            const ys = pts.map((p) => p.y);
+            return {
+              t,
+              cls: t.getAttribute('class') ?? '',
+              x: Math.min(...xs),
+              y: Math.min(...ys),
+              w: Math.max(...xs) - Math.min(...xs),
+              h: Math.max(...ys) - Math.min(...ys),
+            };
           }
-          for (const cls of ['tick-label', 'row-label', 'legend-label', 'row-note', 'panel-label', 'axis-label', 'section-label', 'count-label', 'value-label', 'panel-note']) {
-            const same = texts.filter((r) => r.cls === cls);
-            for (let i = 0; i < same.length; i++)
-              for (let j = i + 1; j < same.length; j++) {
-                const a = same[i]!;
-                const b = same[j]!;
-                const overlap = a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1;
-                if (overlap) problems.push(`${svg.dataset.chart}: "${a.t.textContent}" overlaps "${b.t.textContent}"`);
-              }
+          return { t, cls: t.getAttribute('class') ?? '', x: b.x, y: b.y, w: b.width, h: b.height };
+        });
+        for (const r of texts) {
+          if (r.x < vb.x - 0.5 || r.y < vb.y - 0.5 || r.x + r.w > vb.x + vb.width + 0.5 || r.y + r.h > vb.y + vb.height + 0.5) {
+            problems.push(`${svg.dataset.chart}: clipped "${r.t.textContent}"`);
           }
         }
-        return problems;
-      });
-      expect(layout).toEqual([]);
+        for (const cls of [
+          'tick-label',
+          'row-label',
+          'legend-label',
+          'row-note',
+          'panel-label',
+          'axis-label',
+          'section-label',
+          'count-label',
+          'value-label',
+          'panel-note',
+        ]) {
+          const same = texts.filter((r) => r.cls === cls);
+          for (let i = 0; i < same.length; i++)
+            for (let j = i + 1; j < same.length; j++) {
+              const a = same[i]!;
+              const b = same[j]!;
+              const overlap = a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1;
+              if (overlap) problems.push(`${svg.dataset.chart}: "${a.t.textContent}" overlaps "${b.t.textContent}"`);
+            }
+        }
+      }
+      return problems;
+    });
+    expect(layout).toEqual([]);
 
-      // The partial run is flagged visibly.
-      await expect(page.locator('.banner.partial').first().isVisible()).resolves.toBe(true);
-      // The per-task table is collapsed until opened.
-      await expect(page.locator('table[data-table="tasks"]').isVisible()).resolves.toBe(false);
+    // The partial run is flagged visibly.
+    await expect(page.locator('.banner.partial').first().isVisible()).resolves.toBe(true);
+    // The per-task table is collapsed until opened.
+    await expect(page.locator('table[data-table="tasks"]').isVisible()).resolves.toBe(false);
 
-      fs.mkdirSync(ARTIFACTS, { recursive: true });
-      const shot = path.join(ARTIFACTS, 'report.png');
-      await page.screenshot({ path: shot, fullPage: true });
-      expect(fs.statSync(shot).size).toBeGreaterThan(10_000);
-    },
-    60_000,
-  );
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const shot = path.join(ARTIFACTS, 'report.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(fs.statSync(shot).size).toBeGreaterThan(10_000);
+  }, 60_000);
 });

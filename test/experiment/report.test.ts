@@ -1,17 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  csvField,
-  formatInterval,
-  formatP,
-  formatRate,
-  renderCsv,
-  renderHtml,
-  renderJson,
-  renderMarkdown,
-  writeReport,
-} from '../../main/experiment/report.ts';
+import { csvField, formatInterval, formatP, formatRate, renderCsv, renderHtml, renderJson, renderMarkdown, writeReport } from '../../main/experiment/report.ts';
 import type { ReportModel } from '../../main/model/report.ts';
 import { buildReportFixture, EMPTY_TRUTH_TASK, FLAKY_PLANTED, HOSTILE_ERROR, HOSTILE_NOTE, HOSTILE_TASK_ID } from '../helpers/report-fixture.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
@@ -106,7 +96,10 @@ function htmlTables(html: string, name: string): HtmlRow[][] {
     for (const tr of body.matchAll(/<tr([^>]*)>([\s\S]*?)<\/tr>/g)) {
       const attrs = Object.fromEntries([...tr[1]!.matchAll(/data-([\w-]+)="([^"]*)"/g)].map((a) => [a[1]!, decodeEntities(a[2]!)]));
       const cells = Object.fromEntries(
-        [...tr[2]!.matchAll(/<td data-col="([^"]*)"[^>]*>([\s\S]*?)<\/td>/g)].map((c) => [decodeEntities(c[1]!), decodeEntities(c[2]!.replace(/<br>/g, ' ').replace(/<[^>]+>/g, '')).trim()]),
+        [...tr[2]!.matchAll(/<td data-col="([^"]*)"[^>]*>([\s\S]*?)<\/td>/g)].map((c) => [
+          decodeEntities(c[1]!),
+          decodeEntities(c[2]!.replace(/<br>/g, ' ').replace(/<[^>]+>/g, '')).trim(),
+        ]),
       );
       rows.push({ attrs, cells });
     }
@@ -222,7 +215,9 @@ describe('renderHtml', () => {
     const md = renderMarkdown(model);
     expect(md).toContain('API F1 (repository)');
     expect(md).toContain('API F1 (task-view)');
-    expect(md).toContain(`| OpenCoder (uncertainty-aware) (\`opencoder\`) | repository · strict keys · 5 tasks with truth | ${formatRate(oc.api!.precision)} |`);
+    expect(md).toContain(
+      `| OpenCoder (uncertainty-aware) (\`opencoder\`) | repository · strict keys · 5 tasks with truth | ${formatRate(oc.api!.precision)} |`,
+    );
     expect(md).toContain(`| OpenCoder (uncertainty-aware) (\`opencoder\`) | task-view · bare names · 6 tasks | ${formatRate(oc.apiTaskView!.precision)} |`);
   });
 
@@ -323,7 +318,9 @@ describe('HTML tables are reproduced from the JSON and CSV exports', () => {
 
       // Pass@k and its interval from the conditions CSV.
       for (const k of [1, 3, 5]) {
-        expect(row.cells[`pass@${k}`], `${condition} pass@${k}`).toBe(`${round3(Number(c[`pass@${k}`]))} [${round3(Number(c[`pass@${k}_lo`]))}, ${round3(Number(c[`pass@${k}_hi`]))}]`);
+        expect(row.cells[`pass@${k}`], `${condition} pass@${k}`).toBe(
+          `${round3(Number(c[`pass@${k}`]))} [${round3(Number(c[`pass@${k}_lo`]))}, ${round3(Number(c[`pass@${k}_hi`]))}]`,
+        );
       }
       // Counts from the task rows.
       expect(row.cells.tasks).toBe(String(ok.length));
@@ -357,7 +354,15 @@ describe('renderMarkdown', () => {
   const md = renderMarkdown(model);
 
   it('has the tables as GitHub Markdown', () => {
-    for (const h of ['## Runs and provenance', '## Summary by condition', '## Paired comparisons', '## Factorial effects', '#### Cell means', '## Per-task results', '## Statistics']) {
+    for (const h of [
+      '## Runs and provenance',
+      '## Summary by condition',
+      '## Paired comparisons',
+      '## Factorial effects',
+      '#### Cell means',
+      '## Per-task results',
+      '## Statistics',
+    ]) {
       expect(md).toContain(h);
     }
     expect(md).toMatch(/^\| Condition \| Family \| Tasks \| Failures \| n \| Pass@1 \[95 %\] \|/m);
@@ -453,7 +458,11 @@ describe('renderCsv', () => {
       expect(r.auroc).toBe(expected(c.uncertainty.auroc));
       expect(r.apiF1).toBe(expected(c.api?.f1));
       expect([r.apiMatching, r.apiTasks]).toEqual([expected(c.api?.matching), expected(c.api?.tasks)]);
-      expect([r.apiTaskViewMatching, r.apiTaskViewTasks, r.apiTaskViewEmptyTruth]).toEqual([expected(c.apiTaskView?.matching), expected(c.apiTaskView?.tasks), expected(c.apiTaskView?.emptyTruth)]);
+      expect([r.apiTaskViewMatching, r.apiTaskViewTasks, r.apiTaskViewEmptyTruth]).toEqual([
+        expected(c.apiTaskView?.matching),
+        expected(c.apiTaskView?.tasks),
+        expected(c.apiTaskView?.emptyTruth),
+      ]);
       expect([r.apiTaskViewF1, r.apiTaskViewExact]).toEqual([expected(c.apiTaskView?.f1), expected(c.apiTaskView?.exact)]);
       expect(r.costUsd).toBe(expected(c.cost.usd));
       expect(r.repairRate).toBe(expected(c.repair.rate));
@@ -513,7 +522,13 @@ describe('flaky verdicts in every format', () => {
       expect(c.flaky.candidates, key(c)).toBe(planted.reduce((a, f) => a + f.candidates.length, 0));
       expect(c.flaky.taskIds, key(c)).toEqual(planted.map((f) => f.taskId).sort());
       // Baseline RAG returns candidate 0 unvalidated; a selected output is flaky exactly when that candidate was.
-      const selected = model.tasks.filter((t) => key(t) === key(c) && t.error === null && t.selectedOrigin === 'candidate' && rows.some((x) => x.taskId === t.taskId && x.index === t.selectedIndex && x.status === 'flaky'));
+      const selected = model.tasks.filter(
+        (t) =>
+          key(t) === key(c) &&
+          t.error === null &&
+          t.selectedOrigin === 'candidate' &&
+          rows.some((x) => x.taskId === t.taskId && x.index === t.selectedIndex && x.status === 'flaky'),
+      );
       expect(c.flaky.selected, key(c)).toBe(selected.length);
     }
     // The fixture holds both kinds of condition, so neither branch is checked vacuously.
@@ -546,7 +561,8 @@ describe('flaky verdicts in every format', () => {
       const line = mdLine(md, c.label.replace(/[*_`[\]#]/g, '\\$&'), c.condition);
       expect(line, key(c)).toBeDefined();
       const f = c.flaky;
-      if (f.taskIds.length) expect(line).toContain(`${f.candidates} of ${f.candidateVerdicts} candidate verdicts and ${f.selected} of ${c.tasks} selected outputs flaky`);
+      if (f.taskIds.length)
+        expect(line).toContain(`${f.candidates} of ${f.candidateVerdicts} candidate verdicts and ${f.selected} of ${c.tasks} selected outputs flaky`);
       else expect(line).toContain(`no flaky verdicts (0 of ${f.candidateVerdicts} candidate verdicts, 0 of ${c.tasks} selected outputs)`);
     }
     const oc = mdLine(md, 'OpenCoder (uncertainty-aware)', 'opencoder')!;
@@ -560,7 +576,9 @@ describe('flaky verdicts in every format', () => {
     const conds = records(csv.conditions);
     model.conditions.forEach((c, i) => {
       const r = conds[i]!;
-      expect([r.flakyCandidates, r.candidateVerdicts, r.flakySelected]).toEqual([c.flaky.candidates, c.flaky.candidateVerdicts, c.flaky.selected].map(expected));
+      expect([r.flakyCandidates, r.candidateVerdicts, r.flakySelected]).toEqual(
+        [c.flaky.candidates, c.flaky.candidateVerdicts, c.flaky.selected].map(expected),
+      );
       expect(JSON.parse(r.flakyTaskIds!)).toEqual(c.flaky.taskIds);
     });
     const flakyCands = records(csv.candidates).filter((r) => r.status === 'flaky');
@@ -588,7 +606,11 @@ describe('writeReport', () => {
 
   it('writes html, md and json to the given file, creating the folder', () => {
     const dir = path.join(tmpDir('oc-report-'), 'nested', 'deeper');
-    for (const [format, file] of [['html', 'r.html'], ['md', 'r.md'], ['json', 'r.json']] as const) {
+    for (const [format, file] of [
+      ['html', 'r.html'],
+      ['md', 'r.md'],
+      ['json', 'r.json'],
+    ] as const) {
       const written = writeReport(model, format, path.join(dir, file));
       expect(written).toEqual([path.join(dir, file)]);
       expect(fs.readFileSync(written[0]!, 'utf8').length).toBeGreaterThan(1000);
@@ -598,7 +620,14 @@ describe('writeReport', () => {
   it('writes six CSV files beside each other', () => {
     const dir = tmpDir('oc-report-');
     const written = writeReport(model, 'csv', path.join(dir, 'out', 'exp1.csv'));
-    expect(written.map((p) => path.basename(p))).toEqual(['exp1.csv', 'exp1.candidates.csv', 'exp1.conditions.csv', 'exp1.effects.csv', 'exp1.comparisons.csv', 'exp1.runs.csv']);
+    expect(written.map((p) => path.basename(p))).toEqual([
+      'exp1.csv',
+      'exp1.candidates.csv',
+      'exp1.conditions.csv',
+      'exp1.effects.csv',
+      'exp1.comparisons.csv',
+      'exp1.runs.csv',
+    ]);
     const csv = renderCsv(model);
     expect(fs.readFileSync(written[0]!, 'utf8')).toBe(csv.tasks);
     expect(fs.readFileSync(written[2]!, 'utf8')).toBe(csv.conditions);

@@ -18,7 +18,17 @@ const value = (taskId: string, condition: string) => TASKS.indexOf(taskId) * 10 
 
 function runWith(id: string, finishOrder: [string, string][]): ReturnType<typeof loadRun> {
   const experiments = new ExperimentStore(store.db, store.path);
-  experiments.create({ id, kind: 'run', manifestFile: 'm.jsonl', manifestHash: 'h', taskIds: TASKS, conditions: CONDITIONS as never, backend: {} as never, provenance: {} as never, options: {} as never });
+  experiments.create({
+    id,
+    kind: 'run',
+    manifestFile: 'm.jsonl',
+    manifestHash: 'h',
+    taskIds: TASKS,
+    conditions: CONDITIONS as never,
+    backend: {} as never,
+    provenance: {} as never,
+    options: {} as never,
+  });
   for (const [taskId, condition] of finishOrder) {
     experiments.saveResult(id, { taskId, condition, status: 'ok', costUsd: null, result: { taskId, condition, value: value(taskId, condition) } as never });
   }
@@ -34,7 +44,8 @@ describe('result order', () => {
     expect(keys(a)).toEqual(all.map(([t, c]) => `${t}|${c}`));
     expect(keys(b)).toEqual(keys(a));
     // So a seeded bootstrap over the per-task values gives the same interval for both.
-    const values = (l: ReturnType<typeof loadRun>) => l.results.filter((r) => r.condition === 'opencoder').map((r) => (r as unknown as { value: number }).value);
+    const values = (l: ReturnType<typeof loadRun>) =>
+      l.results.filter((r) => r.condition === 'opencoder').map((r) => (r as unknown as { value: number }).value);
     expect(bootstrapMean(values(b), { seed: 7, resamples: 200 })).toEqual(bootstrapMean(values(a), { seed: 7, resamples: 200 }));
   });
 });

@@ -55,14 +55,22 @@ function countResults(db: string, runId: string): number {
 function storedResults(db: string, runId: string): Map<string, unknown> {
   const conn = new Database(db, { readonly: true, fileMustExist: true });
   try {
-    const rows = conn.prepare('SELECT task_id, condition, status, result FROM experiment_results WHERE run_id = ?').all(runId) as { task_id: string; condition: string; status: string; result: string }[];
+    const rows = conn.prepare('SELECT task_id, condition, status, result FROM experiment_results WHERE run_id = ?').all(runId) as {
+      task_id: string;
+      condition: string;
+      status: string;
+      result: string;
+    }[];
     // Timings differ run to run; everything else must not.
     return new Map(
       rows.map((r) => {
         const res = JSON.parse(r.result) as TaskResult;
         if (r.status === 'ok') {
           const { timingsMs: _t, ...rest } = res;
-          return [`${r.task_id} ${r.condition}`, { status: r.status, ...rest, candidates: rest.candidates.map((c) => ({ ...c, verdict: { ...c.verdict, durationMs: 0 } })) }];
+          return [
+            `${r.task_id} ${r.condition}`,
+            { status: r.status, ...rest, candidates: rest.candidates.map((c) => ({ ...c, verdict: { ...c.verdict, durationMs: 0 } })) },
+          ];
         }
         return [`${r.task_id} ${r.condition}`, { status: r.status, ...res }];
       }),
@@ -154,7 +162,13 @@ describe.skipIf(!present)('three methods on python_string_utils, killed halfway 
           const idx = tasks.indexOf(t);
           const ref = t.reference!;
           const repair = msgs.includes('repair round');
-          const script = repair ? [ref] : [[ref, wrong(t), ref, wrong(t), wrong(t)], [wrong(t), ref, wrong(t), ref, ref], [wrong(t), wrong(t), wrong(t), wrong(t), wrong(t)]][idx % 3]!;
+          const script = repair
+            ? [ref]
+            : [
+                [ref, wrong(t), ref, wrong(t), wrong(t)],
+                [wrong(t), ref, wrong(t), ref, ref],
+                [wrong(t), wrong(t), wrong(t), wrong(t), wrong(t)],
+              ][idx % 3]!;
           return '```python\n' + script[i % script.length] + '\n```';
         },
       }),
@@ -176,7 +190,13 @@ describe.skipIf(!present)('three methods on python_string_utils, killed halfway 
     const total = tasks.length * CONDITIONS;
     const db = path.join(dir, 'mock.db');
     const env = { OPENAI_API_KEY: GOOD_OPENAI_KEY };
-    const { straightId, results } = await killAndResume(manifest, db, ['--backend', 'openai', '--base-url', `${mock.origin}/v1`, '--model', 'gpt-4o-mini', '--decompose', 'fallback'], env, total);
+    const { straightId, results } = await killAndResume(
+      manifest,
+      db,
+      ['--backend', 'openai', '--base-url', `${mock.origin}/v1`, '--model', 'gpt-4o-mini', '--decompose', 'fallback'],
+      env,
+      total,
+    );
 
     const get = (id: string, cond: string) => results.get(`${id} ${cond}`) as TaskResult;
     for (const [i, t] of tasks.entries()) {
@@ -196,7 +216,9 @@ describe.skipIf(!present)('three methods on python_string_utils, killed halfway 
     // The report's figures come from the store: McNemar for RAG + V/R vs Baseline is 19 wins, 0 losses.
     const report = start(['report', straightId, '--db', db, '--format', 'json', '--out', path.join(dir, 'r.json')]);
     expect((await report.done).code).toBe(0);
-    const model = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8')) as { comparisons: { a: { condition: string }; b: { condition: string }; wins: number; losses: number; ties: number; mcnemarP: number }[] };
+    const model = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8')) as {
+      comparisons: { a: { condition: string }; b: { condition: string }; wins: number; losses: number; ties: number; mcnemarP: number }[];
+    };
     const vrVsBase = model.comparisons.find((c) => c.a.condition === 'rag-verify-repair' && c.b.condition === 'baseline-rag')!;
     const expectedWins = tasks.filter((_, i) => i % 3 !== 1).length;
     expect([vrVsBase.wins, vrVsBase.losses, vrVsBase.ties]).toEqual([expectedWins, 0, tasks.length - expectedWins]);

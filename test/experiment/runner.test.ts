@@ -70,7 +70,13 @@ describe('experiment runner', () => {
 
   it('stores a failing task as an error with its stage, goes on, and retries it on resume', async () => {
     const bad = tasks[1]!.id;
-    const out = await startExperiment(ctx(flaky(bad)), { kind: 'run', manifest, tasks, conditions: [METHODS.opencoder!], storedBackend: { kind: 'offline', model: null, baseURL: null, decompose: 'fallback', extra: {} } });
+    const out = await startExperiment(ctx(flaky(bad)), {
+      kind: 'run',
+      manifest,
+      tasks,
+      conditions: [METHODS.opencoder!],
+      storedBackend: { kind: 'offline', model: null, baseURL: null, decompose: 'fallback', extra: {} },
+    });
     expect(out).toMatchObject({ status: 'done', total: 4, ran: 4, failed: 1 });
     const experiments = new ExperimentStore(store.db, store.path);
     const errors = experiments.results<TaskFailure>(out.runId).filter((r) => r.status === 'error');
@@ -94,7 +100,13 @@ describe('experiment runner', () => {
           if (p.done === 2) controller.abort();
         },
       }),
-      { kind: 'run', manifest, tasks, conditions: [METHODS['baseline-rag']!], storedBackend: { kind: 'offline', model: null, baseURL: null, decompose: 'fallback', extra: {} } },
+      {
+        kind: 'run',
+        manifest,
+        tasks,
+        conditions: [METHODS['baseline-rag']!],
+        storedBackend: { kind: 'offline', model: null, baseURL: null, decompose: 'fallback', extra: {} },
+      },
     );
     expect(out.status).toBe('cancelled');
     expect(out.ran).toBe(2);

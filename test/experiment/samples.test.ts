@@ -43,7 +43,8 @@ const RAW = 'def f(x):  \n    return helper(x)\n\ndef helper(y):\n    return y\n
 
 describe('sample readers', () => {
   it('RepoExec results folders: tasks in HF order, samples by prediction_id, labels and names from the index map', () => {
-    const line = (t: number, p: number, passed: boolean, g = `def g():\n    return ${p}\n`) => JSON.stringify({ task_id: t, prediction_id: p, generation: g, message: passed ? 'passed' : 'failed: x', passed });
+    const line = (t: number, p: number, passed: boolean, g = `def g():\n    return ${p}\n`) =>
+      JSON.stringify({ task_id: t, prediction_id: p, generation: g, message: passed ? 'passed' : 'failed: x', passed });
     const d = tmp({
       'repoexec_hf_index_map.json': JSON.stringify([{ hf_index: 2, problem_id: 7, project: 'p', module: 'm', entry_point: 'g' }]),
       'res/results_10.jsonl': `${line(10, 0, true)}\n`,
@@ -58,7 +59,17 @@ describe('sample readers', () => {
   });
 
   it('CoderEval *_out.jsonl: generate_code byte for byte with is_pass', () => {
-    const d = tmp({ 'c_out.jsonl': JSON.stringify({ _id: 'abc', name: 'f', code: ['ignored'], generate_results: [{ generate_code: RAW, is_pass: false, return_code: 1 }, { generate_code: 'x', is_pass: true, return_code: 0 }] }) });
+    const d = tmp({
+      'c_out.jsonl': JSON.stringify({
+        _id: 'abc',
+        name: 'f',
+        code: ['ignored'],
+        generate_results: [
+          { generate_code: RAW, is_pass: false, return_code: 1 },
+          { generate_code: 'x', is_pass: true, return_code: 0 },
+        ],
+      }),
+    });
     const set = readSamples(path.join(d, 'c_out.jsonl'));
     expect(set.format).toBe('codereval');
     expect(set.tasks[0]!.samples).toEqual([
@@ -71,11 +82,23 @@ describe('sample readers', () => {
     const b = tmp({ 'generations.json': JSON.stringify([[RAW, 'b'], ['c']]), 'references.json': JSON.stringify(['assert f(1)', 'assert g()']) });
     const bs = readSamples(b);
     expect(bs.format).toBe('bigcode');
-    expect(bs.tasks.map((t) => [t.taskId, t.samples.length, t.meta.reference])).toEqual([['0', 2, 'assert f(1)'], ['1', 1, 'assert g()']]);
-    const e = tmp({ 'samples.jsonl': [JSON.stringify({ task_id: 'HumanEval/0', solution: RAW }), JSON.stringify({ task_id: 'HumanEval/1', completion: '  return 1' }), JSON.stringify({ task_id: 'HumanEval/0', solution: 'y' })].join('\n') });
+    expect(bs.tasks.map((t) => [t.taskId, t.samples.length, t.meta.reference])).toEqual([
+      ['0', 2, 'assert f(1)'],
+      ['1', 1, 'assert g()'],
+    ]);
+    const e = tmp({
+      'samples.jsonl': [
+        JSON.stringify({ task_id: 'HumanEval/0', solution: RAW }),
+        JSON.stringify({ task_id: 'HumanEval/1', completion: '  return 1' }),
+        JSON.stringify({ task_id: 'HumanEval/0', solution: 'y' }),
+      ].join('\n'),
+    });
     const es = readSamples(e);
     expect(es.format).toBe('evalplus');
-    expect(es.tasks.map((t) => [t.taskId, t.samples.map((s) => s.code)])).toEqual([['HumanEval/0', [RAW, 'y']], ['HumanEval/1', ['  return 1']]]);
+    expect(es.tasks.map((t) => [t.taskId, t.samples.map((s) => s.code)])).toEqual([
+      ['HumanEval/0', [RAW, 'y']],
+      ['HumanEval/1', ['  return 1']],
+    ]);
     expect(() => officialCounts(es.tasks)).toThrow(/HumanEval\/0: sample 1 has no official label/);
   });
 
@@ -124,10 +147,23 @@ describe('Pass@k of a sample set', () => {
 describe('executed labels', () => {
   it('runs every sample as given in the sandbox against the manifest, and reports agreement with the official labels', async () => {
     const manifestFile = path.join(ROOT, 'resources', 'sample-repo', 'tasks.jsonl');
-    const task = fs.readFileSync(manifestFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((t) => t.id === 'inventory/apply_discount');
+    const task = fs
+      .readFileSync(manifestFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((t) => t.id === 'inventory/apply_discount');
     const wrong = `${task.signature.trimEnd()}\n    return None\n`;
     // Official labels: the reference "failed" (a disagreement to find), the wrong one failed.
-    const d = tmp({ 'set_out.jsonl': JSON.stringify({ _id: 'apply_discount', generate_results: [{ generate_code: task.reference, is_pass: false }, { generate_code: wrong, is_pass: false }] }) });
+    const d = tmp({
+      'set_out.jsonl': JSON.stringify({
+        _id: 'apply_discount',
+        generate_results: [
+          { generate_code: task.reference, is_pass: false },
+          { generate_code: wrong, is_pass: false },
+        ],
+      }),
+    });
     const r = await cli(['passk', path.join(d, 'set_out.jsonl'), '--labels', 'executed', '--manifest', manifestFile, '--k', '1,2', '--quiet', '--json']);
     expect(r.code, r.err.join('\n')).toBe(0);
     const doc = JSON.parse(r.out.at(-1)!);

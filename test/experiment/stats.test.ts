@@ -175,7 +175,10 @@ describe('makeRng', () => {
   it('is mulberry32 (matches the independent Python implementation)', () => {
     for (const { seed, first } of fx.rng) {
       const rng = makeRng(seed);
-      expect(first.map(() => rng()), `seed ${seed}`).toEqual(first);
+      expect(
+        first.map(() => rng()),
+        `seed ${seed}`,
+      ).toEqual(first);
     }
   });
 
@@ -361,7 +364,12 @@ describe('factorialEffects', () => {
   });
 
   it('rejects a task without all eight cells', () => {
-    expect(() => factorialEffects([[0, 1, 0, 1, 0, 1, 0, 1], [0, 1]])).toThrow(/task 1 has 2 cells, expected 8/);
+    expect(() =>
+      factorialEffects([
+        [0, 1, 0, 1, 0, 1, 0, 1],
+        [0, 1],
+      ]),
+    ).toThrow(/task 1 has 2 cells, expected 8/);
   });
 });
 
@@ -382,7 +390,12 @@ describe('paired sign-flip permutation test', () => {
     expect(r.p).toBe(0.0390625);
     expect(r.p).toBe(mcnemarExact(8, 1));
     expect(r.informative).toBe(9);
-    for (const [w, l] of [[5, 0], [3, 3], [10, 4]] as const) expect(signFlipTest([...Array(w).fill(1), ...Array(l).fill(-1)]).p).toBeCloseTo(mcnemarExact(w, l), 12);
+    for (const [w, l] of [
+      [5, 0],
+      [3, 3],
+      [10, 4],
+    ] as const)
+      expect(signFlipTest([...Array(w).fill(1), ...Array(l).fill(-1)]).p).toBeCloseTo(mcnemarExact(w, l), 12);
   });
 
   it('gives p = 1 without an informative pair or with one; beyond the exact limit, a seeded Monte Carlo close to the exact value', () => {

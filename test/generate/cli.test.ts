@@ -83,7 +83,10 @@ describe('opencoder generate', () => {
     expect(r.text).toMatch(/Run total: 1 call\(s\) \(0 failed\)/);
     const everything = `${r.text}\n${r.err}\n${JSON.stringify(r.json)}`;
     expect(everything).not.toContain(GOOD_OPENAI_KEY);
-    const bytes = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f)).toString('latin1')).join('');
+    const bytes = fs
+      .readdirSync(dir)
+      .map((f) => fs.readFileSync(path.join(dir, f)).toString('latin1'))
+      .join('');
     expect(bytes).not.toContain(GOOD_OPENAI_KEY);
   });
 

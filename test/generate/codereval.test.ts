@@ -32,7 +32,11 @@ describe.skipIf(!present)('CoderEval ChatGPT samples', () => {
 
   it('serves the samples as a backend, task by task', async () => {
     const backend = ImportedBackend.fromFile(FILE, 'codereval-chatgpt');
-    const task = { id: 'codereval/62e60f43d76274f8a4026e28', requirement: 'Hydrator for `Time` and `LocalTime` values.', signature: 'def hydrate_time(nanoseconds, tz=None):' };
+    const task = {
+      id: 'codereval/62e60f43d76274f8a4026e28',
+      requirement: 'Hydrator for `Time` and `LocalTime` values.',
+      signature: 'def hydrate_time(nanoseconds, tz=None):',
+    };
     const set = await generateCandidates(task, null, { backend, encoder, config: makeConfig({ generation: { candidates: 10 } }) });
     expect(set.candidates).toHaveLength(10);
     expect(set.backend.label).toMatch(/generated elsewhere; no model called/);

@@ -11,14 +11,20 @@ import { resolveApiKey } from '../../main/generate/backends.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 describe('cost', () => {
-  it('prices the paper\'s models, dated variants, local and offline runs', () => {
+  it("prices the paper's models, dated variants, local and offline runs", () => {
     expect(priceFor(DEFAULT_PRICES, 'gpt-4o-mini-2024-07-18')?.key).toBe('gpt-4o-mini');
     expect(priceFor(DEFAULT_PRICES, 'gpt-4o')).toBeNull();
     const c = costOf({ inputTokens: 1_000_000, outputTokens: 1_000_000 }, 'gemini-2.5-flash', 'metered', DEFAULT_PRICES);
     expect(c.usd).toBeCloseTo(2.8, 12);
     expect(DEFAULT_PRICES.models['gpt-4o-mini']!.asOf).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(costOf({ inputTokens: 10, outputTokens: 10 }, 'qwen2.5-coder:7b', 'local', DEFAULT_PRICES)).toMatchObject({ usd: 0, note: expect.stringMatching(/local model/) });
-    expect(costOf({ inputTokens: 10, outputTokens: 10 }, 'o9-ultra', 'metered', DEFAULT_PRICES)).toMatchObject({ usd: null, note: expect.stringMatching(/add it to prices.json/) });
+    expect(costOf({ inputTokens: 10, outputTokens: 10 }, 'qwen2.5-coder:7b', 'local', DEFAULT_PRICES)).toMatchObject({
+      usd: 0,
+      note: expect.stringMatching(/local model/),
+    });
+    expect(costOf({ inputTokens: 10, outputTokens: 10 }, 'o9-ultra', 'metered', DEFAULT_PRICES)).toMatchObject({
+      usd: null,
+      note: expect.stringMatching(/add it to prices.json/),
+    });
     expect(costOf({ inputTokens: 0, outputTokens: 0 }, 'x', 'none', DEFAULT_PRICES).usd).toBe(0);
   });
 
@@ -93,7 +99,9 @@ describe('reliability', () => {
     const policy = resolveReliability({ baseDelayMs: 10_000, random: () => 1 });
     setTimeout(() => controller.abort(), 30);
     const t0 = Date.now();
-    await expect(withRetries('b', policy, async () => Promise.reject(new LlmError('server', 'b', '500')), { signal: controller.signal })).rejects.toMatchObject({ kind: 'cancelled' });
+    await expect(withRetries('b', policy, async () => Promise.reject(new LlmError('server', 'b', '500')), { signal: controller.signal })).rejects.toMatchObject(
+      { kind: 'cancelled' },
+    );
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 

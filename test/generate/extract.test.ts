@@ -49,12 +49,15 @@ describe('extractCode', () => {
   });
 
   it('cuts a method out of a class the model wrapped it in, dedented', () => {
-    const reply = '```python\nclass Money:\n    @property\n    def cents(self):\n        return 1\n\n    def multiply(self, factor):\n        return Money(self.cents * factor)\n```';
+    const reply =
+      '```python\nclass Money:\n    @property\n    def cents(self):\n        return 1\n\n    def multiply(self, factor):\n        return Money(self.cents * factor)\n```';
     const r = extractCode(reply, { name: 'multiply', qualname: 'Money.multiply' });
     expect(r.code).toBe('def multiply(self, factor):\n    return Money(self.cents * factor)\n');
     expect(r.note).toMatch(/method cut out of its class/);
     // an indented method on its own is dedented
-    expect(extractCode('```python\n    def multiply(self, f):\n        return f\n```', { name: 'multiply', qualname: 'Money.multiply' }).code).toBe('def multiply(self, f):\n    return f\n');
+    expect(extractCode('```python\n    def multiply(self, f):\n        return f\n```', { name: 'multiply', qualname: 'Money.multiply' }).code).toBe(
+      'def multiply(self, f):\n    return f\n',
+    );
   });
 
   it('reports replies without code instead of returning empty code silently', () => {

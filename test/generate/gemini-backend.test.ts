@@ -46,7 +46,14 @@ describe('Gemini backend over the wire', () => {
     expect(req.headers['x-goog-api-key']).toBe(GOOD_GEMINI_KEY);
     expect(req.body.systemInstruction.parts[0].text).toBe('be brief');
     expect(req.body.contents).toEqual([{ role: 'user', parts: [{ text: 'write f' }] }]);
-    expect(req.body.generationConfig).toMatchObject({ candidateCount: 3, temperature: 0.8, maxOutputTokens: 300, responseLogprobs: true, logprobs: 3, seed: 3 });
+    expect(req.body.generationConfig).toMatchObject({
+      candidateCount: 3,
+      temperature: 0.8,
+      maxOutputTokens: 300,
+      responseLogprobs: true,
+      logprobs: 3,
+      seed: 3,
+    });
     expect(res.choices).toHaveLength(3);
     expect(res.choices[1]!.text).toContain('return x + 1');
     expect(res.choices[0]!.finishReason).toBe('stop');
@@ -80,7 +87,11 @@ describe('Gemini backend over the wire', () => {
   it('sends JSON mode with the schema in Gemini form and reads the decomposition', async () => {
     const steps = {
       steps: [
-        { text: 'Parse the text', weights: { api: 0.2, context: 0.4, similar: 0.4 }, queries: { api: 'split', context: 'parse_money', similar: 'parse amount' } },
+        {
+          text: 'Parse the text',
+          weights: { api: 0.2, context: 0.4, similar: 0.4 },
+          queries: { api: 'split', context: 'parse_money', similar: 'parse amount' },
+        },
         { text: 'Build Money', weights: { api: 1, context: 0, similar: 0 }, queries: { api: 'Money.from_decimal', context: 'Money', similar: 'from decimal' } },
         { text: 'Reject garbage', weights: { api: 0, context: 0, similar: 0 }, queries: { api: 'InvalidAmountError', context: 'errors', similar: 'raise' } },
       ],
@@ -102,7 +113,9 @@ describe('Gemini backend over the wire', () => {
     const ok = server!.handler;
     server!.handler = (req, i) =>
       i === 0
-        ? geminiError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota.', [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.3s' }])
+        ? geminiError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota.', [
+            { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.3s' },
+          ])
         : i === 1
           ? geminiError(429, 'RESOURCE_EXHAUSTED', 'Too many requests.', undefined, { 'retry-after': '1' })
           : ok(req, i);
@@ -132,7 +145,7 @@ describe('Gemini backend over the wire', () => {
     expect(err.kind).toBe('timeout');
   });
 
-  it('recognises Google\'s 400 API_KEY_INVALID as a bad key and does not retry it', async () => {
+  it("recognises Google's 400 API_KEY_INVALID as a bad key and does not retry it", async () => {
     server = await startMock(geminiHandler());
     const b = new GeminiBackend({ model: 'gemini-2.5-flash', apiKey: 'AIzaWRONG-key-0000000000', baseURL: server.origin, reliability: FAST });
     const err = await failure(b.chat({ messages: MSG, n: 1, temperature: 0, maxTokens: 10 }));
@@ -179,7 +192,9 @@ describe('Gemini backend over the wire', () => {
   });
 
   it('flags a reply cut off by the token limit instead of passing an empty candidate silently', async () => {
-    const b = await backend(() => ({ json: geminiResponse('gemini-2.5-flash', ['', '```python\ndef f(x):\n    return 2\n```'], { finish: 'MAX_TOKENS', thoughts: 1000 }) }));
+    const b = await backend(() => ({
+      json: geminiResponse('gemini-2.5-flash', ['', '```python\ndef f(x):\n    return 2\n```'], { finish: 'MAX_TOKENS', thoughts: 1000 }),
+    }));
     const set = await generateCandidates(TASK, null, { backend: b, config: makeConfig({ generation: { candidates: 2 } }) });
     expect(set.candidates[0]!.extraction).toMatchObject({ ok: false, note: 'empty reply' });
     expect(set.candidates[0]!.finishReason).toBe('length');
@@ -187,6 +202,11 @@ describe('Gemini backend over the wire', () => {
   });
 
   it('converts JSON schema to Gemini schema', () => {
-    expect(toGeminiSchema({ type: ['string', 'null'], description: 'd', additionalProperties: false, maxLength: 5 })).toEqual({ type: 'STRING', nullable: true, description: 'd', maxLength: '5' });
+    expect(toGeminiSchema({ type: ['string', 'null'], description: 'd', additionalProperties: false, maxLength: 5 })).toEqual({
+      type: 'STRING',
+      nullable: true,
+      description: 'd',
+      maxLength: '5',
+    });
   });
 });

@@ -8,7 +8,16 @@ import { makeConfig } from '../../main/model/config.ts';
 // No code fence, and a helper after the target: extraction would cut it down to the target `def`.
 const SAMPLE = 'def f(x):\n    return helper(x)  \n\ndef helper(y):\n    return y + 1\n';
 const task = { id: 'set/f', requirement: 'Return x + 1.', signature: 'def f(x):' };
-const sets = [{ taskId: 'set/f', samples: [{ code: SAMPLE, passed: true }, { code: '', passed: false }], meta: {} }];
+const sets = [
+  {
+    taskId: 'set/f',
+    samples: [
+      { code: SAMPLE, passed: true },
+      { code: '', passed: false },
+    ],
+    meta: {},
+  },
+];
 const config = makeConfig({ generation: { candidates: 2 } });
 
 describe('imported samples', () => {
@@ -29,6 +38,8 @@ describe('imported samples', () => {
     const backend = new ImportedBackend(sets, { name: 'set' });
     expect(backend.capabilities.repair).toBe(false);
     const repair = makeRepairer({ backend, config, trace: null });
-    await expect(repair({ task, round: 1, code: SAMPLE, staticFindings: [], failingOutput: 'AssertionError' } as never)).rejects.toThrow(/Imported samples cannot repair \(task set\/f\)/);
+    await expect(repair({ task, round: 1, code: SAMPLE, staticFindings: [], failingOutput: 'AssertionError' } as never)).rejects.toThrow(
+      /Imported samples cannot repair \(task set\/f\)/,
+    );
   });
 });

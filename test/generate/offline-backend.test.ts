@@ -61,7 +61,15 @@ describe('offline backend', () => {
   it('repairs with a proposal other than the failing one', async () => {
     const first = (await generateCandidates(SAMPLE_TASK, handMadeTrace(), { backend })).candidates[0]!;
     const fixed = await repairCandidates(
-      { task: SAMPLE_TASK, trace: handMadeTrace(), guided: true, candidate: first.code, findings: [], testOutput: 'FAIL: test_add_tax_standard_rate', round: 1 },
+      {
+        task: SAMPLE_TASK,
+        trace: handMadeTrace(),
+        guided: true,
+        candidate: first.code,
+        findings: [],
+        testOutput: 'FAIL: test_add_tax_standard_rate',
+        round: 1,
+      },
       { backend },
     );
     expect(fixed.purpose).toBe('repair');
@@ -69,10 +77,16 @@ describe('offline backend', () => {
     expect(fixed.candidates[0]!.code).not.toBe(first.code);
   });
 
-  it('serves as the validator\'s repair function', async () => {
+  it("serves as the validator's repair function", async () => {
     const repair = makeRepairer({ backend, trace: handMadeTrace() });
     const failing = (await generateCandidates(SAMPLE_TASK, handMadeTrace(), { backend })).candidates[0]!.code;
-    const code = await repair({ task: SAMPLE_TASK, round: 1, code: failing, staticFindings: [{ kind: 'undefined-name', message: "undefined name 'x'", line: 2 }], failingOutput: 'FAIL' });
+    const code = await repair({
+      task: SAMPLE_TASK,
+      round: 1,
+      code: failing,
+      staticFindings: [{ kind: 'undefined-name', message: "undefined name 'x'", line: 2 }],
+      failingOutput: 'FAIL',
+    });
     expect(code).toMatch(/^def add_tax\(/);
     expect(code).not.toBe(failing);
   });
@@ -84,7 +98,10 @@ describe('offline backend', () => {
   });
 
   it('decomposes deterministically into valid steps', async () => {
-    const steps = await llmDecomposer(backend).decompose({ requirement: SAMPLE_TASK.requirement, signature: SAMPLE_TASK.signature }, { minSteps: 2, maxSteps: 6 });
+    const steps = await llmDecomposer(backend).decompose(
+      { requirement: SAMPLE_TASK.requirement, signature: SAMPLE_TASK.signature },
+      { minSteps: 2, maxSteps: 6 },
+    );
     expect(steps.length).toBeGreaterThanOrEqual(2);
     expect(steps.length).toBeLessThanOrEqual(6);
     for (const s of steps) expect(s.weights!.api! + s.weights!.context! + s.weights!.similar!).toBeCloseTo(1, 12);
@@ -104,7 +121,9 @@ describe('offline adaptation helpers', () => {
   });
 
   it('parses signatures with every parameter kind', () => {
-    const d = parseFirstDef('@dec\nasync def price_line(catalog: Catalog, sku: str, /, quantity: int = 1, *rules: PriceRule, include_tax: bool = True, **kw) -> dict[str, int]:\n    pass')!;
+    const d = parseFirstDef(
+      '@dec\nasync def price_line(catalog: Catalog, sku: str, /, quantity: int = 1, *rules: PriceRule, include_tax: bool = True, **kw) -> dict[str, int]:\n    pass',
+    )!;
     expect(d.name).toBe('price_line');
     expect(d.isAsync).toBe(true);
     expect(d.returns).toBe('dict[str, int]');

@@ -97,7 +97,8 @@ describe('OpenAI backend over the wire', () => {
   it('retries a 429, honouring Retry-After', async () => {
     const b = await backend();
     const ok = server!.handler;
-    server!.handler = (req, i) => (i === 0 ? openAiError(429, 'Rate limit reached for gpt-4o-mini', 'requests', 'rate_limit_exceeded', { 'retry-after': '1' }) : ok(req, i));
+    server!.handler = (req, i) =>
+      i === 0 ? openAiError(429, 'Rate limit reached for gpt-4o-mini', 'requests', 'rate_limit_exceeded', { 'retry-after': '1' }) : ok(req, i);
     const t0 = Date.now();
     const res = await b.chat({ messages: MSG, n: 1, temperature: 0, maxTokens: 10 });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
@@ -193,7 +194,8 @@ describe('OpenAI backend over the wire', () => {
   it('goes on without log-probabilities when a compatible server rejects them', async () => {
     const b = await backend();
     const ok = server!.handler;
-    server!.handler = (req, i) => (req.body.logprobs ? openAiError(400, 'logprobs is not supported by this server', 'invalid_request_error', null) : ok(req, i));
+    server!.handler = (req, i) =>
+      req.body.logprobs ? openAiError(400, 'logprobs is not supported by this server', 'invalid_request_error', null) : ok(req, i);
     const set = await generateCandidates(TASK, null, { backend: b, config: makeConfig({ generation: { candidates: 2 } }) });
     expect(set.candidates).toHaveLength(2);
     expect(set.uncertainty.entropy.method).toMatch(/group-entropy/);
@@ -224,13 +226,16 @@ describe('OpenAI backend over the wire', () => {
     let inFlight = 0;
     let peak = 0;
     const ok = openAiHandler();
-    const b = await backend(async (req, i) => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await new Promise((r) => setTimeout(r, 30));
-      inFlight--;
-      return ok(req, i);
-    }, { reliability: { ...FAST, concurrency: 2 } });
+    const b = await backend(
+      async (req, i) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((r) => setTimeout(r, 30));
+        inFlight--;
+        return ok(req, i);
+      },
+      { reliability: { ...FAST, concurrency: 2 } },
+    );
     await Promise.all(Array.from({ length: 6 }, () => b.chat({ messages: MSG, n: 1, temperature: 0, maxTokens: 10 })));
     expect(peak).toBe(2);
   });

@@ -17,7 +17,7 @@ const userOf = (p: { messages: { role: string; content: string }[] }) => p.messa
 describe('generation prompts', () => {
   const trace = handMadeTrace();
 
-  it('uncertainty-guided: evidence grouped by source with each item\'s u, the trace [ū_A, ū_X, ū_S] and the instruction', () => {
+  it("uncertainty-guided: evidence grouped by source with each item's u, the trace [ū_A, ū_X, ū_S] and the instruction", () => {
     const p = buildGenerationPrompt(SAMPLE_TASK, trace, { guided: true });
     const text = userOf(p);
     expect(p.kind).toBe('uncertainty-guided');
@@ -91,7 +91,9 @@ describe('repair and decomposition prompts', () => {
     expect(text).toMatch(/earlier characters not shown/);
     expect(text).toContain('ū_A (API knowledge)');
     expect(text).toMatch(/prefer the one with the lower uncertainty u/);
-    const plain = userOf(buildRepairPrompt({ task: SAMPLE_TASK, trace: handMadeTrace(), guided: false, candidate: 'x', findings: [], testOutput: '', round: 1 }));
+    const plain = userOf(
+      buildRepairPrompt({ task: SAMPLE_TASK, trace: handMadeTrace(), guided: false, candidate: 'x', findings: [], testOutput: '', round: 1 }),
+    );
     expect(plain).not.toMatch(/uncertain|ū/);
     expect(plain).toContain('(none)');
     expect(plain).toContain('(no test output)');
@@ -101,12 +103,26 @@ describe('repair and decomposition prompts', () => {
     const p = buildDecompositionPrompt(SAMPLE_TASK, { min: 2, max: 6 });
     expect(userOf(p)).toMatch(/into 2 to 6 ordered steps/);
     expect(p.schema.schema).toMatchObject({ required: ['steps'], additionalProperties: false });
-    const reply = '```json\n' + JSON.stringify({ steps: Array.from({ length: 8 }, (_, i) => ({ text: `step ${i}`, weights: { api: -1, context: 0, similar: 2 }, queries: { api: '', context: 'c', similar: 's' } })) }) + '\n```';
+    const reply =
+      '```json\n' +
+      JSON.stringify({
+        steps: Array.from({ length: 8 }, (_, i) => ({
+          text: `step ${i}`,
+          weights: { api: -1, context: 0, similar: 2 },
+          queries: { api: '', context: 'c', similar: 's' },
+        })),
+      }) +
+      '\n```';
     const { steps, warnings } = parseDecomposition(reply, { min: 2, max: 6 });
     expect(steps).toHaveLength(6);
     expect(warnings[0]).toMatch(/kept the first 6/);
     expect(steps[0]).toEqual({ index: 0, text: 'step 0', weights: { api: 0, context: 0, similar: 1 }, queries: { api: 'step 0', context: 'c', similar: 's' } });
-    expect(() => parseDecomposition('{"steps": [{"text": "one", "weights": {"api": 1, "context": 0, "similar": 0}, "queries": {"api": "", "context": "", "similar": ""}}]}', { min: 2, max: 6 })).toThrow(DecompositionError);
+    expect(() =>
+      parseDecomposition(
+        '{"steps": [{"text": "one", "weights": {"api": 1, "context": 0, "similar": 0}, "queries": {"api": "", "context": "", "similar": ""}}]}',
+        { min: 2, max: 6 },
+      ),
+    ).toThrow(DecompositionError);
     expect(() => parseDecomposition('no json here', { min: 2, max: 6 })).toThrow(/not JSON/);
     expect(() => parseDecomposition('{"steps": [{"text": 1}]}', { min: 2, max: 6 })).toThrow(/schema/);
   });

@@ -64,13 +64,15 @@ describe('record and replay', () => {
     const first = await generateCandidates(SAMPLE_TASK, trace, { backend: recorded, config: CONFIG, encoder, runId, topLogprobs: 3 });
     expect(openai.requests.map((r) => r.body.n).slice(-3)).toEqual([5, 3, 1]);
     // comments, docstrings, quotes and layout do not split a group; behaviour does
-    expect(first.uncertainty.groups).toEqual([[0, 1, 3], [2, 4]]);
+    expect(first.uncertainty.groups).toEqual([
+      [0, 1, 3],
+      [2, 4],
+    ]);
     expect(first.uncertainty.consistency.value).toBeCloseTo(0.4, 12);
 
-    const steps = await llmDecomposer(recorded, { runId, taskId: SAMPLE_TASK.id }).decompose(
-      { requirement: SAMPLE_TASK.requirement, signature: SAMPLE_TASK.signature },
-      { minSteps: 2, maxSteps: 6 },
-    ).catch((e: Error) => e);
+    const steps = await llmDecomposer(recorded, { runId, taskId: SAMPLE_TASK.id })
+      .decompose({ requirement: SAMPLE_TASK.requirement, signature: SAMPLE_TASK.signature }, { minSteps: 2, maxSteps: 6 })
+      .catch((e: Error) => e);
     expect(steps).toBeInstanceOf(Error); // the mock answers code, not JSON: the decomposer says so (and retrieval falls back)
 
     await openai.close(); // network unplugged
@@ -127,12 +129,25 @@ describe('record and replay', () => {
     ex.saveResult(runId, SAMPLE_TASK.id, 'generate', first);
     ex.finishRun(runId, { tasks: 1 });
     await gemini.close();
-    const again = await generateCandidates(SAMPLE_TASK, handMadeTrace(), { backend: new ReplayBackend(ex, { provider: 'gemini', model: 'gemini-2.5-flash', runId }), config: CONFIG, encoder });
+    const again = await generateCandidates(SAMPLE_TASK, handMadeTrace(), {
+      backend: new ReplayBackend(ex, { provider: 'gemini', model: 'gemini-2.5-flash', runId }),
+      config: CONFIG,
+      encoder,
+    });
     expect(again.candidates).toEqual(first.candidates);
     expect(again.uncertainty).toEqual(first.uncertainty);
 
     // a failed exchange with a wrong key is recorded too (redacted)
-    const bad = recordExchanges(new OpenAiBackend({ model: 'gpt-4o-mini', apiKey: 'sk-wrong-SECRET-4242424242', baseURL: 'http://127.0.0.1:9/v1', reliability: { ...FAST, maxRetries: 0 } }), ex, { runId });
+    const bad = recordExchanges(
+      new OpenAiBackend({
+        model: 'gpt-4o-mini',
+        apiKey: 'sk-wrong-SECRET-4242424242',
+        baseURL: 'http://127.0.0.1:9/v1',
+        reliability: { ...FAST, maxRetries: 0 },
+      }),
+      ex,
+      { runId },
+    );
     await expect(bad.chat({ messages: [{ role: 'user', content: 'x' }], n: 1, temperature: 0, maxTokens: 5 })).rejects.toBeInstanceOf(LlmError);
     expect(ex.exchanges({ runId }).some((r) => r.status === 'error')).toBe(true);
 

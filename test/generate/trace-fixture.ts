@@ -93,7 +93,14 @@ export function handMadeTrace(): RetrievalTrace {
   };
   return {
     taskId: SAMPLE_TASK.id,
-    steps: [{ index: 0, text: SAMPLE_TASK.requirement, weights: { api: 0.4, context: 0.3, similar: 0.3 }, queries: { api: 'tax rate', context: 'pricing', similar: 'tax' } }],
+    steps: [
+      {
+        index: 0,
+        text: SAMPLE_TASK.requirement,
+        weights: { api: 0.4, context: 0.3, similar: 0.3 },
+        queries: { api: 'tax rate', context: 'pricing', similar: 'tax' },
+      },
+    ],
     decomposition: 'fallback',
     evidence: fused,
     sourceUncertainty: { api: mean('api'), context: mean('context'), similar: mean('similar') },

@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConfiguredEncoder } from '../../main/embed/select.ts';
 import type { Encoder } from '../../main/model/encoder.ts';
 import { groupCandidates, normaliseCandidates } from '../../main/generate/normalise.ts';
-import { aggregate, groupEntropy, measureGenerationUncertainty, selfConsistency, semanticVariance, summariseLogprobs } from '../../main/generate/uncertainty.ts';
+import {
+  aggregate,
+  groupEntropy,
+  measureGenerationUncertainty,
+  selfConsistency,
+  semanticVariance,
+  summariseLogprobs,
+} from '../../main/generate/uncertainty.ts';
 import { DEFAULT_CONFIG } from '../../main/model/config.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
@@ -76,13 +83,21 @@ describe('self-consistency grouping', () => {
 
 describe('generation uncertainty', () => {
   it('semantic variance is 0 for costume changes and grows with behaviour changes', async () => {
-    const same = await measureGenerationUncertainty(SAME, SAME.map(() => null), { weights: W, encoder });
+    const same = await measureGenerationUncertainty(
+      SAME,
+      SAME.map(() => null),
+      { weights: W, encoder },
+    );
     expect(same.variance.value).toBeCloseTo(0, 6);
     expect(same.consistency.value).toBe(0);
     expect(same.entropy).toMatchObject({ value: 0, method: expect.stringMatching(/group-entropy/) });
     expect(same.aggregate).toBeCloseTo(0, 6);
     const mixed = [...SAME.slice(0, 3), ...OTHER_ALGORITHMS];
-    const diff = await measureGenerationUncertainty(mixed, mixed.map(() => null), { weights: W, encoder });
+    const diff = await measureGenerationUncertainty(
+      mixed,
+      mixed.map(() => null),
+      { weights: W, encoder },
+    );
     expect(diff.variance.value).toBeGreaterThan(0.05);
     const subtle = await measureGenerationUncertainty([SAME[0]!, ...DIFFERENT], [null, null, null], { weights: W, encoder });
     expect(subtle.groups).toHaveLength(3); // grouping sees what a bag-of-sub-tokens encoder cannot
@@ -101,12 +116,24 @@ describe('generation uncertainty', () => {
 
   it('computes a real entropy from top log-probabilities and a stand-in from chosen tokens only', () => {
     const ln = Math.log;
-    const top = summariseLogprobs([{ token: 'a', logprob: ln(0.5), top: [{ token: 'a', logprob: ln(0.5) }, { token: 'b', logprob: ln(0.3) }] }])!;
+    const top = summariseLogprobs([
+      {
+        token: 'a',
+        logprob: ln(0.5),
+        top: [
+          { token: 'a', logprob: ln(0.5) },
+          { token: 'b', logprob: ln(0.3) },
+        ],
+      },
+    ])!;
     // 0.5, 0.3 and the remaining 0.2 as one outcome
     const h = -(0.5 * ln(0.5) + 0.3 * ln(0.3) + 0.2 * ln(0.2));
     expect(top.meanEntropy).toBeCloseTo(h, 12);
     expect(top.normalised).toBeCloseTo(h / ln(3), 12);
-    const chosen = summariseLogprobs([{ token: 'a', logprob: ln(0.9), top: [] }, { token: 'b', logprob: ln(0.4), top: [] }])!;
+    const chosen = summariseLogprobs([
+      { token: 'a', logprob: ln(0.9), top: [] },
+      { token: 'b', logprob: ln(0.4), top: [] },
+    ])!;
     expect(chosen.meanEntropy).toBeNull();
     expect(chosen.normalised).toBeCloseTo(1 - Math.sqrt(0.9 * 0.4), 12);
     expect(summariseLogprobs(null)).toBeNull();

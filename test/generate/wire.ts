@@ -22,7 +22,11 @@ export function openAiError(status: number, message: string, type: string, code:
   return { status, headers, json: { error: { message, type, param: null, code } } };
 }
 
-export function openAiCompletion(model: string, texts: string[], opts: { topLogprobs?: number | null; prompt?: number; finish?: string; refusal?: string | null } = {}) {
+export function openAiCompletion(
+  model: string,
+  texts: string[],
+  opts: { topLogprobs?: number | null; prompt?: number; finish?: string; refusal?: string | null } = {},
+) {
   return {
     id: 'chatcmpl-mock123',
     object: 'chat.completion',
@@ -73,12 +77,18 @@ export function openAiHandler(opts: VendorMockOptions = {}): Handler {
   const key = opts.key ?? GOOD_OPENAI_KEY;
   const models = opts.models ?? ['gpt-4o-mini'];
   return (req, r) => {
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return openAiError(404, `Invalid URL (${req.method} ${req.url})`, 'invalid_request_error', null);
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+      return openAiError(404, `Invalid URL (${req.method} ${req.url})`, 'invalid_request_error', null);
     const auth = String(req.headers.authorization ?? '');
     if (auth !== `Bearer ${key}`) {
       const given = auth.replace(/^Bearer /, '');
       // OpenAI echoes a masked form of the key it got
-      return openAiError(401, `Incorrect API key provided: ${given.slice(0, 6)}*****${given.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
+      return openAiError(
+        401,
+        `Incorrect API key provided: ${given.slice(0, 6)}*****${given.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        'invalid_request_error',
+        'invalid_api_key',
+      );
     }
     const body = req.body as { model: string; n?: number; logprobs?: boolean; top_logprobs?: number; response_format?: { type: string } };
     if (!models.includes(body.model)) {
@@ -138,12 +148,21 @@ export function geminiHandler(opts: VendorMockOptions = {}): Handler {
     if (req.method !== 'POST' || !m) return geminiError(404, 'NOT_FOUND', `Method not found: ${req.url}`);
     if (req.headers['x-goog-api-key'] !== key) {
       return geminiError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'API_KEY_INVALID',
+          domain: 'googleapis.com',
+          metadata: { service: 'generativelanguage.googleapis.com' },
+        },
       ]);
     }
     const model = decodeURIComponent(m[1]!);
     if (!models.includes(model)) {
-      return geminiError(404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`);
+      return geminiError(
+        404,
+        'NOT_FOUND',
+        `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
+      );
     }
     const cfg = ((req.body as { generationConfig?: Record<string, unknown> }).generationConfig ?? {}) as {
       candidateCount?: number;

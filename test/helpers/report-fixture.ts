@@ -131,7 +131,7 @@ function pOfMeanZero(xs: number[]): number {
   const z = Math.abs(m) / (sd / Math.sqrt(xs.length));
   // Abramowitz–Stegun erf approximation.
   const t = 1 / (1 + 0.3275911 * (z / Math.SQRT2));
-  const erf = 1 - (((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t) * Math.exp(-(z * z) / 2);
+  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-(z * z) / 2);
   return clamp(1 - erf, 0, 1);
 }
 
@@ -170,7 +170,16 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
     const sources: Record<Source, boolean> = { api: bits[0] === '1', context: bits[1] === '1', similar: bits[2] === '1' };
     const names = [sources.api && 'API', sources.context && 'Context', sources.similar && 'Similar code'].filter(Boolean) as string[];
     const strength = 0.25 + 0.22 * +sources.api + 0.14 * +sources.context + 0.08 * +sources.similar + 0.06 * +(sources.api && sources.context);
-    cellConds.push({ id: `f${bits}`, label: names.length ? names.join(' + ') : 'No evidence', family: 'factorial', strength, verify: true, repair: true, apiEvidence: sources.api, sources });
+    cellConds.push({
+      id: `f${bits}`,
+      label: names.length ? names.join(' + ') : 'No evidence',
+      family: 'factorial',
+      strength,
+      verify: true,
+      repair: true,
+      apiEvidence: sources.api,
+      sources,
+    });
   }
 
   const runs: RunProvenance[] = [];
@@ -232,8 +241,23 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       const durationMs = Math.round(4000 + rnd() * 20000);
       if (runId.startsWith('abl') && spec.id === 'f111' && taskId === 'repo-c/json "merge"') {
         tasks.push({
-          runId, condition: spec.id, taskId, n: 0, c: 0, pass1: Number.NaN, selectedCorrect: false, selectedOrigin: 'candidate', selectedIndex: null,
-          repairRounds: 0, repairRecovered: false, uncertainty: Number.NaN, apiF1: null, apiF1TaskView: null, costUsd: null, durationMs, error: HOSTILE_ERROR,
+          runId,
+          condition: spec.id,
+          taskId,
+          n: 0,
+          c: 0,
+          pass1: Number.NaN,
+          selectedCorrect: false,
+          selectedOrigin: 'candidate',
+          selectedIndex: null,
+          repairRounds: 0,
+          repairRecovered: false,
+          uncertainty: Number.NaN,
+          apiF1: null,
+          apiF1TaskView: null,
+          costUsd: null,
+          durationMs,
+          error: HOSTILE_ERROR,
         });
         continue;
       }
@@ -246,9 +270,17 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         const totalTests = 4;
         const reason = ok ? 'all tests passed' : FAIL_REASONS[Math.floor(rnd() * FAIL_REASONS.length)]!;
         candidates.push({
-          runId, condition: spec.id, taskId, index: i, group: ok ? 0 : 1 + Math.floor(rnd() * 2),
+          runId,
+          condition: spec.id,
+          taskId,
+          index: i,
+          group: ok ? 0 : 1 + Math.floor(rnd() * 2),
           status: ok ? 'pass' : reason.startsWith('timed out') ? 'timeout' : reason.startsWith('SyntaxError') ? 'error' : 'fail',
-          passed: ok, passedTests: ok ? totalTests : Math.floor(rnd() * totalTests), totalTests, durationMs: Math.round(300 + rnd() * 2500), reason,
+          passed: ok,
+          passedTests: ok ? totalTests : Math.floor(rnd() * totalTests),
+          totalTests,
+          durationMs: Math.round(300 + rnd() * 2500),
+          reason,
         });
         if (planted.includes(i)) {
           // A flaky verdict is never a pass.
@@ -305,8 +337,23 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       const outTok = Math.round(200 + rnd() * 600) * N;
       tokens.set(`${runId}|${spec.id}|${taskId}`, [inTok, outTok]);
       tasks.push({
-        runId, condition: spec.id, taskId, n: N, c, pass1: c / N, selectedCorrect, selectedOrigin, selectedIndex, repairRounds, repairRecovered,
-        uncertainty, apiF1, apiF1TaskView, costUsd: costed ? Math.round((inTok * 0.15e-6 + outTok * 0.6e-6) * 1e6) / 1e6 : null, durationMs, error: null,
+        runId,
+        condition: spec.id,
+        taskId,
+        n: N,
+        c,
+        pass1: c / N,
+        selectedCorrect,
+        selectedOrigin,
+        selectedIndex,
+        repairRounds,
+        repairRecovered,
+        uncertainty,
+        apiF1,
+        apiF1TaskView,
+        costUsd: costed ? Math.round((inTok * 0.15e-6 + outTok * 0.6e-6) * 1e6) / 1e6 : null,
+        durationMs,
+        error: null,
       });
     }
   };
@@ -337,15 +384,31 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       tasks: ok.length,
       failures: all.length - ok.length,
       samples: Math.min(...ok.map((t) => t.n)),
-      passAtK: KS.map((k) => ({ k, value: bootstrap(ok.map((t) => passAtK(t.n, t.c, k)), rnd) })),
-      rawPass1: bootstrap(ok.map((t) => t.pass1), rnd),
-      selectedCorrect: bootstrap(ok.map((t) => (t.selectedCorrect ? 1 : 0)), rnd),
+      passAtK: KS.map((k) => ({
+        k,
+        value: bootstrap(
+          ok.map((t) => passAtK(t.n, t.c, k)),
+          rnd,
+        ),
+      })),
+      rawPass1: bootstrap(
+        ok.map((t) => t.pass1),
+        rnd,
+      ),
+      selectedCorrect: bootstrap(
+        ok.map((t) => (t.selectedCorrect ? 1 : 0)),
+        rnd,
+      ),
       repair: { attempted, recovered, rate: attempted ? recovered / attempted : null },
       uncertainty: { mean: mean(u), auroc: auroc(u, fails), auprc: auprc(u, fails), ece: cal.ece, bins: cal.bins, degenerate: null },
       warnings: [],
       api: apiAggregate(api, 'repository'),
       apiTaskView: apiAggregate(view, 'task-view'),
-      cost: { usd: costs.length ? costs.reduce((a, b) => a + b, 0) : null, inputTokens: tok.reduce((a, b) => a + b[0], 0), outputTokens: tok.reduce((a, b) => a + b[1], 0) },
+      cost: {
+        usd: costs.length ? costs.reduce((a, b) => a + b, 0) : null,
+        inputTokens: tok.reduce((a, b) => a + b[0], 0),
+        outputTokens: tok.reduce((a, b) => a + b[1], 0),
+      },
       flaky: {
         candidates: flakyCands.length,
         candidateVerdicts: cands.length,
@@ -360,7 +423,8 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
     ...(withFactorial ? cellConds.map((s) => summarize('abl-20250302-b2', s)) : []),
   ];
 
-  const rowOf = (runId: string, cond: string, taskId: string) => tasks.find((t) => t.runId === runId && t.condition === cond && t.taskId === taskId && t.error === null);
+  const rowOf = (runId: string, cond: string, taskId: string) =>
+    tasks.find((t) => t.runId === runId && t.condition === cond && t.taskId === taskId && t.error === null);
   const pairs: [string, string, string][] = [
     ['run-20250301-a1', 'opencoder', 'baseline-rag'],
     ['run-20250301-a1', 'opencoder', 'rag-verify-repair'],
@@ -383,10 +447,16 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       mcnemarPHolm: Number.NaN,
       holmFamily: { key: 'offline', outcome: 'selected-output correctness (exact McNemar)', size: pairs.length },
       selectedPermutation: signFlipBrute(paired.map(([x, y]) => +x.selectedCorrect - +y.selectedCorrect)),
-      selectedDiff: bootstrap(paired.map(([x, y]) => +x.selectedCorrect - +y.selectedCorrect), rnd),
+      selectedDiff: bootstrap(
+        paired.map(([x, y]) => +x.selectedCorrect - +y.selectedCorrect),
+        rnd,
+      ),
       passAtKDiff: KS.map((k) => ({
         k,
-        diff: bootstrap(paired.map(([x, y]) => passAtK(x.n, x.c, k) - passAtK(y.n, y.c, k)), rnd),
+        diff: bootstrap(
+          paired.map(([x, y]) => passAtK(x.n, x.c, k) - passAtK(y.n, y.c, k)),
+          rnd,
+        ),
         test: signFlipBrute(paired.map(([x, y]) => passAtK(x.n, x.c, k) - passAtK(y.n, y.c, k))),
       })),
     } satisfies PairedComparison;
@@ -413,7 +483,9 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         return outcome === 'pass@1' ? row.pass1 : row.uncertainty;
       };
       const base = effectDefs.map((e) => {
-        const contrasts = paired.map((t) => cellConds.reduce((s, cell) => s + e.factors.reduce((sign, f) => sign * (cell.sources![f] ? 1 : -1), 1) * y(cell, t), 0) / 4);
+        const contrasts = paired.map(
+          (t) => cellConds.reduce((s, cell) => s + e.factors.reduce((sign, f) => sign * (cell.sources![f] ? 1 : -1), 1) * y(cell, t), 0) / 4,
+        );
         const informativeTasks = contrasts.filter((c) => c !== 0).length;
         return {
           name: e.name,

@@ -83,7 +83,11 @@ describe('opencoder index / status', () => {
 describe('the installed bin', () => {
   it('runs as npx opencoder from the checkout', () => {
     const db = workspace();
-    const r = spawnSync('npx', ['--no-install', 'opencoder', 'status', '--db', db, '--json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync('npx', ['--no-install', 'opencoder', 'status', '--db', db, '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(r.status, r.stderr).toBe(0);
     const last = r.stdout.trim().split('\n').at(-1)!;
     expect(JSON.parse(last)).toMatchObject({ ok: true, command: 'status', repositories: [] });

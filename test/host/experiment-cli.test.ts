@@ -31,7 +31,18 @@ describe('experiment commands', () => {
     const a = await cli(['ablate', '--manifest', SAMPLE, '--limit', '2', '--db', db, '--json']);
     expect(a.code, a.err.join('\n')).toBe(0);
     ablateId = a.json().runId;
-    const r = await cli(['run', '--manifest', SAMPLE, '--ids', 'inventory/add_tax,inventory/apply_discount', '--method', 'baseline-rag,opencoder', '--db', db, '--json']);
+    const r = await cli([
+      'run',
+      '--manifest',
+      SAMPLE,
+      '--ids',
+      'inventory/add_tax,inventory/apply_discount',
+      '--method',
+      'baseline-rag,opencoder',
+      '--db',
+      db,
+      '--json',
+    ]);
     expect(r.code, r.err.join('\n')).toBe(0);
     runId = r.json().runId;
   }, 240_000);
@@ -86,7 +97,12 @@ describe('experiment commands', () => {
     // compare and report of the same runs adjust over the same Holm family (one backend: the within-run pair too).
     const json = path.join(dir, 'cmp.json');
     expect((await cli(['report', runId, runId, '--format', 'json', '--out', json, '--db', db])).code).toBe(0);
-    const reported = JSON.parse(fs.readFileSync(json, 'utf8')).comparisons as { a: { condition: string }; b: { condition: string }; holmFamily: { key: string; size: number }; mcnemarPHolm: number }[];
+    const reported = JSON.parse(fs.readFileSync(json, 'utf8')).comparisons as {
+      a: { condition: string };
+      b: { condition: string };
+      holmFamily: { key: string; size: number };
+      mcnemarPHolm: number;
+    }[];
     for (const c of doc.comparisons) {
       const same = reported.find((x) => x.a.condition === c.a.condition && x.b.condition === c.b.condition && x.a.condition === x.b.condition)!;
       expect(c.holmFamily).toEqual(same.holmFamily);
@@ -116,19 +132,49 @@ describe('experiment commands', () => {
     const copy = path.join(dir, 'broken-ref');
     fs.cpSync(path.dirname(SAMPLE), copy, { recursive: true });
     const manifest = path.join(copy, 'tasks.jsonl');
-    const lines = fs.readFileSync(manifest, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(manifest, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const t = lines.find((x) => x.id === 'inventory/add_tax');
     t.reference = 'def add_tax(amount, tax_class="standard"):\n    return amount\n';
     fs.writeFileSync(manifest, lines.map((x) => JSON.stringify(x)).join('\n') + '\n');
     const before = (await cli(['runs', '--db', db, '--json'])).json().runs.length;
-    const r = await cli(['run', '--manifest', manifest, '--ids', 'inventory/add_tax,inventory/apply_discount', '--method', 'baseline-rag', '--db', db, '--json']);
+    const r = await cli([
+      'run',
+      '--manifest',
+      manifest,
+      '--ids',
+      'inventory/add_tax,inventory/apply_discount',
+      '--method',
+      'baseline-rag',
+      '--db',
+      db,
+      '--json',
+    ]);
     expect(r.code).toBe(1);
     expect(r.json().error.message).toMatch(/1 of 2 task\(s\) have a reference that does not pass its own tests[\s\S]*inventory\/add_tax: failed: /);
     expect((await cli(['runs', '--db', db, '--json'])).json().runs.length).toBe(before);
   }, 60_000);
 
   it('--candidates and --temperature set the sampling of every condition; bad values and a resume that changes them are refused', async () => {
-    const r = await cli(['run', '--manifest', SAMPLE, '--limit', '1', '--method', 'baseline-rag,opencoder', '--candidates', '3', '--temperature', '0.2', '--db', db, '--json']);
+    const r = await cli([
+      'run',
+      '--manifest',
+      SAMPLE,
+      '--limit',
+      '1',
+      '--method',
+      'baseline-rag,opencoder',
+      '--candidates',
+      '3',
+      '--temperature',
+      '0.2',
+      '--db',
+      db,
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const doc = r.json();
     expect(doc.conditions.map((c: { samples: number }) => c.samples)).toEqual([3, 3]);
@@ -173,7 +219,20 @@ describe('experiment commands', () => {
   it('a metered backend over --max-usd is refused before anything is sent', async () => {
     const saved = process.env.OPENAI_API_KEY;
     process.env.OPENAI_API_KEY = 'sk-test-not-a-real-key';
-    const r = await cli(['run', '--manifest', SAMPLE, '--backend', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--max-usd', '0.000001', '--db', db, '--json']).finally(() => {
+    const r = await cli([
+      'run',
+      '--manifest',
+      SAMPLE,
+      '--backend',
+      'openai',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--max-usd',
+      '0.000001',
+      '--db',
+      db,
+      '--json',
+    ]).finally(() => {
       if (saved === undefined) delete process.env.OPENAI_API_KEY;
       else process.env.OPENAI_API_KEY = saved;
     });

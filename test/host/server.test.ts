@@ -162,16 +162,28 @@ describe('API authentication and validation', () => {
   });
 
   it('a foreign Host header is 403 (DNS rebinding), a foreign Origin is 403, a body over 1 MiB is 413', async () => {
-    const rebound = await request('POST', '/api/call/app.info', { headers: { Host: `evil.example:${server.port}`, Authorization: `Bearer ${server.token}` }, body: '{}' });
+    const rebound = await request('POST', '/api/call/app.info', {
+      headers: { Host: `evil.example:${server.port}`, Authorization: `Bearer ${server.token}` },
+      body: '{}',
+    });
     expect(rebound.status).toBe(403);
     expect(rebound.json().error.message).toMatch(/DNS-rebinding/);
     const staticRebound = await request('GET', '/', { headers: { Host: 'evil.example' } });
     expect(staticRebound.status).toBe(403);
-    const localhost = await request('POST', '/api/call/app.info', { headers: { Host: `localhost:${server.port}`, Authorization: `Bearer ${server.token}` }, body: '{}' });
+    const localhost = await request('POST', '/api/call/app.info', {
+      headers: { Host: `localhost:${server.port}`, Authorization: `Bearer ${server.token}` },
+      body: '{}',
+    });
     expect(localhost.status).toBe(200);
-    const origin = await request('POST', '/api/call/app.info', { headers: { Origin: 'http://evil.example', Authorization: `Bearer ${server.token}` }, body: '{}' });
+    const origin = await request('POST', '/api/call/app.info', {
+      headers: { Origin: 'http://evil.example', Authorization: `Bearer ${server.token}` },
+      body: '{}',
+    });
     expect(origin.status).toBe(403);
-    const big = await request('POST', '/api/call/app.info', { headers: { Authorization: `Bearer ${server.token}` }, body: Buffer.alloc(1024 * 1024 + 10, 0x20) });
+    const big = await request('POST', '/api/call/app.info', {
+      headers: { Authorization: `Bearer ${server.token}` },
+      body: Buffer.alloc(1024 * 1024 + 10, 0x20),
+    });
     expect(big.status).toBe(413);
   });
 });
@@ -204,11 +216,13 @@ describe('static files', () => {
     const bare = await startServer({ service, port: 0, rendererDir: empty });
     try {
       const r = await new Promise<string>((resolve, reject) =>
-        http.get({ host: '127.0.0.1', port: bare.port, path: '/' }, (res) => {
-          let body = '';
-          res.on('data', (c) => (body += c));
-          res.on('end', () => resolve(body));
-        }).on('error', reject),
+        http
+          .get({ host: '127.0.0.1', port: bare.port, path: '/' }, (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve(body));
+          })
+          .on('error', reject),
       );
       expect(r).toContain('npm run build:renderer');
     } finally {
@@ -294,11 +308,15 @@ describe('opencoder serve', () => {
 
   it('prints one JSON line with the URL and token as soon as it listens, answers app.info, and stops cleanly on SIGTERM', async () => {
     const db = path.join(dir, 'serve.db');
-    child = spawn(process.execPath, [path.join(ROOT, 'bin', 'opencoder.js'), 'serve', '--json', '--port', '0', '--db', db, '--no-demo', '--renderer', renderer], {
-      cwd: ROOT,
-      env: { ...process.env, OPENCODER_HOME: path.join(dir, 'home') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin', 'opencoder.js'), 'serve', '--json', '--port', '0', '--db', db, '--no-demo', '--renderer', renderer],
+      {
+        cwd: ROOT,
+        env: { ...process.env, OPENCODER_HOME: path.join(dir, 'home') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stderr!.on('data', (c) => (err += c));
@@ -322,7 +340,11 @@ describe('opencoder serve', () => {
 
     const unauth = await fetch(`${doc.url}/api/call/app.info`, { method: 'POST', body: '{}' });
     expect(unauth.status).toBe(401);
-    const r = await fetch(`${doc.url}/api/call/app.info`, { method: 'POST', headers: { Authorization: `Bearer ${doc.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+    const r = await fetch(`${doc.url}/api/call/app.info`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${doc.token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(r.status).toBe(200);
     const info = (await r.json()) as { ok: boolean; value: { dbPath: string; mode: string } };
     expect(info.value).toMatchObject({ mode: 'browser', dbPath: db });

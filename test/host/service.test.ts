@@ -72,7 +72,25 @@ describe('engine service', () => {
 
   it('samples.passk reads a sample set inside the allowed roots and computes its Pass@k; outside them it is refused', async () => {
     const file = path.join(dir, 'c_out.jsonl');
-    fs.writeFileSync(file, [JSON.stringify({ _id: 'a', generate_results: [{ generate_code: 'x', is_pass: true }, { generate_code: 'y', is_pass: false }] }), JSON.stringify({ _id: 'b', generate_results: [{ generate_code: 'z', is_pass: false }, { generate_code: 'w', is_pass: false }] })].join('\n'));
+    fs.writeFileSync(
+      file,
+      [
+        JSON.stringify({
+          _id: 'a',
+          generate_results: [
+            { generate_code: 'x', is_pass: true },
+            { generate_code: 'y', is_pass: false },
+          ],
+        }),
+        JSON.stringify({
+          _id: 'b',
+          generate_results: [
+            { generate_code: 'z', is_pass: false },
+            { generate_code: 'w', is_pass: false },
+          ],
+        }),
+      ].join('\n'),
+    );
     const r = await ok<{ tasks: number; format: string; passAtK: Record<string, number> }>(s, 'samples.passk', { path: file, ks: [1, 2] });
     expect(r).toMatchObject({ tasks: 2, format: 'codereval', passAtK: { '1': 0.25, '2': 0.5 } });
     const tooBig = await s.call('samples.passk', { path: file, ks: [5] });
@@ -84,8 +102,17 @@ describe('engine service', () => {
 
   it('an experiment can run a published sample set instead of the Settings backend; the set must lie inside the roots', async () => {
     const set = path.join(dir, 'set.jsonl');
-    fs.writeFileSync(set, `${JSON.stringify({ task_id: 'inventory/apply_discount', samples: [{ code: 'def apply_discount(a, p):\n    return a\n', passed: false }] })}\n`);
-    const est = await s.call('experiment.estimate', { manifest: MANIFEST, kind: 'run', methods: ['baseline-rag'], taskIds: ['inventory/apply_discount'], samples: set });
+    fs.writeFileSync(
+      set,
+      `${JSON.stringify({ task_id: 'inventory/apply_discount', samples: [{ code: 'def apply_discount(a, p):\n    return a\n', passed: false }] })}\n`,
+    );
+    const est = await s.call('experiment.estimate', {
+      manifest: MANIFEST,
+      kind: 'run',
+      methods: ['baseline-rag'],
+      taskIds: ['inventory/apply_discount'],
+      samples: set,
+    });
     expect(est.ok, JSON.stringify(est)).toBe(true);
     if (est.ok) expect(est.value).toMatchObject({ usdExpected: 0 });
     const outside = await s.call('experiment.estimate', { manifest: MANIFEST, kind: 'run', methods: ['baseline-rag'], samples: '/etc/passwd' });
@@ -126,7 +153,18 @@ describe('engine service', () => {
     expect(custom).toMatchObject({ ok: false, error: { code: 'forbidden-path', issues: [{ path: 'custom.repo' }] } });
     // A manifest inside a root may still name a repository outside: running it is refused too.
     const outside = path.join(dir, 'outside.jsonl');
-    fs.writeFileSync(outside, JSON.stringify({ id: 't', repo: '/usr/lib', file: 'a.py', qualname: 'f', requirement: 'r', signature: 'def f():', test_command: 'python3 -m unittest tests' }) + '\n');
+    fs.writeFileSync(
+      outside,
+      JSON.stringify({
+        id: 't',
+        repo: '/usr/lib',
+        file: 'a.py',
+        qualname: 'f',
+        requirement: 'r',
+        signature: 'def f():',
+        test_command: 'python3 -m unittest tests',
+      }) + '\n',
+    );
     expect((await s.call('tasks.list', { manifest: outside })).ok).toBe(true);
     const run = await s.call('task.run', { manifest: outside, taskId: 't', methods: ['opencoder'] });
     expect(run).toMatchObject({ ok: false, error: { code: 'forbidden-path' } });
@@ -290,7 +328,10 @@ describe('engine service', () => {
     expect(result.detail?.prompt?.length).toBeGreaterThan(0);
     expect(result.retrieval.fusedBySource.context).toBe(0);
     expect(result.retrieval.fusedBySource.similar).toBe(0);
-    expect(await s.call('experiment.result', { runId, taskId: 'custom/nope', condition: 'opencoder' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    expect(await s.call('experiment.result', { runId, taskId: 'custom/nope', condition: 'opencoder' })).toMatchObject({
+      ok: false,
+      error: { code: 'not-found' },
+    });
   }, 150_000);
   it('a cancelled experiment keeps its run, and job.resume finishes it with every result', async () => {
     const { jobId } = await ok<{ jobId: string }>(s, 'experiment.start', { manifest: MANIFEST, limit: 2, kind: 'run', methods: ['baseline-rag', 'opencoder'] });
@@ -314,7 +355,7 @@ describe('engine service', () => {
 });
 
 describe('job manager', () => {
-  it('throttles progress to about ten events a second per job, sends state changes at once, keeps a failure\'s message', async () => {
+  it("throttles progress to about ten events a second per job, sends state changes at once, keeps a failure's message", async () => {
     const events: EngineEvent[] = [];
     const jobs = new JobManager((e) => events.push(e));
     const info = jobs.start('index', 'flood', async ({ progress }) => {
@@ -356,7 +397,12 @@ describe('demo workspace', () => {
         await new Promise((r) => setTimeout(r, 500));
       }
       expect(runs.map((r) => r.kind).sort()).toEqual(['ablate', 'run']);
-      expect(runs.find((r) => r.kind === 'run')).toMatchObject({ tasks: 3, conditions: ['baseline-rag', 'rag-verify-repair', 'opencoder'], results: 9, errors: 0 });
+      expect(runs.find((r) => r.kind === 'run')).toMatchObject({
+        tasks: 3,
+        conditions: ['baseline-rag', 'rag-verify-repair', 'opencoder'],
+        results: 9,
+        errors: 0,
+      });
       expect(runs.find((r) => r.kind === 'ablate')).toMatchObject({ tasks: 3, results: 24, errors: 0 });
       const repos = await ok<RepoSummary[]>(demo, 'repo.list');
       expect(repos.map((r) => r.root)).toContain(fs.realpathSync(SAMPLE));

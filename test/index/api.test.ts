@@ -100,19 +100,13 @@ describe('buildApiEntries (python)', () => {
   it('derives descriptions from signatures when there is no docstring', () => {
     const init = entry(entries, 'Shape.__init__');
     expect(init.descriptionSource).toBe('signature');
-    expect(init.description).toBe(
-      'Method __init__ (init) of class Shape in module geo.shapes. Parameters: width: float, height: float = 1.0, *, name=None.',
-    );
+    expect(init.description).toBe('Method __init__ (init) of class Shape in module geo.shapes. Parameters: width: float, height: float = 1.0, *, name=None.');
     expect(entry(entries, 'Shape.area').description).toBe('Property area of class Shape in module geo.shapes. Returns float.');
-    expect(entry(entries, 'Shape.from_pair').description).toBe(
-      'Class method from_pair (from pair) of class Shape in module geo.shapes. Parameters: pair, /.',
-    );
+    expect(entry(entries, 'Shape.from_pair').description).toBe('Class method from_pair (from pair) of class Shape in module geo.shapes. Parameters: pair, /.');
     expect(entry(entries, 'parse_shape_spec').description).toBe(
       'Function parse_shape_spec (parse shape spec) in module geo.shapes. Parameters: spec: str, *args, strict: bool = False, **kw. Returns Shape.',
     );
-    expect(entry(entries, 'fetchRemoteShape').description).toBe(
-      'Async function fetchRemoteShape (fetch remote shape) in module geo.shapes. Parameters: url.',
-    );
+    expect(entry(entries, 'fetchRemoteShape').description).toBe('Async function fetchRemoteShape (fetch remote shape) in module geo.shapes. Parameters: url.');
     expect(entry(entries, 'Plain').description).toBe('Class Plain in module geo.shapes.');
     expect(entry(entries, 'Shape.Meta').description).toBe('Class Meta in module geo.shapes.');
   });
@@ -178,9 +172,7 @@ export interface Options { size: number }
     expect(entry(entries, 'Queue.parse').text).toBe(
       'src.queue.Queue.parse\nparse(s: string): T\nparse(n: number): T\nparse(x: any): T\nMethod parse of class Queue in module src.queue. Parameters: x: any. Returns T.',
     );
-    expect(entry(entries, 'makeQueue').description).toBe(
-      'Function makeQueue (make queue) in module src.queue. Parameters: ...items: T[]. Returns Queue<T>.',
-    );
+    expect(entry(entries, 'makeQueue').description).toBe('Function makeQueue (make queue) in module src.queue. Parameters: ...items: T[]. Returns Queue<T>.');
     expect(entry(entries, 'Options').description).toBe('Interface Options in module src.queue.');
     expect(entry(entries, 'Options').signature).toBe('interface Options');
   });

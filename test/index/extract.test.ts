@@ -400,7 +400,12 @@ describe('python chunks', () => {
     const ws = rw.chunks.filter((c) => c.kind === 'siblings');
     expect(ws.length).toBeGreaterThan(1);
     for (const c of ws) expect(c.text.length).toBeLessThanOrEqual(4000);
-    expect(ws.map((c) => c.text).join('\n').split('\n')).toHaveLength(30);
+    expect(
+      ws
+        .map((c) => c.text)
+        .join('\n')
+        .split('\n'),
+    ).toHaveLength(30);
   });
 
   it('skips empty chunks', () => {
@@ -613,9 +618,7 @@ describe('typescript', () => {
     expect(a.returns).toBe('this');
     expect([a.startLine, a.endLine]).toEqual([32, 37]);
     expect(a.calls).toEqual(['logged', 'this.items.push', 'this.emit']);
-    expect(a.body).toBe(
-      "@logged('add')\nadd(item: T, ...more: T[]): this {\n  this.items.push(item, ...more);\n  this.emit('add', item);\n  return this;\n}",
-    );
+    expect(a.body).toBe("@logged('add')\nadd(item: T, ...more: T[]): this {\n  this.items.push(item, ...more);\n  this.emit('add', item);\n  return this;\n}");
   });
 
   it('extracts getters, overloads and optional parameters', () => {
@@ -745,7 +748,8 @@ export abstract class Base {
   });
 
   it('parses TSX components', () => {
-    const src = "import React from 'react';\nexport const Button = ({ label, onClick }: Props) => <button onClick={() => onClick(label)}>{format(label)}</button>;\n";
+    const src =
+      "import React from 'react';\nexport const Button = ({ label, onClick }: Props) => <button onClick={() => onClick(label)}>{format(label)}</button>;\n";
     const rx = ex.parse('ui/Button.tsx', 'tsx', src);
     expect(rx.errors).toEqual([]);
     const b = unit(rx, 'Button');

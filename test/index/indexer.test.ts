@@ -34,9 +34,9 @@ function setup(files = FILES) {
 
 function unitNames(store: Store): string[] {
   return (
-    store.db
-      .prepare("SELECT f.path || ':' || u.qualname AS n FROM units u JOIN files f ON f.id = u.file_id WHERE u.kind != 'module' ORDER BY n")
-      .all() as { n: string }[]
+    store.db.prepare("SELECT f.path || ':' || u.qualname AS n FROM units u JOIN files f ON f.id = u.file_id WHERE u.kind != 'module' ORDER BY n").all() as {
+      n: string;
+    }[]
   ).map((r) => r.n);
 }
 
@@ -63,9 +63,9 @@ describe('indexRepository', () => {
     expect(s.chunks).toBeGreaterThanOrEqual(3);
     // 8 units (classes, functions, methods) plus the module constant SEP of pkg/text.py.
     expect(s.apiEntries).toBe(9);
-    expect(
-      store.db.prepare("SELECT kind, qualname, unit_id, start_line, end_line FROM api_entries WHERE kind IN ('constant', 'attribute')").all(),
-    ).toEqual([{ kind: 'constant', qualname: 'SEP', unit_id: null, start_line: 4, end_line: 4 }]);
+    expect(store.db.prepare("SELECT kind, qualname, unit_id, start_line, end_line FROM api_entries WHERE kind IN ('constant', 'attribute')").all()).toEqual([
+      { kind: 'constant', qualname: 'SEP', unit_id: null, start_line: 4, end_line: 4 },
+    ]);
     expect(s.encoder?.key).toBe('fake@1');
     // Every embeddable item (function and method bodies, chunks, API entries) is embedded, and nothing twice.
     expect(enc.seen.length).toBe(stats.embeddedTexts);

@@ -14,8 +14,7 @@ describe('isTestFile', () => {
     'src/__tests__/x.tsx',
   ])('%s is test code', (p) => expect(isTestFile(p)).toBe(true));
 
-  it.each(['inventory/pricing.py', 'src/contest.py', 'lib/testing_utils_not.py', 'src/latest/app.ts', 'attestation.py'])(
-    '%s is not',
-    (p) => expect(isTestFile(p)).toBe(false),
+  it.each(['inventory/pricing.py', 'src/contest.py', 'lib/testing_utils_not.py', 'src/latest/app.ts', 'attestation.py'])('%s is not', (p) =>
+    expect(isTestFile(p)).toBe(false),
   );
 });

@@ -84,8 +84,8 @@ describe('walkRepository: basics', () => {
       'src/empty/__init__.py': '',
       'README.md': '# hi\n',
       'data.json': '{}',
-      'Makefile': 'all:\n',
-      'emptydir': null,
+      Makefile: 'all:\n',
+      emptydir: null,
     });
     const r = await walkRepository(root);
     expect(paths(r)).toEqual([
@@ -569,17 +569,21 @@ describe('walkRepository: unreadable entries', () => {
 describe('walkRepository: special files', () => {
   const haveMkfifo = process.platform !== 'win32' && hasCommand('mkfifo', ['--version']);
 
-  it.skipIf(!haveMkfifo)('skips a FIFO (and a symlink to it) without opening it, so the walk cannot hang', async () => {
-    const root = await repo({ 'a.py': PY });
-    execFileSync('mkfifo', [path.join(root, 'pipe.py')]);
-    await fs.symlink('pipe.py', path.join(root, 'to_pipe.py'));
-    const r = await walkRepository(root);
-    expect(paths(r)).toEqual(['a.py']);
-    expect(skips(r)).toEqual([
-      ['pipe.py', 'special_file'],
-      ['to_pipe.py', 'special_file'],
-    ]);
-   }, 10_000);
+  it.skipIf(!haveMkfifo)(
+    'skips a FIFO (and a symlink to it) without opening it, so the walk cannot hang',
+    async () => {
+      const root = await repo({ 'a.py': PY });
+      execFileSync('mkfifo', [path.join(root, 'pipe.py')]);
+      await fs.symlink('pipe.py', path.join(root, 'to_pipe.py'));
+      const r = await walkRepository(root);
+      expect(paths(r)).toEqual(['a.py']);
+      expect(skips(r)).toEqual([
+        ['pipe.py', 'special_file'],
+        ['to_pipe.py', 'special_file'],
+      ]);
+    },
+    10_000,
+  );
 
   it.skipIf(process.platform === 'win32')('skips a unix socket', async () => {
     const root = await repo({ 'a.py': PY });

@@ -89,7 +89,10 @@ describe('generation protocols', () => {
   it('a preset, then explicit values, set candidates and temperature in every condition and nothing else', () => {
     const base = [METHODS['baseline-rag']!, METHODS.opencoder!];
     const rq12 = withGeneration(base, { preset: 'paper-rq12' });
-    expect(rq12.map((c) => [c.config.generation.candidates, c.config.generation.temperature])).toEqual([[3, 0.2], [3, 0.2]]);
+    expect(rq12.map((c) => [c.config.generation.candidates, c.config.generation.temperature])).toEqual([
+      [3, 0.2],
+      [3, 0.2],
+    ]);
     expect(diff(rq12[1]!.config, METHODS.opencoder!.config).sort()).toEqual(['generation.candidates', 'generation.temperature']);
     const mixed = withGeneration(base, { preset: 'paper-rq34', temperature: 0.1 });
     expect(mixed[0]!.config.generation).toMatchObject({ candidates: 5, temperature: 0.1 });
@@ -103,9 +106,15 @@ describe('generation protocols', () => {
 describe('output rules', () => {
   it('set what an unvalidated method and a task with failed repairs return, in every condition', () => {
     const base = [METHODS['baseline-rag']!, METHODS.opencoder!];
-    expect(base.map((c) => [c.config.validation.unverifiedOutput, c.config.validation.afterFailedRepairs])).toEqual([['mode', 'last'], ['mode', 'last']]);
+    expect(base.map((c) => [c.config.validation.unverifiedOutput, c.config.validation.afterFailedRepairs])).toEqual([
+      ['mode', 'last'],
+      ['mode', 'last'],
+    ]);
     const legacy = withOutputRules(base, { unverifiedOutput: 'first', afterFailedRepairs: 'most-tests' });
-    expect(legacy.map((c) => [c.config.validation.unverifiedOutput, c.config.validation.afterFailedRepairs])).toEqual([['first', 'most-tests'], ['first', 'most-tests']]);
+    expect(legacy.map((c) => [c.config.validation.unverifiedOutput, c.config.validation.afterFailedRepairs])).toEqual([
+      ['first', 'most-tests'],
+      ['first', 'most-tests'],
+    ]);
     expect(diff(legacy[1]!.config, METHODS.opencoder!.config).sort()).toEqual(['validation.afterFailedRepairs', 'validation.unverifiedOutput']);
     expect(() => withOutputRules(base, { unverifiedOutput: 'best' })).toThrow(/unverified-output must be mode or first \(got best\)/);
   });

@@ -239,7 +239,11 @@ async function run(cond: Condition, script: Script, extra: Partial<TaskServices>
   return { result, backend, seen: v.seen, aborted: v.aborted };
 }
 
-const userText = (req: ChatRequest) => req.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+const userText = (req: ChatRequest) =>
+  req.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
 const kinds = (steps: { kind: string }[]) => steps.map((s) => s.kind);
 
 beforeAll(async () => {
@@ -267,7 +271,15 @@ describe('runTask: verified selection', () => {
       { slow: [GOOD_A] },
     );
     expect(result.generation.groups).toContainEqual([2, 3, 4]);
-    expect(result.selected).toMatchObject({ origin: 'candidate', candidateIndex: 1, repairRound: null, correct: true, status: 'passed', verified: true, code: GOOD_B });
+    expect(result.selected).toMatchObject({
+      origin: 'candidate',
+      candidateIndex: 1,
+      repairRound: null,
+      correct: true,
+      status: 'passed',
+      verified: true,
+      code: GOOD_B,
+    });
     expect(backend.calls('repair')).toHaveLength(0);
     expect(result.repairs).toEqual([]);
     expect(result.repairAttempted).toBe(false);
@@ -329,7 +341,15 @@ describe('runTask: repair', () => {
   it('records which repair attempt passed, and that repair recovered the task', async () => {
     const { result, backend } = await run(METHODS.opencoder!, { candidates: allFail, repairs: [BAD_3, GOOD_A, GOOD_B] });
     expect(backend.calls('repair')).toHaveLength(2);
-    expect(result.selected).toMatchObject({ origin: 'repair', candidateIndex: 1, repairRound: 2, correct: true, status: 'passed', verified: true, code: GOOD_A });
+    expect(result.selected).toMatchObject({
+      origin: 'repair',
+      candidateIndex: 1,
+      repairRound: 2,
+      correct: true,
+      status: 'passed',
+      verified: true,
+      code: GOOD_A,
+    });
     expect(result.repairs.map((r) => [r.round, r.passed])).toEqual([
       [1, false],
       [2, true],
@@ -354,7 +374,15 @@ describe('runTask: Baseline RAG (no verification)', () => {
 
   it('returns the normalised-mode candidate unvalidated and never repairs; evaluation still scores every candidate', async () => {
     const { result, backend } = await run(METHODS['baseline-rag']!, { candidates, repairs: [GOOD_A] });
-    expect(result.selected).toMatchObject({ origin: 'candidate', candidateIndex: 1, repairRound: null, verified: null, correct: false, status: 'failed', code: BAD_2 });
+    expect(result.selected).toMatchObject({
+      origin: 'candidate',
+      candidateIndex: 1,
+      repairRound: null,
+      verified: null,
+      correct: false,
+      status: 'failed',
+      code: BAD_2,
+    });
     expect(backend.calls('repair')).toHaveLength(0);
     expect(result.repairs).toEqual([]);
     expect(result.repairAttempted).toBe(false);
@@ -391,7 +419,9 @@ describe('runTask: failures', () => {
     const err = new LlmError('server', 'scripted:test', 'HTTP 503 from the script: overloaded', { status: 503 });
     const backend = scriptedBackend({ candidates: [GOOD_A], generateError: err });
     const v = scriptedValidator();
-    const out = await runTask(task(), METHODS.opencoder!, { store, encoder, repoIds: new Map([[repoPath, repoId]]), backend, validator: v.validator }).catch((e: unknown) => e);
+    const out = await runTask(task(), METHODS.opencoder!, { store, encoder, repoIds: new Map([[repoPath, repoId]]), backend, validator: v.validator }).catch(
+      (e: unknown) => e,
+    );
     expect(out).toBeInstanceOf(TaskRunError);
     expect(out).toMatchObject({ name: 'TaskRunError', stage: 'generate', taskId: 'calc/add_tax', condition: 'opencoder' });
     expect((out as TaskRunError).message).toMatch(/calc\/add_tax \/ opencoder: generate failed: HTTP 503 from the script/);

@@ -38,7 +38,9 @@ describe('API set panel', () => {
     expect(rows(repo, 'extra').map((e) => e.dataset.key)).toEqual(['pkg.pricing:add_tax', 'pkg.pricing:apply_rule']);
     // Every row says why, in the order the score stored them per group.
     expect(rows(repo, 'hit')[0]!.querySelector('[data-testid=api-item-reason]')!.textContent).toBe('step 1, rank 1: kept: fused rank 1');
-    expect(rows(repo, 'miss')[0]!.querySelector('[data-testid=api-item-reason]')!.textContent).toBe("not retrieved in any step (truth from the reference's uses)");
+    expect(rows(repo, 'miss')[0]!.querySelector('[data-testid=api-item-reason]')!.textContent).toBe(
+      "not retrieved in any step (truth from the reference's uses)",
+    );
     expect(rows(repo, 'extra')[0]!.querySelector('[data-testid=api-item-reason]')!.textContent).toMatch(/^step 1, rank 2: duplicate/);
     // u when known, no p where the selector did not run, nothing when neither is known.
     expect(rows(repo, 'hit')[0]!.querySelector('[data-testid=api-item-signals]')!.textContent).toBe('u 0.30');

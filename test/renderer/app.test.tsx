@@ -35,7 +35,11 @@ function fakeApi() {
     'job.list': [],
     'methods.list': { methods: [{ id: 'opencoder', label: 'OpenCoder', family: 'method', description: '' }], ladder: [], factorial: [] },
     'experiment.list': [],
-    'tasks.list': { manifest: INFO.sampleManifest, hash: 'abc123', tasks: [{ id: 't/1', file: 'a.py', qualname: 'f', requirement: 'do it', signature: 'def f():', shape: 'repository', hasReference: true }] },
+    'tasks.list': {
+      manifest: INFO.sampleManifest,
+      hash: 'abc123',
+      tasks: [{ id: 't/1', file: 'a.py', qualname: 'f', requirement: 'do it', signature: 'def f():', shape: 'repository', hasReference: true }],
+    },
   };
   const api: EngineApi = {
     async call(name, input) {
@@ -148,7 +152,7 @@ describe('app shell', () => {
     expect($('[data-testid=key-storage]')!.textContent).toContain('this session only');
   });
 
-  it('shows the engine\'s own defaults for the pipeline constants (DEFAULT_CONFIG), not numbers of its own', async () => {
+  it("shows the engine's own defaults for the pipeline constants (DEFAULT_CONFIG), not numbers of its own", async () => {
     await act(async () => $('[data-testid=nav-settings]')!.click());
     const placeholder = (key: string) => ($(`[data-testid=settings-${key}]`) as HTMLInputElement).placeholder;
     expect(placeholder('alpha')).toBe(String(DEFAULT_CONFIG.fusion.alpha));

@@ -89,7 +89,11 @@ describe('evidence-fusion view', () => {
     act(() => mount.root.render(<EvidenceFusion detail={{ steps: [], evidence: [] }} />));
     expect(mount.container.querySelector('[data-testid=evidence-empty]')).not.toBeNull();
     const noApi = EVIDENCE.filter((e) => e.source !== 'api');
-    act(() => mount.root.render(<EvidenceFusion detail={{ steps: taskResult().detail!.steps, evidence: noApi }} sourcesOn={{ api: false, context: true, similar: true }} />));
+    act(() =>
+      mount.root.render(
+        <EvidenceFusion detail={{ steps: taskResult().detail!.steps, evidence: noApi }} sourcesOn={{ api: false, context: true, similar: true }} />,
+      ),
+    );
     expect(mount.container.querySelector('[data-testid=evidence-column-api]')!.textContent).toContain('Switched off');
   });
 

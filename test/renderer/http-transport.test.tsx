@@ -75,7 +75,12 @@ describe('HTTP transport', () => {
   });
 
   it('maps an engine error answer to EngineCallError with code, message and issues', async () => {
-    const fetch = vi.fn(async () => jsonResponse(403, { ok: false, error: { code: 'forbidden-path', message: '/etc is outside the allowed roots', issues: [{ path: 'path', message: 'outside' }] } }));
+    const fetch = vi.fn(async () =>
+      jsonResponse(403, {
+        ok: false,
+        error: { code: 'forbidden-path', message: '/etc is outside the allowed roots', issues: [{ path: 'path', message: 'outside' }] },
+      }),
+    );
     const t = createHttpTransport({ token: 's', origin, fetch: fetch as unknown as typeof globalThis.fetch, socket: null });
     const err = (await t.call('repo.index', { path: '/etc' }).catch((e: unknown) => e)) as EngineCallError;
     expect(err).toBeInstanceOf(EngineCallError);
@@ -151,7 +156,14 @@ describe('event stream', () => {
 
   it('delivers JSON events, ignores garbage, and reconnects with growing backoff', async () => {
     vi.useFakeTimers();
-    const t = createHttpTransport({ token: 'tok', origin: 'http://127.0.0.1:9', fetch: vi.fn() as unknown as typeof fetch, socket: (u) => new FakeSocket(u), backoff: { initialMs: 100, maxMs: 1000 }, random: () => 0.5 });
+    const t = createHttpTransport({
+      token: 'tok',
+      origin: 'http://127.0.0.1:9',
+      fetch: vi.fn() as unknown as typeof fetch,
+      socket: (u) => new FakeSocket(u),
+      backoff: { initialMs: 100, maxMs: 1000 },
+      random: () => 0.5,
+    });
     const states: string[] = [];
     const reopened: boolean[] = [];
     t.onConnection((info, re) => {

@@ -137,7 +137,9 @@ describe('store and engine events', () => {
     await vi.waitFor(() => expect(s().taskRun.current!.status).toBe('ready'));
     expect(s().taskRun.current!.runId).toBe('run-1');
     expect(s().taskRun.current!.results.map((r) => r.condition)).toEqual(['opencoder']);
-    expect(f.calls.filter((c) => c.name === 'experiment.result').map((c) => c.input)).toEqual([{ runId: 'run-1', taskId: 'pkg/apply_discount', condition: 'opencoder' }]);
+    expect(f.calls.filter((c) => c.name === 'experiment.result').map((c) => c.input)).toEqual([
+      { runId: 'run-1', taskId: 'pkg/apply_discount', condition: 'opencoder' },
+    ]);
 
     // the ablation: API off, run again
     await s().runTask({ taskId: 'pkg/apply_discount', methods: ['opencoder'], sources: { api: false, context: true, similar: true } });

@@ -84,7 +84,9 @@ describe('API truth', () => {
   it('takes every repository API the reference uses: calls, exception classes, constants, class attributes — never a builtin', async () => {
     const target = truthTarget(store, repoId, { file: 'pkg/core.py', qualname: 'clip' });
     expect(target.module).toBe('pkg.core');
-    const truth = resolveTruth(ApiPool.load(store, repoId), await referenceUses(REFERENCE), target).map((t) => t.key).sort();
+    const truth = resolveTruth(ApiPool.load(store, repoId), await referenceUses(REFERENCE), target)
+      .map((t) => t.key)
+      .sort();
     expect(truth).toEqual(['pkg.errors:BadInput', 'pkg.util:Box', 'pkg.util:Box.SIZE', 'pkg.util:LIMIT', 'pkg.util:is_text']);
     // `enumerate` is the builtin: the repository's pkg.util.enumerate is not what the reference calls.
     expect(truth).not.toContain('pkg.util:enumerate');
@@ -106,7 +108,15 @@ describe('API truth', () => {
   it('restricts the task-view pool to the module view when a task has no view folder', async () => {
     const target = truthTarget(store, repoId, { file: 'pkg/core.py', qualname: 'clip' });
     expect([...moduleView(store, repoId, target)].sort()).toEqual(['pkg.core', 'pkg.errors', 'pkg.util']);
-    const task = { id: 't/clip', benchmark: 'hand', requirement: 'Add two numbers a and b with unrelated_helper.', signature: 'def clip(s):', file: 'pkg/core.py', qualname: 'clip', reference: REFERENCE };
+    const task = {
+      id: 't/clip',
+      benchmark: 'hand',
+      requirement: 'Add two numbers a and b with unrelated_helper.',
+      signature: 'def clip(s):',
+      file: 'pkg/core.py',
+      qualname: 'clip',
+      reference: REFERENCE,
+    };
     const tv = await evaluateTaskApis({ store, encoder: fakeEncoder(), repoId, task, protocol: 'task-view', config: makeConfig(), moduleViewOnly: true });
     expect(tv.trace.evidence.filter((e) => e.source === 'api').some((e) => e.module === 'pkg.other')).toBe(false);
     const repo = await evaluateTaskApis({ store, encoder: fakeEncoder(), repoId, task, protocol: 'repository', config: makeConfig() });
@@ -134,8 +144,16 @@ describe('prediction scopes', () => {
   } as unknown as RetrievalTrace;
 
   it('kept = after the keep rule and refinement, united over steps; retrieved = all the rules left; fused = the top K', () => {
-    expect(predictedApis(trace, 'kept').map((p) => p.key).sort()).toEqual(['m:C', 'm:a', 'm:b']);
-    expect(predictedApis(trace, 'retrieved').map((p) => p.key).sort()).toEqual(['m:C', 'm:a', 'm:b', 'm:d', 'm:e']);
+    expect(
+      predictedApis(trace, 'kept')
+        .map((p) => p.key)
+        .sort(),
+    ).toEqual(['m:C', 'm:a', 'm:b']);
+    expect(
+      predictedApis(trace, 'retrieved')
+        .map((p) => p.key)
+        .sort(),
+    ).toEqual(['m:C', 'm:a', 'm:b', 'm:d', 'm:e']);
     expect(predictedApis(trace, 'fused').map((p) => p.key)).toEqual(['m:a']);
     // Constructors collapse onto their class; the lowest u is kept.
     expect(predictedApis(trace, 'kept').find((p) => p.key === 'm:C')?.u).toBe(0.2);
@@ -185,7 +203,10 @@ describe('matching and protocol rules', () => {
     expect(s.uncertainty.auroc).toBe(1);
     expect(s.uncertainty.items).toBe(2 * rs.filter((r) => isHeldOut(r.taskId)).length);
     expect(s.uncertainty.degenerate).toBeNull();
-    const allRight = summarise(ids.map((id) => scoreTask(id, [t('m:right')], [p('m:right')])), 'repository');
+    const allRight = summarise(
+      ids.map((id) => scoreTask(id, [t('m:right')], [p('m:right')])),
+      'repository',
+    );
     expect(allRight.uncertainty.degenerate).toMatch(/no false positives/);
     const split = Array.from({ length: 200 }, (_, i) => isHeldOut(`T/${i}`)).filter(Boolean).length;
     expect(split).toBeGreaterThan(70);
@@ -195,7 +216,22 @@ describe('matching and protocol rules', () => {
 
 describe('selector features', () => {
   const api = (qualname: string, extra: Partial<Evidence> = {}) =>
-    ({ source: 'api', key: `api:${qualname}`, module: 'pkg.mod', qualname, title: qualname, r: 0.5, w: 0.4, u: 0.3, rank: 0, step: 0, text: `def ${qualname}(): ...`, subkind: 'function', kept: true, ...extra }) as Evidence;
+    ({
+      source: 'api',
+      key: `api:${qualname}`,
+      module: 'pkg.mod',
+      qualname,
+      title: qualname,
+      r: 0.5,
+      w: 0.4,
+      u: 0.3,
+      rank: 0,
+      step: 0,
+      text: `def ${qualname}(): ...`,
+      subkind: 'function',
+      kept: true,
+      ...extra,
+    }) as Evidence;
   const ctx = {
     requirement: 'Clip the text with the helper.',
     signature: 'def clip(text: T) -> T:',
@@ -207,11 +243,17 @@ describe('selector features', () => {
     steps: 1,
     alpha: 0.5,
   };
-  const feat = (cands: ReturnType<typeof candidateFeatures>, name: string, f: string) => cands.find((c) => c.name === name)!.features[SELECTOR_FEATURES.indexOf(f as never)];
+  const feat = (cands: ReturnType<typeof candidateFeatures>, name: string, f: string) =>
+    cands.find((c) => c.name === name)!.features[SELECTOR_FEATURES.indexOf(f as never)];
 
   it('tell a type given in the signature, an import made for the target and a type alias apart', () => {
     const cands = candidateFeatures(
-      [api('T', { subkind: 'constant', text: "T = TypeVar('T')" }), api('LIMIT', { subkind: 'constant', text: 'LIMIT = 10' }), api('helper', { module: 'pkg.util' }), api('shared', { module: 'pkg.util' })],
+      [
+        api('T', { subkind: 'constant', text: "T = TypeVar('T')" }),
+        api('LIMIT', { subkind: 'constant', text: 'LIMIT = 10' }),
+        api('helper', { module: 'pkg.util' }),
+        api('shared', { module: 'pkg.util' }),
+      ],
       ctx,
     );
     expect(feat(cands, 'T', 'in_signature')).toBe(1);

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decompose, fallbackSteps, normaliseWeights, sentences, signatureWords, subTokens, textIdentifiers, type Decomposer } from '../../main/retrieve/decompose.ts';
+import {
+  decompose,
+  fallbackSteps,
+  normaliseWeights,
+  sentences,
+  signatureWords,
+  subTokens,
+  textIdentifiers,
+  type Decomposer,
+} from '../../main/retrieve/decompose.ts';
 import { makeConfig } from '../../main/model/config.ts';
 
 const input = {
@@ -39,7 +48,11 @@ describe('fallback decomposition', () => {
 
   it('predicts source-intent weights per step from what the step talks about', () => {
     const steps = fallbackSteps(
-      { requirement: 'Use `is_full_string` to check the input. Store it on the instance attribute cache. Return the list sorted.', signature: 'def f(self, x):', className: 'Box' },
+      {
+        requirement: 'Use `is_full_string` to check the input. Store it on the instance attribute cache. Return the list sorted.',
+        signature: 'def f(self, x):',
+        className: 'Box',
+      },
       { minSteps: 2, maxSteps: 6 },
     );
     const [anchor, api, ctx, sim] = steps;
@@ -52,7 +65,13 @@ describe('fallback decomposition', () => {
   });
 
   it('reads code identifiers out of requirement text', () => {
-    expect(textIdentifiers('Calls `to_cents` on a Money.from_cents value via parse_money() and camelCase.')).toEqual(['to_cents', 'Money.from_cents', 'parse_money', 'from_cents', 'camelCase']);
+    expect(textIdentifiers('Calls `to_cents` on a Money.from_cents value via parse_money() and camelCase.')).toEqual([
+      'to_cents',
+      'Money.from_cents',
+      'parse_money',
+      'from_cents',
+      'camelCase',
+    ]);
     expect(subTokens('parseHTTPDate_v2')).toEqual(['parse', 'http', 'date', 'v2']);
   });
 
@@ -88,7 +107,12 @@ describe('LLM decomposition', () => {
 
   it('falls back, and says so, when the answer has too few steps or the call fails', async () => {
     const few: Decomposer = { label: 'llm:few', decompose: async () => [{ text: 'only one' }] };
-    const boom: Decomposer = { label: 'llm:boom', decompose: async () => { throw new Error('HTTP 500'); } };
+    const boom: Decomposer = {
+      label: 'llm:boom',
+      decompose: async () => {
+        throw new Error('HTTP 500');
+      },
+    };
     const a = await decompose(input, config, few);
     expect(a.label).toBe('fallback');
     expect(a.warning).toMatch(/returned 1 steps/);

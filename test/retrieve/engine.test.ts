@@ -40,7 +40,10 @@ describe('retrieveForTask on the sample repository', () => {
   it('never shows the reference body in any source, for every sample task', async () => {
     for (const task of manifest.tasks) {
       const trace = await retrieveForTask({ store, encoder, repoId, task, persist: false });
-      expect(trace.masked.some((m) => m.endsWith(`:${task.qualname}`)), task.id).toBe(true);
+      expect(
+        trace.masked.some((m) => m.endsWith(`:${task.qualname}`)),
+        task.id,
+      ).toBe(true);
       const body = squash(task.reference!);
       for (const e of trace.evidence) expect(squash(e.text).includes(body), `${task.id}: ${e.title}`).toBe(false);
       // Test files are left out: the task's own tests would leak expected outputs.
@@ -77,7 +80,14 @@ describe('retrieveForTask on the sample repository', () => {
 
   it('honours source switches and the refinement switch', async () => {
     const task = manifest.tasks.find((t) => t.id === 'inventory/price_line')!;
-    const onlyApi = await retrieveForTask({ store, encoder, repoId, task, persist: false, config: makeConfig({ retrieval: { sources: { api: true, context: false, similar: false } } }) });
+    const onlyApi = await retrieveForTask({
+      store,
+      encoder,
+      repoId,
+      task,
+      persist: false,
+      config: makeConfig({ retrieval: { sources: { api: true, context: false, similar: false } } }),
+    });
     expect(new Set(onlyApi.evidence.map((e) => e.source))).toEqual(new Set(['api']));
     expect(onlyApi.sourceUncertainty.context).toBeNull();
     const noRefine = await retrieveForTask({ store, encoder, repoId, task, persist: false, config: makeConfig({ fusion: { refineApi: false } }) });

@@ -6,8 +6,26 @@ import type { Source } from '../../main/model/config.ts';
 
 function ev(key: string, source: Source, step: number, rank: number, r: number, w: number, u: number): Evidence {
   return {
-    key, source, step, rank, finders: ['vector'], title: key, module: 'm', qualname: key, file: 'm.py', startLine: 1, endLine: 1,
-    text: key, r, w, u, signals: [], gamma: 0, kept: true, reason: '', provenance: [],
+    key,
+    source,
+    step,
+    rank,
+    finders: ['vector'],
+    title: key,
+    module: 'm',
+    qualname: key,
+    file: 'm.py',
+    startLine: 1,
+    endLine: 1,
+    text: key,
+    r,
+    w,
+    u,
+    signals: [],
+    gamma: 0,
+    kept: true,
+    reason: '',
+    provenance: [],
   };
 }
 

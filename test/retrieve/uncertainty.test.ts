@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { importabilityOf, localityOf, resolveImport, scoreList, supportOf, SIGNAL_WEIGHTS, type ScoredItem, type TargetContext } from '../../main/retrieve/uncertainty.ts';
+import {
+  importabilityOf,
+  localityOf,
+  resolveImport,
+  scoreList,
+  supportOf,
+  SIGNAL_WEIGHTS,
+  type ScoredItem,
+  type TargetContext,
+} from '../../main/retrieve/uncertainty.ts';
 import type { Item } from '../../main/store/items.ts';
 import type { Source } from '../../main/model/config.ts';
 
@@ -7,13 +16,28 @@ const target: TargetContext = { module: 'shop.pricing', imports: ['.money.Money'
 
 function item(over: Partial<Item> = {}): Item {
   return {
-    kind: 'api', id: 1, key: 'k', file: 'shop/pricing.py', module: 'shop.pricing', startLine: 1, endLine: 2, title: 't', text: 'def f(a, b): return a',
-    name: 'f', qualname: 'f', owner: null, signature: 'def f(a, b)', description: 'Doc.', descriptionSource: 'docstring',
+    kind: 'api',
+    id: 1,
+    key: 'k',
+    file: 'shop/pricing.py',
+    module: 'shop.pricing',
+    startLine: 1,
+    endLine: 2,
+    title: 't',
+    text: 'def f(a, b): return a',
+    name: 'f',
+    qualname: 'f',
+    owner: null,
+    signature: 'def f(a, b)',
+    description: 'Doc.',
+    descriptionSource: 'docstring',
     params: [
       { name: 'a', kind: 'positional_or_keyword', annotation: null, default: null },
       { name: 'b', kind: 'positional_or_keyword', annotation: null, default: null },
     ],
-    unitId: 1, subkind: 'function', ...over,
+    unitId: 1,
+    subkind: 'function',
+    ...over,
   };
 }
 
@@ -40,8 +64,18 @@ describe('uncertainty signals point the right way', () => {
   });
 
   it('dispersion: a flat list (nothing stands out) is less certain than a peaked one', () => {
-    const flat = scoreList('api', [0.5, 0.49, 0.48].map((r, i) => ({ item: item({ id: i }), r, vector: vec(1, i, 0) })), 'q', target);
-    const peaked = scoreList('api', [0.8, 0.5, 0.45].map((r, i) => ({ item: item({ id: i }), r, vector: vec(1, i, 0) })), 'q', target);
+    const flat = scoreList(
+      'api',
+      [0.5, 0.49, 0.48].map((r, i) => ({ item: item({ id: i }), r, vector: vec(1, i, 0) })),
+      'q',
+      target,
+    );
+    const peaked = scoreList(
+      'api',
+      [0.8, 0.5, 0.45].map((r, i) => ({ item: item({ id: i }), r, vector: vec(1, i, 0) })),
+      'q',
+      target,
+    );
     expect(signal(flat, 0, 'dispersion')).toBeGreaterThan(signal(peaked, 0, 'dispersion'));
   });
 
@@ -91,7 +125,17 @@ describe('uncertainty signals point the right way', () => {
     const same = scoreList('similar', one('similar', item()), 'q', target);
     const diff = scoreList(
       'similar',
-      one('similar', item({ params: [{ name: 'x', kind: 'positional_or_keyword', annotation: null, default: null }, { name: 'y', kind: 'positional_or_keyword', annotation: null, default: null }, { name: 'z', kind: 'positional_or_keyword', annotation: null, default: null }, { name: 'w', kind: 'positional_or_keyword', annotation: null, default: null }] })),
+      one(
+        'similar',
+        item({
+          params: [
+            { name: 'x', kind: 'positional_or_keyword', annotation: null, default: null },
+            { name: 'y', kind: 'positional_or_keyword', annotation: null, default: null },
+            { name: 'z', kind: 'positional_or_keyword', annotation: null, default: null },
+            { name: 'w', kind: 'positional_or_keyword', annotation: null, default: null },
+          ],
+        }),
+      ),
       'q',
       target,
     );
@@ -103,7 +147,12 @@ describe('uncertainty signals point the right way', () => {
   it('weights sum to 1 for every source and u stays in [0, 1]', () => {
     for (const s of ['api', 'context', 'similar'] as const) {
       expect(Object.values(SIGNAL_WEIGHTS[s]).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
-      const res = scoreList(s, [{ item: item({ description: '', descriptionSource: 'signature', module: 'zz.top' }), r: -0.2, vector: null }], 'nothing here', target);
+      const res = scoreList(
+        s,
+        [{ item: item({ description: '', descriptionSource: 'signature', module: 'zz.top' }), r: -0.2, vector: null }],
+        'nothing here',
+        target,
+      );
       expect(res[0]!.u).toBeGreaterThanOrEqual(0);
       expect(res[0]!.u).toBeLessThanOrEqual(1);
     }

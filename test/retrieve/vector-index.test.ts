@@ -4,7 +4,7 @@ import { VectorIndex } from '../../main/retrieve/vector-index.ts';
 /** Vectors around `clusters` random centres (embeddings of code cluster by topic); clusters = n gives uniform noise. */
 function randomIndex(n: number, dim: number, clusters = n, seed = 7): VectorIndex {
   let s = seed;
-  const rnd = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) - 0.5;
+  const rnd = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff - 0.5;
   const centres = Array.from({ length: clusters }, () => Array.from({ length: dim }, rnd));
   const ids = new Int32Array(n).map((_, i) => i + 1);
   const v = new Float32Array(n * dim);

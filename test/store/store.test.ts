@@ -25,7 +25,9 @@ function parsed(names: string[]): ParseResult {
     module: 'pkg.mod',
     errors: [],
     values: [],
-    chunks: [{ kind: 'module_header', title: 'module header of pkg.mod', text: 'import os\nLIMIT = 3', startLine: 1, endLine: 2, owner: '', contentHash: 'c1' }],
+    chunks: [
+      { kind: 'module_header', title: 'module header of pkg.mod', text: 'import os\nLIMIT = 3', startLine: 1, endLine: 2, owner: '', contentHash: 'c1' },
+    ],
     units: names.map((n, i) => ({
       kind: 'function' as const,
       name: n,
@@ -185,7 +187,12 @@ describe('writes', () => {
     const fileId = store.replaceFile(repo.id, { relPath: 'a.py', size: 10, mtimeMs: 5, sha256: 's1' }, parsed(['alpha', 'beta']), []);
     const pending = store.pendingEmbeddings(repo.id, enc.id, 'unit', 10);
     expect(pending.map((p) => p.text)).toEqual([expect.stringContaining('def alpha'), expect.stringContaining('def beta')]);
-    store.storeEmbeddings(repo.id, enc.id, 'unit', pending.map((p) => ({ id: p.id, vector: new Float32Array([1, 0, 0, 0]) })));
+    store.storeEmbeddings(
+      repo.id,
+      enc.id,
+      'unit',
+      pending.map((p) => ({ id: p.id, vector: new Float32Array([1, 0, 0, 0]) })),
+    );
     expect(store.countPendingEmbeddings(repo.id, enc.id)).toBe(1); // the chunk is still pending
     const vecCount = () => (store.db.prepare(`SELECT count(*) AS n FROM ${vecTableName(enc.id, 'unit')}`).get() as { n: number }).n;
     expect(vecCount()).toBe(2);
@@ -247,7 +254,11 @@ describe('writes', () => {
       ['constant', 'alpha', true, 9, 9],
       ['constant', 'LIMIT', true, 2, 2],
     ]);
-    const items = fetchItems(store, 'api', rows.map((r) => r.id));
+    const items = fetchItems(
+      store,
+      'api',
+      rows.map((r) => r.id),
+    );
     const limit = items.get(rows[2]!.id)!;
     expect(limit).toMatchObject({ key: `api:${rows[2]!.id}`, startLine: 2, endLine: 2, subkind: 'constant', unitId: null, file: 'a.py' });
     const fn = items.get(rows[0]!.id)!;

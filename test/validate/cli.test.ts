@@ -12,8 +12,27 @@ const dir = tmpDir('oc-validate-cli-');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const manifest = path.join(dir, 'tasks.jsonl');
 writeManifest(manifest, [
-  { id: 'tiny/f', repo: '.', file: 'x.py', qualname: 'f', requirement: 'return x + 1', signature: 'def f(x):', reference: GOOD, check_template: TEMPLATE, placeholder: PLACEHOLDER },
-  { id: 'tiny/noref', repo: '.', file: 'x.py', qualname: 'f', requirement: 'return x + 1', signature: 'def f(x):', check_template: TEMPLATE, placeholder: PLACEHOLDER },
+  {
+    id: 'tiny/f',
+    repo: '.',
+    file: 'x.py',
+    qualname: 'f',
+    requirement: 'return x + 1',
+    signature: 'def f(x):',
+    reference: GOOD,
+    check_template: TEMPLATE,
+    placeholder: PLACEHOLDER,
+  },
+  {
+    id: 'tiny/noref',
+    repo: '.',
+    file: 'x.py',
+    qualname: 'f',
+    requirement: 'return x + 1',
+    signature: 'def f(x):',
+    check_template: TEMPLATE,
+    placeholder: PLACEHOLDER,
+  },
 ]);
 
 async function cli(args: string[]) {

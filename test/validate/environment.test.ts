@@ -39,7 +39,9 @@ describe('the project’s own environment', () => {
     const r = spawnSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`cannot make a virtualenv: ${r.stderr}`);
     // A package only the virtualenv has.
-    const site = spawnSync(path.join(venv, 'bin', 'python'), ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8' }).stdout.trim();
+    const site = spawnSync(path.join(venv, 'bin', 'python'), ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], {
+      encoding: 'utf8',
+    }).stdout.trim();
     fs.writeFileSync(path.join(site, 'helperlib.py'), 'FACTOR = 2\n');
     spawnSync('chmod', ['-R', 'a+rX', dir]);
     validator = await createValidator({ validation: { timeoutFloorMs: 20_000 } });
@@ -97,7 +99,9 @@ describe('the project’s own environment', () => {
       test_command: 'PYTHONPATH=src python3 -m unittest tests.test_ops',
       python: priv,
     };
-    await expect(validator.validate(task, 'def double(x):\n    return 2 * x\n')).rejects.toThrow(/env\/private: its interpreter .* is unreachable for the sandbox's uid 65534: .*oc-private-.* is not searchable by others/);
+    await expect(validator.validate(task, 'def double(x):\n    return 2 * x\n')).rejects.toThrow(
+      /env\/private: its interpreter .* is unreachable for the sandbox's uid 65534: .*oc-private-.* is not searchable by others/,
+    );
   });
 });
 
@@ -106,7 +110,10 @@ describe('test commands are checked when the manifest loads', () => {
     const d = tmpDir('oc-cmd-');
     made.push(d);
     const ok = { id: 'a', repo: '.', file: 'm.py', qualname: 'f', requirement: '', signature: 'def f():', test_command: 'python3 -m pytest -q' };
-    fs.writeFileSync(path.join(d, 'tasks.jsonl'), [ok, { ...ok, id: 'b', test_command: 'PYTHONPATH=. bash run_tests.sh' }].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    fs.writeFileSync(
+      path.join(d, 'tasks.jsonl'),
+      [ok, { ...ok, id: 'b', test_command: 'PYTHONPATH=. bash run_tests.sh' }].map((x) => JSON.stringify(x)).join('\n') + '\n',
+    );
     expect(() => readManifest(path.join(d, 'tasks.jsonl'))).toThrow(ManifestError);
     expect(() => readManifest(path.join(d, 'tasks.jsonl'))).toThrow(/tasks\.jsonl:2 \(task b\): unsupported test_command "PYTHONPATH=\. bash run_tests\.sh"/);
     fs.writeFileSync(path.join(d, 'bad-defaults.jsonl'), JSON.stringify({ defaults: { interpreter: 'x' } }) + '\n');
@@ -120,11 +127,23 @@ describe('timing-dependent verdicts', () => {
     // two runs, so the first run is slow and wrong and the second fast and right.
     const marks = tmpDir('oc-flaky-');
     made.push(marks);
-    const repo = makeRepo({ 'm.py': 'def f(x):\n    return x\n', 'test_m.py': 'import unittest\nfrom m import f\n\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 2)\n' });
+    const repo = makeRepo({
+      'm.py': 'def f(x):\n    return x\n',
+      'test_m.py': 'import unittest\nfrom m import f\n\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 2)\n',
+    });
     made.push(repo);
     const v = await createValidator({ sandbox: { mode: 'weak', setpriv: null }, validation: { timeoutFloorMs: 3000 } });
     try {
-      const task: Task = { id: 'flaky/f', repo: '.', repoPath: repo, file: 'm.py', qualname: 'f', requirement: '', signature: 'def f(x):', test_command: 'python3 -m unittest test_m' };
+      const task: Task = {
+        id: 'flaky/f',
+        repo: '.',
+        repoPath: repo,
+        file: 'm.py',
+        qualname: 'f',
+        requirement: '',
+        signature: 'def f(x):',
+        test_command: 'python3 -m unittest test_m',
+      };
       const mark = path.join(marks, 'seen');
       const code = `import os, time\n\ndef f(x):\n    if os.path.exists(${JSON.stringify(mark)}):\n        return x + 1\n    open(${JSON.stringify(mark)}, 'w').close()\n    time.sleep(2.7)\n    return x\n`;
       const verdict = await v.validate(task, code);

@@ -61,7 +61,11 @@ export function templateTask(id = 'tiny/f', template = TEMPLATE, extra: Partial<
 }
 
 /** Runs the static checker in-process in Python on (target, candidate); returns its analysis. */
-export function analyze(target: Record<string, unknown>, candidate: string, root = '/nonexistent'): {
+export function analyze(
+  target: Record<string, unknown>,
+  candidate: string,
+  root = '/nonexistent',
+): {
   findings: { kind: string; severity: string; message: string; line?: number; name?: string }[];
   blocking: boolean;
   spliced: string | null;

@@ -120,7 +120,10 @@ describe('hostile candidates (time, processes, memory, disk, output)', () => {
   });
 
   it('a memory bomb gets MemoryError under the address-space limit', async () => {
-    const v = await run("def f(x):\n    blocks = [b'x' * 2 ** 40] if x == 1 else []\n    while True:\n        blocks.append(bytearray(256 * 2 ** 20))\n", 20_000);
+    const v = await run(
+      "def f(x):\n    blocks = [b'x' * 2 ** 40] if x == 1 else []\n    while True:\n        blocks.append(bytearray(256 * 2 ** 20))\n",
+      20_000,
+    );
     expect(v.status).toBe('failed');
     expect(v.tests.every((t) => /MemoryError/.test(t.message ?? ''))).toBe(true);
     expect(kinds(v)).toContain('memory-limit');
@@ -300,7 +303,7 @@ describe('hostile candidates in weak mode (cleanup, reaping, environment)', () =
       expect(fs.readdirSync(workRoot)).toEqual([]);
       expect(fs.readFileSync(sentinel, 'utf8')).toBe('keep');
       await noneLeft(m);
-      const secret = await weak.validate(task, "import os\n\ndef f(x):\n    print(repr(dict(os.environ)))\n    return None\n");
+      const secret = await weak.validate(task, 'import os\n\ndef f(x):\n    print(repr(dict(os.environ)))\n    return None\n');
       expect(secret.stdout).not.toContain(SECRET_ENV);
       const slow = await weak.validate(task, 'def f(x):\n    while True:\n        pass\n');
       expect(slow.status).toBe('timeout');

@@ -89,7 +89,9 @@ describe.skipIf(!present)('RepoExec-inline (176 tasks)', () => {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    console.log(`[validate] RepoExec-inline: ${tasks.length} references + ${tasks.length} stubs in ${seconds.toFixed(1)} s on ${validator.pool.size} workers (${validator.sandbox.strength} sandbox)`);
+    console.log(
+      `[validate] RepoExec-inline: ${tasks.length} references + ${tasks.length} stubs in ${seconds.toFixed(1)} s on ${validator.pool.size} workers (${validator.sandbox.strength} sandbox)`,
+    );
     const missing = missingModules(rows);
     // Every reference must pass: a module a reference needs must be installed (RepoExec/91 needs botocore:
     // apt-get install python3-botocore, as .ci/run does).

@@ -30,7 +30,10 @@ describe('repository tasks (sample repository, python3 -m unittest)', () => {
     for (const [i, v] of verdicts.entries()) {
       const t = manifest.tasks[i]!;
       expect(v.status, `${t.id}: ${v.reason}\n${v.stderr}`).toBe('passed');
-      expect(v.findings.filter((f) => f.severity === 'error'), t.id).toEqual([]);
+      expect(
+        v.findings.filter((f) => f.severity === 'error'),
+        t.id,
+      ).toEqual([]);
       for (const id of t.tests!) expect(v.tests.find((r) => r.id === id)?.outcome, `${t.id} ${id}`).toBe('passed');
     }
   });
@@ -99,7 +102,10 @@ describe('repository tasks (sample repository, python3 -m unittest)', () => {
   });
 
   it('expected tests that never ran fail the candidate; zero collected tests is an error, never a pass', async () => {
-    const t: Task = { ...byId('inventory/add_tax'), tests: ['tests.test_pricing.TaxTests.test_add_tax_standard_rate', 'tests.test_pricing.TaxTests.test_does_not_exist'] };
+    const t: Task = {
+      ...byId('inventory/add_tax'),
+      tests: ['tests.test_pricing.TaxTests.test_add_tax_standard_rate', 'tests.test_pricing.TaxTests.test_does_not_exist'],
+    };
     const v = await validator.validateReference(t);
     expect(v.status).toBe('failed');
     expect(v.tests.find((r) => r.id.endsWith('test_does_not_exist'))?.outcome).toBe('not-run');
@@ -111,7 +117,16 @@ describe('repository tasks (sample repository, python3 -m unittest)', () => {
       'tests/test_empty.py': 'import unittest\n',
     });
     made.push(repo);
-    const empty: Task = { id: 'empty/g', repo: '.', repoPath: repo, file: 'pkg/mod.py', qualname: 'g', requirement: '', signature: 'def g(x):', test_command: 'python3 -m unittest tests.test_empty' };
+    const empty: Task = {
+      id: 'empty/g',
+      repo: '.',
+      repoPath: repo,
+      file: 'pkg/mod.py',
+      qualname: 'g',
+      requirement: '',
+      signature: 'def g(x):',
+      test_command: 'python3 -m unittest tests.test_empty',
+    };
     const e = await validator.validate(empty, 'def g(x):\n    return x\n');
     expect(e.status).toBe('error');
     expect(e.reason).toMatch(/no tests ran/);
@@ -122,7 +137,8 @@ describe('repository tasks (sample repository, python3 -m unittest)', () => {
       'pkg/__init__.py': '',
       'pkg/mod.py': 'class K:\n    def g(self, x):\n        return x\n',
       'tests/__init__.py': '',
-      'tests/test_mod.py': 'import unittest\nfrom pkg.mod import K\n\nclass T(unittest.TestCase):\n    def test_g(self):\n        self.assertEqual(K().g(2), 3)\n',
+      'tests/test_mod.py':
+        'import unittest\nfrom pkg.mod import K\n\nclass T(unittest.TestCase):\n    def test_g(self):\n        self.assertEqual(K().g(2), 3)\n',
       'tests/test_py.py': 'from pkg.mod import K\n\ndef test_g():\n    assert K().g(2) == 3\n',
     });
     made.push(repo);
@@ -153,13 +169,19 @@ describe('repository tasks (sample repository, python3 -m unittest)', () => {
     const repo = makeRepo({
       'pkg/__init__.py': '',
       'pkg/mod.py': 'def g(x):\n    return x\n',
-      'tests/test_py.py': 'import pytest\nfrom pkg.mod import g\n\ndef test_g():\n    assert g(2) == 3\n\n@pytest.mark.parametrize("v", [1, 2])\ndef test_param(v):\n    assert g(v) == v + 1\n',
+      'tests/test_py.py':
+        'import pytest\nfrom pkg.mod import g\n\ndef test_g():\n    assert g(2) == 3\n\n@pytest.mark.parametrize("v", [1, 2])\ndef test_param(v):\n    assert g(v) == v + 1\n',
       'tests/test_none.py': 'X = 1\n',
     });
     made.push(repo);
     const v = await createValidator({ sandbox: { mode: 'weak', setpriv: null, python }, validation: { timeoutFloorMs: 30_000 } });
     const base = { repo: '.', repoPath: repo, file: 'pkg/mod.py', qualname: 'g', requirement: '', signature: 'def g(x):' };
-    const t: Task = { ...base, id: 'pytest/g', test_command: 'python3 -m pytest -q tests/test_py.py', tests: ['tests/test_py.py::test_g', 'tests/test_py.py::test_param[1]', 'tests/test_py.py::test_param[2]'] };
+    const t: Task = {
+      ...base,
+      id: 'pytest/g',
+      test_command: 'python3 -m pytest -q tests/test_py.py',
+      tests: ['tests/test_py.py::test_g', 'tests/test_py.py::test_param[1]', 'tests/test_py.py::test_param[2]'],
+    };
     const good = await v.validate(t, 'def g(x):\n    return x + 1\n');
     expect(good.status, good.reason + good.stderr).toBe('passed');
     const bad = await v.validate(t, 'def g(x):\n    return x + (x == 2)\n');
@@ -176,7 +198,10 @@ describe('repository tasks (sample repository, python3 -m unittest)', () => {
   });
 
   it('check() runs the static checks alone', async () => {
-    const r = await validator.check(byId('inventory/add_tax'), 'import no_such_mod\n\ndef add_tax(amount, tax_class="standard"):\n    return amount + undefined_x\n');
+    const r = await validator.check(
+      byId('inventory/add_tax'),
+      'import no_such_mod\n\ndef add_tax(amount, tax_class="standard"):\n    return amount + undefined_x\n',
+    );
     expect(r.blocking).toBe(false);
     expect(r.findings.map((f) => f.kind).sort()).toEqual(['undefined-name', 'unresolved-import']);
     expect((await validator.check(byId('inventory/add_tax'), 'def add_tax(:\n')).blocking).toBe(true);

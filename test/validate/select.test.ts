@@ -54,16 +54,33 @@ describe('selection', () => {
 
   it('with verification switched off, the normalised mode is the output, unvalidated (or candidate 1 with unverifiedOutput first)', async () => {
     const validate = vi.fn(validator.validate.bind(validator));
-    const mode = await selectCandidate({ task, candidates: [WRONG, GOOD, GOOD + '# same\n'], validator: { validate }, group: async () => [[0], [1, 2]], repair: noRepair, config: makeConfig({ validation: { verify: false } }) });
+    const mode = await selectCandidate({
+      task,
+      candidates: [WRONG, GOOD, GOOD + '# same\n'],
+      validator: { validate },
+      group: async () => [[0], [1, 2]],
+      repair: noRepair,
+      config: makeConfig({ validation: { verify: false } }),
+    });
     expect(mode).toMatchObject({ candidateIndex: 1, passed: false, verdict: null, code: GOOD });
     expect(mode.trace.steps[0]!.kind).toBe('verify-disabled');
     expect(validate).not.toHaveBeenCalled();
-    const first = await selectCandidate({ task, candidates: [WRONG, GOOD, GOOD], validator, group: async () => [[0], [1, 2]], repair: noRepair, config: makeConfig({ validation: { verify: false, unverifiedOutput: 'first' } }) });
+    const first = await selectCandidate({
+      task,
+      candidates: [WRONG, GOOD, GOOD],
+      validator,
+      group: async () => [[0], [1, 2]],
+      repair: noRepair,
+      config: makeConfig({ validation: { verify: false, unverifiedOutput: 'first' } }),
+    });
     expect(first).toMatchObject({ candidateIndex: 0, code: WRONG });
     // A config frozen before the option existed keeps its behaviour: candidate 1.
     const legacy = makeConfig({ validation: { verify: false } });
     delete legacy.validation.unverifiedOutput;
-    expect((await selectCandidate({ task, candidates: [WRONG, GOOD, GOOD], validator, group: async () => [[0], [1, 2]], repair: noRepair, config: legacy })).candidateIndex).toBe(0);
+    expect(
+      (await selectCandidate({ task, candidates: [WRONG, GOOD, GOOD], validator, group: async () => [[0], [1, 2]], repair: noRepair, config: legacy }))
+        .candidateIndex,
+    ).toBe(0);
   });
 });
 
@@ -75,7 +92,14 @@ describe('repair', () => {
       requests.push(req);
       return req.round === 1 ? PARTIAL : GOOD + '# repaired\n';
     });
-    const s = await selectCandidate({ task, candidates: [WRONG, WRONG2, 'def f(x):\n    return None\n', WRONG2 + '# same idea\n'], validator, group, repair, evidence });
+    const s = await selectCandidate({
+      task,
+      candidates: [WRONG, WRONG2, 'def f(x):\n    return None\n', WRONG2 + '# same idea\n'],
+      validator,
+      group,
+      repair,
+      evidence,
+    });
     expect(group).toHaveBeenCalledOnce();
     expect(repair).toHaveBeenCalledTimes(2);
     expect(s).toMatchObject({ origin: 'repair', candidateIndex: 1, repairRound: 2, passed: true });
@@ -101,11 +125,26 @@ describe('repair', () => {
   });
 
   it('after two failed rounds returns the last repair (Eq. 10), or with most-tests the version that passed the most tests', async () => {
-    const last = await selectCandidate({ task, candidates: [WRONG, WRONG2], validator, group: async () => [[0, 1]], repair: async (r) => (r.round === 1 ? PARTIAL : WRONG2), evidence });
+    const last = await selectCandidate({
+      task,
+      candidates: [WRONG, WRONG2],
+      validator,
+      group: async () => [[0, 1]],
+      repair: async (r) => (r.round === 1 ? PARTIAL : WRONG2),
+      evidence,
+    });
     expect(last).toMatchObject({ passed: false, origin: 'repair', repairRound: 2, code: WRONG2, candidateIndex: 0 });
     expect(last.trace.steps.at(-1)).toMatchObject({ kind: 'final', note: 'no repair passed; the last repair (round 2) is the output' });
     const most = makeConfig({ validation: { afterFailedRepairs: 'most-tests' } });
-    const s = await selectCandidate({ task, candidates: [WRONG, WRONG2], validator, group: async () => [[0, 1]], repair: async (r) => (r.round === 1 ? PARTIAL : WRONG), evidence, config: most });
+    const s = await selectCandidate({
+      task,
+      candidates: [WRONG, WRONG2],
+      validator,
+      group: async () => [[0, 1]],
+      repair: async (r) => (r.round === 1 ? PARTIAL : WRONG),
+      evidence,
+      config: most,
+    });
     expect(s).toMatchObject({ passed: false, origin: 'repair', repairRound: 1, code: PARTIAL, candidateIndex: 0 });
     expect(s.repairs.map((r) => r.verdict!.status)).toEqual(['failed', 'failed']);
     const tie = await selectCandidate({ task, candidates: [WRONG], validator, group: async () => [[0]], repair: async () => WRONG2, config: most });
@@ -136,14 +175,27 @@ describe('repair', () => {
     expect(seen).toEqual([WRONG]);
     expect(s.trace.steps.find((x) => x.kind === 'repair-error')).toMatchObject({ round: 1, message: 'model unavailable' });
     expect(s).toMatchObject({ candidateIndex: 0, passed: false });
-    const g = await selectCandidate({ task, candidates: [WRONG2, WRONG], validator, group: async () => Promise.reject(new Error('no embedder')), repair: async () => GOOD });
+    const g = await selectCandidate({
+      task,
+      candidates: [WRONG2, WRONG],
+      validator,
+      group: async () => Promise.reject(new Error('no embedder')),
+      repair: async () => GOOD,
+    });
     expect(g.trace.steps.find((x) => x.kind === 'group')!).toMatchObject({ representative: 0 });
     expect(g.passed).toBe(true);
   });
 
   it('repairRounds 0 means no repair at all', async () => {
     const repair = vi.fn(async () => GOOD);
-    const s = await selectCandidate({ task, candidates: [WRONG], validator, group: async () => [[0]], repair, config: makeConfig({ validation: { repairRounds: 0 } }) });
+    const s = await selectCandidate({
+      task,
+      candidates: [WRONG],
+      validator,
+      group: async () => [[0]],
+      repair,
+      config: makeConfig({ validation: { repairRounds: 0 } }),
+    });
     expect(repair).not.toHaveBeenCalled();
     expect(s.passed).toBe(false);
   });

@@ -63,7 +63,9 @@ describe('static checks: syntax and target', () => {
 
 describe('static checks: undefined names under Python scoping', () => {
   it('knows builtins, the context, star imports and the candidate’s own bindings', () => {
-    expect(undefinedNames('import math\nHELP = 3\ndef f(x: Optional[int]) -> List[int]:\n    return len([math.pi, OFFSET, HELP, sys.argv, json])\n')).toEqual([]);
+    expect(undefinedNames('import math\nHELP = 3\ndef f(x: Optional[int]) -> List[int]:\n    return len([math.pi, OFFSET, HELP, sys.argv, json])\n')).toEqual(
+      [],
+    );
   });
 
   it('flags names nothing binds, once per scope', () => {
@@ -87,7 +89,9 @@ describe('static checks: undefined names under Python scoping', () => {
   });
 
   it('global and nonlocal declarations resolve; closures see enclosing functions', () => {
-    expect(undefinedNames('def setup():\n    global G\n    G = 1\n\ndef f(x):\n    def inner():\n        nonlocal x\n        x += G\n    inner()\n    return x\n')).toEqual([]);
+    expect(
+      undefinedNames('def setup():\n    global G\n    G = 1\n\ndef f(x):\n    def inner():\n        nonlocal x\n        x += G\n    inner()\n    return x\n'),
+    ).toEqual([]);
     expect(undefinedNames('def f(x):\n    global NEVER_SET\n    return NEVER_SET\n')).toEqual(['NEVER_SET']);
   });
 
@@ -190,7 +194,8 @@ describe('splicing into a repository file', () => {
   });
 
   it('takes the method out of a class wrapper and adds the new methods the candidate brings', () => {
-    const cand = 'class A:\n    @staticmethod\n    def m(a, b):\n        return A._aux(a) + b\n\n    @staticmethod\n    def _aux(v):\n        return v\n\n    def other(self):\n        return 99\n';
+    const cand =
+      'class A:\n    @staticmethod\n    def m(a, b):\n        return A._aux(a) + b\n\n    @staticmethod\n    def _aux(v):\n        return v\n\n    def other(self):\n        return 99\n';
     const r = analyze(target, cand);
     expect(r.spliced).toContain('    @staticmethod\n    def m(a, b):\n        return A._aux(a) + b\n\n    @staticmethod\n    def _aux(v):\n        return v\n');
     expect(r.spliced).toContain('    def other(self):\n        return 2'); // existing members are not replaced

@@ -14,7 +14,8 @@ import { tmpDir } from '../helpers/tmp-repo.ts';
 /** An interpreter whose standard library ships CPython's test suite (Debian's does not). */
 function findInterpreter(): { python: string; stdlib: string } | null {
   const names = [process.env.OPENCODER_STDLIB_PYTHON, ...(spawnSync('which', ['-a', 'python3.11', 'python3'], { encoding: 'utf8' }).stdout ?? '').split('\n')];
-  const probe = "import os, sys, sysconfig; p = sysconfig.get_paths()['stdlib']; print(os.path.realpath(sys.executable) + '\\n' + p if os.path.exists(os.path.join(p, 'test', 'test_textwrap.py')) and sys.version_info[:2] == (3, 11) else '')";
+  const probe =
+    "import os, sys, sysconfig; p = sysconfig.get_paths()['stdlib']; print(os.path.realpath(sys.executable) + '\\n' + p if os.path.exists(os.path.join(p, 'test', 'test_textwrap.py')) and sys.version_info[:2] == (3, 11) else '')";
   for (const name of names) {
     if (!name?.trim()) continue;
     const r = spawnSync(name.trim(), ['-I', '-c', probe], { encoding: 'utf8' });
@@ -25,14 +26,40 @@ function findInterpreter(): { python: string; stdlib: string } | null {
 }
 
 const found = findInterpreter();
-if (!found) console.warn('[validate] no Python 3.11 with CPython’s test suite (test/test_textwrap.py) found: the standard-library check is skipped (set OPENCODER_STDLIB_PYTHON)');
+if (!found)
+  console.warn(
+    '[validate] no Python 3.11 with CPython’s test suite (test/test_textwrap.py) found: the standard-library check is skipped (set OPENCODER_STDLIB_PYTHON)',
+  );
 
-const SKIP_DIRS = new Set(['site-packages', 'dist-packages', '__pycache__', 'idlelib', 'tkinter', 'turtledemo', 'lib2to3', 'ensurepip', 'pydoc_data', 'lib-dynload', 'tests', 'test']);
+const SKIP_DIRS = new Set([
+  'site-packages',
+  'dist-packages',
+  '__pycache__',
+  'idlelib',
+  'tkinter',
+  'turtledemo',
+  'lib2to3',
+  'ensurepip',
+  'pydoc_data',
+  'lib-dynload',
+  'tests',
+  'test',
+]);
 // The suites used here, what they import, and the files test_tokenize's round trip reads (it
 // removes seven by name and samples ten of the rest).
 const TEST_PARTS = [
-  '__init__.py', 'support', 'typinganndata', 'tokenizedata', 'test_textwrap.py', 'test_tokenize.py', 'test_grammar.py', 'test_ast.py', 'test_json',
-  ...['unicode_identifiers', 'buffer', 'builtin', 'fileio', 'os', 'platform', 'sys', 'bool', 'int', 'list', 'dict', 'set', 'string', 'tuple'].map((n) => `test_${n}.py`),
+  '__init__.py',
+  'support',
+  'typinganndata',
+  'tokenizedata',
+  'test_textwrap.py',
+  'test_tokenize.py',
+  'test_grammar.py',
+  'test_ast.py',
+  'test_json',
+  ...['unicode_identifiers', 'buffer', 'builtin', 'fileio', 'os', 'platform', 'sys', 'bool', 'int', 'list', 'dict', 'set', 'string', 'tuple'].map(
+    (n) => `test_${n}.py`,
+  ),
 ];
 
 /** A copy of the standard library's Python files (and the test modules used here) as a repository. */
@@ -139,7 +166,10 @@ describe.skipIf(!found)('the standard library as a repository (CPython’s own t
       expect(ref.environment?.python, id).toBe(found!.python);
       expect(bad.status, `${id}: ${bad.reason}`).toBe('failed');
       expect(bad.expectedFrom, id).toBe('reference');
-      expect(bad.tests.some((x) => /NotImplementedError/.test(x.message ?? '')), id).toBe(true);
+      expect(
+        bad.tests.some((x) => /NotImplementedError/.test(x.message ?? '')),
+        id,
+      ).toBe(true);
     }
     // The environment assignment in front of the command reached the tests and the verdict.
     expect(results[0]!.ref.environment?.env).toEqual({ PYTHONPATH: '.' });
@@ -149,7 +179,9 @@ describe.skipIf(!found)('the standard library as a repository (CPython’s own t
     const t = tasks.find((x) => x.id === 'stdlib/posixpath.basename')!;
     const v = await validator.validateReference(t);
     expect(v.status).toBe('error');
-    expect(v.reason).toMatch(/did not exercise the candidate: they imported the target's module from \/.*posixpath\.py, not from the workspace copy posixpath\.py/);
+    expect(v.reason).toMatch(
+      /did not exercise the candidate: they imported the target's module from \/.*posixpath\.py, not from the workspace copy posixpath\.py/,
+    );
     await expect(validator.validate(t, stub(t.reference!))).rejects.toThrow(/its reference does not pass its own tests/);
   }, 120_000);
 });

@@ -84,13 +84,7 @@ function locateItems(analysed: Analysed[], isPackage: (m: string) => boolean, re
  * A view of X that itself imports N from Y shows that X only re-exports N: follow X → Y (in place).
  * An import cycle, or a chain that ends in a package, drops the occurrence.
  */
-function followReexports(
-  occurrences: Occurrence[],
-  analysed: Analysed[],
-  strong: Set<string>,
-  isPackage: (m: string) => boolean,
-  rec: Recorder,
-): void {
+function followReexports(occurrences: Occurrence[], analysed: Analysed[], strong: Set<string>, isPackage: (m: string) => boolean, rec: Recorder): void {
   const reexports = new Map<string, string>();
   for (const a of analysed) {
     for (const b of a.facts.fromImports.values()) {
@@ -119,12 +113,7 @@ function followReexports(
 }
 
 /** The occurrences that stand: imports nothing contradicts, then own-view ones and confirmed weak ones. */
-function acceptOccurrences(
-  occurrences: Occurrence[],
-  strong: Set<string>,
-  strongModulesOf: Map<string, Set<string>>,
-  rec: Recorder,
-): Occurrence[] {
+function acceptOccurrences(occurrences: Occurrence[], strong: Set<string>, strongModulesOf: Map<string, Set<string>>, rec: Recorder): Occurrence[] {
   const importTargets = new Map<string, Set<string>>();
   for (const o of occurrences) {
     if (o.strength !== 'import') continue;
@@ -137,7 +126,8 @@ function acceptOccurrences(
     if (o.strength !== 'import') continue;
     const name = o.item.name!;
     if (strong.has(place(o.module, name))) accepted.push(o);
-    else if (strongModulesOf.get(name)?.size) rec.drop('defined-elsewhere', o.row, `${name} (imported from ${o.module}, defined in ${[...strongModulesOf.get(name)!].sort().join(', ')})`);
+    else if (strongModulesOf.get(name)?.size)
+      rec.drop('defined-elsewhere', o.row, `${name} (imported from ${o.module}, defined in ${[...strongModulesOf.get(name)!].sort().join(', ')})`);
     else if (importTargets.get(name)!.size > 1) rec.drop('conflicting-imports', o.row, `${name} (from ${[...importTargets.get(name)!].sort().join(', ')})`);
     else {
       accepted.push(o);

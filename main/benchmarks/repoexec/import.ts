@@ -51,7 +51,10 @@ export async function importRepoExec(opts: RepoExecImportOptions): Promise<RepoE
   const benchDir = path.resolve(opts.benchDir);
   const outDir = path.resolve(opts.outDir);
   if (!fs.existsSync(benchDir) || !fs.statSync(benchDir).isDirectory()) {
-    throw new RepoExecImportError(`The bench folder ${benchDir} does not exist (expected the staged RepoExec folder with ${INLINE_FILE} and ${ROWS_DIR}/)`, benchDir);
+    throw new RepoExecImportError(
+      `The bench folder ${benchDir} does not exist (expected the staged RepoExec folder with ${INLINE_FILE} and ${ROWS_DIR}/)`,
+      benchDir,
+    );
   }
   const { warnings, warn } = collectWarnings(opts.onWarning);
   const droppedEntries: DroppedEntry[] = [];

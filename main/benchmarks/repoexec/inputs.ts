@@ -131,8 +131,20 @@ function readInline(benchDir: string, warn: Warn): InlineTask[] {
   const tasks: InlineTask[] = [];
   const seen = new Set<string>();
   const KNOWN = new Set([
-    'task_id', 'hf_index', 'problem_id', 'project', 'module', 'entry_point', 'target_function_prompt', 'solution',
-    'check_template', 'placeholder', 'test_names', 'context', 'prompt', 'test',
+    'task_id',
+    'hf_index',
+    'problem_id',
+    'project',
+    'module',
+    'entry_point',
+    'target_function_prompt',
+    'solution',
+    'check_template',
+    'placeholder',
+    'test_names',
+    'context',
+    'prompt',
+    'test',
   ]);
   for (const { value, line } of readJsonl(file, warn)) {
     const o = asObject(value);

@@ -102,5 +102,10 @@ export function renderModule(module: string, items: Item[], tools: PythonTools, 
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim())?.trim() ?? '';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? ''
+  );
 }

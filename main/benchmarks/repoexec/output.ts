@@ -32,7 +32,12 @@ export function summariseProject(b: BuiltProject, taskCount: Map<string, number>
   for (const [file, source] of sortedEntries(b.files)) {
     const parsed = tools.extractor.parse(file, 'python', source);
     if (parsed.errors.length || !parseClean(tools.parser, source)) {
-      warn('invalid-output', path.join(outDir, s.repo, file), parsed.errors[0]?.line, `written file does not parse: ${parsed.errors[0]?.message ?? 'syntax error'}`);
+      warn(
+        'invalid-output',
+        path.join(outDir, s.repo, file),
+        parsed.errors[0]?.line,
+        `written file does not parse: ${parsed.errors[0]?.message ?? 'syntax error'}`,
+      );
     }
     qualnamesByFile.set(file, new Set(parsed.units.map((u) => u.qualname)));
     for (const u of parsed.units) {

@@ -98,7 +98,12 @@ function analyseView(
     }
   } else {
     rec.drop('unrepairable-view', row, `view of ${row.entryPoint}`);
-    rec.warn('unrepairable-view', row.file, row.line, `the code view of ${row.module}.${row.entryPoint} does not parse after repair; only its focal function is used (a task's view holds only its reference)`);
+    rec.warn(
+      'unrepairable-view',
+      row.file,
+      row.line,
+      `the code view of ${row.module}.${row.entryPoint} does not parse after repair; only its focal function is used (a task's view holds only its reference)`,
+    );
   }
   items = placeFocal(row, items, tools, rec);
   return { analysed: { row, items, facts, text: codeText }, filled: fixed.filled, view: fixed.ok ? fixed.source : null };
@@ -125,10 +130,9 @@ function assembleModules(
   const files = new Map<string, string>();
   const focal = new Map<number, FocalPlace>();
   for (const m of allModules) {
-    const occ = byModule.get(m)!.sort(
-      (a, b) =>
-        Number(a.row.module !== m) - Number(b.row.module !== m) || a.row.problemId - b.row.problemId || a.index - b.index,
-    );
+    const occ = byModule
+      .get(m)!
+      .sort((a, b) => Number(a.row.module !== m) - Number(b.row.module !== m) || a.row.problemId - b.row.problemId || a.index - b.index);
     const merged = mergeItems(occ.map((o) => o.item));
     const file = fileOf(m);
     const source = renderModule(m, merged, tools, (what) =>
@@ -169,14 +173,17 @@ function placeFocal(row: RawRow, items: Item[], tools: PythonTools, rec: Recorde
     for (let i = items.length - 1; i >= 0; i--) {
       const it = items[i]!;
       if (it.kind !== 'class' || !it.members?.some((mm) => mm.key === `def:${row.entryPoint}`)) continue;
-      const members = it.members.map((mm) =>
-        mm.key === `def:${row.entryPoint}` ? { key: mm.key, text: shiftBlock(dedent(focalText), 0, 4), rank: 3 } : mm,
-      );
+      const members = it.members.map((mm) => (mm.key === `def:${row.entryPoint}` ? { key: mm.key, text: shiftBlock(dedent(focalText), 0, 4), rank: 3 } : mm));
       const out = items.slice();
       out[i] = { ...it, members, focal: true, focalClass: it.name! };
       return out;
     }
-    rec.warn('focal-method-without-class', row.file, row.line, `${row.module}.${row.entryPoint} is indented but no class in its view has it; placed at module level`);
+    rec.warn(
+      'focal-method-without-class',
+      row.file,
+      row.line,
+      `${row.module}.${row.entryPoint} is indented but no class in its view has it; placed at module level`,
+    );
   }
   const text = indented ? dedent(focalText) : focalText;
   if (!parseClean(tools.parser, text)) {

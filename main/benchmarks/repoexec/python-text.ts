@@ -150,7 +150,9 @@ export function normaliseStatement(text: string): string {
 /** The code of a logical line without its comments (trailing whitespace trimmed). */
 export function stripLineComment(code: string): string {
   const L = logicalLines(code.split('\n'));
-  return L.map((l) => l.code).join('\n').trimEnd();
+  return L.map((l) => l.code)
+    .join('\n')
+    .trimEnd();
 }
 
 /** True when a compound statement has nothing but clause headers and `...`/`pass` bodies. */

@@ -9,7 +9,7 @@ import type { RepoExecImportResult } from './types.ts';
 const DROP_REASONS: Record<string, string> = {
   'garbage-line': 'a line of a view that does not parse (extractor residue such as `.` or `from x y`), removed',
   'stray-name': 'a module-level statement that is only a name (`configuration`): residue of a broken import, removed',
-  'external-import': "a definition shown in a view but imported there from outside the project (no file to put it in)",
+  'external-import': 'a definition shown in a view but imported there from outside the project (no file to put it in)',
   'imported-from-package': 'a definition imported from a package (`from pkg import X`): likely a re-export, real module unknown',
   'defined-elsewhere': 'imported from module X, but the views show it defined in another module: X probably re-exports it',
   'conflicting-imports': 'views import the same name from different modules and none shows where it is defined',
@@ -36,13 +36,28 @@ export function renderReport(r: RepoExecImportResult, built: BuiltProject[]): st
   L.push(`- body-less stubs given \`...\`: ${c.stubsFilled}`);
   L.push(`- tasks in tasks.jsonl: ${c.tasks}`);
   L.push(`- task views in views/: ${c.views}${c.viewsFromReference ? ` (${c.viewsFromReference} holding only the reference: unrepairable-view)` : ''}`);
-  L.push(`- dropped: ${Object.entries(r.dropped).map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing'}`);
-  L.push(`- warnings: ${Object.entries(r.warningCounts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`, '');
+  L.push(
+    `- dropped: ${
+      Object.entries(r.dropped)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'nothing'
+    }`,
+  );
+  L.push(
+    `- warnings: ${
+      Object.entries(r.warningCounts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
+    '',
+  );
   L.push('## Projects', '');
   L.push('| project | repository | rows | modules (own rows + attributed) | files | functions | methods | classes | tasks |');
   L.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const p of r.projects) {
-    L.push(`| ${p.project} | ${p.repo} | ${p.rows} | ${p.rowModules} + ${p.attributedModules} | ${p.files} | ${p.functions} | ${p.methods} | ${p.classes} | ${p.tasks} |`);
+    L.push(
+      `| ${p.project} | ${p.repo} | ${p.rows} | ${p.rowModules} + ${p.attributedModules} | ${p.files} | ${p.functions} | ${p.methods} | ${p.classes} | ${p.tasks} |`,
+    );
   }
   L.push('', '## Modules', '');
   for (const b of built) {
@@ -65,7 +80,7 @@ export function renderReport(r: RepoExecImportResult, built: BuiltProject[]): st
   L.push('## Task views (views/)', '');
   L.push(
     "- `views/<task>/<file>` holds one task's own view, named by the task's `task_view` in tasks.jsonl (`<task>` is the task",
-    '  id with `/` and other unsafe characters as `_`: `RepoExec/12` → `RepoExec_12`; `<file>` is the task\'s `file`).',
+    "  id with `/` and other unsafe characters as `_`: `RepoExec/12` → `RepoExec_12`; `<file>` is the task's `file`).",
     "- It is the row's own `code` view after the repair above (stubs given `...`, garbage lines dropped): the target's module",
     '  with its imports and constants, its in-file and cross-file dependencies as signatures and docstrings (stubs), and the',
     '  target last. Empty `__init__.py` files make its folders packages, so its module name is the same as in `repos/`.',

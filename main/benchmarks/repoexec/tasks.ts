@@ -43,7 +43,11 @@ type TaskFocal = FocalPlace & { built: BuiltProject };
 export function buildTasks(inline: InlineTask[], built: BuiltProject[], ctx: TaskContext): BuiltTasks {
   const { subsets, tools, warn } = ctx;
   const wanted = ctx.subset !== undefined ? new Set(subsets.get(ctx.subset)) : null;
-  const membership = (id: string) => [...subsets.entries()].filter(([, ids]) => ids.includes(id)).map(([n]) => n).sort();
+  const membership = (id: string) =>
+    [...subsets.entries()]
+      .filter(([, ids]) => ids.includes(id))
+      .map(([n]) => n)
+      .sort();
   const focalOf = new Map<number, TaskFocal>();
   for (const b of built) for (const [pid, f] of b.focal) focalOf.set(pid, { built: b, ...f });
   const out: BuiltTasks = { tasks: [], taskCount: new Map(), viewFiles: new Map(), viewsFromReference: 0 };
@@ -107,7 +111,12 @@ function matchTask(t: InlineTask, focalOf: Map<number, TaskFocal>, warn: Warn): 
     return null;
   }
   if (f.built.project !== t.project || f.module !== t.module || !(f.qualname === t.entryPoint || f.qualname.endsWith(`.${t.entryPoint}`))) {
-    warn('task-row-mismatch', t.file, t.line, `task ${t.taskId} names ${t.project} ${t.module}.${t.entryPoint} but problem id ${t.problemId} is ${f.built.project} ${f.module}.${f.qualname}; task skipped`);
+    warn(
+      'task-row-mismatch',
+      t.file,
+      t.line,
+      `task ${t.taskId} names ${t.project} ${t.module}.${t.entryPoint} but problem id ${t.problemId} is ${f.built.project} ${f.module}.${f.qualname}; task skipped`,
+    );
     return null;
   }
   return f;
@@ -125,7 +134,12 @@ function taskView(t: InlineTask, f: TaskFocal, viewFile: string, ctx: TaskContex
   // The view must show the target: as Class.method, or (a method the view shows at top level) by its name.
   const shown = new Set(tools.extractor.parse(f.file, 'python', viewSource).units.map((u) => u.qualname));
   if (!shown.has(f.qualname) && !(f.qualname.includes('.') && shown.has(t.entryPoint))) {
-    warn('view-without-target', path.join(ctx.outDir, ...viewFile.split('/')), undefined, `task ${t.taskId}: the repaired view does not show ${f.qualname}; its reference was appended at top level`);
+    warn(
+      'view-without-target',
+      path.join(ctx.outDir, ...viewFile.split('/')),
+      undefined,
+      `task ${t.taskId}: the repaired view does not show ${f.qualname}; its reference was appended at top level`,
+    );
     viewSource = viewSource.trim() ? `${viewSource.replace(/\s+$/, '')}\n\n\n${referenceAlone}` : referenceAlone;
   }
   if (!parseClean(tools.parser, viewSource)) {

@@ -175,12 +175,7 @@ export interface ImportFacts {
 }
 
 /** Collects what the import statements of a view bind (including imports nested in `try`/`if`). */
-export function importFacts(
-  root: Node,
-  module: string,
-  moduleIsPackage: boolean,
-  inProject: (dotted: string) => boolean,
-): ImportFacts {
+export function importFacts(root: Node, module: string, moduleIsPackage: boolean, inProject: (dotted: string) => boolean): ImportFacts {
   const facts: ImportFacts = { fromImports: new Map(), projectStars: [], projectAliases: [], referencedModules: [] };
   for (const node of root.descendantsOfType(['import_statement', 'import_from_statement'])) {
     if (!node) continue;
@@ -265,7 +260,15 @@ export function viewItems(root: Node, src: string, garbage: string[]): Item[] {
     }
     // Other statements (`if …:`, `try:`, calls) are kept verbatim, one copy of each text. Views
     // often show them hollowed out (`if TYPE_CHECKING: ...`); isHollow lets a fuller copy win.
-    items.push({ kind: 'stmt', key: `stmt:${normaliseStatement(text)}`, name: null, text, rank: 2, head: normaliseStatement(text.split('\n')[0]!), hollow: isHollow(text) });
+    items.push({
+      kind: 'stmt',
+      key: `stmt:${normaliseStatement(text)}`,
+      name: null,
+      text,
+      rank: 2,
+      head: normaliseStatement(text.split('\n')[0]!),
+      hollow: isHollow(text),
+    });
   }
   return items;
 }

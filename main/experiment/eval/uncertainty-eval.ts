@@ -94,11 +94,30 @@ export async function evaluateSampleSets(
   const labels = perTask.map((t) => t.firstFailed);
   const score = (signal: string, xs: number[]): SignalScore => ({ signal, auroc: auroc(xs, labels), auprc: auprc(xs, labels) });
   const signals = [
-    score('self-consistency (1 − largest group / n)', perTask.map((t) => t.consistency)),
-    ...(vectors ? [score('semantic variance (1 − mean pairwise cosine)', perTask.map((t) => t.variance ?? 0))] : []),
-    score('group entropy (stand-in for token entropy)', perTask.map((t) => t.groupEntropy)),
-    score(`aggregate ${opts.weights.entropy}/${opts.weights.consistency}/${opts.weights.variance} (group entropy for entropy)`, perTask.map((t) => t.aggregate)),
-    score('aggregate without entropy (renormalised)', perTask.map((t) => t.aggregateNoEntropy)),
+    score(
+      'self-consistency (1 − largest group / n)',
+      perTask.map((t) => t.consistency),
+    ),
+    ...(vectors
+      ? [
+          score(
+            'semantic variance (1 − mean pairwise cosine)',
+            perTask.map((t) => t.variance ?? 0),
+          ),
+        ]
+      : []),
+    score(
+      'group entropy (stand-in for token entropy)',
+      perTask.map((t) => t.groupEntropy),
+    ),
+    score(
+      `aggregate ${opts.weights.entropy}/${opts.weights.consistency}/${opts.weights.variance} (group entropy for entropy)`,
+      perTask.map((t) => t.aggregate),
+    ),
+    score(
+      'aggregate without entropy (renormalised)',
+      perTask.map((t) => t.aggregateNoEntropy),
+    ),
   ];
   return {
     protocol: EVAL_PROTOCOL,
@@ -109,7 +128,10 @@ export async function evaluateSampleSets(
     normalisation: methods,
     encoder: opts.encoder?.name ?? null,
     signals,
-    aggregateEce: ece(perTask.map((t) => t.aggregate), labels).ece,
+    aggregateEce: ece(
+      perTask.map((t) => t.aggregate),
+      labels,
+    ).ece,
     perTask,
     notes,
   };

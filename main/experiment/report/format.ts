@@ -77,7 +77,8 @@ export const API_PROTOCOL: Record<ApiAggregate['protocol'], { name: string; matc
     name: 'task-view',
     matching: 'bare names',
     over: 'tasks',
-    meaning: 'the task’s own view is the API pool (RQ4); bare names, case-insensitive; mean over all tasks, empty truths included (an empty prediction of an empty truth scores 1)',
+    meaning:
+      'the task’s own view is the API pool (RQ4); bare names, case-insensitive; mean over all tasks, empty truths included (an empty prediction of an empty truth scores 1)',
   },
 };
 
@@ -89,7 +90,8 @@ export function apiProtocolLabel(protocol: ApiAggregate['protocol'], tasks?: num
 
 export const API_COLUMNS_NOTE = `API P / R / F1: ${API_PROTOCOL.repository.name} protocol — ${API_PROTOCOL.repository.meaning}. Task-view F1 / exact: ${API_PROTOCOL['task-view'].name} protocol — ${API_PROTOCOL['task-view'].meaning}.`;
 
-export const FLAKY_MEANING = 'A flaky verdict: the outcome depended on timing, so the candidate ran twice and the two runs disagreed. It never counts as a pass.';
+export const FLAKY_MEANING =
+  'A flaky verdict: the outcome depended on timing, so the candidate ran twice and the two runs disagreed. It never counts as a pass.';
 
 /** A condition's flaky counts and what each is over, ending where the task ids go (shared by HTML and Markdown). */
 export function flakyCountsText(c: ConditionSummary): string {

@@ -1,8 +1,42 @@
 // The HTML report: one self-contained file (inline CSS and hand-drawn inline SVG, no external resource, strict CSP).
 
-import { MIN_INFORMATIVE_TASKS, type ApiAggregate, type ConditionSummary, type FactorialAnalysis, type FactorialOutcome, type Interval, type ReportModel, type RunProvenance, type TaskRow } from '../../model/report.ts';
+import {
+  MIN_INFORMATIVE_TASKS,
+  type ApiAggregate,
+  type ConditionSummary,
+  type FactorialAnalysis,
+  type FactorialOutcome,
+  type Interval,
+  type ReportModel,
+  type RunProvenance,
+  type TaskRow,
+} from '../../model/report.ts';
 import { escapeXml, forestPlot, groupedBars, reliabilityDiagram } from '../svg-charts.ts';
-import { API_COLUMNS_NOTE, API_PROTOCOL, apiProtocolLabel, comparisonKs, conditionsByRun, displayNames, finite, FLAKY_MEANING, flakyCountsText, formatDuration, formatInt, formatInterval, formatMs, formatP, formatRate, formatUsd, isPartial, KIND_LABEL, OUTCOME_AXIS, partialText, passKs, percentLevel, testName } from './format.ts';
+import {
+  API_COLUMNS_NOTE,
+  API_PROTOCOL,
+  apiProtocolLabel,
+  comparisonKs,
+  conditionsByRun,
+  displayNames,
+  finite,
+  FLAKY_MEANING,
+  flakyCountsText,
+  formatDuration,
+  formatInt,
+  formatInterval,
+  formatMs,
+  formatP,
+  formatRate,
+  formatUsd,
+  isPartial,
+  KIND_LABEL,
+  OUTCOME_AXIS,
+  partialText,
+  passKs,
+  percentLevel,
+  testName,
+} from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // HTML
@@ -80,7 +114,12 @@ export interface Header {
 }
 
 export function table(name: string, headers: Header[], rows: string[]): string {
-  const head = headers.map((x) => `<th${x.num ? ' class="num"' : ''}${x.title ? ` title="${h(x.title)}"` : ''}>${h(x.label)}${x.sub ? `<br><span class="sub">${h(x.sub)}</span>` : ''}</th>`).join('');
+  const head = headers
+    .map(
+      (x) =>
+        `<th${x.num ? ' class="num"' : ''}${x.title ? ` title="${h(x.title)}"` : ''}>${h(x.label)}${x.sub ? `<br><span class="sub">${h(x.sub)}</span>` : ''}</th>`,
+    )
+    .join('');
   return `<div class="table-wrap"><table data-table="${h(name)}"><thead><tr>${head}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table></div>`;
 }
 
@@ -99,13 +138,22 @@ export function runProvenanceHtml(run: RunProvenance): string {
     kv('Created', h(run.createdAt)),
     kv('Finished', run.finishedAt ? h(run.finishedAt) : '<span class="muted">not finished</span>'),
     kv('Duration', h(formatDuration(run.createdAt, run.finishedAt))),
-    kv('Manifest', `<code>${h(run.manifest.file)}</code> · ${formatInt(run.manifest.tasks)} tasks<br><span class="muted">sha256</span> <code class="hash">${h(run.manifest.hash)}</code>`),
-    kv('Backend', `${h(run.backend.label)} <span class="muted">(${h(run.backend.provider)} · model <code>${h(run.backend.model)}</code> · id <code>${h(run.backend.id)}</code>)</span>`),
+    kv(
+      'Manifest',
+      `<code>${h(run.manifest.file)}</code> · ${formatInt(run.manifest.tasks)} tasks<br><span class="muted">sha256</span> <code class="hash">${h(run.manifest.hash)}</code>`,
+    ),
+    kv(
+      'Backend',
+      `${h(run.backend.label)} <span class="muted">(${h(run.backend.provider)} · model <code>${h(run.backend.model)}</code> · id <code>${h(run.backend.id)}</code>)</span>`,
+    ),
     kv('Encoder', `${h(run.encoder.name)} <span class="muted">(id <code>${h(run.encoder.id)}</code>)</span>`),
     kv('Prompts', `version <code>${h(run.prompts.version)}</code> · <span class="muted">hash</span> <code class="hash">${h(run.prompts.hash)}</code>`),
     kv('Sandbox', h(run.sandbox)),
     kv('Machine', h(`${m.platform} ${m.arch} · ${m.cpus} CPUs · ${finite(m.memoryGiB) ? +m.memoryGiB.toFixed(1) : 'n/a'} GiB · Node ${m.node}`)),
-    kv('App', `${h(run.app.name)} ${h(run.app.version)}${run.app.commit ? ` <span class="muted">commit</span> <code class="hash">${h(run.app.commit)}</code>` : ' <span class="muted">(no commit recorded)</span>'}`),
+    kv(
+      'App',
+      `${h(run.app.name)} ${h(run.app.version)}${run.app.commit ? ` <span class="muted">commit</span> <code class="hash">${h(run.app.commit)}</code>` : ' <span class="muted">(no commit recorded)</span>'}`,
+    ),
   ];
   const condRows = run.conditions.map(
     (c, i) =>
@@ -160,7 +208,11 @@ export function summaryTableHtml(conditions: ConditionSummary[], level: string):
       td(intervalHtml(c.selectedCorrect, true), 'selectedCorrect', 'num'),
       td(`${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)}<br><span class="ci">(${formatRate(c.repair.rate)})</span>`, 'repair', 'num'),
       td(formatRate(c.uncertainty.mean), 'uncertaintyMean', 'num'),
-      td(`${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? `<br><span class="warning" title="${h(c.uncertainty.degenerate)}">degenerate</span>` : ''}`, 'auroc', 'num'),
+      td(
+        `${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? `<br><span class="warning" title="${h(c.uncertainty.degenerate)}">degenerate</span>` : ''}`,
+        'auroc',
+        'num',
+      ),
       td(formatRate(c.uncertainty.auprc), 'auprc', 'num'),
       td(formatRate(c.uncertainty.ece), 'ece', 'num'),
       td(formatRate(c.api?.precision), 'apiPrecision', 'num'),
@@ -173,8 +225,12 @@ export function summaryTableHtml(conditions: ConditionSummary[], level: string):
     ];
     return `<tr data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${cells.join('')}</tr>`;
   });
-  const warnings = conditions.flatMap((c) => (c.warnings ?? []).map((w) => `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)}: ${h(w)}</li>`));
-  const warnHtml = warnings.length ? `\n<div class="warning" data-list="condition-warnings"><strong>Degenerate signals</strong><ul>${warnings.join('')}</ul></div>` : '';
+  const warnings = conditions.flatMap((c) =>
+    (c.warnings ?? []).map((w) => `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)}: ${h(w)}</li>`),
+  );
+  const warnHtml = warnings.length
+    ? `\n<div class="warning" data-list="condition-warnings"><strong>Degenerate signals</strong><ul>${warnings.join('')}</ul></div>`
+    : '';
   return `${table('summary', headers, rows)}\n<p class="muted" data-note="api-protocols">${h(API_COLUMNS_NOTE)}</p>${warnHtml}`;
 }
 
@@ -201,7 +257,12 @@ export function comparisonsHtml(model: ReportModel, name: (r: string, c: string,
     { label: 'Δ selected', sub: ci, num: true, title: 'A − B in selected-output correctness, paired bootstrap' },
     ...ks.flatMap((k) => [
       { label: `Δ Pass@${k}`, sub: ci, num: true },
-      { label: `Pass@${k} p`, sub: 'sign-flip', num: true, title: 'Paired sign-flip permutation test of the per-task Pass@k differences (exact up to 20 differing tasks)' },
+      {
+        label: `Pass@${k} p`,
+        sub: 'sign-flip',
+        num: true,
+        title: 'Paired sign-flip permutation test of the per-task Pass@k differences (exact up to 20 differing tasks)',
+      },
     ]),
   ];
   const rows = model.comparisons.map((c) => {
@@ -226,7 +287,6 @@ export function comparisonsHtml(model: ReportModel, name: (r: string, c: string,
   return table('comparisons', headers, rows);
 }
 
-
 export function factorialHtml(model: ReportModel, level: string): string {
   if (!model.factorial.length) {
     return missing(
@@ -238,7 +298,9 @@ export function factorialHtml(model: ReportModel, level: string): string {
   const out: string[] = [];
   model.factorial.forEach((fa: FactorialAnalysis, i) => {
     const run = model.runs.find((r) => r.id === fa.runId);
-    out.push(`<h3>Run <code>${h(fa.runId)}</code> · backend ${h(fa.backend)} · ${formatInt(fa.tasks)} paired tasks · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`);
+    out.push(
+      `<h3>Run <code>${h(fa.runId)}</code> · backend ${h(fa.backend)} · ${formatInt(fa.tasks)} paired tasks · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`,
+    );
     if (!fa.outcomes.length) out.push(`<p class="muted">The analysis has no outcomes.</p>`);
     fa.outcomes.forEach((o: FactorialOutcome, j) => out.push(...factorialOutcomeHtml(fa, o, `chart-factorial-${i}-${j}`, level)));
     const cells = cellMeansHtml(fa);
@@ -291,7 +353,10 @@ function effectsTableHtml(fa: FactorialAnalysis, o: FactorialOutcome, level: str
       { label: 'p', num: true, title: testName(fa.test) },
       { label: 'Holm p', num: true },
       { label: 'Informative', sub: 'tasks', num: true, title: 'Tasks whose contrast is not 0' },
-      { label: 'Flag', title: `* significant (Holm p < 0.05); degenerate: too few informative tasks (< ${MIN_INFORMATIVE_TASKS}), no spread or a constant signal` },
+      {
+        label: 'Flag',
+        title: `* significant (Holm p < 0.05); degenerate: too few informative tasks (< ${MIN_INFORMATIVE_TASKS}), no spread or a constant signal`,
+      },
     ],
     o.effects.map(
       (e) =>
@@ -341,7 +406,8 @@ interface ChartLayout {
 export function chartsHtml(model: ReportModel, name: (r: string, c: string, l: string) => string, level: string): string {
   const groups = conditionsByRun(model);
   const multiRun = groups.length > 1;
-  const section: ChartLayout['section'] = (g) => (multiRun ? `Run ${g.runId}${g.run ? ` — ${KIND_LABEL[g.run.kind]}` : ''}${isPartial(g.run) ? ' (partial)' : ''}` : undefined);
+  const section: ChartLayout['section'] = (g) =>
+    multiRun ? `Run ${g.runId}${g.run ? ` — ${KIND_LABEL[g.run.kind]}` : ''}${isPartial(g.run) ? ' (partial)' : ''}` : undefined;
   const layout: ChartLayout = { groups, section, name };
   return [...passAtKChartHtml(model, layout, level), ...reliabilityChartHtml(model, name), ...apiChartsHtml(model, layout)].join('\n');
 }
@@ -415,7 +481,12 @@ interface ApiProtocolChart {
 
 const API_PROTOCOL_CHARTS: ApiProtocolChart[] = [
   { protocol: 'repository', chart: 'api-f1', of: (c) => c.api, none: 'No task has a non-empty API truth' },
-  { protocol: 'task-view', chart: 'api-f1-task-view', of: (c) => c.apiTaskView, none: 'No task-view scores (results stored before the task-view protocol, or no task view)' },
+  {
+    protocol: 'task-view',
+    chart: 'api-f1-task-view',
+    of: (c) => c.apiTaskView,
+    none: 'No task-view scores (results stored before the task-view protocol, or no task view)',
+  },
 ];
 
 /** (3) API retrieval: one chart per protocol, each saying its matching and the tasks it is over. */
@@ -424,7 +495,11 @@ function apiChartsHtml(model: ReportModel, layout: ChartLayout): string[] {
   const withApi = model.conditions.filter((c) => c.api || c.apiTaskView);
   if (!withApi.length) {
     out.push(
-      missing('api-f1', 'No API retrieval scores.', 'No condition has API truth: either no task had a reference with resolvable API calls, or API evidence was off in every condition.'),
+      missing(
+        'api-f1',
+        'No API retrieval scores.',
+        'No condition has API truth: either no task had a reference with resolvable API calls, or API evidence was off in every condition.',
+      ),
     );
     return out;
   }
@@ -435,7 +510,10 @@ function apiChartsHtml(model: ReportModel, layout: ChartLayout): string[] {
 function apiProtocolChartHtml(model: ReportModel, { groups, section, name }: ChartLayout, pr: ApiProtocolChart): string[] {
   const meta = API_PROTOCOL[pr.protocol];
   const scoredHere = model.conditions.filter((c) => pr.of(c));
-  const out: string[] = [`<h4 data-api-protocol="${h(pr.protocol)}">${h(`${meta.name} protocol · ${meta.matching}`)}</h4>`, `<p class="muted">${h(`${meta.name}: ${meta.meaning}.`)}</p>`];
+  const out: string[] = [
+    `<h4 data-api-protocol="${h(pr.protocol)}">${h(`${meta.name} protocol · ${meta.matching}`)}</h4>`,
+    `<p class="muted">${h(`${meta.name}: ${meta.meaning}.`)}</p>`,
+  ];
   if (!scoredHere.length) {
     out.push(missing(pr.chart, `No ${meta.name}-protocol API scores.`, `${pr.none}.`));
     return out;
@@ -445,7 +523,10 @@ function apiProtocolChartHtml(model: ReportModel, { groups, section, name }: Cha
       id: `chart-${pr.chart}`,
       chart: pr.chart,
       title: `API-knowledge retrieval — ${apiProtocolLabel(pr.protocol)} · ${pr.protocol === 'repository' ? 'pool: the whole repository · over tasks with truth' : 'pool: the task’s own view · over all tasks'}`,
-      xLabel: pr.protocol === 'repository' ? 'Score (mean over the tasks with a non-empty API truth, 0–1)' : 'Score (mean over all tasks, empty truths included, 0–1)',
+      xLabel:
+        pr.protocol === 'repository'
+          ? 'Score (mean over the tasks with a non-empty API truth, 0–1)'
+          : 'Score (mean over all tasks, empty truths included, 0–1)',
       domain: [0, 1],
       series: [{ label: 'Precision' }, { label: 'Recall' }, { label: 'F1' }],
       groups: groups.flatMap((g) =>
@@ -463,7 +544,8 @@ function apiProtocolChartHtml(model: ReportModel, { groups, section, name }: Cha
     })}</div>`,
   );
   const without = model.conditions.filter((c) => !pr.of(c));
-  if (without.length) out.push(`<p class="muted">No ${h(meta.name)}-protocol scores for: ${without.map((c) => h(name(c.runId, c.condition, c.label))).join(', ')}.</p>`);
+  if (without.length)
+    out.push(`<p class="muted">No ${h(meta.name)}-protocol scores for: ${without.map((c) => h(name(c.runId, c.condition, c.label))).join(', ')}.</p>`);
   return out;
 }
 
@@ -529,7 +611,9 @@ export function renderHtml(model: ReportModel): string {
     `<header>`,
     `<h1>${h(model.title)}</h1>`,
     `<p class="meta">Generated ${h(model.generatedAt)} by ${h(model.tool.name)} ${h(model.tool.version)} · ${formatInt(model.runs.length)} run(s), ${formatInt(model.conditions.length)} condition(s), ${formatInt(model.tasks.length)} task rows · intervals are ${level} percentile bootstrap (${formatInt(model.statistics.resamples)} resamples, seed ${h(String(model.statistics.seed))})</p>`,
-    ...partialRuns.map((r) => `<div class="banner partial" role="alert">⚠ Run <code>${h(r.id)}</code> is ${h(partialText(r))}. Its figures are not final.</div>`),
+    ...partialRuns.map(
+      (r) => `<div class="banner partial" role="alert">⚠ Run <code>${h(r.id)}</code> is ${h(partialText(r))}. Its figures are not final.</div>`,
+    ),
     `<nav class="toc"><a href="#runs">Runs</a><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#comparisons">Comparisons</a><a href="#factorial">Factorial effects</a><a href="#tasks">Per-task</a><a href="#statistics">Statistics</a></nav>`,
     `</header>`,
     `<section id="runs"><h2>Runs and provenance</h2>`,

@@ -1,7 +1,29 @@
 // The Markdown report (GitHub tables).
 
 import type { ConditionSummary, FactorialAnalysis, ReportModel } from '../../model/report.ts';
-import { API_COLUMNS_NOTE, apiProtocolLabel, comparisonKs, conditionsByRun, displayNames, finite, FLAKY_MEANING, flakyCountsText, formatDuration, formatInt, formatInterval, formatMs, formatP, formatRate, formatUsd, isPartial, KIND_LABEL, partialText, passKs, percentLevel, testName } from './format.ts';
+import {
+  API_COLUMNS_NOTE,
+  apiProtocolLabel,
+  comparisonKs,
+  conditionsByRun,
+  displayNames,
+  finite,
+  FLAKY_MEANING,
+  flakyCountsText,
+  formatDuration,
+  formatInt,
+  formatInterval,
+  formatMs,
+  formatP,
+  formatRate,
+  formatUsd,
+  isPartial,
+  KIND_LABEL,
+  partialText,
+  passKs,
+  percentLevel,
+  testName,
+} from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Markdown
@@ -102,7 +124,10 @@ function runsMd(model: ReportModel): string[] {
 function summaryMd(model: ReportModel, level: string): string[] {
   const out: string[] = ['## Summary by condition', ''];
   for (const g of conditionsByRun(model).filter((x) => x.conditions.length)) {
-    out.push(`### Run ${mdCode(g.runId)}${g.run ? ` — ${md(KIND_LABEL[g.run.kind])} · ${md(g.run.backend.label)}` : ''}${isPartial(g.run) ? ' (partial)' : ''}`, '');
+    out.push(
+      `### Run ${mdCode(g.runId)}${g.run ? ` — ${md(KIND_LABEL[g.run.kind])} · ${md(g.run.backend.label)}` : ''}${isPartial(g.run) ? ' (partial)' : ''}`,
+      '',
+    );
     out.push(conditionTableMd(g.conditions, level), '');
     out.push(`_${md(API_COLUMNS_NOTE)}_`, '');
     const warned = g.conditions.flatMap((c) => (c.warnings ?? []).map((w) => `- **Degenerate** — ${md(c.label)}: ${md(w)}`));
@@ -121,7 +146,28 @@ function summaryMd(model: ReportModel, level: string): string[] {
 /** One run's conditions, a row each: Pass@k, selection, repair, uncertainty, API retrieval and cost. */
 function conditionTableMd(conditions: ConditionSummary[], level: string): string {
   const ks = passKs(conditions);
-  const headers = ['Condition', 'Family', 'Tasks', 'Failures', 'n', ...ks.map((k) => `Pass@${k} [${level}]`), `Raw Pass@1 [${level}]`, `Selected correct [${level}]`, 'Repair recovered', 'Mean U', 'AUROC', 'AUPRC', 'ECE', 'API P (repository)', 'API R (repository)', 'API F1 (repository)', 'API F1 (task-view)', 'API exact (task-view)', 'Cost', 'Tokens in / out'];
+  const headers = [
+    'Condition',
+    'Family',
+    'Tasks',
+    'Failures',
+    'n',
+    ...ks.map((k) => `Pass@${k} [${level}]`),
+    `Raw Pass@1 [${level}]`,
+    `Selected correct [${level}]`,
+    'Repair recovered',
+    'Mean U',
+    'AUROC',
+    'AUPRC',
+    'ECE',
+    'API P (repository)',
+    'API R (repository)',
+    'API F1 (repository)',
+    'API F1 (task-view)',
+    'API exact (task-view)',
+    'Cost',
+    'Tokens in / out',
+  ];
   const rows = conditions.map((c) => [
     `${md(c.label)} (${mdCode(c.condition)})`,
     md(c.family),
@@ -147,13 +193,22 @@ function conditionTableMd(conditions: ConditionSummary[], level: string): string
     formatUsd(c.cost.usd),
     `${formatInt(c.cost.inputTokens)} / ${formatInt(c.cost.outputTokens)}`,
   ]);
-  return mdTable(headers, rows, headers.map((_, i) => (i < 2 ? 'l' : 'r')));
+  return mdTable(
+    headers,
+    rows,
+    headers.map((_, i) => (i < 2 ? 'l' : 'r')),
+  );
 }
 
 /** API retrieval per condition and protocol (repository, task view); nothing when no condition has it. */
 function apiByProtocolMd(conditions: ConditionSummary[]): string[] {
   const apiRows = conditions.flatMap((c) =>
-    ([['repository', c.api], ['task-view', c.apiTaskView]] as const)
+    (
+      [
+        ['repository', c.api],
+        ['task-view', c.apiTaskView],
+      ] as const
+    )
       .filter(([, a]) => a)
       .map(([p, a]) => [
         `${md(c.label)} (${mdCode(c.condition)})`,
@@ -182,7 +237,17 @@ function comparisonsMd(model: ReportModel, level: string): string[] {
   }
   const name = displayNames(model);
   const ks = comparisonKs(model.comparisons);
-  const headers = ['A', 'B', 'Paired tasks', 'W / L / T', 'McNemar p', 'Holm p', 'Holm family', `Δ selected correct [${level}]`, ...ks.flatMap((k) => [`Δ Pass@${k} [${level}]`, `Pass@${k} p (sign-flip)`])];
+  const headers = [
+    'A',
+    'B',
+    'Paired tasks',
+    'W / L / T',
+    'McNemar p',
+    'Holm p',
+    'Holm family',
+    `Δ selected correct [${level}]`,
+    ...ks.flatMap((k) => [`Δ Pass@${k} [${level}]`, `Pass@${k} p (sign-flip)`]),
+  ];
   out.push(
     mdTable(
       headers,
@@ -221,7 +286,16 @@ function factorialMd(model: ReportModel, level: string): string[] {
       out.push(
         mdTable(
           ['Effect', 'Kind', 'Factors', `Estimate [${level}]`, 'p', 'Holm p', 'Informative tasks', 'Flag'],
-          o.effects.map((e) => [md(e.name), md(e.kind), md(e.factors.join(' × ')), formatInterval(e.value), formatP(e.p), formatP(e.pHolm), formatInt(e.informativeTasks), e.degenerate ? `degenerate: ${md(e.degenerate)}` : e.significant ? '*' : '']),
+          o.effects.map((e) => [
+            md(e.name),
+            md(e.kind),
+            md(e.factors.join(' × ')),
+            formatInterval(e.value),
+            formatP(e.p),
+            formatP(e.pHolm),
+            formatInt(e.informativeTasks),
+            e.degenerate ? `degenerate: ${md(e.degenerate)}` : e.significant ? '*' : '',
+          ]),
           ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'],
         ),
         '',
@@ -259,7 +333,24 @@ function tasksMd(model: ReportModel): string[] {
     `<details><summary>${model.tasks.length} task rows (${model.tasks.filter((t) => t.error).length} failed to run)</summary>`,
     '',
     mdTable(
-      ['Run', 'Condition', 'Task', 'n', 'c', 'Raw Pass@1', 'Selected', 'Origin', 'Repair rounds', 'Recovered', 'Uncertainty', 'API F1 (repository)', 'API F1 (task-view)', 'Cost', 'Duration', 'Error'],
+      [
+        'Run',
+        'Condition',
+        'Task',
+        'n',
+        'c',
+        'Raw Pass@1',
+        'Selected',
+        'Origin',
+        'Repair rounds',
+        'Recovered',
+        'Uncertainty',
+        'API F1 (repository)',
+        'API F1 (task-view)',
+        'Cost',
+        'Duration',
+        'Error',
+      ],
       model.tasks.map((t) => {
         const f = t.error !== null;
         return [

@@ -39,7 +39,10 @@ export function conditionsFor(ws: Workspace, kind: 'run' | 'ablate' | 'ladder', 
   else {
     const baseId = methods?.[0] ?? 'opencoder';
     const base = METHODS[baseId];
-    if (!base) fail('invalid-input', `the factorial's base method must be one of ${Object.keys(METHODS).join(', ')} (got ${baseId})`, [{ path: 'methods', message: 'not a method' }]);
+    if (!base)
+      fail('invalid-input', `the factorial's base method must be one of ${Object.keys(METHODS).join(', ')} (got ${baseId})`, [
+        { path: 'methods', message: 'not a method' },
+      ]);
     conds = factorialConditions(base);
   }
   return conds.map((c) => applyOverrides(ws, c));

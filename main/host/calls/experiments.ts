@@ -17,7 +17,10 @@ import { checkTaskRepos } from './tasks.ts';
 
 type Request = ParsedInput<'experiment.start'>;
 
-function plannedTasks(ws: Workspace, input: { manifest: string; taskIds?: string[] | undefined; limit?: number | undefined }): { manifest: Manifest; tasks: Task[] } {
+function plannedTasks(
+  ws: Workspace,
+  input: { manifest: string; taskIds?: string[] | undefined; limit?: number | undefined },
+): { manifest: Manifest; tasks: Task[] } {
   const manifest = readManifest(input.manifest);
   let tasks: Task[];
   try {

@@ -26,7 +26,8 @@ export async function indexRoot(ws: Workspace, root: string, job: JobContext, ph
     const stats = await withRootLock(ws, root, () =>
       runIndex({ store: ws.store, root, encoder: ws.encoder, signal: job.signal }, (e) => {
         if (e.type === 'phase') job.progress({ phase: `${phasePrefix}${e.phase}`, done: 0, total: 0 });
-        else if (e.type === 'progress') job.progress({ phase: `${phasePrefix}${e.phase}`, done: e.done, total: e.total, ...(e.current ? { message: e.current } : {}) });
+        else if (e.type === 'progress')
+          job.progress({ phase: `${phasePrefix}${e.phase}`, done: e.done, total: e.total, ...(e.current ? { message: e.current } : {}) });
       }),
     );
     if (stats.status !== 'completed') throw new Error(`indexing ${root} was stopped before it completed; what was indexed is kept`);
@@ -43,7 +44,10 @@ export function startIndexJob(ws: Workspace, root: string): JobInfo {
     const info = ws.jobs.get(running);
     if (info && info.state === 'running') return info;
   }
-  const job = ws.jobs.start('index', `Index ${path.basename(root)} (${root})`, async (ctx) => ({ repoId: await indexRoot(ws, root, ctx) }), { pausable: true, resumable: true });
+  const job = ws.jobs.start('index', `Index ${path.basename(root)} (${root})`, async (ctx) => ({ repoId: await indexRoot(ws, root, ctx) }), {
+    pausable: true,
+    resumable: true,
+  });
   ws.indexJobs.set(root, job.id);
   return job;
 }

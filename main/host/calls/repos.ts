@@ -29,7 +29,8 @@ function summaries(ws: Workspace): RepoSummary[] {
 export function repoCalls(ws: Workspace): CallTable<'repo.pick' | 'repo.list' | 'repo.index' | 'repo.skipped'> {
   return {
     'repo.pick': async () => {
-      if (!ws.pickFolder) return { path: null, reason: 'Browser mode has no native folder picker: type or paste the folder path (it must lie inside the allowed folders).' };
+      if (!ws.pickFolder)
+        return { path: null, reason: 'Browser mode has no native folder picker: type or paste the folder path (it must lie inside the allowed folders).' };
       const picked = await ws.pickFolder();
       if (!picked) return { path: null, reason: 'No folder was chosen.' };
       ws.allowRoot(picked);

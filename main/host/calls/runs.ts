@@ -22,14 +22,21 @@ export interface RunBackend {
 
 /** The Settings backend. */
 export function settingsBackend(b: Settings['backend']): RunBackend {
-  const spec: BackendSpec = b.kind === 'offline' ? { kind: 'offline' } : { kind: b.kind, ...(b.model ? { model: b.model } : {}), ...(b.baseURL ? { baseURL: b.baseURL } : {}) };
-  return { spec, stored: { kind: b.kind, model: b.model ?? null, baseURL: b.baseURL ?? null, decompose: b.kind === 'offline' ? 'fallback' : 'llm', extra: {} } };
+  const spec: BackendSpec =
+    b.kind === 'offline' ? { kind: 'offline' } : { kind: b.kind, ...(b.model ? { model: b.model } : {}), ...(b.baseURL ? { baseURL: b.baseURL } : {}) };
+  return {
+    spec,
+    stored: { kind: b.kind, model: b.model ?? null, baseURL: b.baseURL ?? null, decompose: b.kind === 'offline' ? 'fallback' : 'llm', extra: {} },
+  };
 }
 
 /** The Settings backend, or the imported backend over a sample set when an experiment names one. */
 export function runBackendFor(ws: Workspace, input: { samples?: string | undefined }): RunBackend {
   if (!input.samples) return settingsBackend(ws.settings.backend);
-  return { spec: { kind: 'imported', samplesFile: input.samples }, stored: { kind: 'imported', model: null, baseURL: null, decompose: 'fallback', extra: { samples: input.samples } } };
+  return {
+    spec: { kind: 'imported', samplesFile: input.samples },
+    stored: { kind: 'imported', model: null, baseURL: null, decompose: 'fallback', extra: { samples: input.samples } },
+  };
 }
 
 export const OFFLINE_BACKEND: RunBackend = settingsBackend({ kind: 'offline' });
@@ -78,7 +85,8 @@ function context(ws: Workspace, job: JobContext, backend: LlmBackend, detail: Ex
       job.setResult({ runId: run.id });
       ws.emit({ type: 'runs-changed' });
     },
-    onProgress: (p: Progress) => job.progress({ phase: 'run', done: p.done, total: p.total, etaMs: p.etaMs, spentUsd: p.spentUsd, ...(p.last ? { message: lastLine(p.last) } : {}) }),
+    onProgress: (p: Progress) =>
+      job.progress({ phase: 'run', done: p.done, total: p.total, etaMs: p.etaMs, spentUsd: p.spentUsd, ...(p.last ? { message: lastLine(p.last) } : {}) }),
   };
 }
 

@@ -10,7 +10,11 @@ export function sampleCalls(): CallTable<'samples.passk'> {
     'samples.passk': ({ path: input, format, ks, kOverN }) => {
       try {
         const set = readSamples(input, { format });
-        const report = passAtKOf(officialCounts(set.tasks), [...new Set(ks)].sort((a, b) => a - b), kOverN);
+        const report = passAtKOf(
+          officialCounts(set.tasks),
+          [...new Set(ks)].sort((a, b) => a - b),
+          kOverN,
+        );
         return { path: set.source, format: set.format, ...report };
       } catch (err) {
         if (err instanceof SampleFormatError || err instanceof RangeError) fail('invalid-input', messageOf(err), [{ path: 'path', message: messageOf(err) }]);

@@ -16,7 +16,12 @@ export function settingsCalls(ws: Workspace): CallTable<'settings.get' | 'settin
       const next = SettingsSchema.parse({ ...ws.settings, ...patch });
       const encoderChanged = next.encoder !== ws.settings.encoder;
       ws.saveSettings(next);
-      if (encoderChanged) ws.emit({ type: 'notice', level: 'info', message: `The encoder preference (${next.encoder}) takes effect the next time OpenCoder starts; ${ws.encoder.name} stays in use until then.` });
+      if (encoderChanged)
+        ws.emit({
+          type: 'notice',
+          level: 'info',
+          message: `The encoder preference (${next.encoder}) takes effect the next time OpenCoder starts; ${ws.encoder.name} stays in use until then.`,
+        });
       return structuredClone(ws.settings);
     },
     'prices.get': () => ws.pricesInfo(),

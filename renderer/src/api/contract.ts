@@ -1,7 +1,22 @@
 // The renderer's one door to the contract: everything it needs from contract is re-exported here, so a
 // view never names a path outside renderer/ except through this file. Only contract is imported, never main/.
 
-export { CALLS, CONTRACT_VERSION, EngineCallError, parseCall, PathSchema, CustomTaskSchema, SettingsSchema, PipelineOverridesSchema, SourcesSchema, BackendSchema, BACKEND_KINDS, PricesSchema, PIPELINE_DEFAULTS, DEFAULT_MODELS } from '../../../contract/index.ts';
+export {
+  CALLS,
+  CONTRACT_VERSION,
+  EngineCallError,
+  parseCall,
+  PathSchema,
+  CustomTaskSchema,
+  SettingsSchema,
+  PipelineOverridesSchema,
+  SourcesSchema,
+  BackendSchema,
+  BACKEND_KINDS,
+  PricesSchema,
+  PIPELINE_DEFAULTS,
+  DEFAULT_MODELS,
+} from '../../../contract/index.ts';
 export type {
   AppInfo,
   CallError,

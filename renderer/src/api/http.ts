@@ -39,7 +39,8 @@ export function toCallError(body: unknown, status: number, statusText: string): 
     return { code: code as CallError['code'], message, ...(issues && issues.length ? { issues } : {}) };
   }
   if (typeof e === 'string') return { code: status === 401 ? 'unauthorized' : 'engine', message: e };
-  if (status === 401 || status === 403) return { code: 'unauthorized', message: 'the engine rejected this session’s token — open the URL that `opencoder serve` printed again' };
+  if (status === 401 || status === 403)
+    return { code: 'unauthorized', message: 'the engine rejected this session’s token — open the URL that `opencoder serve` printed again' };
   if (status === 404) return { code: 'not-found', message: `the engine does not know this call (HTTP 404)` };
   return { code: 'engine', message: `the engine answered HTTP ${status}${statusText ? ` ${statusText}` : ''} without a readable error` };
 }
@@ -68,7 +69,13 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport {
 }
 
 /** One call: validated here, POSTed with the bearer token, its answer unwrapped or thrown as an EngineCallError. */
-async function postCall<K extends CallName>(opts: HttpTransportOptions, origin: string, doFetch: typeof fetch, name: K, input: CallInput<K>): Promise<CallOutput<K>> {
+async function postCall<K extends CallName>(
+  opts: HttpTransportOptions,
+  origin: string,
+  doFetch: typeof fetch,
+  name: K,
+  input: CallInput<K>,
+): Promise<CallOutput<K>> {
   const parsed = parseCall(name, input);
   if (!parsed.ok) throw new EngineCallError(parsed.error);
   let res: Response;

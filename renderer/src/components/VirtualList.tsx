@@ -46,7 +46,8 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     else if (e.key === 'ArrowUp') next = Math.max(0, cur - 1);
     else if (e.key === 'Home') next = 0;
     else if (e.key === 'End') next = props.items.length - 1;
-    else if (e.key === 'PageDown') next = Math.min(props.items.length - 1, cur + Math.max(1, Math.floor((parent.current?.clientHeight ?? 400) / props.rowHeight) - 1));
+    else if (e.key === 'PageDown')
+      next = Math.min(props.items.length - 1, cur + Math.max(1, Math.floor((parent.current?.clientHeight ?? 400) / props.rowHeight) - 1));
     else if (e.key === 'PageUp') next = Math.max(0, cur - Math.max(1, Math.floor((parent.current?.clientHeight ?? 400) / props.rowHeight) - 1));
     else return;
     e.preventDefault();
@@ -64,7 +65,9 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
         tabIndex={0}
         role={props.role ?? 'list'}
         aria-label={props.label}
-        aria-activedescendant={props.onMove && props.selectedIndex != null && props.selectedIndex >= 0 ? `${props.testId ?? 'vlist'}-row-${props.selectedIndex}` : undefined}
+        aria-activedescendant={
+          props.onMove && props.selectedIndex != null && props.selectedIndex >= 0 ? `${props.testId ?? 'vlist'}-row-${props.selectedIndex}` : undefined
+        }
         onKeyDown={onKeyDown}
       >
         <div style={{ height: virt.getTotalSize(), position: 'relative', width: '100%' }}>

@@ -158,7 +158,13 @@ export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause'
   );
 }
 
-export function Field(props: { label: ReactNode; error?: string | null; hint?: ReactNode; children: (id: string, describedBy: string | undefined) => ReactNode; testId?: string }) {
+export function Field(props: {
+  label: ReactNode;
+  error?: string | null;
+  hint?: ReactNode;
+  children: (id: string, describedBy: string | undefined) => ReactNode;
+  testId?: string;
+}) {
   const id = useId();
   const errId = `${id}-err`;
   const hintId = `${id}-hint`;
@@ -191,10 +197,24 @@ export interface TabItem<T extends string> {
 }
 
 /** A WAI-ARIA tab list: one tab stop, arrows move, Enter / Space select. */
-export function Tabs<T extends string>(props: { items: TabItem<T>[]; value: T; onChange: (id: T) => void; label: string; testId?: string; idBase?: string; small?: boolean }) {
+export function Tabs<T extends string>(props: {
+  items: TabItem<T>[];
+  value: T;
+  onChange: (id: T) => void;
+  label: string;
+  testId?: string;
+  idBase?: string;
+  small?: boolean;
+}) {
   const base = props.idBase ?? 'tabs';
   return (
-    <div role="tablist" aria-label={props.label} className={`tabs ${props.small ? 'tabs-small' : ''}`} data-testid={props.testId} onKeyDown={(e) => rovingKeyDown(e, 'horizontal')}>
+    <div
+      role="tablist"
+      aria-label={props.label}
+      className={`tabs ${props.small ? 'tabs-small' : ''}`}
+      data-testid={props.testId}
+      onKeyDown={(e) => rovingKeyDown(e, 'horizontal')}
+    >
       {props.items.map((t) => {
         const selected = t.id === props.value;
         return (
@@ -229,7 +249,15 @@ export function TabPanel(props: { idBase?: string; active: string; children: Rea
   );
 }
 
-export function Switch(props: { checked: boolean; onChange: (v: boolean) => void; label: ReactNode; testId?: string; color?: string; disabled?: boolean; description?: ReactNode }) {
+export function Switch(props: {
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  label: ReactNode;
+  testId?: string;
+  color?: string;
+  disabled?: boolean;
+  description?: ReactNode;
+}) {
   return (
     <button
       type="button"
@@ -253,18 +281,20 @@ export function Switch(props: { checked: boolean; onChange: (v: boolean) => void
 }
 
 /** A checkbox chip group (method selection). */
-export function ChipGroup(props: { options: { id: string; label: string; title?: string }[]; value: string[]; onChange: (ids: string[]) => void; label: string; testId?: string }) {
+export function ChipGroup(props: {
+  options: { id: string; label: string; title?: string }[];
+  value: string[];
+  onChange: (ids: string[]) => void;
+  label: string;
+  testId?: string;
+}) {
   return (
     <div role="group" aria-label={props.label} className="chips" data-testid={props.testId}>
       {props.options.map((o) => {
         const on = props.value.includes(o.id);
         return (
           <label key={o.id} className={`chip ${on ? 'chip-on' : ''}`} title={o.title} data-testid={`method-${o.id}`}>
-            <input
-              type="checkbox"
-              checked={on}
-              onChange={() => props.onChange(on ? props.value.filter((x) => x !== o.id) : [...props.value, o.id])}
-            />
+            <input type="checkbox" checked={on} onChange={() => props.onChange(on ? props.value.filter((x) => x !== o.id) : [...props.value, o.id])} />
             <span>{o.label}</span>
           </label>
         );
@@ -278,7 +308,14 @@ export function Collapsible(props: { title: ReactNode; children: ReactNode; defa
   const id = useId();
   return (
     <div className={`collapsible ${open ? 'open' : ''}`} data-testid={props.testId}>
-      <button type="button" className="collapsible-toggle" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)} data-testid={props.testId ? `${props.testId}-toggle` : undefined}>
+      <button
+        type="button"
+        className="collapsible-toggle"
+        aria-expanded={open}
+        aria-controls={id}
+        onClick={() => setOpen(!open)}
+        data-testid={props.testId ? `${props.testId}-toggle` : undefined}
+      >
         <span className="chev" aria-hidden="true">
           ▸
         </span>

@@ -35,4 +35,3 @@ export function passAtK(n: number, c: number, k: number): number {
   if (n <= 0 || k > n) return Number.NaN;
   return n - c < k ? 1 : 1 - choose(n - c, k) / choose(n, k);
 }
-

@@ -55,12 +55,21 @@ function ConditionControls() {
             label={SOURCE_META[s].label}
             color={SOURCE_META[s].color}
             testId={`toggle-${s}`}
-            description={s === 'api' ? 'signatures and docs of repository APIs' : s === 'context' ? 'module headers, class skeletons, siblings' : 'bodies of similar functions'}
+            description={
+              s === 'api'
+                ? 'signatures and docs of repository APIs'
+                : s === 'context'
+                  ? 'module headers, class skeletons, siblings'
+                  : 'bodies of similar functions'
+            }
           />
         ))}
       </div>
       <p className="small muted">
-        Factorial cell <span className="mono" data-testid="ablation-cell">{cellId(sources)}</span>
+        Factorial cell{' '}
+        <span className="mono" data-testid="ablation-cell">
+          {cellId(sources)}
+        </span>
         {noSource ? ' — no retrieval at all: the generator sees only the requirement and signature.' : ''}
       </p>
       <div className="h4">Methods</div>
@@ -76,7 +85,13 @@ function RerunCurrent({ sources, methods, current }: { sources: Sources; methods
   const job = useApp((s) => (current ? s.jobs.find((j) => j.id === current.jobId) : undefined));
   const [error, setError] = useState<CallError | null>(null);
 
-  const target = current ? (current.custom ? { custom: current.custom, label: current.label } : { taskId: current.taskId!, label: current.label }) : selectedTaskId ? { taskId: selectedTaskId, label: selectedTaskId } : null;
+  const target = current
+    ? current.custom
+      ? { custom: current.custom, label: current.label }
+      : { taskId: current.taskId!, label: current.label }
+    : selectedTaskId
+      ? { taskId: selectedTaskId, label: selectedTaskId }
+      : null;
   const running = current?.status === 'running' || current?.status === 'loading';
 
   const rerun = async () => {
@@ -136,14 +151,28 @@ function TaskSetRun({ sources, methods }: { sources: Sources; methods: string[] 
     }
   };
   return (
-    <Section title="Run on a task set" testId="ablation-taskset" subtitle="Starts an experiment on the first tasks of the loaded manifest; its charts are in the Experiment view.">
+    <Section
+      title="Run on a task set"
+      testId="ablation-taskset"
+      subtitle="Starts an experiment on the first tasks of the loaded manifest; its charts are in the Experiment view."
+    >
       {!manifest ? (
         <Empty title="No manifest loaded">Load a manifest in the Task view.</Empty>
       ) : (
         <>
           <div className="form-row">
             <Field label="Tasks" error={limitError}>
-              {(id, d) => <input id={id} aria-describedby={d} className="input input-num" inputMode="numeric" value={limit} onChange={(e) => setLimit(e.target.value)} data-testid="ablation-limit" />}
+              {(id, d) => (
+                <input
+                  id={id}
+                  aria-describedby={d}
+                  className="input input-num"
+                  inputMode="numeric"
+                  value={limit}
+                  onChange={(e) => setLimit(e.target.value)}
+                  data-testid="ablation-limit"
+                />
+              )}
             </Field>
             <div className="form-actions">
               <button type="button" className="btn" disabled={!conds.length} onClick={() => void start()} data-testid="ablation-run-set">
@@ -197,15 +226,44 @@ interface Row {
 function rowsFor(prev: TaskResult | null, cur: TaskResult | null): Row[] {
   const n = cur?.n ?? prev?.n ?? 5;
   const rows: Row[] = [
-    { label: 'Selected output correct', testId: 'cmp-selected', a: prev ? Number(prev.selected.correct) : null, b: cur ? Number(cur.selected.correct) : null, format: (x) => (x === null ? '—' : x ? 'yes' : 'no') },
+    {
+      label: 'Selected output correct',
+      testId: 'cmp-selected',
+      a: prev ? Number(prev.selected.correct) : null,
+      b: cur ? Number(cur.selected.correct) : null,
+      format: (x) => (x === null ? '—' : x ? 'yes' : 'no'),
+    },
   ];
   for (let k = 1; k <= n; k++) {
     if (k > 1 && k !== n && k !== 3) continue;
     rows.push({ label: `Pass@${k}`, testId: `cmp-pass-${k}`, a: prev ? passAtK(prev.n, prev.c, k) : null, b: cur ? passAtK(cur.n, cur.c, k) : null });
   }
-  for (const s of SOURCES) rows.push({ label: `ū ${SOURCE_META[s].short}`, testId: `cmp-u-${s}`, a: prev?.retrieval.sourceUncertainty[s] ?? null, b: cur?.retrieval.sourceUncertainty[s] ?? null, lowerBetter: true, color: SOURCE_META[s].color });
-  for (const s of SOURCES) rows.push({ label: `Fused items ${SOURCE_META[s].short}`, testId: `cmp-fused-${s}`, a: prev ? prev.retrieval.fusedBySource[s] : null, b: cur ? cur.retrieval.fusedBySource[s] : null, digits: 0, color: SOURCE_META[s].color, neutral: true });
-  rows.push({ label: 'Generation uncertainty', testId: 'cmp-gen-u', a: prev?.generation.uncertainty.aggregate ?? null, b: cur?.generation.uncertainty.aggregate ?? null, lowerBetter: true });
+  for (const s of SOURCES)
+    rows.push({
+      label: `ū ${SOURCE_META[s].short}`,
+      testId: `cmp-u-${s}`,
+      a: prev?.retrieval.sourceUncertainty[s] ?? null,
+      b: cur?.retrieval.sourceUncertainty[s] ?? null,
+      lowerBetter: true,
+      color: SOURCE_META[s].color,
+    });
+  for (const s of SOURCES)
+    rows.push({
+      label: `Fused items ${SOURCE_META[s].short}`,
+      testId: `cmp-fused-${s}`,
+      a: prev ? prev.retrieval.fusedBySource[s] : null,
+      b: cur ? cur.retrieval.fusedBySource[s] : null,
+      digits: 0,
+      color: SOURCE_META[s].color,
+      neutral: true,
+    });
+  rows.push({
+    label: 'Generation uncertainty',
+    testId: 'cmp-gen-u',
+    a: prev?.generation.uncertainty.aggregate ?? null,
+    b: cur?.generation.uncertainty.aggregate ?? null,
+    lowerBetter: true,
+  });
   rows.push({ label: 'API F1', testId: 'cmp-api-f1', a: prev?.retrieval.api?.f1 ?? null, b: cur?.retrieval.api?.f1 ?? null });
   return rows;
 }
@@ -234,8 +292,14 @@ function Comparison({ previous, current }: { previous: TaskRunRecord | null; cur
       </Section>
     );
   }
-  const pickA = condA && previous?.results.some((r) => r.condition === condA) ? condA : (conds.find((c) => previous?.results.some((r) => r.condition === c)) ?? previous?.results[0]?.condition ?? null);
-  const pickB = condB && current.results.some((r) => r.condition === condB) ? condB : (conds.find((c) => current.results.some((r) => r.condition === c)) ?? current.results[0]?.condition ?? null);
+  const pickA =
+    condA && previous?.results.some((r) => r.condition === condA)
+      ? condA
+      : (conds.find((c) => previous?.results.some((r) => r.condition === c)) ?? previous?.results[0]?.condition ?? null);
+  const pickB =
+    condB && current.results.some((r) => r.condition === condB)
+      ? condB
+      : (conds.find((c) => current.results.some((r) => r.condition === c)) ?? current.results[0]?.condition ?? null);
   const a = previous?.results.find((r) => r.condition === pickA) ?? null;
   const b = current.results.find((r) => r.condition === pickB) ?? null;
   const rows = rowsFor(a, b);
@@ -286,7 +350,13 @@ function ConditionHead({ rec, cond, setCond, which, label }: ConditionHeadProps)
       </div>
       <div className="small muted">{sourcesLabel(rec.sources)}</div>
       {rec.results.length > 1 ? (
-        <select className="input input-small" value={cond ?? ''} onChange={(e) => setCond(e.target.value)} aria-label={`${which} condition`} data-testid={`cmp-cond-${which.toLowerCase()}`}>
+        <select
+          className="input input-small"
+          value={cond ?? ''}
+          onChange={(e) => setCond(e.target.value)}
+          aria-label={`${which} condition`}
+          data-testid={`cmp-cond-${which.toLowerCase()}`}
+        >
           {rec.results.map((r) => (
             <option key={r.condition} value={r.condition}>
               {label(r.condition)}

@@ -61,7 +61,16 @@ function startInput({ kind, methods, manifest, limit, samples }: StartFields): {
     if (!sp.success) errs.samples = sp.error.issues[0]?.message ?? 'not a valid path';
   }
   if (Object.keys(errs).length) return { errors: errs, value: null };
-  return { errors: errs, value: { manifest: manifest.trim(), kind, ...(n ? { limit: n } : {}), ...(kind === 'run' ? { methods } : {}), ...(samples.trim() ? { samples: samples.trim() } : {}) } };
+  return {
+    errors: errs,
+    value: {
+      manifest: manifest.trim(),
+      kind,
+      ...(n ? { limit: n } : {}),
+      ...(kind === 'run' ? { methods } : {}),
+      ...(samples.trim() ? { samples: samples.trim() } : {}),
+    },
+  };
 }
 
 interface Estimate {
@@ -106,7 +115,10 @@ function useExperimentStart() {
     setErrors(r.errors);
     return r.value;
   };
-  const current = useMemo(() => JSON.stringify({ manifest: manifest.trim(), kind, limit: limit.trim(), methods: kind === 'run' ? methods : [], samples: samples.trim() }), [manifest, kind, limit, methods, samples]);
+  const current = useMemo(
+    () => JSON.stringify({ manifest: manifest.trim(), kind, limit: limit.trim(), methods: kind === 'run' ? methods : [], samples: samples.trim() }),
+    [manifest, kind, limit, methods, samples],
+  );
 
   const doEstimate = async () => {
     const x = input();
@@ -175,22 +187,61 @@ function StartExperiment() {
             {errors.methods ? <div className="field-error">{errors.methods}</div> : null}
           </>
         ) : kind === 'ablate' ? (
-          <p className="small muted">Eight cells A1X1S1 … A0X0S0: OpenCoder with each combination of API, context and similar-code evidence; factorial main and interaction effects with intervals.</p>
+          <p className="small muted">
+            Eight cells A1X1S1 … A0X0S0: OpenCoder with each combination of API, context and similar-code evidence; factorial main and interaction effects with
+            intervals.
+          </p>
         ) : (
-          <p className="small muted">Baseline RAG, then decomposition, uncertainty filtering, guided generation, verified selection and repair added one at a time (RQ2).</p>
+          <p className="small muted">
+            Baseline RAG, then decomposition, uncertainty filtering, guided generation, verified selection and repair added one at a time (RQ2).
+          </p>
         )}
         <div className="form-row">
           <Field label="Manifest" error={errors.manifest ?? null}>
-            {(id, d) => <input id={id} aria-describedby={d} className="input input-wide mono" value={fields.manifest} onChange={(e) => set.manifest(e.target.value)} data-testid="experiment-manifest" spellCheck={false} />}
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                className="input input-wide mono"
+                value={fields.manifest}
+                onChange={(e) => set.manifest(e.target.value)}
+                data-testid="experiment-manifest"
+                spellCheck={false}
+              />
+            )}
           </Field>
           <Field label="Task limit" error={errors.limit ?? null} hint="empty: all tasks">
-            {(id, d) => <input id={id} aria-describedby={d} className="input input-num" inputMode="numeric" value={fields.limit} placeholder="all" onChange={(e) => set.limit(e.target.value)} data-testid="experiment-limit" />}
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                className="input input-num"
+                inputMode="numeric"
+                value={fields.limit}
+                placeholder="all"
+                onChange={(e) => set.limit(e.target.value)}
+                data-testid="experiment-limit"
+              />
+            )}
           </Field>
         </div>
         <div className="form-row">
-          <Field label="Published samples (optional)" error={errors.samples ?? null} hint="a sample set: its samples are the candidates, byte for byte, instead of the Settings backend; they cannot be repaired">
+          <Field
+            label="Published samples (optional)"
+            error={errors.samples ?? null}
+            hint="a sample set: its samples are the candidates, byte for byte, instead of the Settings backend; they cannot be repaired"
+          >
             {(id, d) => (
-              <input id={id} aria-describedby={d} className="input input-wide mono" value={fields.samples} onChange={(e) => set.samples(e.target.value)} placeholder="none: use the Settings backend" data-testid="experiment-samples" spellCheck={false} />
+              <input
+                id={id}
+                aria-describedby={d}
+                className="input input-wide mono"
+                value={fields.samples}
+                onChange={(e) => set.samples(e.target.value)}
+                placeholder="none: use the Settings backend"
+                data-testid="experiment-samples"
+                spellCheck={false}
+              />
             )}
           </Field>
         </div>
@@ -198,10 +249,19 @@ function StartExperiment() {
           <button type="button" className="btn" onClick={() => void doEstimate()} disabled={estimate.status === 'loading'} data-testid="experiment-estimate">
             {estimate.status === 'loading' ? 'Estimating…' : 'Estimate cost'}
           </button>
-          <button type="button" className="btn btn-primary" onClick={() => void start()} disabled={!estimateFresh || starting} data-testid="experiment-start-button" title={estimateFresh ? '' : 'Estimate the cost first'}>
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => void start()}
+            disabled={!estimateFresh || starting}
+            data-testid="experiment-start-button"
+            title={estimateFresh ? '' : 'Estimate the cost first'}
+          >
             {starting ? 'Starting…' : 'Start'}
           </button>
-          {!estimateFresh && estimate.status !== 'loading' ? <span className="small muted">Estimate first; the estimate is shown before anything is sent.</span> : null}
+          {!estimateFresh && estimate.status !== 'loading' ? (
+            <span className="small muted">Estimate first; the estimate is shown before anything is sent.</span>
+          ) : null}
         </div>
         {estimate.status === 'error' ? <ErrorBox error={estimate.error} title="Could not estimate" /> : null}
         {estimate.data && estimateFresh ? <EstimateResult data={estimate.data} /> : null}

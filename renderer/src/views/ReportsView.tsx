@@ -50,7 +50,14 @@ export function ReportsView() {
             <RunChoice list={list} runA={runA} runB={runB} setRunA={setRunA} setRunB={setRunB} />
             <div className="export-grid">
               {FORMATS.map((f) => (
-                <button key={f.id} type="button" className="export-btn" onClick={() => void exported.render(f.id)} disabled={!!exported.busy || !runA} data-testid={`export-${f.id}`}>
+                <button
+                  key={f.id}
+                  type="button"
+                  className="export-btn"
+                  onClick={() => void exported.render(f.id)}
+                  disabled={!!exported.busy || !runA}
+                  data-testid={`export-${f.id}`}
+                >
                   <span className="export-label">{exported.busy === f.id ? 'Rendering…' : f.label}</span>
                   <span className="export-note">{f.note}</span>
                 </button>

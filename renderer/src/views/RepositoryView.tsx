@@ -96,7 +96,8 @@ function RepoList({ current, onSelect }: { current: RepoSummary | null; onSelect
                   {r.root}
                 </span>
                 <span className="repo-meta tabular">
-                  {int(r.files)} files · {int(Object.values(r.units).reduce((a, b) => a + b, 0))} units · {r.lastIndexedAt ? `indexed ${dateTime(r.lastIndexedAt)}` : 'not indexed yet'}
+                  {int(r.files)} files · {int(Object.values(r.units).reduce((a, b) => a + b, 0))} units ·{' '}
+                  {r.lastIndexedAt ? `indexed ${dateTime(r.lastIndexedAt)}` : 'not indexed yet'}
                 </span>
               </button>
             </li>
@@ -169,7 +170,13 @@ function OpenFolder() {
   const sampleRepo = info.data?.sampleRepo;
 
   return (
-    <Section title="Open a folder" testId="open-folder" subtitle={picker ? 'Choose a repository folder to index.' : 'Browser mode: type the folder’s absolute path. Only folders inside the allowed roots can be opened.'}>
+    <Section
+      title="Open a folder"
+      testId="open-folder"
+      subtitle={
+        picker ? 'Choose a repository folder to index.' : 'Browser mode: type the folder’s absolute path. Only folders inside the allowed roots can be opened.'
+      }
+    >
       {picker ? (
         <div className="row gap">
           <button type="button" className="btn btn-primary" onClick={() => void folder.pick()} data-testid="repo-pick">
@@ -374,7 +381,11 @@ function RepoDetail({ repo }: { repo: RepoSummary }) {
 }
 
 function SkippedFiles({ repo }: { repo: RepoSummary }) {
-  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; rows: SkippedFile[]; error: CallError | null }>({ status: 'loading', rows: [], error: null });
+  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; rows: SkippedFile[]; error: CallError | null }>({
+    status: 'loading',
+    rows: [],
+    error: null,
+  });
   const [filter, setFilter] = useState('');
   const total = Object.values(repo.skipped).reduce((a, b) => a + b, 0);
   useEffect(() => {
@@ -396,7 +407,14 @@ function SkippedFiles({ repo }: { repo: RepoSummary }) {
     <div className="subsection" data-testid="skipped-files">
       <div className="row between">
         <h3 className="h3">Skipped files</h3>
-        <input className="input input-small" placeholder="Filter by path or reason" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter skipped files" data-testid="skipped-filter" />
+        <input
+          className="input input-small"
+          placeholder="Filter by path or reason"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          aria-label="Filter skipped files"
+          data-testid="skipped-filter"
+        />
       </div>
       {state.status === 'loading' ? <Loading label="Loading skipped files…" /> : null}
       {state.status === 'error' ? <ErrorBox error={state.error} title="Could not list skipped files" /> : null}

@@ -3,7 +3,16 @@
 // the price table is settings/PricesSection.tsx.
 
 import { useEffect, useState } from 'react';
-import { BackendSchema, DEFAULT_MODELS, PIPELINE_DEFAULTS, PipelineOverridesSchema, SettingsSchema, type CallError, type PipelineOverrides, type Settings } from '../api/contract.ts';
+import {
+  BackendSchema,
+  DEFAULT_MODELS,
+  PIPELINE_DEFAULTS,
+  PipelineOverridesSchema,
+  SettingsSchema,
+  type CallError,
+  type PipelineOverrides,
+  type Settings,
+} from '../api/contract.ts';
 import { Badge, ErrorBox, Field, Loading, Section } from '../components/ui.tsx';
 import { rovingKeyDown } from '../components/roving.ts';
 import { asCallError, engine, getStore, useApp } from '../store.ts';
@@ -53,9 +62,16 @@ function toDraft(s: Settings): Draft {
 /** The draft as settings, or the errors by field name. */
 export function fromDraft(d: Draft): { ok: true; value: Settings } | { ok: false; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
-  const backend = { kind: d.backend === 'local' ? 'openai' : d.backend, ...(d.model.trim() ? { model: d.model.trim() } : {}), ...(d.backend === 'local' ? { baseURL: d.baseURL.trim() } : {}) };
+  const backend = {
+    kind: d.backend === 'local' ? 'openai' : d.backend,
+    ...(d.model.trim() ? { model: d.model.trim() } : {}),
+    ...(d.backend === 'local' ? { baseURL: d.baseURL.trim() } : {}),
+  };
   const b = BackendSchema.safeParse(backend);
-  if (!b.success) for (const i of b.error.issues) errors[i.path[0] === 'baseURL' ? 'baseURL' : i.path[0] === 'model' ? 'model' : 'backend'] = i.path[0] === 'baseURL' ? 'an http(s) URL, e.g. http://127.0.0.1:8080/v1' : i.message;
+  if (!b.success)
+    for (const i of b.error.issues)
+      errors[i.path[0] === 'baseURL' ? 'baseURL' : i.path[0] === 'model' ? 'model' : 'backend'] =
+        i.path[0] === 'baseURL' ? 'an http(s) URL, e.g. http://127.0.0.1:8080/v1' : i.message;
   if (d.backend === 'local' && !d.baseURL.trim()) errors.baseURL = 'the server’s base URL, e.g. http://127.0.0.1:8080/v1';
   const pipeline: Record<string, number> = {};
   for (const c of CONSTANTS) {
@@ -68,7 +84,13 @@ export function fromDraft(d: Draft): { ok: true; value: Settings } | { ok: false
   const p = PipelineOverridesSchema.safeParse(pipeline);
   if (!p.success) for (const i of p.error.issues) errors[`pipeline.${String(i.path[0])}`] ??= readable(i.message);
   const parallel = Number(d.parallel);
-  const s = SettingsSchema.safeParse({ backend: b.success ? b.data : backend, sandbox: d.sandbox, encoder: d.encoder, parallel, pipeline: p.success ? p.data : pipeline });
+  const s = SettingsSchema.safeParse({
+    backend: b.success ? b.data : backend,
+    sandbox: d.sandbox,
+    encoder: d.encoder,
+    parallel,
+    pipeline: p.success ? p.data : pipeline,
+  });
   if (!s.success) for (const i of s.error.issues) if (i.path[0] === 'parallel') errors.parallel = 'a whole number from 1 to 16';
   if (Object.keys(errors).length || !s.success) return { ok: false, errors: Object.keys(errors).length ? errors : { form: 'invalid settings' } };
   return { ok: true, value: s.data };
@@ -93,7 +115,9 @@ export function SettingsView() {
         </div>
       </header>
       {settings.status === 'loading' && !settings.data ? <Loading label="Reading settings…" /> : null}
-      {settings.status === 'error' && !settings.data ? <ErrorBox error={settings.error} title="Could not read settings" onRetry={() => void refresh()} /> : null}
+      {settings.status === 'error' && !settings.data ? (
+        <ErrorBox error={settings.error} title="Could not read settings" onRetry={() => void refresh()} />
+      ) : null}
       {settings.data ? <SettingsForm initial={settings.data} /> : null}
       <KeysSection />
       <PricesSection />
@@ -136,7 +160,8 @@ function SettingsForm({ initial }: { initial: Settings }) {
     } catch (err) {
       const e = asCallError(err);
       const byField: Record<string, string> = {};
-      for (const i of e.issues ?? []) byField[i.path.startsWith('backend.baseURL') ? 'baseURL' : i.path.startsWith('backend.model') ? 'model' : i.path] = i.message;
+      for (const i of e.issues ?? [])
+        byField[i.path.startsWith('backend.baseURL') ? 'baseURL' : i.path.startsWith('backend.model') ? 'model' : i.path] = i.message;
       setErrors(byField);
       setSaveError(e);
     } finally {
@@ -162,7 +187,16 @@ function SettingsForm({ initial }: { initial: Settings }) {
         <button type="submit" className="btn btn-primary" disabled={busy} data-testid="settings-save">
           {busy ? 'Saving…' : 'Save settings'}
         </button>
-        <button type="button" className="btn btn-quiet" onClick={() => { setDraft(toDraft(initial)); setErrors({}); setSaved(false); }} data-testid="settings-reset">
+        <button
+          type="button"
+          className="btn btn-quiet"
+          onClick={() => {
+            setDraft(toDraft(initial));
+            setErrors({});
+            setSaved(false);
+          }}
+          data-testid="settings-reset"
+        >
           Discard changes
         </button>
         {saved ? (
@@ -204,12 +238,35 @@ function BackendSection({ draft, errors, patch }: DraftProps) {
       <div className="form-row">
         {draft.backend !== 'offline' ? (
           <Field label="Model" error={errors.model} hint={draft.backend === 'local' ? 'as the server names it' : 'empty: the backend’s default'}>
-            {(id, d) => <input id={id} aria-describedby={d} className="input mono" value={draft.model} onChange={(e) => patch({ model: e.target.value })} data-testid="settings-model" spellCheck={false} placeholder={draft.backend === 'gemini' ? DEFAULT_MODELS.gemini : draft.backend === 'openai' ? DEFAULT_MODELS.openai : 'qwen2.5-coder-7b'} />}
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                className="input mono"
+                value={draft.model}
+                onChange={(e) => patch({ model: e.target.value })}
+                data-testid="settings-model"
+                spellCheck={false}
+                placeholder={draft.backend === 'gemini' ? DEFAULT_MODELS.gemini : draft.backend === 'openai' ? DEFAULT_MODELS.openai : 'qwen2.5-coder-7b'}
+              />
+            )}
           </Field>
         ) : null}
         {draft.backend === 'local' ? (
           <Field label="Base URL" error={errors.baseURL}>
-            {(id, d) => <input id={id} aria-describedby={d} aria-invalid={!!errors.baseURL} className="input input-wide mono" value={draft.baseURL} onChange={(e) => patch({ baseURL: e.target.value })} placeholder="http://127.0.0.1:8080/v1" data-testid="settings-base-url" spellCheck={false} />}
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                aria-invalid={!!errors.baseURL}
+                className="input input-wide mono"
+                value={draft.baseURL}
+                onChange={(e) => patch({ baseURL: e.target.value })}
+                placeholder="http://127.0.0.1:8080/v1"
+                data-testid="settings-base-url"
+                spellCheck={false}
+              />
+            )}
           </Field>
         ) : null}
       </div>
@@ -224,7 +281,14 @@ function ExecutionSection({ draft, errors, patch }: DraftProps) {
       <div className="form-row">
         <Field label="Sandbox" hint="strong: bubblewrap namespaces, no network, unprivileged uid; weak: resource limits only (labelled)">
           {(id, d) => (
-            <select id={id} aria-describedby={d} className="input" value={draft.sandbox} onChange={(e) => patch({ sandbox: e.target.value as Settings['sandbox'] })} data-testid="settings-sandbox">
+            <select
+              id={id}
+              aria-describedby={d}
+              className="input"
+              value={draft.sandbox}
+              onChange={(e) => patch({ sandbox: e.target.value as Settings['sandbox'] })}
+              data-testid="settings-sandbox"
+            >
               <option value="auto">auto</option>
               <option value="strong">strong</option>
               <option value="weak">weak</option>
@@ -233,7 +297,14 @@ function ExecutionSection({ draft, errors, patch }: DraftProps) {
         </Field>
         <Field label="Encoder" hint="auto: UniXcoder when installed, else the bundled default">
           {(id, d) => (
-            <select id={id} aria-describedby={d} className="input" value={draft.encoder} onChange={(e) => patch({ encoder: e.target.value as Settings['encoder'] })} data-testid="settings-encoder">
+            <select
+              id={id}
+              aria-describedby={d}
+              className="input"
+              value={draft.encoder}
+              onChange={(e) => patch({ encoder: e.target.value as Settings['encoder'] })}
+              data-testid="settings-encoder"
+            >
               <option value="auto">auto</option>
               <option value="default">default</option>
               <option value="unixcoder">unixcoder</option>
@@ -241,7 +312,18 @@ function ExecutionSection({ draft, errors, patch }: DraftProps) {
           )}
         </Field>
         <Field label="Parallel tasks" error={errors.parallel} hint="1 … 16">
-          {(id, d) => <input id={id} aria-describedby={d} aria-invalid={!!errors.parallel} className="input input-num" inputMode="numeric" value={draft.parallel} onChange={(e) => patch({ parallel: e.target.value })} data-testid="settings-parallel" />}
+          {(id, d) => (
+            <input
+              id={id}
+              aria-describedby={d}
+              aria-invalid={!!errors.parallel}
+              className="input input-num"
+              inputMode="numeric"
+              value={draft.parallel}
+              onChange={(e) => patch({ parallel: e.target.value })}
+              data-testid="settings-parallel"
+            />
+          )}
         </Field>
       </div>
     </Section>
@@ -250,7 +332,11 @@ function ExecutionSection({ draft, errors, patch }: DraftProps) {
 
 function PipelineSection({ draft, errors, patch }: DraftProps) {
   return (
-    <Section title="Pipeline constants" subtitle="Empty fields keep the default. Budgets stay matched across methods: every method uses these." testId="settings-pipeline">
+    <Section
+      title="Pipeline constants"
+      subtitle="Empty fields keep the default. Budgets stay matched across methods: every method uses these."
+      testId="settings-pipeline"
+    >
       <div className="const-grid">
         {CONSTANTS.map((c) => (
           <Field
@@ -295,7 +381,10 @@ function KeysSection() {
           info.keyStorage === 'keychain' ? (
             <span data-testid="key-storage">Kept in the operating system’s keychain; never shown again, never sent to the sandbox.</span>
           ) : (
-            <span data-testid="key-storage">Browser mode: kept in the engine’s memory for this session only — gone when it stops. Environment variables (OPENAI_API_KEY, GEMINI_API_KEY) also work.</span>
+            <span data-testid="key-storage">
+              Browser mode: kept in the engine’s memory for this session only — gone when it stops. Environment variables (OPENAI_API_KEY, GEMINI_API_KEY) also
+              work.
+            </span>
           )
         ) : null
       }
@@ -364,7 +453,13 @@ function KeyField({ provider, label, isSet, onChange }: { provider: 'openai' | '
           Save key
         </button>
         {state ? (
-          <button type="button" className="btn btn-quiet btn-danger-quiet" disabled={busy} onClick={() => void send(null)} data-testid={`key-${provider}-remove`}>
+          <button
+            type="button"
+            className="btn btn-quiet btn-danger-quiet"
+            disabled={busy}
+            onClick={() => void send(null)}
+            data-testid={`key-${provider}-remove`}
+          >
             Remove
           </button>
         ) : null}

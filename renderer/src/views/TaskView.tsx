@@ -89,14 +89,28 @@ function ManifestForm() {
         load();
       }}
     >
-      <Field label="Task manifest (JSONL)" error={pathError ?? (tasks.status === 'error' ? tasks.error?.message : null)} hint={info?.sampleManifest && path !== info.sampleManifest ? (
-        <button type="button" className="link-btn" onClick={() => setPath(info.sampleManifest)}>
-          Use the sample manifest
-        </button>
-      ) : null}>
+      <Field
+        label="Task manifest (JSONL)"
+        error={pathError ?? (tasks.status === 'error' ? tasks.error?.message : null)}
+        hint={
+          info?.sampleManifest && path !== info.sampleManifest ? (
+            <button type="button" className="link-btn" onClick={() => setPath(info.sampleManifest)}>
+              Use the sample manifest
+            </button>
+          ) : null
+        }
+      >
         {(id, d) => (
           <div className="input-row">
-            <input id={id} aria-describedby={d} className="input mono" value={path} onChange={(e) => setPath(e.target.value)} data-testid="manifest-path" spellCheck={false} />
+            <input
+              id={id}
+              aria-describedby={d}
+              className="input mono"
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+              data-testid="manifest-path"
+              spellCheck={false}
+            />
             <button type="submit" className="btn" data-testid="manifest-load">
               Load
             </button>
@@ -119,7 +133,10 @@ function TaskList() {
   const shown = useMemo(() => {
     const q = filter.trim().toLowerCase();
     if (!q) return list;
-    return list.filter((t) => t.id.toLowerCase().includes(q) || t.qualname.toLowerCase().includes(q) || t.file.toLowerCase().includes(q) || t.requirement.toLowerCase().includes(q));
+    return list.filter(
+      (t) =>
+        t.id.toLowerCase().includes(q) || t.qualname.toLowerCase().includes(q) || t.file.toLowerCase().includes(q) || t.requirement.toLowerCase().includes(q),
+    );
   }, [list, filter]);
   const selIndex = shown.findIndex((t) => t.id === selected);
   const choose = (id: string) => {
@@ -153,7 +170,14 @@ function TaskList() {
           selectedIndex={selIndex}
           onMove={(i) => choose(shown[i]!.id)}
           renderRow={(t: TaskSummary) => (
-            <button type="button" tabIndex={-1} className={`task-row ${t.id === selected ? 'task-row-selected' : ''}`} onClick={() => choose(t.id)} data-testid="task-row" data-task-id={t.id}>
+            <button
+              type="button"
+              tabIndex={-1}
+              className={`task-row ${t.id === selected ? 'task-row-selected' : ''}`}
+              onClick={() => choose(t.id)}
+              data-testid="task-row"
+              data-task-id={t.id}
+            >
               <span className="task-row-id ellipsis">{t.id}</span>
               <span className="task-row-meta ellipsis mono">
                 {t.file} · {t.qualname}
@@ -187,7 +211,12 @@ export function MethodPicker({ value, onChange, testId }: { value: string[]; onC
         <div className="h4">RQ2 component ladder</div>
         <ChipGroup label="Ladder steps" options={m.ladder.map(opt)} value={value} onChange={onChange} />
         <div className="h4">2³ evidence-source factorial (on OpenCoder)</div>
-        <ChipGroup label="Factorial cells" options={m.factorial.map((x) => ({ id: x.id, label: `${x.id} · ${x.label}`, title: x.description }))} value={value} onChange={onChange} />
+        <ChipGroup
+          label="Factorial cells"
+          options={m.factorial.map((x) => ({ id: x.id, label: `${x.id} · ${x.label}`, title: x.description }))}
+          value={value}
+          onChange={onChange}
+        />
       </Collapsible>
     </div>
   );
@@ -220,7 +249,15 @@ function ManifestTaskPanel() {
   }
   return (
     <>
-      <Section title={task.id} subtitle={<span className="mono">{task.file} · {task.qualname}</span>} testId="task-detail">
+      <Section
+        title={task.id}
+        subtitle={
+          <span className="mono">
+            {task.file} · {task.qualname}
+          </span>
+        }
+        testId="task-detail"
+      >
         <p className="requirement" data-testid="task-requirement">
           {task.requirement}
         </p>
@@ -269,7 +306,13 @@ function RunControls({ req, validate }: { req: { taskId?: string; custom?: Custo
       <div className="h4">Methods</div>
       <MethodPicker value={selectedMethods} onChange={setSelectedMethods} />
       <div className="row gap">
-        <button type="button" className="btn btn-primary" onClick={() => void start()} disabled={busy || running || !selectedMethods.length} data-testid="task-run">
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => void start()}
+          disabled={busy || running || !selectedMethods.length}
+          data-testid="task-run"
+        >
           {busy ? 'Starting…' : running ? 'Running…' : `Run ${selectedMethods.length > 1 ? `${selectedMethods.length} methods` : ''}`.trim()}
         </button>
         {!selectedMethods.length ? <span className="muted small">Choose at least one method.</span> : null}
@@ -354,10 +397,19 @@ const CUSTOM_FIELDS: { key: keyof CustomTask; label: string; placeholder: string
 
 function CustomTaskForm() {
   const info = useApp((s) => s.info.data);
-  const [values, setValues] = useState<Record<keyof CustomTask, string>>({ repo: info?.sampleRepo ?? '', file: '', qualname: '', signature: '', requirement: '', test_command: '' });
+  const [values, setValues] = useState<Record<keyof CustomTask, string>>({
+    repo: info?.sampleRepo ?? '',
+    file: '',
+    qualname: '',
+    signature: '',
+    requirement: '',
+    test_command: '',
+  });
   const [errors, setErrors] = useState<Partial<Record<keyof CustomTask, string>>>({});
   const validate = (): CustomTask | null => {
-    const r = CustomTaskSchema.safeParse(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, k === 'requirement' || k === 'signature' ? v : v.trim()])));
+    const r = CustomTaskSchema.safeParse(
+      Object.fromEntries(Object.entries(values).map(([k, v]) => [k, k === 'requirement' || k === 'signature' ? v : v.trim()])),
+    );
     if (r.success) {
       setErrors({});
       return r.data;

@@ -26,7 +26,9 @@ export async function buildRenderer(io: Io): Promise<boolean> {
   try {
     vite = await import('vite');
   } catch {
-    io.err('note: the UI is not built (no dist/renderer/index.html) and Vite is not installed; serving the API only. Build the UI with: npm run build:renderer');
+    io.err(
+      'note: the UI is not built (no dist/renderer/index.html) and Vite is not installed; serving the API only. Build the UI with: npm run build:renderer',
+    );
     return false;
   }
   if (!fs.existsSync(configFile)) {
@@ -39,7 +41,13 @@ export async function buildRenderer(io: Io): Promise<boolean> {
     io.err('UI built.');
     return true;
   } catch (err) {
-    const detail = ((err as Error)?.message ?? String(err)).split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 4).join(' ').slice(0, 600);
+    const detail = ((err as Error)?.message ?? String(err))
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .slice(0, 4)
+      .join(' ')
+      .slice(0, 600);
     io.err(`The UI build failed (${detail}); serving the API only (fix it and run npm run build:renderer)`);
     return false;
   }
@@ -82,7 +90,18 @@ export async function serve(values: Record<string, unknown>, io: Io, why?: strin
   }
   const stopped = untilSignal();
   if (json) {
-    io.out(JSON.stringify({ ok: true, command: 'serve', url: server.url, openUrl: server.openUrl, token: server.token, port: server.port, db: dbPath, ...(why ? { electron: why } : {}) }));
+    io.out(
+      JSON.stringify({
+        ok: true,
+        command: 'serve',
+        url: server.url,
+        openUrl: server.openUrl,
+        token: server.token,
+        port: server.port,
+        db: dbPath,
+        ...(why ? { electron: why } : {}),
+      }),
+    );
   } else {
     io.out(`OpenCoder is running in browser mode. Open this address in your browser:`);
     io.out(`  ${server.openUrl}`);
@@ -109,7 +128,10 @@ export function electronBinary(): { path: string } | { reason: string } {
       return { reason: 'the electron package is not installed (it is a dev dependency: npm install --include=dev)' };
     }
     const pathTxt = path.join(pkgDir, 'path.txt');
-    if (!fs.existsSync(pathTxt)) return { reason: `the Electron binary was never downloaded (${pathTxt} is missing: npm install ran without electron's install script; run node ${path.join(pkgDir, 'install.js')} with network access)` };
+    if (!fs.existsSync(pathTxt))
+      return {
+        reason: `the Electron binary was never downloaded (${pathTxt} is missing: npm install ran without electron's install script; run node ${path.join(pkgDir, 'install.js')} with network access)`,
+      };
     const exe = path.join(pkgDir, 'dist', fs.readFileSync(pathTxt, 'utf8').trim());
     if (!fs.existsSync(exe)) return { reason: `the Electron binary ${exe} is missing (run node ${path.join(pkgDir, 'install.js')} with network access)` };
   }
@@ -126,7 +148,8 @@ export function electronLaunch(env: NodeJS.ProcessEnv = process.env): { bin: str
   if ('reason' in bin) return bin;
   const main = path.join(packageRoot(), 'dist', 'app', 'main.cjs');
   if (!fs.existsSync(main)) return { reason: `the desktop shell is not built (${main} is missing)` };
-  if (process.platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return { reason: 'there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)' };
+  if (process.platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY)
+    return { reason: 'there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)' };
   return { bin: bin.path, main };
 }
 

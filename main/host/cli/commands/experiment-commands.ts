@@ -4,14 +4,39 @@
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { FACTORIAL_TESTS, type FactorialTest } from '../../../stats/stats.ts';
-import { buildReportModel, crossRunComparisons, defaultComparisons, fmtInterval, loadRun, reportComparisons, type LoadedRun } from '../../../experiment/analysis.ts';
+import {
+  buildReportModel,
+  crossRunComparisons,
+  defaultComparisons,
+  fmtInterval,
+  loadRun,
+  reportComparisons,
+  type LoadedRun,
+} from '../../../experiment/analysis.ts';
 import { readManifest } from '../../../benchmarks/manifest.ts';
-import { estimateRun, resumableRun, resumeExperiment, selectTasks, startExperiment, type ExperimentContext, type StoredBackend } from '../../../experiment/orchestrate.ts';
+import {
+  estimateRun,
+  resumableRun,
+  resumeExperiment,
+  selectTasks,
+  startExperiment,
+  type ExperimentContext,
+  type StoredBackend,
+} from '../../../experiment/orchestrate.ts';
 import type { ReportModel } from '../../../model/report.ts';
 import { writeReport, type ReportFormat } from '../../../experiment/report.ts';
 import { appInfo, type Progress, type RunOutcome } from '../../../experiment/runner.ts';
 import { Store } from '../../../store/store.ts';
-import { factorialConditions, GENERATION_PRESETS, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules, type Condition } from '../../../pipeline/methods.ts';
+import {
+  factorialConditions,
+  GENERATION_PRESETS,
+  LADDER,
+  METHODS,
+  resolveConditions,
+  withGeneration,
+  withOutputRules,
+  type Condition,
+} from '../../../pipeline/methods.ts';
 import { packageRoot } from '../../paths.ts';
 import { dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io, type SandboxMode } from '../kit.ts';
 import { BACKEND_OPTS, backendChoice, backendOfFlags, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
@@ -44,11 +69,17 @@ const usd = (x: number | null) => (x === null ? 'unknown (no price)' : `$${x.toF
 function duration(ms: number | null): string {
   if (ms === null) return '?';
   const s = Math.round(ms / 1000);
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+      : `${s}s`;
 }
 
 function progressLine(p: Progress): string {
-  const last = p.last ? ` — ${p.last.taskId} / ${p.last.condition}: ${p.last.ok ? (p.last.correct ? 'correct' : 'wrong') : `ERROR ${p.last.error?.slice(0, 120)}`}` : '';
+  const last = p.last
+    ? ` — ${p.last.taskId} / ${p.last.condition}: ${p.last.ok ? (p.last.correct ? 'correct' : 'wrong') : `ERROR ${p.last.error?.slice(0, 120)}`}`
+    : '';
   return `[run ${p.runId}] ${p.done}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}${p.resumed ? `, ${p.resumed} from before` : ''}; ETA ${duration(p.etaMs)}; spent ${usd(p.spentUsd)}${last}`;
 }
 
@@ -56,7 +87,8 @@ function progressLine(p: Progress): string {
 function storedBackendOf(values: Record<string, unknown>): StoredBackend {
   const { kind, decompose } = backendChoice(values);
   const extra: Record<string, unknown> = {};
-  for (const k of ['samples', 'extract', 'replay-run', 'replay-provider', 'thinking-budget', 'timeout', 'retries', 'concurrency', 'prices']) if (values[k] !== undefined) extra[k] = values[k];
+  for (const k of ['samples', 'extract', 'replay-run', 'replay-provider', 'thinking-budget', 'timeout', 'retries', 'concurrency', 'prices'])
+    if (values[k] !== undefined) extra[k] = values[k];
   return { kind, model: (values.model as string | undefined) ?? null, baseURL: (values['base-url'] as string | undefined) ?? null, decompose, extra };
 }
 
@@ -76,14 +108,19 @@ function summaryLines(model: ReportModel): string[] {
   for (const cmp of model.comparisons) {
     lines.push(
       `${cmp.a.label} (${cmp.a.runId}) vs ${cmp.b.label} (${cmp.b.runId}): W/L/T ${cmp.wins}/${cmp.losses}/${cmp.ties}, McNemar p ${f3(cmp.mcnemarP)} (Holm ${f3(cmp.mcnemarPHolm)} over ${cmp.holmFamily.size} comparison${cmp.holmFamily.size === 1 ? '' : 's'} of ${cmp.holmFamily.key}), Δ selected-correct ${fmtInterval(cmp.selectedDiff)}` +
-        (cmp.passAtKDiff.length ? `; Δ Pass@1 ${fmtInterval(cmp.passAtKDiff[0]!.diff)}, sign-flip p ${f3(cmp.passAtKDiff[0]!.test.p)} (${cmp.passAtKDiff[0]!.test.method}, ${cmp.passAtKDiff[0]!.test.informative} differing tasks)` : ''),
+        (cmp.passAtKDiff.length
+          ? `; Δ Pass@1 ${fmtInterval(cmp.passAtKDiff[0]!.diff)}, sign-flip p ${f3(cmp.passAtKDiff[0]!.test.p)} (${cmp.passAtKDiff[0]!.test.method}, ${cmp.passAtKDiff[0]!.test.informative} differing tasks)`
+          : ''),
     );
   }
   for (const f of model.factorial) {
     for (const o of f.outcomes) {
       lines.push(`Factorial (${f.tasks} paired tasks, ${f.test}) — ${o.label}:`);
       if (o.degenerate) lines.push(`  degenerate: ${o.degenerate}`);
-      for (const e of o.effects) lines.push(`  ${e.name.padEnd(26)} ${fmtInterval(e.value)}  p ${f3(e.p)}  Holm ${f3(e.pHolm)}${e.degenerate ? `  (degenerate: ${e.degenerate})` : e.significant ? '  *' : ''}`);
+      for (const e of o.effects)
+        lines.push(
+          `  ${e.name.padEnd(26)} ${fmtInterval(e.value)}  p ${f3(e.p)}  Holm ${f3(e.pHolm)}${e.degenerate ? `  (degenerate: ${e.degenerate})` : e.significant ? '  *' : ''}`,
+        );
     }
   }
   return lines;
@@ -94,7 +131,8 @@ function modelOf(loaded: LoadedRun[], values: Record<string, unknown>, compariso
   const seed = num(values, 'seed', { int: true });
   const info = appInfo(packageRoot());
   const factorialTest = (values['factorial-test'] as string | undefined) ?? 't-test';
-  if (!(FACTORIAL_TESTS as readonly string[]).includes(factorialTest)) throw new UsageError(`--factorial-test must be ${FACTORIAL_TESTS.join(' or ')} (got ${factorialTest})`);
+  if (!(FACTORIAL_TESTS as readonly string[]).includes(factorialTest))
+    throw new UsageError(`--factorial-test must be ${FACTORIAL_TESTS.join(' or ')} (got ${factorialTest})`);
   return buildReportModel(loaded, {
     tool: { name: info.name, version: info.version },
     factorialTest: factorialTest as FactorialTest,
@@ -126,7 +164,12 @@ function frozenBackend(values: Record<string, unknown>, resume: string): StoredB
 function planOf(conditionsOf: (values: Record<string, unknown>) => Condition[], values: Record<string, unknown>): Plan {
   if (!values.manifest) throw new UsageError('--manifest FILE is required (or --resume RUN)');
   const manifest = readManifest(values.manifest as string);
-  const ids = values.ids ? (values.ids as string).split(',').map((s) => s.trim()).filter(Boolean) : null;
+  const ids = values.ids
+    ? (values.ids as string)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : null;
   const limit = num(values, 'limit', { int: true, min: 1 }) ?? null;
   let conditions: Condition[];
   try {
@@ -156,7 +199,10 @@ async function startPlanned(
   const est = estimateRun(plan.tasks, plan.conditions, ctx.backend, ctx.prices, { llmDecomposition: storedBackend.decompose === 'llm' });
   const estText = `Estimate before the run: ${est.calls} call(s), ~${est.inputTokens} input / ~${est.outputTokensExpected} output tokens; cost ≈ ${usd(est.usdExpected)} (at most ${usd(est.usdMax)}); ${est.assumptions}. Prices: ${pricesSource}.`;
   if (values['estimate-only']) {
-    return { text: [estText], json: { ok: true, command: kind === 'run' ? 'run' : 'ablate', estimate: est, tasks: plan.tasks.length, conditions: plan.conditions.map((c) => c.id) } };
+    return {
+      text: [estText],
+      json: { ok: true, command: kind === 'run' ? 'run' : 'ablate', estimate: est, tasks: plan.tasks.length, conditions: plan.conditions.map((c) => c.id) },
+    };
   }
   io.err(estText);
   const maxUsd = num(values, 'max-usd', { min: 0 });
@@ -172,16 +218,32 @@ function outcomeResult(kind: 'run' | 'ablate' | 'ladder', ws: Workspace, outcome
   const text = [
     `Run ${outcome.runId}: ${outcome.status}; ${outcome.ran} ran now, ${outcome.resumed} from before, ${outcome.failed} failed, of ${outcome.total}; ${duration(outcome.durationMs)}`,
     ...summaryLines(model),
-    outcome.status === 'cancelled' ? `Resume with: opencoder ${kind === 'run' ? 'run' : 'ablate'} --resume ${outcome.runId}` : `Report with: opencoder report ${outcome.runId} --format html --out report.html`,
+    outcome.status === 'cancelled'
+      ? `Resume with: opencoder ${kind === 'run' ? 'run' : 'ablate'} --resume ${outcome.runId}`
+      : `Report with: opencoder report ${outcome.runId} --format html --out report.html`,
   ];
   return {
     text,
-    json: { ok: true, command: kind === 'run' ? 'run' : 'ablate', runId: outcome.runId, outcome, conditions: model.conditions, comparisons: model.comparisons, factorial: model.factorial },
+    json: {
+      ok: true,
+      command: kind === 'run' ? 'run' : 'ablate',
+      runId: outcome.runId,
+      outcome,
+      conditions: model.conditions,
+      comparisons: model.comparisons,
+      factorial: model.factorial,
+    },
     exit: outcome.status === 'cancelled' ? 130 : 0,
   };
 }
 
-async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', conditionsOf: (values: Record<string, unknown>) => Condition[], values: Record<string, unknown>, io: Io, deps: GenerateDeps): Promise<CommandResult> {
+async function runExperimentCommand(
+  kind: 'run' | 'ablate' | 'ladder',
+  conditionsOf: (values: Record<string, unknown>) => Condition[],
+  values: Record<string, unknown>,
+  io: Io,
+  deps: GenerateDeps,
+): Promise<CommandResult> {
   const resume = values.resume as string | undefined;
   const sandbox = sandboxModeOf(values);
   const parallel = num(values, 'parallel', { int: true, min: 1 });
@@ -207,12 +269,17 @@ async function runExperimentCommand(kind: 'run' | 'ablate' | 'ladder', condition
         ...(validatorWorkers ? { validatorConcurrency: validatorWorkers } : {}),
         ...(parallel ? { parallel } : {}),
         signal,
-        onStart: (run) => io.err(`Run ${run.id}: ${run.taskIds.length} tasks × ${run.conditions.length} conditions (${(run.conditions as { id: string }[]).map((c) => c.id).join(', ')}); backend ${backend.label}; manifest ${run.manifestHash.slice(0, 12)}`),
+        onStart: (run) =>
+          io.err(
+            `Run ${run.id}: ${run.taskIds.length} tasks × ${run.conditions.length} conditions (${(run.conditions as { id: string }[]).map((c) => c.id).join(', ')}); backend ${backend.label}; manifest ${run.manifestHash.slice(0, 12)}`,
+          ),
         onProgress: (p) => {
           if (!quiet) io.err(progressLine(p));
         },
       };
-      const outcome = plan ? await startPlanned(ctx, { kind, plan, storedBackend, options: { parallel: parallel ?? 2, sandbox } }, values, io, pricesSource) : await resumeExperiment(ctx, resume!);
+      const outcome = plan
+        ? await startPlanned(ctx, { kind, plan, storedBackend, options: { parallel: parallel ?? 2, sandbox } }, values, io, pricesSource)
+        : await resumeExperiment(ctx, resume!);
       return 'runId' in outcome ? outcomeResult(kind, ws, outcome, values) : outcome;
     });
   } finally {
@@ -270,15 +337,21 @@ const REPORT_COMMANDS: Record<string, Command> = {
       const { loaded, close } = loadRuns(values, positionals);
       try {
         if (loaded[0]!.run.manifestHash !== loaded[1]!.run.manifestHash) {
-          throw new UsageError(`the runs froze different manifests (${loaded[0]!.run.manifestHash.slice(0, 12)} vs ${loaded[1]!.run.manifestHash.slice(0, 12)}): only tasks with the same id are paired, and they may differ`);
+          throw new UsageError(
+            `the runs froze different manifests (${loaded[0]!.run.manifestHash.slice(0, 12)} vs ${loaded[1]!.run.manifestHash.slice(0, 12)}): only tasks with the same id are paired, and they may differ`,
+          );
         }
         // The same comparisons, hence the same Holm families, as `report A B`; only the cross-run pairs are shown.
         const cross = crossRunComparisons(loaded[0]!, loaded[1]!);
         const full = modelOf(loaded, values, [...defaultComparisons(loaded), ...cross]);
-        const key = (c: { a: { runId: string; condition: string }; b: { runId: string; condition: string } }) => `${c.a.runId}|${c.a.condition}|${c.b.runId}|${c.b.condition}`;
+        const key = (c: { a: { runId: string; condition: string }; b: { runId: string; condition: string } }) =>
+          `${c.a.runId}|${c.a.condition}|${c.b.runId}|${c.b.condition}`;
         const shown = new Set(cross.map(key));
         const model = { ...full, comparisons: full.comparisons.filter((c) => shown.has(key(c))) };
-        return { text: summaryLines(model), json: { ok: true, command: 'compare', runs: positionals, conditions: model.conditions, comparisons: model.comparisons } };
+        return {
+          text: summaryLines(model),
+          json: { ok: true, command: 'compare', runs: positionals, conditions: model.conditions, comparisons: model.comparisons },
+        };
       } finally {
         close();
       }
@@ -293,9 +366,19 @@ const REPORT_COMMANDS: Record<string, Command> = {
       try {
         const list = store.experiments.list();
         const text = list.length
-          ? list.map((r) => `${r.id}  ${r.state.padEnd(11)} ${r.kind.padEnd(6)} ${r.results}/${r.taskIds.length * r.conditions.length} results${r.errors ? ` (${r.errors} errors)` : ''}  ${r.createdAt}`)
+          ? list.map(
+              (r) =>
+                `${r.id}  ${r.state.padEnd(11)} ${r.kind.padEnd(6)} ${r.results}/${r.taskIds.length * r.conditions.length} results${r.errors ? ` (${r.errors} errors)` : ''}  ${r.createdAt}`,
+            )
           : ['No experiment runs yet: start one with opencoder run --manifest FILE'];
-        return { text, json: { ok: true, command: 'runs', runs: list.map(({ conditions, provenance, ...r }) => ({ ...r, conditions: (conditions as { id: string }[]).map((c) => c.id) })) } };
+        return {
+          text,
+          json: {
+            ok: true,
+            command: 'runs',
+            runs: list.map(({ conditions, provenance, ...r }) => ({ ...r, conditions: (conditions as { id: string }[]).map((c) => c.id) })),
+          },
+        };
       } finally {
         store.close();
       }

@@ -79,7 +79,9 @@ export function num(values: Record<string, unknown>, key: string, opts: { int?: 
   if (raw === undefined) return undefined;
   const v = Number(raw);
   if (!Number.isFinite(v) || (opts.int && !Number.isInteger(v)) || (opts.min !== undefined && v < opts.min)) {
-    throw new UsageError(`--${key} must be ${opts.int ? 'an integer' : 'a number'}${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}, got ${JSON.stringify(raw)}`);
+    throw new UsageError(
+      `--${key} must be ${opts.int ? 'an integer' : 'a number'}${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}, got ${JSON.stringify(raw)}`,
+    );
   }
   return v;
 }
@@ -122,7 +124,13 @@ function candidateLines(set: CandidateSet): string[] {
       c.origin ?? null,
     ].filter(Boolean);
     lines.push(`Candidate ${c.index + 1} [${meta.join('; ')}]`);
-    lines.push(...(c.code || c.reply || '(empty reply)').replace(/\s+$/, '').split('\n').map((l) => `    ${l}`), '');
+    lines.push(
+      ...(c.code || c.reply || '(empty reply)')
+        .replace(/\s+$/, '')
+        .split('\n')
+        .map((l) => `    ${l}`),
+      '',
+    );
   }
   lines.push(
     `Generation uncertainty ${f3(u.aggregate)} (weights entropy ${u.weights.entropy} / consistency ${u.weights.consistency} / variance ${u.weights.variance})`,
@@ -185,7 +193,12 @@ export function backendSpecOfFlags(values: Record<string, unknown>): BackendSpec
     case 'gemini':
       return { kind, ...api, ...(thinkingBudget !== undefined ? { thinkingBudget } : {}) };
     case 'replay':
-      return { kind, ...(model ? { model } : {}), ...(replayRun ? { replayRun } : {}), ...(replayProvider ? { replayProvider: replayProvider as Provider } : {}) };
+      return {
+        kind,
+        ...(model ? { model } : {}),
+        ...(replayRun ? { replayRun } : {}),
+        ...(replayProvider ? { replayProvider: replayProvider as Provider } : {}),
+      };
     case 'imported':
       return { kind, ...(samplesFile ? { samplesFile } : {}), ...(values.extract === true ? { extract: true } : {}) };
   }
@@ -246,21 +259,47 @@ function finishRecorded(exchanges: ExchangeStore, runId: string, task: Task, tra
 }
 
 /** Retrieval for the task, the estimate, then (unless only the estimate was asked for) the candidates. */
-async function generateTask(ws: Workspace, req: GenerateRequest, deps: GenerateDeps, retrieve: RetrieveFn, io: Io, signal: AbortSignal): Promise<CommandResult> {
+async function generateTask(
+  ws: Workspace,
+  req: GenerateRequest,
+  deps: GenerateDeps,
+  retrieve: RetrieveFn,
+  io: Io,
+  signal: AbortSignal,
+): Promise<CommandResult> {
   const { task, config, prices, pricesSource } = req;
   const exchanges = ws.store.exchanges;
   const backend = backendOfFlags(req.values, exchanges, deps, io);
   const runId = req.record
-    ? exchanges.beginRun({ backend: backend.id, provider: backend.provider, model: backend.model, prompts: promptTemplatesRecord(), config, manifestHash: req.manifest.hash })
+    ? exchanges.beginRun({
+        backend: backend.id,
+        provider: backend.provider,
+        model: backend.model,
+        prompts: promptTemplatesRecord(),
+        config,
+        manifestHash: req.manifest.hash,
+      })
     : undefined;
   const llm = runId ? recordExchanges(backend, exchanges, { runId, prices }) : backend;
 
   const repos = await ensureIndexed(ws, [task], io, req.values.quiet === true);
   const decomposer = req.decompose === 'llm' && !req.estimateOnly ? llmDecomposer(llm, { taskId: task.id, signal, ...(runId ? { runId } : {}) }) : undefined;
-  const trace = await retrieve({ store: ws.store, encoder: ws.encoder, repoId: repos.get(task.repoPath)!, task, config, ...(decomposer ? { decomposer } : {}) });
+  const trace = await retrieve({
+    store: ws.store,
+    encoder: ws.encoder,
+    repoId: repos.get(task.repoPath)!,
+    task,
+    config,
+    ...(decomposer ? { decomposer } : {}),
+  });
 
   const { request } = generationRequest(task, trace, { config });
-  const estimate = estimateGeneration({ messages: request.messages, n: request.n, maxTokens: request.maxTokens, nativeN: backend.capabilities.nativeN }, backend.model, backend.billing, prices);
+  const estimate = estimateGeneration(
+    { messages: request.messages, n: request.n, maxTokens: request.maxTokens, nativeN: backend.capabilities.nativeN },
+    backend.model,
+    backend.billing,
+    prices,
+  );
   const traceSummary = traceSummaryOf(trace);
   const header = [
     `Task ${task.id} — ${backend.label}`,
@@ -268,7 +307,10 @@ async function generateTask(ws: Workspace, req: GenerateRequest, deps: GenerateD
     `Prices: ${pricesSource}`,
   ];
   if (req.estimateOnly) {
-    return { text: [...header, estimateLine(estimate)], json: { ok: true, command: 'generate', task: task.id, backend: backend.id, estimate, trace: traceSummary, prices: pricesSource } };
+    return {
+      text: [...header, estimateLine(estimate)],
+      json: { ok: true, command: 'generate', task: task.id, backend: backend.id, estimate, trace: traceSummary, prices: pricesSource },
+    };
   }
   io.err(estimateLine(estimate)); // before any token is spent, even with --quiet
 
@@ -283,11 +325,31 @@ async function generateTask(ws: Workspace, req: GenerateRequest, deps: GenerateD
     ...(req.seed !== undefined ? { seed: req.seed } : {}),
   });
   const run = runId ? finishRecorded(exchanges, runId, task, traceSummary, set) : null;
-  const text = [...header, ...(runId ? [`Run: ${runId} (recorded; replay with --backend replay --replay-run ${runId})`] : []), estimateLine(estimate), '', ...candidateLines(set)];
-  if (run) text.push(`Run total: ${run.usage.calls} call(s) (${run.usage.errors} failed), ${run.usage.inputTokens} in / ${run.usage.outputTokens} out, ${usd(run.usage.costUsd)}`);
+  const text = [
+    ...header,
+    ...(runId ? [`Run: ${runId} (recorded; replay with --backend replay --replay-run ${runId})`] : []),
+    estimateLine(estimate),
+    '',
+    ...candidateLines(set),
+  ];
+  if (run)
+    text.push(
+      `Run total: ${run.usage.calls} call(s) (${run.usage.errors} failed), ${run.usage.inputTokens} in / ${run.usage.outputTokens} out, ${usd(run.usage.costUsd)}`,
+    );
   return {
     text,
-    json: { ok: true, command: 'generate', task: task.id, manifestHash: req.manifest.hash, backend: backend.id, run, estimate, trace: traceSummary, result: set, prices: pricesSource },
+    json: {
+      ok: true,
+      command: 'generate',
+      task: task.id,
+      manifestHash: req.manifest.hash,
+      backend: backend.id,
+      run,
+      estimate,
+      trace: traceSummary,
+      result: set,
+      prices: pricesSource,
+    },
   };
 }
 
@@ -349,7 +411,9 @@ export const GENERATE_COMMANDS: Record<string, Command> = {
           `Samples: ${file}`,
           `Protocol: ${res.protocol}`,
           `Tasks: ${res.tasks} (${res.skipped} without labels skipped), samples per task ${res.samplesPerTask.join('/')}; first sample fails in ${res.positives} (${f3(res.positives / res.tasks)} — the AUPRC of a random score)`,
-          `Normalisation of ${Object.values(res.normalisation).reduce((a, b) => a + b, 0)} samples: ${Object.entries(res.normalisation).map(([k, v]) => `${k} ${v}`).join(', ')}; encoder ${res.encoder}`,
+          `Normalisation of ${Object.values(res.normalisation).reduce((a, b) => a + b, 0)} samples: ${Object.entries(res.normalisation)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}; encoder ${res.encoder}`,
           'Token entropy needs log-probabilities, which these samples lack: group entropy stands in for it.',
           '',
           `${'signal'.padEnd(64)} AUROC   AUPRC`,
@@ -361,7 +425,9 @@ export const GENERATE_COMMANDS: Record<string, Command> = {
         if (values['per-task']) {
           text.push('', 'task                       n  groups  consistency  variance  aggregate  first-fails  pass-rate');
           for (const t of res.perTask) {
-            text.push(`${t.taskId.padEnd(26)} ${String(t.n).padStart(2)}  ${String(t.groups).padStart(6)}  ${f3(t.consistency).padStart(11)}  ${f3(t.variance).padStart(8)}  ${f3(t.aggregate).padStart(9)}  ${String(t.firstFailed).padStart(11)}  ${f3(t.passRate).padStart(9)}`);
+            text.push(
+              `${t.taskId.padEnd(26)} ${String(t.n).padStart(2)}  ${String(t.groups).padStart(6)}  ${f3(t.consistency).padStart(11)}  ${f3(t.variance).padStart(8)}  ${f3(t.aggregate).padStart(9)}  ${String(t.firstFailed).padStart(11)}  ${f3(t.passRate).padStart(9)}`,
+            );
           }
         }
         const { perTask, ...summary } = res;
@@ -386,7 +452,9 @@ export const GENERATE_COMMANDS: Record<string, Command> = {
       text.push(`Price table: ${source}${source === 'built-in defaults' ? ` (run opencoder prices --init to write ${file} and edit it)` : ''}`, '');
       text.push(`${'model'.padEnd(24)} ${'in $/M'.padStart(8)} ${'out $/M'.padStart(8)}  as of       source`);
       for (const [model, p] of Object.entries(table.models)) {
-        text.push(`${model.padEnd(24)} ${p.inputPerMTok.toFixed(3).padStart(8)} ${p.outputPerMTok.toFixed(3).padStart(8)}  ${p.asOf}  ${p.source ?? ''}${p.note ? ` (${p.note})` : ''}`);
+        text.push(
+          `${model.padEnd(24)} ${p.inputPerMTok.toFixed(3).padStart(8)} ${p.outputPerMTok.toFixed(3).padStart(8)}  ${p.asOf}  ${p.source ?? ''}${p.note ? ` (${p.note})` : ''}`,
+        );
       }
       text.push('', 'Local servers (a base URL on this machine or a private network) and the offline backend cost 0 unless priced here.');
       return { text, json: { ok: true, command: 'prices', source, table, defaults: table === DEFAULT_PRICES } };

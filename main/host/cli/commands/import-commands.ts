@@ -61,7 +61,11 @@ function coderEvalSummary(r: CoderEvalImportResult): string[] {
     `Imported CoderEval (Python) from ${r.benchDir} (${r.docstrings} docstrings)`,
     `Output: ${r.outDir}`,
     `Records: ${c.records} → ${r.metadataFile}`,
-    `Levels: ${Object.entries(r.levels).map(([k, v]) => `${k} ${v.tasks}/${v.records}`).join(', ') || 'none'} (tasks/records)`,
+    `Levels: ${
+      Object.entries(r.levels)
+        .map(([k, v]) => `${k} ${v.tasks}/${v.records}`)
+        .join(', ') || 'none'
+    } (tasks/records)`,
     `Tasks: ${c.tasks} (${c.templateTasks} check-template, ${c.repositoryTasks} repository) → ${r.manifestFile}`,
     `Not runnable: ${fmtCounts(r.dropped)}`,
     `Warnings: ${r.warnings.length ? fmtCounts(r.warningCounts) : 'none'}`,

@@ -79,9 +79,7 @@ export function traceLines(trace: RetrievalTrace): string[] {
     ),
     '',
     'Dropped:',
-    ...trace.evidence
-      .filter((e) => !e.kept)
-      .map((e) => `  [${e.source} s${e.step + 1}] ${e.title}  r ${f(e.r)}  u ${f(e.u)}  γ ${f(e.gamma)}  — ${e.reason}`),
+    ...trace.evidence.filter((e) => !e.kept).map((e) => `  [${e.source} s${e.step + 1}] ${e.title}  r ${f(e.r)}  u ${f(e.u)}  γ ${f(e.gamma)}  — ${e.reason}`),
   ];
   return lines;
 }
@@ -126,7 +124,14 @@ export const RETRIEVE_COMMANDS: Record<string, Command> = {
       if (!tasks.length) throw new UsageError('no tasks selected');
       const usable = tasks.filter((t) => t.reference || t.ground_truth_apis?.length);
       const left = tasks.length - usable.length;
-      if (left) io.err(`note: ${left} tasks have neither a reference solution nor ground_truth_apis and are left out (${tasks.filter((t) => !usable.includes(t)).slice(0, 3).map((t) => t.id).join(', ')}…)`);
+      if (left)
+        io.err(
+          `note: ${left} tasks have neither a reference solution nor ground_truth_apis and are left out (${tasks
+            .filter((t) => !usable.includes(t))
+            .slice(0, 3)
+            .map((t) => t.id)
+            .join(', ')}…)`,
+        );
       const config = configOf(values);
       const ws = await openWorkspace(values, io);
       try {
@@ -135,22 +140,36 @@ export const RETRIEVE_COMMANDS: Record<string, Command> = {
         const viewPaths = [...new Set(usable.map((t) => t.taskViewPath).filter((p): p is string => !!p))];
         const views = await ensureIndexedPaths(ws, viewPaths, io, true);
         if (viewPaths.length && !quiet) io.err(`[eval-api] ${viewPaths.length} task views indexed`);
-        const run = await evaluateManifestApis({ store: ws.store, encoder: ws.encoder, tasks: usable, repos, views, config, onProgress: quiet ? undefined : (done, n) => done % 20 === 0 && io.err(`[eval-api] ${done}/${n}`) });
+        const run = await evaluateManifestApis({
+          store: ws.store,
+          encoder: ws.encoder,
+          tasks: usable,
+          repos,
+          views,
+          config,
+          onProgress: quiet ? undefined : (done, n) => done % 20 === 0 && io.err(`[eval-api] ${done}/${n}`),
+        });
         const head = run[protocol][scope];
         const f = (x: number) => fixed(x, 3);
         const line = (name: string, r: ProtocolReport) => {
           const s = r.summary;
-          return `  ${name.padEnd(10)} ${s.matching.padEnd(6)} over ${s.tasks} tasks: P ${f(s.precision)} R ${f(s.recall)} F1 ${f(s.f1)} exact ${f(s.exactMatch)}; count over ${s.count.over} / exact ${s.count.exact} / under ${s.count.under}` +
-            `; strict F1 ${f(s.strict.f1)}, bare F1 ${f(s.bare.f1)}; held-out F1 ${f(s.heldOut.f1)} (${s.heldOut.tasks} tasks)`;
+          return (
+            `  ${name.padEnd(10)} ${s.matching.padEnd(6)} over ${s.tasks} tasks: P ${f(s.precision)} R ${f(s.recall)} F1 ${f(s.f1)} exact ${f(s.exactMatch)}; count over ${s.count.over} / exact ${s.count.exact} / under ${s.count.under}` +
+            `; strict F1 ${f(s.strict.f1)}, bare F1 ${f(s.bare.f1)}; held-out F1 ${f(s.heldOut.f1)} (${s.heldOut.tasks} tasks)`
+          );
         };
         const text = [
           `Manifest ${manifest.file} (${manifest.hash.slice(0, 12)}), ${usable.length} tasks, API refinement ${config.fusion.refineApi ? 'on' : 'off'}, encoder ${ws.encoder.name}`,
           ...API_PROTOCOLS.flatMap((p) => [
             `Protocol ${p}${p === protocol ? ' (headline)' : ''}: pool = ${PROTOCOL_RULES[p].pool}; ${PROTOCOL_RULES[p].matching} matching; empty truths ${PROTOCOL_RULES[p].emptyTruths}; ${run[p].kept.summary.tasksWithTruth} of ${usable.length} tasks have a non-empty truth`,
             ...PREDICTION_SCOPES.map((sc) => line(sc, run[p][sc])),
-            ...Object.entries(run[p][scope].benchmarks).length > 1
-              ? [`  per benchmark (${scope}): ${Object.entries(run[p][scope].benchmarks).map(([b, s]) => `${b} F1 ${f(s.f1)} exact ${f(s.exactMatch)} (${s.tasks})`).join('; ')}; mean F1 ${f(run[p][scope].meanOverBenchmarks!.f1)}`]
-              : [],
+            ...(Object.entries(run[p][scope].benchmarks).length > 1
+              ? [
+                  `  per benchmark (${scope}): ${Object.entries(run[p][scope].benchmarks)
+                    .map(([b, s]) => `${b} F1 ${f(s.f1)} exact ${f(s.exactMatch)} (${s.tasks})`)
+                    .join('; ')}; mean F1 ${f(run[p][scope].meanOverBenchmarks!.f1)}`,
+                ]
+              : []),
             (() => {
               const u = run[p][scope].summary.uncertainty;
               return `  uncertainty: ${u.items} held-out items (${u.wrongItems} false positives, ${u.heldOutTasks} tasks): AUROC ${f(u.auroc)}, AUPRC ${f(u.auprc)}, ECE raw ${f(u.eceRaw)}, after Platt ${f(u.eceCalibrated)}${u.degenerate ? ` — degenerate: ${u.degenerate}` : ''}`;

@@ -27,7 +27,8 @@ import {
 
 function formatOf(values: Record<string, unknown>): SampleFormat | 'auto' {
   const f = (values.format as string | undefined) ?? 'auto';
-  if (f !== 'auto' && !(SAMPLE_FORMATS as readonly string[]).includes(f)) throw new UsageError(`--format must be auto or one of ${SAMPLE_FORMATS.join(', ')} (got ${f})`);
+  if (f !== 'auto' && !(SAMPLE_FORMATS as readonly string[]).includes(f))
+    throw new UsageError(`--format must be auto or one of ${SAMPLE_FORMATS.join(', ')} (got ${f})`);
   return f as SampleFormat | 'auto';
 }
 
@@ -45,7 +46,15 @@ function readSet(input: string, values: Record<string, unknown>): SampleSet {
  * `--labels executed`: every sample of the tasks the manifest holds is run in the sandbox as given (extracted only
  * with --extract), Pass@k is computed from those verdicts, and agreement with the official labels is reported.
  */
-async function executedPassK(input: string, format: string, tasks: SampleTask[], ks: number[], kOverN: KOverN, values: Record<string, unknown>, io: Io): Promise<CommandResult> {
+async function executedPassK(
+  input: string,
+  format: string,
+  tasks: SampleTask[],
+  ks: number[],
+  kOverN: KOverN,
+  values: Record<string, unknown>,
+  io: Io,
+): Promise<CommandResult> {
   const manifestFile = values.manifest as string | undefined;
   if (!manifestFile) throw new UsageError('--labels executed needs --manifest FILE: the tasks whose tests run the samples');
   const mode = sandboxModeOf(values);
@@ -53,7 +62,13 @@ async function executedPassK(input: string, format: string, tasks: SampleTask[],
   const manifest = readManifest(manifestFile);
   const matched = tasks.map((t) => ({ set: t, task: matchTask(manifest.tasks, t.taskId) })).filter((x): x is { set: SampleTask; task: Task } => !!x.task);
   const unmatched = tasks.length - matched.length;
-  if (!matched.length) throw new UsageError(`none of the ${tasks.length} tasks of ${input} is in ${manifest.file} (ids like ${tasks.slice(0, 3).map((t) => t.taskId).join(', ')})`);
+  if (!matched.length)
+    throw new UsageError(
+      `none of the ${tasks.length} tasks of ${input} is in ${manifest.file} (ids like ${tasks
+        .slice(0, 3)
+        .map((t) => t.taskId)
+        .join(', ')})`,
+    );
   const chosen = limit ? matched.slice(0, limit) : matched;
   const validator = await createValidator({ sandbox: { mode } });
   const executed: ExecutedTask[] = [];
@@ -66,27 +81,44 @@ async function executedPassK(input: string, format: string, tasks: SampleTask[],
       executed.push({
         taskId: set.taskId,
         manifestTaskId: task.id,
-        samples: verdicts.map((v, j) => ({ index: j, official: set.samples[j]!.passed ?? null, executed: v.status === 'passed', status: v.status, reason: v.reason })),
+        samples: verdicts.map((v, j) => ({
+          index: j,
+          official: set.samples[j]!.passed ?? null,
+          executed: v.status === 'passed',
+          status: v.status,
+          reason: v.reason,
+        })),
       });
-      if (values.quiet !== true) io.err(`[passk] ${i + 1}/${chosen.length} ${task.id}: ${verdicts.filter((v) => v.status === 'passed').length}/${verdicts.length} passed`);
+      if (values.quiet !== true)
+        io.err(`[passk] ${i + 1}/${chosen.length} ${task.id}: ${verdicts.filter((v) => v.status === 'passed').length}/${verdicts.length} passed`);
     }
   } finally {
     validator.close();
   }
   let report;
   try {
-    report = passAtKOf(executed.map((t) => ({ taskId: t.taskId, n: t.samples.length, c: t.samples.filter((s) => s.executed).length })), ks, kOverN);
+    report = passAtKOf(
+      executed.map((t) => ({ taskId: t.taskId, n: t.samples.length, c: t.samples.filter((s) => s.executed).length })),
+      ks,
+      kOverN,
+    );
   } catch (err) {
     if (err instanceof RangeError) throw new UsageError(err.message);
     throw err;
   }
   const official = executed.every((t) => t.samples.every((s) => s.official !== null))
-    ? passAtKOf(executed.map((t) => ({ taskId: t.taskId, n: t.samples.length, c: t.samples.filter((s) => s.official).length })), ks, kOverN).passAtK
+    ? passAtKOf(
+        executed.map((t) => ({ taskId: t.taskId, n: t.samples.length, c: t.samples.filter((s) => s.official).length })),
+        ks,
+        kOverN,
+      ).passAtK
     : null;
   const agreement = agreementOf(executed);
   const text = [
     `${path.resolve(input)} (${format}): ${executed.length} tasks executed against ${manifest.file}${unmatched ? ` (${unmatched} of the set's tasks are not in the manifest)` : ''}${limit ? ` (--limit ${limit})` : ''}; samples ${values.extract ? 'extracted' : 'byte for byte'}`,
-    ...ks.map((k) => `pass@${k} executed ${report.passAtK[String(k)]!.toFixed(10)}${official ? `   official ${official[String(k)]!.toFixed(10)} (same tasks)` : ''}`),
+    ...ks.map(
+      (k) => `pass@${k} executed ${report.passAtK[String(k)]!.toFixed(10)}${official ? `   official ${official[String(k)]!.toFixed(10)} (same tasks)` : ''}`,
+    ),
     agreement.labelled
       ? `Agreement with official labels: ${agreement.agree}/${agreement.labelled} samples (${((agreement.rate ?? 0) * 100).toFixed(1)} %); official pass → executed fail ${agreement.officialPassExecutedFail}, official fail → executed pass ${agreement.officialFailExecutedPass}; ${agreement.tasksAgreeing}/${executed.length} tasks agree on every sample`
       : 'No official labels to compare with.',
@@ -94,12 +126,28 @@ async function executedPassK(input: string, format: string, tasks: SampleTask[],
   ];
   return {
     text,
-    json: { ok: true, command: 'passk', input: path.resolve(input), format, labels: 'executed', manifest: manifest.file, unmatched, ...report, officialPassAtK: official, agreement, executed },
+    json: {
+      ok: true,
+      command: 'passk',
+      input: path.resolve(input),
+      format,
+      labels: 'executed',
+      manifest: manifest.file,
+      unmatched,
+      ...report,
+      officialPassAtK: official,
+      agreement,
+      executed,
+    },
   };
 }
 
 function parseKs(raw: string): number[] {
-  const ks = raw.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const ks = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
   if (!ks.length || ks.some((k) => !Number.isInteger(k) || k < 1)) throw new UsageError(`--k takes positive integers separated by commas (got ${raw})`);
   return [...new Set(ks)].sort((a, b) => a - b);
 }
@@ -127,9 +175,21 @@ export const SAMPLES_COMMANDS: Record<string, Command> = {
           `Imported ${set.format} samples from ${set.source}`,
           `Tasks: ${set.tasks.length}; samples: ${samples} (n per task: ${ns.join(', ')}); official labels: ${labelled ? `${labelled} of ${samples}` : 'none'}`,
           `Written: ${path.resolve(out)} (each sample byte for byte as published)`,
-          labelled === samples && samples ? `Pass@k: opencoder passk ${out}` : 'Without official labels for every sample there is no official Pass@k; validate the samples against a manifest instead.',
+          labelled === samples && samples
+            ? `Pass@k: opencoder passk ${out}`
+            : 'Without official labels for every sample there is no official Pass@k; validate the samples against a manifest instead.',
         ],
-        json: { ok: true, command: 'samples import', format: set.format, source: set.source, out: path.resolve(out), tasks: set.tasks.length, samples, labelled, samplesPerTask: ns },
+        json: {
+          ok: true,
+          command: 'samples import',
+          format: set.format,
+          source: set.source,
+          out: path.resolve(out),
+          tasks: set.tasks.length,
+          samples,
+          labelled,
+          samplesPerTask: ns,
+        },
       };
     },
   },

@@ -9,13 +9,22 @@ import type { Verdict } from '../../../model/verdict.ts';
 import { sandboxModeOf, UsageError, type Command, type CommandResult } from '../kit.ts';
 import { bytes } from '../../../model/format.ts';
 
-
 export function verdictLines(v: Verdict): string[] {
   const lines = [
     `Verdict: ${v.status.toUpperCase()} — ${v.reason}`,
     `Duration: ${v.durationMs} ms (limit ${v.timeoutMs} ms)${v.peakMemoryBytes !== null ? `; peak memory ${bytes(v.peakMemoryBytes)}` : ''}${v.cached ? ' (reused verdict of an identical candidate)' : ''}`,
     `Sandbox: ${v.sandbox.label}`,
-    `Interpreter: ${v.environment ? `${v.environment.python} (Python ${v.environment.version})${Object.keys(v.environment.env).length ? `, with ${Object.entries(v.environment.env).map(([k, x]) => `${k}=${x}`).join(' ')}` : ''}` : 'unknown (no report)'}`,
+    `Interpreter: ${
+      v.environment
+        ? `${v.environment.python} (Python ${v.environment.version})${
+            Object.keys(v.environment.env).length
+              ? `, with ${Object.entries(v.environment.env)
+                  .map(([k, x]) => `${k}=${x}`)
+                  .join(' ')}`
+              : ''
+          }`
+        : 'unknown (no report)'
+    }`,
     `Target: ${v.target ? `${v.target.expectedFile}, loaded from ${v.target.loadedFrom ?? 'nowhere (never imported)'}, called ${v.target.calls ?? 'an unknown number of'} time(s) while tests ran` : 'not observed'}`,
     `Expected tests: ${v.expectedTests ? `${v.expectedTests.length}, from ${v.expectedFrom === 'reference' ? "the reference's passing run" : "the task's list"}` : 'every test that runs'}`,
     ...(v.flaky ? [`Flaky: first ${v.flaky.outcomes[0]} (${v.flaky.reasons[0]}), then ${v.flaky.outcomes[1]} (${v.flaky.reasons[1]})`] : []),
@@ -41,8 +50,7 @@ export function verdictLines(v: Verdict): string[] {
 export const VALIDATE_COMMANDS: Record<string, Command> = {
   validate: {
     summary: "run a candidate (or the task's reference) against the task's tests in the sandbox",
-    usage:
-      'opencoder validate --manifest FILE --id ID (--candidate FILE | --reference) [--sandbox auto|strong|weak] [--timeout-ms N]',
+    usage: 'opencoder validate --manifest FILE --id ID (--candidate FILE | --reference) [--sandbox auto|strong|weak] [--timeout-ms N]',
     options: {
       manifest: { type: 'string' },
       id: { type: 'string' },

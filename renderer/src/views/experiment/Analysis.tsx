@@ -41,7 +41,9 @@ export function RunAnalysis() {
         </button>
       }
     >
-      {!model || (model.status === 'loading' && !model.data) ? <Loading label="Computing the report model (bootstrap intervals take a moment)…" testId="analysis-loading" /> : null}
+      {!model || (model.status === 'loading' && !model.data) ? (
+        <Loading label="Computing the report model (bootstrap intervals take a moment)…" testId="analysis-loading" />
+      ) : null}
       {model?.status === 'error' ? <ErrorBox error={model.error} title="Could not analyse" onRetry={() => void loadModel(selected, true)} /> : null}
       {model?.data ? (
         <>
@@ -72,7 +74,8 @@ function Summary({ model }: { model: ReportModel }) {
       <div className="provenance small muted">
         {model.runs.map((r) => (
           <div key={r.id}>
-            <span className="mono">{r.id}</span> · {r.kind} · {r.status} · {r.manifest.tasks} tasks · {r.backend.label} · encoder {r.encoder.name} · sandbox {r.sandbox} · prompts {r.prompts.version}
+            <span className="mono">{r.id}</span> · {r.kind} · {r.status} · {r.manifest.tasks} tasks · {r.backend.label} · encoder {r.encoder.name} · sandbox{' '}
+            {r.sandbox} · prompts {r.prompts.version}
           </div>
         ))}
       </div>
@@ -127,7 +130,10 @@ function ConditionsTable({ model }: { model: ReportModel }) {
             <th className="num">Mean uncert.</th>
             <th className="num">ECE</th>
             <th className="num">AUROC</th>
-            <th className="num" title="Repository protocol: discovery in the whole repository, strict module:qualname keys, mean over the tasks with a non-empty truth">
+            <th
+              className="num"
+              title="Repository protocol: discovery in the whole repository, strict module:qualname keys, mean over the tasks with a non-empty truth"
+            >
               API F1 <span className="muted small">repository · strict</span>
             </th>
             <th className="num" title="Task-view protocol (RQ4): the task’s own view is the pool, bare names, mean over all tasks, empty truths included">
@@ -154,13 +160,22 @@ function ConditionsTable({ model }: { model: ReportModel }) {
               <td className="num">{num(c.uncertainty.ece)}</td>
               <td className="num" title={c.uncertainty.degenerate ?? undefined}>
                 {num(c.uncertainty.auroc)}
-                {c.uncertainty.degenerate ? <span className="text-warn small" data-testid="auroc-degenerate"> degenerate</span> : null}
+                {c.uncertainty.degenerate ? (
+                  <span className="text-warn small" data-testid="auroc-degenerate">
+                    {' '}
+                    degenerate
+                  </span>
+                ) : null}
               </td>
               <td className="num" data-testid="api-f1-repository" title={c.api ? `${c.api.tasks} tasks with truth` : undefined}>
                 {c.api ? num(c.api.f1) : '—'}
                 {c.api ? <span className="muted small"> ({c.api.tasks})</span> : null}
               </td>
-              <td className="num" data-testid="api-f1-task-view" title={c.apiTaskView ? `${c.apiTaskView.tasks} tasks (${c.apiTaskView.emptyTruth} with an empty truth)` : undefined}>
+              <td
+                className="num"
+                data-testid="api-f1-task-view"
+                title={c.apiTaskView ? `${c.apiTaskView.tasks} tasks (${c.apiTaskView.emptyTruth} with an empty truth)` : undefined}
+              >
                 {c.apiTaskView ? `${num(c.apiTaskView.f1)} / ${num(c.apiTaskView.exact)}` : '—'}
                 {c.apiTaskView ? <span className="muted small"> ({c.apiTaskView.tasks})</span> : null}
               </td>
@@ -187,7 +202,9 @@ function ComparisonsTable({ model }: { model: ReportModel }) {
             <th className="num">Holm p</th>
             <th title="The comparisons adjusted together: one backend (or pair of backends), selected-output correctness">Holm family</th>
             <th className="num">Δ selected [95 % CI]</th>
-            <th className="num" title="Paired sign-flip permutation test of the per-task Pass@1 differences">Pass@1 p</th>
+            <th className="num" title="Paired sign-flip permutation test of the per-task Pass@1 differences">
+              Pass@1 p
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -247,7 +264,14 @@ function TasksTable({ model }: { model: ReportModel }) {
   return (
     <div data-testid="tasks-table-wrap">
       <div className="row gap">
-        <input className="input" placeholder="Filter by task or condition" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter tasks" data-testid="tasks-table-filter" />
+        <input
+          className="input"
+          placeholder="Filter by task or condition"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          aria-label="Filter tasks"
+          data-testid="tasks-table-filter"
+        />
         <Tabs
           small
           label="Show"
@@ -290,8 +314,12 @@ function TasksHeader() {
       <span className="num">c / n</span>
       <span className="num">Pass@1</span>
       <span className="num">Uncert.</span>
-      <span className="num" title="API F1, repository protocol (strict keys; — when the truth is empty)">API F1 repo</span>
-      <span className="num" title="API F1, task-view protocol (bare names; all tasks)">API F1 view</span>
+      <span className="num" title="API F1, repository protocol (strict keys; — when the truth is empty)">
+        API F1 repo
+      </span>
+      <span className="num" title="API F1, task-view protocol (bare names; all tasks)">
+        API F1 view
+      </span>
       <span className="num">Repairs</span>
       <span className="num">Time</span>
     </div>
@@ -301,7 +329,16 @@ function TasksHeader() {
 /** One task of one condition; opens the stored result (not for a task that ended in an error). */
 function TaskResultRow({ task: t, label, onOpen }: { task: TaskRow; label: string; onOpen: () => void }) {
   return (
-    <button type="button" className="vtable-row tasks-grid row-button" onClick={onOpen} data-testid="task-table-row" data-task-id={t.taskId} data-condition={t.condition} disabled={!!t.error} title={t.error ?? `open ${t.taskId} / ${t.condition}`}>
+    <button
+      type="button"
+      className="vtable-row tasks-grid row-button"
+      onClick={onOpen}
+      data-testid="task-table-row"
+      data-task-id={t.taskId}
+      data-condition={t.condition}
+      disabled={!!t.error}
+      title={t.error ?? `open ${t.taskId} / ${t.condition}`}
+    >
       <span className="mono small ellipsis">{t.taskId}</span>
       <span className="small ellipsis">{label}</span>
       <span>

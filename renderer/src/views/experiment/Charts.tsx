@@ -109,7 +109,10 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
                 o.degenerate
                   ? `Degenerate: ${o.degenerate}. No effect here is significant.`
                   : o.effects.some((e) => e.degenerate)
-                    ? `Degenerate: ${o.effects.filter((e) => e.degenerate).map((e) => `${e.name} (${e.degenerate})`).join('; ')}`
+                    ? `Degenerate: ${o.effects
+                        .filter((e) => e.degenerate)
+                        .map((e) => `${e.name} (${e.degenerate})`)
+                        .join('; ')}`
                     : null
               }
               height={300}
@@ -165,7 +168,15 @@ export function PassAtKChart({ model }: { model: ReportModel }) {
         <Tooltip contentStyle={tooltipStyle} formatter={(v) => num(v as number)} labelFormatter={(k) => `k = ${k}`} />
         <Legend verticalAlign="bottom" wrapperStyle={LEGEND} />
         {conds.map((c, i) => (
-          <Line key={`${c.runId}-${c.condition}`} dataKey={`c${i}`} name={condName(model, c)} stroke={seriesColor(i)} strokeWidth={2} dot={{ r: 3 }} isAnimationActive={false} />
+          <Line
+            key={`${c.runId}-${c.condition}`}
+            dataKey={`c${i}`}
+            name={condName(model, c)}
+            stroke={seriesColor(i)}
+            strokeWidth={2}
+            dot={{ r: 3 }}
+            isAnimationActive={false}
+          />
         ))}
       </LineChart>
     </ChartFrame>
@@ -182,7 +193,11 @@ export function SelectedVsRawChart({ model }: { model: ReportModel }) {
   }));
   if (!data.length) return <Empty title="No conditions" testId="selected-empty" />;
   return (
-    <ChartFrame testId="chart-selected-vs-raw" title="Selected-output correctness vs raw Pass@1" subtitle="what the method returns vs a random raw sample · 95 % intervals">
+    <ChartFrame
+      testId="chart-selected-vs-raw"
+      title="Selected-output correctness vs raw Pass@1"
+      subtitle="what the method returns vs a random raw sample · 95 % intervals"
+    >
       <BarChart data={data} margin={{ top: 14, right: 16, bottom: 4, left: data.length > 4 ? 56 : 16 }}>
         <CartesianGrid stroke={GRID} vertical={false} />
         <XAxis {...categoryAxis(data.map((d) => d.name))} />
@@ -208,7 +223,12 @@ export function CalibrationChart({ model }: { model: ReportModel }) {
     .filter((s) => s.bins.length);
   if (!series.length) return <Empty title="No calibration data" testId="calibration-empty" />;
   return (
-    <ChartFrame testId="chart-calibration" title="Calibration (reliability diagram)" subtitle="generation uncertainty read as P(selected output fails); point size = tasks in the bin" height={320}>
+    <ChartFrame
+      testId="chart-calibration"
+      title="Calibration (reliability diagram)"
+      subtitle="generation uncertainty read as P(selected output fails); point size = tasks in the bin"
+      height={320}
+    >
       <ScatterChart margin={{ top: 14, right: 24, bottom: 4, left: 8 }}>
         <CartesianGrid stroke={GRID} />
         <XAxis type="number" dataKey="x" domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} height={46}>
@@ -218,11 +238,26 @@ export function CalibrationChart({ model }: { model: ReportModel }) {
           <Label value="observed failure rate" angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
         </YAxis>
         <ZAxis type="number" dataKey="n" range={[30, 260]} name="tasks" />
-        <ReferenceLine segment={[{ x: 0, y: 0 }, { x: 1, y: 1 }]} stroke="#9aa3b2" strokeDasharray="4 4" ifOverflow="hidden" />
+        <ReferenceLine
+          segment={[
+            { x: 0, y: 0 },
+            { x: 1, y: 1 },
+          ]}
+          stroke="#9aa3b2"
+          strokeDasharray="4 4"
+          ifOverflow="hidden"
+        />
         <Tooltip contentStyle={tooltipStyle} formatter={(v, n) => (n === 'tasks' ? String(v) : num(v as number))} />
         <Legend verticalAlign="bottom" wrapperStyle={LEGEND} />
         {series.map(({ c, i, bins }) => (
-          <Scatter key={`${c.runId}-${c.condition}`} name={`${condName(model, c)} · ECE ${num(c.uncertainty.ece)}`} data={bins} fill={seriesColor(i)} line={{ stroke: seriesColor(i), strokeWidth: 1 }} isAnimationActive={false} />
+          <Scatter
+            key={`${c.runId}-${c.condition}`}
+            name={`${condName(model, c)} · ECE ${num(c.uncertainty.ece)}`}
+            data={bins}
+            fill={seriesColor(i)}
+            line={{ stroke: seriesColor(i), strokeWidth: 1 }}
+            isAnimationActive={false}
+          />
         ))}
       </ScatterChart>
     </ChartFrame>
@@ -233,9 +268,24 @@ type ApiAggregate = NonNullable<ConditionSummary['api']>;
 type ApiProtocol = 'repository' | 'task-view';
 
 /** What each API-retrieval protocol is and matches (docs/api-retrieval.md), as the chart captions say it. */
-export const API_PROTOCOLS: Record<ApiProtocol, { label: string; matching: string; over: string; pool: string; of: (c: ConditionSummary) => ApiAggregate | null }> = {
-  repository: { label: 'repository', matching: 'strict keys', over: 'tasks with truth', pool: 'discovery in the whole repository, strict module:qualname keys', of: (c) => c.api ?? null },
-  'task-view': { label: 'task-view', matching: 'bare names', over: 'tasks', pool: 'the task’s own view is the API pool (RQ4), bare names case-insensitive, empty truths included', of: (c) => c.apiTaskView ?? null },
+export const API_PROTOCOLS: Record<
+  ApiProtocol,
+  { label: string; matching: string; over: string; pool: string; of: (c: ConditionSummary) => ApiAggregate | null }
+> = {
+  repository: {
+    label: 'repository',
+    matching: 'strict keys',
+    over: 'tasks with truth',
+    pool: 'discovery in the whole repository, strict module:qualname keys',
+    of: (c) => c.api ?? null,
+  },
+  'task-view': {
+    label: 'task-view',
+    matching: 'bare names',
+    over: 'tasks',
+    pool: 'the task’s own view is the API pool (RQ4), bare names case-insensitive, empty truths included',
+    of: (c) => c.apiTaskView ?? null,
+  },
 };
 
 /** `42 tasks with truth`, or `40–42 tasks with truth per condition` when the conditions differ. */
@@ -277,7 +327,10 @@ function ApiProtocolChart({ model, protocol }: { model: ReportModel; protocol: A
       </Empty>
     );
   }
-  const label = `${meta.label} · ${meta.matching} · ${tasksOver(data.map((d) => d.tasks), meta.over)}`;
+  const label = `${meta.label} · ${meta.matching} · ${tasksOver(
+    data.map((d) => d.tasks),
+    meta.over,
+  )}`;
   return (
     <ChartFrame testId={testId} title={`API retrieval — ${meta.label} protocol`} subtitle={`${label} · ${meta.pool}`}>
       <BarChart data={data} margin={{ top: 14, right: 16, bottom: 4, left: data.length > 4 ? 56 : 16 }}>

@@ -40,11 +40,21 @@ export function SampleSets() {
       <div className="form-row">
         <Field label="Sample file or folder" error={pathError}>
           {(id, d) => (
-            <input id={id} aria-describedby={d} className="input input-wide mono" value={path} onChange={(e) => setPath(e.target.value)} spellCheck={false} data-testid="samples-path" placeholder="/path/to/phi-2-results" />
+            <input
+              id={id}
+              aria-describedby={d}
+              className="input input-wide mono"
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+              spellCheck={false}
+              data-testid="samples-path"
+              placeholder="/path/to/phi-2-results"
+            />
           )}
         </Field>
         <label className="check">
-          <input type="checkbox" checked={humaneval} onChange={(e) => setHumaneval(e.target.checked)} data-testid="samples-humaneval" /> count tasks with n &lt; k as the HumanEval harness does
+          <input type="checkbox" checked={humaneval} onChange={(e) => setHumaneval(e.target.checked)} data-testid="samples-humaneval" /> count tasks with n &lt;
+          k as the HumanEval harness does
         </label>
         <button type="button" className="btn btn-primary" onClick={() => void load()} disabled={busy} data-testid="samples-load">
           {busy ? 'Reading…' : 'Compute Pass@k'}
@@ -54,7 +64,8 @@ export function SampleSets() {
       {result ? (
         <div data-testid="samples-result">
           <p className="small">
-            <code>{result.path}</code> ({result.format}): {int(result.tasks)} tasks, {int(result.samples)} samples (n {result.n.min === result.n.max ? result.n.min : `${result.n.min}–${result.n.max}`}), official labels
+            <code>{result.path}</code> ({result.format}): {int(result.tasks)} tasks, {int(result.samples)} samples (n{' '}
+            {result.n.min === result.n.max ? result.n.min : `${result.n.min}–${result.n.max}`}), official labels
           </p>
           <table className="table" data-testid="samples-passk">
             <thead>

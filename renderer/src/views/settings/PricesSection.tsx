@@ -24,7 +24,11 @@ function toRows(models: Record<string, ModelPrice>): PriceRow[] {
     input: String(p.inputPerMTok),
     output: String(p.outputPerMTok),
     asOf: p.asOf,
-    rest: { ...(p.cachedInputPerMTok !== undefined ? { cachedInputPerMTok: p.cachedInputPerMTok } : {}), ...(p.source ? { source: p.source } : {}), ...(p.note ? { note: p.note } : {}) },
+    rest: {
+      ...(p.cachedInputPerMTok !== undefined ? { cachedInputPerMTok: p.cachedInputPerMTok } : {}),
+      ...(p.source ? { source: p.source } : {}),
+      ...(p.note ? { note: p.note } : {}),
+    },
   }));
 }
 
@@ -117,7 +121,13 @@ export function PricesSection() {
       subtitle={
         info ? (
           <span data-testid="prices-source">
-            USD per million tokens, used for cost estimates and spend. Read from {info.source === 'built-in defaults' ? 'the built-in defaults (check them against the providers’ price pages)' : <span className="mono">{info.source}</span>}; saving writes <span className="mono">{info.file}</span>. Local servers and the offline backend cost 0.
+            USD per million tokens, used for cost estimates and spend. Read from{' '}
+            {info.source === 'built-in defaults' ? (
+              'the built-in defaults (check them against the providers’ price pages)'
+            ) : (
+              <span className="mono">{info.source}</span>
+            )}
+            ; saving writes <span className="mono">{info.file}</span>. Local servers and the offline backend cost 0.
           </span>
         ) : null
       }
@@ -145,7 +155,11 @@ export function PricesSection() {
             <button type="submit" className="btn btn-primary" disabled={t.busy} data-testid="prices-save">
               {t.busy ? 'Saving…' : 'Save prices'}
             </button>
-            {t.saved ? <span className="small muted" data-testid="prices-saved">Saved.</span> : null}
+            {t.saved ? (
+              <span className="small muted" data-testid="prices-saved">
+                Saved.
+              </span>
+            ) : null}
           </div>
         </form>
       ) : null}
@@ -160,8 +174,12 @@ function PriceTable({ rows, update, remove }: { rows: PriceRow[]; update: (i: nu
         <thead>
           <tr>
             <th scope="col">Model</th>
-            <th scope="col" className="num">Input $/M</th>
-            <th scope="col" className="num">Output $/M</th>
+            <th scope="col" className="num">
+              Input $/M
+            </th>
+            <th scope="col" className="num">
+              Output $/M
+            </th>
             <th scope="col">As of</th>
             <th scope="col">
               <span className="sr-only">Remove</span>
@@ -172,16 +190,43 @@ function PriceTable({ rows, update, remove }: { rows: PriceRow[]; update: (i: nu
           {rows.map((r, i) => (
             <tr key={i} data-testid="price-row">
               <td>
-                <input className="input mono" value={r.model} onChange={(e) => update(i, { model: e.target.value })} aria-label={`model of row ${i + 1}`} data-testid="price-model" spellCheck={false} />
+                <input
+                  className="input mono"
+                  value={r.model}
+                  onChange={(e) => update(i, { model: e.target.value })}
+                  aria-label={`model of row ${i + 1}`}
+                  data-testid="price-model"
+                  spellCheck={false}
+                />
               </td>
               <td className="num">
-                <input className="input input-num" inputMode="decimal" value={r.input} onChange={(e) => update(i, { input: e.target.value })} aria-label={`input price of ${r.model || `row ${i + 1}`}`} data-testid="price-input" />
+                <input
+                  className="input input-num"
+                  inputMode="decimal"
+                  value={r.input}
+                  onChange={(e) => update(i, { input: e.target.value })}
+                  aria-label={`input price of ${r.model || `row ${i + 1}`}`}
+                  data-testid="price-input"
+                />
               </td>
               <td className="num">
-                <input className="input input-num" inputMode="decimal" value={r.output} onChange={(e) => update(i, { output: e.target.value })} aria-label={`output price of ${r.model || `row ${i + 1}`}`} data-testid="price-output" />
+                <input
+                  className="input input-num"
+                  inputMode="decimal"
+                  value={r.output}
+                  onChange={(e) => update(i, { output: e.target.value })}
+                  aria-label={`output price of ${r.model || `row ${i + 1}`}`}
+                  data-testid="price-output"
+                />
               </td>
               <td>
-                <input className="input mono" value={r.asOf} onChange={(e) => update(i, { asOf: e.target.value })} aria-label={`date of the price of ${r.model || `row ${i + 1}`}`} data-testid="price-asof" />
+                <input
+                  className="input mono"
+                  value={r.asOf}
+                  onChange={(e) => update(i, { asOf: e.target.value })}
+                  aria-label={`date of the price of ${r.model || `row ${i + 1}`}`}
+                  data-testid="price-asof"
+                />
               </td>
               <td>
                 <button type="button" className="btn btn-quiet btn-danger-quiet" onClick={() => remove(i)} data-testid="price-remove">

@@ -87,10 +87,20 @@ function ProtocolPanel({ protocol, score }: { protocol: Protocol; score: Protoco
   }
   const items: ApiItem[] = Array.isArray(score.items) ? score.items : [];
   return (
-    <section className="api-set-protocol" data-testid={`api-items-${protocol}`} data-protocol={protocol} data-scored="true" data-matching={score.matching ?? (protocol === 'repository' ? 'strict' : 'bare')}>
+    <section
+      className="api-set-protocol"
+      data-testid={`api-items-${protocol}`}
+      data-protocol={protocol}
+      data-scored="true"
+      data-matching={score.matching ?? (protocol === 'repository' ? 'strict' : 'bare')}
+    >
       {head}
       <ScoreLine score={score} items={items} />
-      {score.truth === 0 ? <p className="small muted" data-testid="api-set-empty-truth">{meta.emptyTruth}</p> : null}
+      {score.truth === 0 ? (
+        <p className="small muted" data-testid="api-set-empty-truth">
+          {meta.emptyTruth}
+        </p>
+      ) : null}
       {!items.length && (score.predicted > 0 || score.truth > 0) ? (
         <p className="small muted" data-testid="api-set-no-items">
           This result was stored before per-API rows were kept: only the figures above are known.
@@ -116,14 +126,20 @@ function ScoreLine({ score, items }: { score: ProtocolScore; items: ApiItem[] })
       </span>
       <span>
         truth <strong>{score.truth}</strong>
-        {score.truthFrom ? <span className="muted"> (from the {score.truthFrom === 'manifest' ? 'manifest’s ground_truth_apis' : 'reference’s calls'})</span> : null}
+        {score.truthFrom ? (
+          <span className="muted"> (from the {score.truthFrom === 'manifest' ? 'manifest’s ground_truth_apis' : 'reference’s calls'})</span>
+        ) : null}
       </span>
       <span>P {num(score.precision)}</span>
       <span>R {num(score.recall)}</span>
       <span>F1 {num(score.f1)}</span>
       <span>{score.exact ? 'exact set' : 'not the exact set'}</span>
       <span>count {score.count}</span>
-      {items.length ? <span className="muted">{hits} hit(s) of {score.truth}</span> : null}
+      {items.length ? (
+        <span className="muted">
+          {hits} hit(s) of {score.truth}
+        </span>
+      ) : null}
     </div>
   );
 }

@@ -81,7 +81,11 @@ export function Candidates({ result }: { result: TaskResult }) {
             <span className="tabular small muted">
               {c.verdict.passedTests}/{c.verdict.totalTests} target tests
             </span>
-            {selectedIdx === c.index ? <span className="sel-mark">selected</span> : sel.origin === 'repair' && sel.candidateIndex === c.index ? <span className="sel-mark sel-mark-quiet">repaired</span> : null}
+            {selectedIdx === c.index ? (
+              <span className="sel-mark">selected</span>
+            ) : sel.origin === 'repair' && sel.candidateIndex === c.index ? (
+              <span className="sel-mark sel-mark-quiet">repaired</span>
+            ) : null}
           </button>
         ))}
       </div>
@@ -121,7 +125,12 @@ export function Candidates({ result }: { result: TaskResult }) {
 }
 
 export function Findings({ findings }: { findings: { kind: string; severity: string; message: string; line?: number }[] }) {
-  if (!findings.length) return <p className="muted small" data-testid="findings-empty">No static findings.</p>;
+  if (!findings.length)
+    return (
+      <p className="muted small" data-testid="findings-empty">
+        No static findings.
+      </p>
+    );
   return (
     <ul className="findings" data-testid="static-findings">
       {findings.map((f, i) => (

@@ -4,7 +4,19 @@ import { useMemo } from 'react';
 import { diffLines, diffStats } from '../../lib/diff.ts';
 import './DiffView.css';
 
-export function DiffView({ before, after, testId, beforeLabel, afterLabel }: { before: string; after: string; testId?: string; beforeLabel: string; afterLabel: string }) {
+export function DiffView({
+  before,
+  after,
+  testId,
+  beforeLabel,
+  afterLabel,
+}: {
+  before: string;
+  after: string;
+  testId?: string;
+  beforeLabel: string;
+  afterLabel: string;
+}) {
   const lines = useMemo(() => diffLines(before, after), [before, after]);
   const stats = diffStats(lines);
   return (

@@ -342,7 +342,14 @@ function FlowSummary({ evidence, fusedCount, sourcesOn }: { evidence: EvidenceRo
               {off || !rows.length
                 ? null
                 : stages.map((st) =>
-                    counts[st] ? <span key={st} className={`flow-seg flow-${st}`} style={{ flexGrow: counts[st], ...(st === 'fused' ? { background: meta.color } : {}) }} title={`${STAGE_LABEL[st]}: ${counts[st]}`} /> : null,
+                    counts[st] ? (
+                      <span
+                        key={st}
+                        className={`flow-seg flow-${st}`}
+                        style={{ flexGrow: counts[st], ...(st === 'fused' ? { background: meta.color } : {}) }}
+                        title={`${STAGE_LABEL[st]}: ${counts[st]}`}
+                      />
+                    ) : null,
                   )}
             </div>
             <span className="flow-text small tabular">
@@ -350,7 +357,8 @@ function FlowSummary({ evidence, fusedCount, sourcesOn }: { evidence: EvidenceRo
               {!off && rows.length ? (
                 <span className="muted">
                   {' '}
-                  ({stages
+                  (
+                  {stages
                     .filter((st) => st !== 'fused' && counts[st])
                     .map((st) => `${counts[st]} ${STAGE_LABEL[st]}`)
                     .join(', ') || 'none dropped'}
@@ -373,7 +381,10 @@ function EvidenceDetail({ row, step, onClose }: { row: EvidenceRow; step: TaskDe
     <div className="ev-detail" data-testid="evidence-detail" style={{ '--src': meta.color } as CSSProperties}>
       <div className="row between">
         <div>
-          <span className="src-tag">{meta.short}</span> <strong>{row.title}</strong> <span className="mono muted small">{row.file}:{row.startLine}–{row.endLine}</span>
+          <span className="src-tag">{meta.short}</span> <strong>{row.title}</strong>{' '}
+          <span className="mono muted small">
+            {row.file}:{row.startLine}–{row.endLine}
+          </span>
         </div>
         <button type="button" className="btn btn-small btn-quiet" onClick={onClose}>
           Close

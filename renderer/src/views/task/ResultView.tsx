@@ -27,7 +27,10 @@ export function ResultView({ results, sources, methodLabel }: { results: TaskRes
   const label = (id: string) => methodLabel?.(id) ?? id;
   const fusedBy = result.retrieval.fusedBySource;
   const sourcesOn: Sources =
-    sources ?? (Object.fromEntries(SOURCES.map((s) => [s, !(result.retrieval.sourceUncertainty[s] === null && fusedBy[s] === 0 && !result.detail?.evidence.some((e) => e.source === s))])) as Sources);
+    sources ??
+    (Object.fromEntries(
+      SOURCES.map((s) => [s, !(result.retrieval.sourceUncertainty[s] === null && fusedBy[s] === 0 && !result.detail?.evidence.some((e) => e.source === s))]),
+    ) as Sources);
 
   return (
     <div className="result" data-testid="task-result" data-condition={result.condition}>
@@ -43,7 +46,8 @@ export function ResultView({ results, sources, methodLabel }: { results: TaskRes
             testId: `condition-tab-${r.condition}`,
             label: (
               <span className="cond-tab">
-                {label(r.condition)} <span className={`dot ${r.selected.correct ? 'dot-good' : 'dot-bad'}`} aria-label={r.selected.correct ? 'correct' : 'wrong'} />
+                {label(r.condition)}{' '}
+                <span className={`dot ${r.selected.correct ? 'dot-good' : 'dot-bad'}`} aria-label={r.selected.correct ? 'correct' : 'wrong'} />
               </span>
             ),
           }))}
@@ -118,10 +122,21 @@ function ResultSummary({ result }: { result: TaskResult }) {
             hint: 'Task-view protocol: the task’s own view as the pool, bare names (an empty prediction of an empty truth scores 1)',
             testId: 'stat-api-task-view',
           },
-          { label: 'Model', value: <span className="small ellipsis block" title={result.generation.backend}>{result.generation.model || result.generation.backend}</span> },
+          {
+            label: 'Model',
+            value: (
+              <span className="small ellipsis block" title={result.generation.backend}>
+                {result.generation.model || result.generation.backend}
+              </span>
+            ),
+          },
           { label: 'Tokens in/out', value: `${int(result.generation.inputTokens)} / ${int(result.generation.outputTokens)}` },
           { label: 'Cost', value: usd(result.generation.costUsd) },
-          { label: 'Time', value: duration(result.timingsMs.total), hint: `retrieve ${duration(result.timingsMs.retrieve)}, generate ${duration(result.timingsMs.generate)}, validate ${duration(result.timingsMs.validate)}` },
+          {
+            label: 'Time',
+            value: duration(result.timingsMs.total),
+            hint: `retrieve ${duration(result.timingsMs.retrieve)}, generate ${duration(result.timingsMs.generate)}, validate ${duration(result.timingsMs.validate)}`,
+          },
         ]}
       />
       {result.generation.warnings.length ? (
@@ -139,7 +154,11 @@ function DetailTab({ tab, result, sourcesOn }: { tab: Tab; result: TaskResult; s
     case 'decomposition':
       return result.detail ? <Decomposition steps={result.detail.steps} method={result.retrieval.decomposition} /> : <NoDetail />;
     case 'evidence':
-      return result.detail ? <EvidenceFusion detail={result.detail} sourceUncertainty={result.retrieval.sourceUncertainty} sourcesOn={sourcesOn} /> : <NoDetail />;
+      return result.detail ? (
+        <EvidenceFusion detail={result.detail} sourceUncertainty={result.retrieval.sourceUncertainty} sourcesOn={sourcesOn} />
+      ) : (
+        <NoDetail />
+      );
     case 'api':
       return <ApiSet result={result} />;
     case 'uncertainty':
@@ -180,11 +199,21 @@ function PromptView({ result }: { result: TaskResult }) {
   return (
     <div data-testid="prompt">
       <p className="small muted">
-        Prompt <span className="mono">{result.generation.promptVersion}</span> · {result.generation.promptKind} · {int(result.retrieval.promptEvidenceChars)} characters of evidence
+        Prompt <span className="mono">{result.generation.promptVersion}</span> · {result.generation.promptKind} · {int(result.retrieval.promptEvidenceChars)}{' '}
+        characters of evidence
       </p>
       {prompt && prompt.length ? (
         prompt.map((m, i) => (
-          <Collapsible key={i} title={<span>{m.role} · <span className="muted tabular">{int(m.content.length)} chars</span></span>} defaultOpen={m.role !== 'system'} testId={`prompt-message-${i}`}>
+          <Collapsible
+            key={i}
+            title={
+              <span>
+                {m.role} · <span className="muted tabular">{int(m.content.length)} chars</span>
+              </span>
+            }
+            defaultOpen={m.role !== 'system'}
+            testId={`prompt-message-${i}`}
+          >
             <pre className="code prompt-text">{m.content}</pre>
           </Collapsible>
         ))

@@ -30,7 +30,14 @@ export function UncertaintyTrace({ result }: { result: TaskResult }) {
         <p className="muted small">Mean u of each source’s retrieved items (0 = trustworthy, 1 = not).</p>
         <div className="ubars" data-testid="source-uncertainty">
           {SOURCES.map((s) => (
-            <Bar key={s} value={result.retrieval.sourceUncertainty[s]} color={SOURCE_META[s].color} label={SOURCE_META[s].label} testId={`ubar-${s}`} note="off / none" />
+            <Bar
+              key={s}
+              value={result.retrieval.sourceUncertainty[s]}
+              color={SOURCE_META[s].color}
+              label={SOURCE_META[s].label}
+              testId={`ubar-${s}`}
+              note="off / none"
+            />
           ))}
           <div className="ubar-axis tabular" aria-hidden="true">
             <span>0</span>

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cleandoc, createExtractor, type Extractor } from '../index/extract.ts';
 import type { ExtractedUnit } from '../model/code.ts';
-import { DEFAULT_PLACEHOLDER, writeManifest, type TaskRecord } from './manifest.ts';
+import { writeManifest, type TaskRecord } from './manifest.ts';
 import {
   checkOutDir,
   checkRelPath,
@@ -33,6 +33,7 @@ import {
 } from './import-out.ts';
 import { CODEREVAL_TEMPLATE_TEST, checkProgramFromTemplate } from './codereval-template.ts';
 import { OpenCoderError } from '../model/errors.ts';
+import { renderReport } from './codereval-report.ts';
 
 export { CODEREVAL_TEMPLATE_MARKER, CODEREVAL_TEMPLATE_TEST, checkProgramFromTemplate, type CheckProgram } from './codereval-template.ts';
 
@@ -61,6 +62,7 @@ export class CoderEvalImportError extends OpenCoderError {
 }
 
 export type { ImportWarning } from './import-out.ts';
+export { mdEscape } from './codereval-report.ts';
 
 export interface CoderEvalDropped {
   reason: string;
@@ -175,10 +177,6 @@ function int(o: Record<string, unknown>, k: string): number | null {
 }
 
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-
-export function mdEscape(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/`/g, "'").replace(/\n/g, ' ⏎ ');
-}
 
 const failCoderEval: Fail = (message, file) => new CoderEvalImportError(message, file);
 
@@ -321,15 +319,6 @@ function testFilesOf(v: unknown): [string, string][] | null {
   }
   return null;
 }
-
-const DROP_REASONS: Record<string, string> = {
-  'no-tests':
-    'No tests in the staged CoderEval data: the harness (per-task `*_passk_validte.py` files in the project checkouts) lives only in the Docker image. Supply a test template (`--templates`) or a record with `test_command` + `file_content` (`--records`) to make such a record runnable.',
-  'bad-template': 'A test template exists but cannot become a check program (see each message).',
-  'unsafe-path': 'The record names an id or a path that is absolute, contains `..` or could escape the output folder; nothing of it was written.',
-  'incomplete-record': 'The record lacks what a task needs (a signature, a name, a file path for its test command, …).',
-  'target-not-found': 'The record’s `file_content` does not define the target function, so the validator could not splice a candidate into it.',
-};
 
 // ---------------------------------------------------------------------------------------------
 // The importer
@@ -758,78 +747,4 @@ function writeImport(result: CoderEvalImportResult, { planned, metadata }: Plann
   );
   fs.writeFileSync(result.metadataFile, metadata.map((x) => JSON.stringify(x)).join('\n') + (metadata.length ? '\n' : ''));
   fs.writeFileSync(result.reportFile, renderReport(result));
-}
-
-// ---------------------------------------------------------------------------------------------
-// IMPORT.md
-
-function renderReport(r: CoderEvalImportResult): string {
-  const c = r.counts;
-  const L: string[] = [];
-  const shown = (f: string) => (f.startsWith(r.outDir + path.sep) ? `<out>/${path.relative(r.outDir, f).split(path.sep).join('/')}` : f);
-  L.push('# CoderEval (Python) import', '');
-  L.push(
-    `Made by \`opencoder import codereval\` from \`${r.benchDir}\` (requirements from the ${r.docstrings === 'human' ? 'human-written' : 'original'} docstrings).`,
-  );
-  L.push('Re-running the importer into this folder replaces `repos/`, `tasks.jsonl`, `metadata.jsonl` and this file.', '');
-  L.push('## Inputs', '');
-  L.push(`- prompts: ${r.inputs.prompts ? `\`${r.inputs.prompts}\`` : 'none'}`);
-  L.push(`- metadata (project, file, level, ChatGPT samples): ${r.inputs.metadata ? `\`${r.inputs.metadata}\`` : 'none'}`);
-  L.push(`- records file: ${r.inputs.records ? `\`${r.inputs.records}\`` : 'none (CoderEval4Python.json is not staged)'}`);
-  L.push(`- test templates: ${r.inputs.templates ? `\`${r.inputs.templates}\` (${c.templatesRead} read)` : 'none'}`, '');
-  L.push('## Totals', '');
-  L.push(`- records: ${c.records} (all of them in metadata.jsonl); with a reference solution: ${c.withReference}`);
-  L.push(`- tasks in tasks.jsonl: ${c.tasks} (${c.templateTasks} check-template, ${c.repositoryTasks} repository + test_command)`);
-  L.push(
-    `- not runnable: ${c.dropped}${
-      c.dropped
-        ? ` (${Object.entries(r.dropped)
-            .map(([k, v]) => `${k} ${v}`)
-            .join(', ')})`
-        : ''
-    }`,
-  );
-  L.push(`- accounted for: ${c.tasks} + ${c.dropped} = ${c.tasks + c.dropped} of ${c.records}`);
-  L.push(
-    `- warnings: ${
-      Object.entries(r.warningCounts)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ') || 'none'
-    }`,
-    '',
-  );
-  L.push('## Levels', '');
-  L.push('| level | records | tasks |', '| --- | ---: | ---: |');
-  for (const [lv, n] of Object.entries(r.levels)) L.push(`| ${lv} | ${n.records} | ${n.tasks} |`);
-  L.push('', '## Tasks', '');
-  if (!r.tasks.length) L.push('None: no record carries its tests (see below).');
-  for (const t of r.tasks) L.push(`- \`${t.id}\` (${t.level ?? 'level unknown'}): ${t.shape === 'template' ? 'check template' : 'repository + test_command'}`);
-  L.push('', '## How tasks are made', '');
-  L.push(
-    '- A test template `<name>_<_id>.py` becomes a `check_template`: its `<insert generated code here>` marker becomes',
-    `  \`${DEFAULT_PLACEHOLDER}\` at the indentation of the code around it, a prelude records every dict the program prints,`,
-    `  and an appended \`${CODEREVAL_TEMPLATE_TEST}\` requires every case of the last printed dict to be True (CoderEval's criterion).`,
-    '  The template runs as `__main__`, so its own runner computes the cases when the program loads.',
-    '- A record with `test_command` and `file_content` becomes a repository task over `repos/<_id>/<file_path>` (plus its',
-    '  `test_files`); the target is the def named by the record at its `lineno`.',
-    '- Template tasks get `repos/<_id>/` with the record’s `file_content` when the records file has it, else an empty folder:',
-    '  the module around the target is then only in the check template.',
-    '',
-  );
-  L.push('## Not runnable, by reason', '');
-  if (!r.droppedEntries.length) L.push('None.', '');
-  for (const [reason, n] of Object.entries(r.dropped)) {
-    L.push(`### ${reason} (${n})`, '', DROP_REASONS[reason] ?? '', '');
-    for (const d of r.droppedEntries.filter((x) => x.reason === reason)) {
-      L.push(
-        `- \`${mdEscape(d.id)}\` ${d.name ? `\`${mdEscape(d.name)}\`` : '(no name)'} — ${d.project ? mdEscape(d.project) : 'project unknown'}, ${d.level ?? 'level unknown'}: ${mdEscape(d.message)}`,
-      );
-    }
-    L.push('');
-  }
-  L.push('## Warnings', '');
-  if (!r.warnings.length) L.push('None.');
-  for (const w of r.warnings) L.push(`- ${w.reason}: ${shown(w.file)}${w.line ? `:${w.line}` : ''}: ${mdEscape(w.message)}`);
-  L.push('');
-  return L.join('\n');
 }

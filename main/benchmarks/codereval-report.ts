@@ -3,6 +3,7 @@
 
 import path from 'node:path';
 import { CODEREVAL_TEMPLATE_TEST } from './codereval-template.ts';
+import { warningSummary } from './import-out.ts';
 import { DEFAULT_PLACEHOLDER } from './manifest.ts';
 import type { CoderEvalImportResult } from './codereval.ts';
 
@@ -49,14 +50,7 @@ export function renderReport(r: CoderEvalImportResult): string {
     }`,
   );
   L.push(`- accounted for: ${c.tasks} + ${c.dropped} = ${c.tasks + c.dropped} of ${c.records}`);
-  L.push(
-    `- warnings: ${
-      Object.entries(r.warningCounts)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ') || 'none'
-    }`,
-    '',
-  );
+  L.push(`- warnings: ${warningSummary(r.warningCounts)}`, '');
   L.push('## Levels', '');
   L.push('| level | records | tasks |', '| --- | ---: | ---: |');
   for (const [lv, n] of Object.entries(r.levels)) L.push(`| ${lv} | ${n.records} | ${n.tasks} |`);

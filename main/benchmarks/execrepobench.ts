@@ -26,6 +26,7 @@ import {
   jsonlObjects,
   prepareOutDir,
   requirementFromSignature,
+  warningSummary,
   writeRepoFiles,
   type ImportWarning,
   type Warn,
@@ -507,14 +508,7 @@ function renderReport(r: ExecRepoBenchImportResult): string {
     }`,
   );
   L.push(`- accounted for: ${c.tasks} + ${c.dropped} = ${c.tasks + c.dropped} of ${c.records} records`);
-  L.push(
-    `- warnings: ${
-      Object.entries(r.warningCounts)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ') || 'none'
-    }`,
-    '',
-  );
+  L.push(`- warnings: ${warningSummary(r.warningCounts)}`, '');
   L.push('## Fill types', '');
   L.push('| fill_type | records | tasks |', '| --- | ---: | ---: |');
   for (const [k, n] of Object.entries(r.byFillType)) L.push(`| ${mdEscape(k)} | ${n.records} | ${n.tasks} |`);

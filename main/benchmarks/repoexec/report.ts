@@ -2,6 +2,7 @@
 // line listed) and every warning, with output paths relative to the output folder.
 
 import path from 'node:path';
+import { warningSummary } from '../import-out.ts';
 import type { BuiltProject } from './project.ts';
 import type { RepoExecImportResult } from './types.ts';
 
@@ -43,14 +44,7 @@ export function renderReport(r: RepoExecImportResult, built: BuiltProject[]): st
         .join(', ') || 'nothing'
     }`,
   );
-  L.push(
-    `- warnings: ${
-      Object.entries(r.warningCounts)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ') || 'none'
-    }`,
-    '',
-  );
+  L.push(`- warnings: ${warningSummary(r.warningCounts)}`, '');
   L.push('## Projects', '');
   L.push('| project | repository | rows | modules (own rows + attributed) | files | functions | methods | classes | tasks |');
   L.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');

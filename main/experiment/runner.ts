@@ -9,6 +9,7 @@ import path from 'node:path';
 import { estimateGeneration, sumEstimates, type CostEstimate, type PriceTable } from '../generate/cost.ts';
 import { generationRequest } from '../generate/generate.ts';
 import type { LlmBackend } from '../generate/types.ts';
+import { LlmError } from '../generate/errors.ts';
 import { configHash } from '../util/config-hash.ts';
 import type { Condition } from '../pipeline/methods.ts';
 import { runTask, TaskRunError, type TaskServices } from '../pipeline/run-task.ts';
@@ -54,8 +55,18 @@ export interface RunOutcome {
   total: number;
   ran: number;
   failed: number;
+  /** Failed (task, condition) pairs by `stage/kind` (e.g. `generate/network`). */
+  failures: Record<string, number>;
   resumed: number;
   durationMs: number;
+}
+
+/** What kind of failure ended a (task, condition): an LLM error's kind, else the engine error's code or the error's name. */
+export function failureKind(err: unknown): string {
+  const cause = err instanceof TaskRunError ? err.cause : err;
+  if (cause instanceof LlmError) return cause.kind;
+  if (cause instanceof OpenCoderError) return cause.code;
+  return (cause as Error)?.name || 'Error';
 }
 
 export class ExperimentError extends OpenCoderError {
@@ -170,6 +181,7 @@ export async function executeRun(run: ExperimentRunRecord, tasks: Task[], condit
 
   let finished = resumed;
   let failed = 0;
+  const failures: Record<string, number> = {};
   let ran = 0;
   const durations: number[] = [];
   const spent = () => {
@@ -212,8 +224,11 @@ export async function executeRun(run: ExperimentRunRecord, tasks: Task[], condit
           taskId: task.id,
           condition: cond.id,
           stage: err instanceof TaskRunError ? err.stage : 'run',
+          kind: failureKind(err),
           error: (err as Error)?.message ?? String(err),
         };
+        const key = `${failure.stage}/${failure.kind}`;
+        failures[key] = (failures[key] ?? 0) + 1;
         experiments.saveResult(run.id, { taskId: task.id, condition: cond.id, status: 'error', costUsd: null, result: failure });
         ran++;
         failed++;
@@ -226,5 +241,5 @@ export async function executeRun(run: ExperimentRunRecord, tasks: Task[], condit
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
   const status = signal?.aborted ? 'cancelled' : 'done';
   experiments.finish(run.id, status);
-  return { runId: run.id, status, total: pairs.length, ran, failed, resumed, durationMs: Math.round(performance.now() - started) };
+  return { runId: run.id, status, total: pairs.length, ran, failed, failures, resumed, durationMs: Math.round(performance.now() - started) };
 }

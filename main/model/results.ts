@@ -179,4 +179,6 @@ export interface TaskFailure {
   error: string;
   /** Where it failed: retrieve, generate, validate, … */
   stage: string;
+  /** What kind of failure: an LLM error's kind (`auth`, `network`, `rate_limit`, …), else the engine error's code or the error's name. */
+  kind?: string;
 }

@@ -55,7 +55,7 @@ describe('experiment commands', () => {
     const again = await cli(['ablate', '--manifest', SAMPLE, '--limit', '1', '--db', db]);
     const err = again.err.join('\n');
     expect(err).toMatch(/^Run ablate-\S+: 1 tasks × 8 conditions/m);
-    expect(err).toMatch(/Estimate before the run: .*cost ≈ \$0\.0000/);
+    expect(err).toMatch(/Estimate before the run: .*cost ≈ \$0 \(at most \$0\)/);
     expect(err).toMatch(/\[run ablate-\S+\] 8\/8; ETA/);
     expect(again.out.join('\n')).toMatch(/Factorial \(1 paired tasks, t-test\)/);
   }, 120_000);
@@ -240,5 +240,23 @@ describe('experiment commands', () => {
     expect(r.json().error.message).toMatch(/over --max-usd 0\.000001; nothing was sent/);
     const runs = (await cli(['runs', '--db', db, '--json'])).json().runs;
     expect(runs.every((x: { backend: { kind: string } }) => x.backend.kind === 'offline')).toBe(true);
+  });
+
+  it('a run whose pairs failed exits 3 and says by kind what failed, instead of exiting 0', async () => {
+    // Nothing listens on port 9: every generation call fails with a network error (no retries).
+    const args = ['run', '--manifest', SAMPLE, '--limit', '2', '--method', 'opencoder', '--backend', 'openai', '--base-url', 'http://127.0.0.1:9/v1'];
+    const prev = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = 'sk-test-no-server-listens-here';
+    try {
+      const r = await cli([...args, '--retries', '0', '--db', db]);
+      expect(r.code, r.err.join('\n')).toBe(3);
+      expect(r.out.join('\n')).toMatch(/^Failed: 2 of 2 \(task, condition\) pairs — generate\/network 2; /m);
+      const j = await cli([...args, '--retries', '0', '--db', db, '--json']);
+      expect(j.code).toBe(3);
+      expect(j.json()).toMatchObject({ ok: false, outcome: { failed: 2, failures: { 'generate/network': 2 } } });
+    } finally {
+      if (prev === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = prev;
+    }
   });
 });

@@ -42,6 +42,7 @@ import { dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, ty
 import { BACKEND_OPTS, backendChoice, backendOfFlags, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
+import { duration as fmtDuration, fixed, usd as fmtUsd } from '../../../model/format.ts';
 
 const RUN_OPTS = {
   ...ENCODER_OPTS,
@@ -63,18 +64,10 @@ const RUN_OPTS = {
   'after-failed-repairs': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-const f3 = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(3));
-const usd = (x: number | null) => (x === null ? 'unknown (no price)' : `$${x.toFixed(4)}`);
+const f3 = (x: number | null | undefined) => fixed(x, 3);
+const usd = (x: number | null) => fmtUsd(x, 'unknown (no price)');
 
-function duration(ms: number | null): string {
-  if (ms === null) return '?';
-  const s = Math.round(ms / 1000);
-  return s >= 3600
-    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
-    : s >= 60
-      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
-      : `${s}s`;
-}
+const duration = (ms: number | null): string => fmtDuration(ms, '?');
 
 function progressLine(p: Progress): string {
   const last = p.last
@@ -212,12 +205,23 @@ async function startPlanned(
   return startExperiment(ctx, { kind, manifest: plan.manifest, tasks: plan.tasks, conditions: plan.conditions, storedBackend, options });
 }
 
+/** The exit code of a run or ablation that finished with failed (task, condition) pairs. */
+export const RUN_FAILED_EXIT = 3;
+
 function outcomeResult(kind: 'run' | 'ablate' | 'ladder', ws: Workspace, outcome: RunOutcome, values: Record<string, unknown>): CommandResult {
   const loaded = loadRun(ws.store.experiments, outcome.runId);
   const model = modelOf([loaded], values);
   const text = [
     `Run ${outcome.runId}: ${outcome.status}; ${outcome.ran} ran now, ${outcome.resumed} from before, ${outcome.failed} failed, of ${outcome.total}; ${duration(outcome.durationMs)}`,
     ...summaryLines(model),
+    ...(outcome.failed
+      ? [
+          `Failed: ${outcome.failed} of ${outcome.total} (task, condition) pairs — ${Object.entries(outcome.failures)
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}; each pair's error is stored with its result, and a resume runs the failed pairs again.`,
+        ]
+      : []),
     outcome.status === 'cancelled'
       ? `Resume with: opencoder ${kind === 'run' ? 'run' : 'ablate'} --resume ${outcome.runId}`
       : `Report with: opencoder report ${outcome.runId} --format html --out report.html`,
@@ -225,7 +229,7 @@ function outcomeResult(kind: 'run' | 'ablate' | 'ladder', ws: Workspace, outcome
   return {
     text,
     json: {
-      ok: true,
+      ok: outcome.failed === 0,
       command: kind === 'run' ? 'run' : 'ablate',
       runId: outcome.runId,
       outcome,
@@ -233,7 +237,8 @@ function outcomeResult(kind: 'run' | 'ablate' | 'ladder', ws: Workspace, outcome
       comparisons: model.comparisons,
       factorial: model.factorial,
     },
-    exit: outcome.status === 'cancelled' ? 130 : 0,
+    // 130: cancelled (resume it); 3: finished, but some pairs failed (an API error, a sandbox that would not start, …).
+    exit: outcome.status === 'cancelled' ? 130 : outcome.failed ? RUN_FAILED_EXIT : 0,
   };
 }
 

@@ -24,6 +24,7 @@ import { untilInterrupted, UsageError, type Command, type CommandResult, type Io
 import { openEncoderFor, pricesFileIn } from '../../workspace.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
+import { fixed, usd as fmtUsd } from '../../../model/format.ts';
 
 /** The price table the user edits (created by `opencoder prices --init`; the desktop app's too). */
 export function defaultPricesPath(): string {
@@ -37,8 +38,8 @@ export function benchDir(): string {
 
 export const CODEREVAL_CHATGPT_SAMPLES = path.join('codereval', 'experimental-results', 'GenerateResultPython', 'ChatGPT', 'Raw_Input.jsonl_out.jsonl');
 
-const f3 = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(3));
-const usd = (x: number | null) => (x === null ? 'unknown (no price)' : `$${x.toFixed(x < 0.01 ? 6 : 4)}`);
+const f3 = (x: number | null | undefined) => fixed(x, 3);
+const usd = (x: number | null) => fmtUsd(x, 'unknown (no price)');
 
 // ---- generate -------------------------------------------------------------------------------------------------
 

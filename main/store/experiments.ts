@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Database } from 'better-sqlite3';
 import { inTransaction } from './errors.ts';
+import { processAlive } from './process.ts';
 
 export type RunStatus = 'running' | 'done' | 'cancelled';
 /** `interrupted`: stored as running, but the process that ran it is gone (a crash or a kill). */
@@ -60,19 +61,6 @@ export function newExperimentId(kind: string): string {
   return `${kind}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${randomBytes(3).toString('hex')}`;
 }
 
-function alive(pid: number | null, host: string | null): boolean {
-  // Another machine's process cannot be checked from here: it is taken to be running.
-  if (host !== null && host !== os.hostname()) return true;
-  if (pid === null) return false;
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** What a reference run established for a task (the validator's ReferenceCheck, stored). */
 export interface StoredReferenceCheck {
   key: string;
@@ -111,7 +99,7 @@ export class ExperimentStore {
   }
 
   private toRecord(r: RunRow): ExperimentRunRecord {
-    const state: RunState = r.status === 'running' && !alive(r.pid, r.host) ? 'interrupted' : r.status;
+    const state: RunState = r.status === 'running' && !processAlive(r.pid, r.host) ? 'interrupted' : r.status;
     return {
       id: r.id,
       kind: r.kind as ExperimentRunRecord['kind'],

@@ -292,6 +292,14 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'API entries looked up by module and name (the imported-API candidates of every retrieval scanned the table)',
     sql: `CREATE INDEX IF NOT EXISTS api_module_name ON api_entries(repo_id, module, qualname);`,
   },
+  {
+    version: 9,
+    description: 'Index runs record the process that runs them, so a run whose process died (kill -9) reads as interrupted',
+    sql: `
+      ALTER TABLE index_runs ADD COLUMN pid INTEGER;
+      ALTER TABLE index_runs ADD COLUMN host TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,7 @@
 // Typed access to one workspace database. Every multi-row change runs in one transaction, so a killed
 // process leaves either the old or the new state of a file, never a mix.
 
+import os from 'node:os';
 import path from 'node:path';
 import type { Database, Statement } from 'better-sqlite3';
 import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProblem } from '../model/code.ts';
@@ -10,6 +11,7 @@ import { ExchangeStore } from './exchanges.ts';
 import { ExperimentStore } from './experiments.ts';
 import { inTransaction, StoreError } from './errors.ts';
 import { apiLexicalText, chunkLexicalText, unitLexicalText, type LexicalTexts } from './lexical.ts';
+import { processAlive } from './process.ts';
 
 export type ItemKind = 'unit' | 'chunk' | 'api';
 export const ITEM_KINDS: readonly ItemKind[] = ['unit', 'chunk', 'api'];
@@ -424,7 +426,13 @@ export class Store {
   startRun(repoId: number, encoderId: number): number {
     return this.write('index run', () =>
       Number(
-        this.stmt("INSERT INTO index_runs(repo_id, started_at, status, encoder_id) VALUES (?, ?, 'running', ?)").run(repoId, now(), encoderId).lastInsertRowid,
+        this.stmt("INSERT INTO index_runs(repo_id, started_at, status, encoder_id, pid, host) VALUES (?, ?, 'running', ?, ?, ?)").run(
+          repoId,
+          now(),
+          encoderId,
+          process.pid,
+          os.hostname(),
+        ).lastInsertRowid,
       ),
     );
   }
@@ -435,10 +443,16 @@ export class Store {
     });
   }
 
+  /** The repository's latest index run; `running` whose process is gone reads as `interrupted` (the next run resumes it). */
   lastRun(repoId: number): { id: number; status: string; started_at: string; finished_at: string | null; stats: unknown } | undefined {
-    const row = this.stmt('SELECT id, status, started_at, finished_at, stats FROM index_runs WHERE repo_id = ? ORDER BY id DESC LIMIT 1').get(repoId) as
-      { id: number; status: string; started_at: string; finished_at: string | null; stats: string | null } | undefined;
-    return row && { ...row, stats: row.stats ? JSON.parse(row.stats) : null };
+    const row = this.stmt('SELECT id, status, started_at, finished_at, stats, pid, host FROM index_runs WHERE repo_id = ? ORDER BY id DESC LIMIT 1').get(
+      repoId,
+    ) as
+      { id: number; status: string; started_at: string; finished_at: string | null; stats: string | null; pid: number | null; host: string | null } | undefined;
+    if (!row) return undefined;
+    const { pid, host, ...rest } = row;
+    const status = rest.status === 'running' && !processAlive(pid, host) ? 'interrupted' : rest.status;
+    return { ...rest, status, stats: rest.stats ? JSON.parse(rest.stats) : null };
   }
 
   // ── summaries ─────────────────────────────────────────────────────────────

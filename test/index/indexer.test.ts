@@ -7,6 +7,7 @@ import { runIndex, indexRepository, type IndexEvent } from '../../main/index/ind
 import { Store } from '../../main/store/store.ts';
 import { fakeEncoder } from '../helpers/fake-encoder.ts';
 import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
+import { main } from '../../main/host/cli/main.ts';
 
 const cleanup: string[] = [];
 afterEach(() => {
@@ -135,7 +136,9 @@ describe('indexRepository', () => {
       store.db.prepare('DELETE FROM fts_api WHERE rowid = ?').run(v.id);
       store.db.prepare('DELETE FROM api_entries WHERE id = ?').run(v.id);
     }
-    store.db.exec('ALTER TABLE api_entries DROP COLUMN start_line; ALTER TABLE api_entries DROP COLUMN end_line');
+    store.db.exec(
+      'ALTER TABLE api_entries DROP COLUMN start_line; ALTER TABLE api_entries DROP COLUMN end_line; ALTER TABLE index_runs DROP COLUMN pid; ALTER TABLE index_runs DROP COLUMN host',
+    );
     store.db.pragma('user_version = 6');
     store.close();
 
@@ -244,9 +247,15 @@ describe('crash and resume', () => {
     const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
     expect(signal, stderr).toBe('SIGKILL');
 
+    // The dead run is not shown as running forever: `status` says interrupted.
+    const out: string[] = [];
+    expect(await main(['status', '--db', dbPath], { out: (l) => out.push(l), err: () => {} })).toBe(0);
+    expect(out.join('\n')).toMatch(/last run: interrupted \(its process is gone; indexing again resumes it\)/);
+
     const after = Store.open(dbPath);
     expect(after.db.pragma('integrity_check', { simple: true })).toBe('ok');
     const repo = after.listRepositories()[0]!;
+    expect(after.lastRun(repo.id)?.status).toBe('interrupted');
     const catalogued = after.catalog(repo.id).size;
     expect(catalogued).toBeGreaterThanOrEqual(12);
     expect(catalogued).toBeLessThan(40);

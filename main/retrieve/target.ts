@@ -11,6 +11,7 @@ import {
   chunkTexts,
   fileByPath,
   fileUnits,
+  itemsInside,
   moduleImports,
   unitBody,
   unitByQualname,
@@ -81,6 +82,12 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
   }
   const refText = task.reference ?? (info.unitId != null ? (unitBody(store, info.unitId) ?? null) : null);
   if (info.unitId != null) info.masked.units.add(info.unitId);
+  if (fileId != null && span) {
+    // What the target's body defines (nested functions and classes, their chunks) is part of the answer too.
+    const inside = itemsInside(store, fileId, span);
+    for (const id of inside.units) info.masked.units.add(id);
+    for (const id of inside.chunks) info.masked.chunks.add(id);
+  }
   if (refText) {
     const core = referenceCore(refText);
     // Only units that could contain it: the same file, or definitions with the target's name anywhere.

@@ -45,6 +45,15 @@ export function fileUnits(store: Store, fileId: number, span?: { start: number; 
   ) as { id: number; body: string }[];
 }
 
+/** Units and chunks of a file that lie within lines [start, end]: what a target's body defines (nested functions, classes). */
+export function itemsInside(store: Store, fileId: number, span: { start: number; end: number }): { units: number[]; chunks: number[] } {
+  const ids = (sql: string) => (store.db.prepare(sql).all(fileId, span.start, span.end) as { id: number }[]).map((r) => r.id);
+  return {
+    units: ids("SELECT id FROM units WHERE file_id = ? AND kind != 'module' AND start_line >= ? AND end_line <= ?"),
+    chunks: ids('SELECT id FROM chunks WHERE file_id = ? AND start_line >= ? AND end_line <= ?'),
+  };
+}
+
 /** Non-module units named `name` anywhere in the repository. */
 export function unitsNamed(store: Store, repoId: number, name: string): { id: number; body: string }[] {
   return store.db.prepare("SELECT id, body FROM units WHERE repo_id = ? AND name = ? AND kind != 'module'").all(repoId, name) as { id: number; body: string }[];

@@ -88,4 +88,53 @@ describe('opencoder retrieve / eval-api', () => {
     expect(gen.out.join('\n')).toContain(`def ${task.qualname.split('.').pop()}`);
   });
   if (!hasBench) console.warn(`../shared/bench not found at ${BENCH}: the RepoExec retrieval check is skipped`);
+
+  it("masks what the target's body defines: nested functions and classes never come back as evidence", async () => {
+    const repo = path.join(dir, 'nested');
+    fs.mkdirSync(path.join(repo, 'pkg'), { recursive: true });
+    fs.writeFileSync(path.join(repo, 'pkg', '__init__.py'), '');
+    fs.writeFileSync(
+      path.join(repo, 'pkg', 'sniff.py'),
+      [
+        'def sniff(sample):',
+        '    """Guess the delimiter of a CSV sample."""',
+        '    class Dialect:',
+        '        """The guessed dialect."""',
+        '        delimiter = ","',
+        '    def guess_delimiter(line):',
+        '        """Count candidate delimiters in a line and take the commonest."""',
+        '        counts = {c: line.count(c) for c in ",;|\\t"}',
+        '        return max(counts, key=counts.get)',
+        '    d = Dialect()',
+        '    d.delimiter = guess_delimiter(sample.splitlines()[0])',
+        '    return d',
+        '',
+        'def other(x):',
+        '    """Something else entirely."""',
+        '    return x',
+        '',
+      ].join('\n'),
+    );
+    const manifest = path.join(repo, 'tasks.jsonl');
+    const task = {
+      id: 'nested/sniff',
+      repo: '.',
+      file: 'pkg/sniff.py',
+      qualname: 'sniff',
+      requirement: 'Guess the delimiter of a CSV sample: count the candidate delimiters of the first line and return a dialect with the commonest.',
+      signature: 'def sniff(sample):',
+      test_command: 'python -m pytest -q',
+    };
+    fs.writeFileSync(manifest, JSON.stringify(task) + '\n');
+    const r = await cli(['retrieve', '--manifest', manifest, '--id', 'nested/sniff', '--db', path.join(dir, 'nested.db'), '--quiet', '--json']);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const trace = r.json().trace as { masked: string[]; evidence: { title: string; text: string }[] };
+    expect(trace.masked).toEqual(
+      expect.arrayContaining([expect.stringMatching(/sniff\.<locals>\.guess_delimiter$/), expect.stringMatching(/sniff\.<locals>\.Dialect$/)]),
+    );
+    for (const e of trace.evidence) {
+      expect(e.title, 'a nested definition of the target came back as evidence').not.toMatch(/guess_delimiter|Dialect/);
+      expect(e.text).not.toMatch(/def guess_delimiter/);
+    }
+  });
 });

@@ -5,12 +5,13 @@
 //   - a standalone `check_template` program (RepoExec-inline): the candidate replaces `placeholder`.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TaskRecordSchema, type Task, type TaskRecord } from '../model/task.ts';
 import { parseTestCommand, TestCommandError } from '../validate/command.ts';
-import { OpenCoderError } from '../model/errors.ts';
+import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
 
 const DefaultsSchema = z.object({ python: z.string().min(1).optional() }).strict();
 
@@ -21,8 +22,9 @@ export class ManifestError extends OpenCoderError {
     message: string,
     readonly file: string,
     readonly line?: number,
+    code: ErrorCode = 'invalid-input',
   ) {
-    super('invalid-input', message);
+    super(code, message);
   }
 }
 
@@ -33,7 +35,40 @@ export interface Manifest {
   tasks: Task[];
 }
 
-export function readManifest(file: string): Manifest {
+/** Folders a repository may never be, whatever is allowed: reading them into a workspace would expose the machine. */
+function forbiddenRoots(): string[] {
+  return ['/etc', '/root', '/proc', '/sys', '/dev', '/boot', path.join(os.homedir(), '.ssh'), path.join(os.homedir(), '.gnupg')];
+}
+
+const real = (p: string): string => {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+};
+const inside = (root: string, p: string): boolean => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+
+export interface ReadManifestOptions {
+  /** Folders (besides the manifest's own) a task's `repo` and `task_view` may lie in: the CLI's --allow, the app's allowed roots. */
+  allow?: readonly string[];
+}
+
+/**
+ * Where a task's repository may be: inside the manifest's folder or an allowed folder (symlinks resolved), and
+ * never `/` or a system or secrets folder. Null when it may; else why not.
+ */
+export function repoPlaceProblem(repoPath: string, manifestDir: string, allow: readonly string[] = []): string | null {
+  const r = real(repoPath);
+  if (r === path.parse(r).root) return `resolves to ${r}, the file system's root`;
+  const bad = forbiddenRoots().find((f) => inside(real(f), r));
+  if (bad) return `resolves to ${r}, inside ${bad}, which no task may read`;
+  const roots = [manifestDir, ...allow].map(real);
+  if (roots.some((root) => inside(root, r))) return null;
+  return `resolves to ${r}, outside the manifest's folder ${real(manifestDir)}${allow.length ? ` and the allowed folders (${allow.join(', ')})` : ''}; pass --allow DIR to use a repository elsewhere`;
+}
+
+export function readManifest(file: string, opts: ReadManifestOptions = {}): Manifest {
   const abs = path.resolve(file);
   let raw: Buffer;
   try {
@@ -85,6 +120,14 @@ export function readManifest(file: string): Manifest {
           throw err;
         }
       }
+      for (const [field, rel] of [
+        ['repo', parsed.data.repo],
+        ['task_view', parsed.data.task_view],
+      ] as const) {
+        if (rel === undefined) continue;
+        const problem = repoPlaceProblem(path.resolve(dir, rel), dir, opts.allow);
+        if (problem) throw new ManifestError(`${abs}:${i + 1} (task ${parsed.data.id}): ${field} ${rel} ${problem}`, abs, i + 1, 'forbidden-path');
+      }
       const python = parsed.data.python ?? defaults.python;
       tasks.push({
         ...parsed.data,
@@ -112,7 +155,7 @@ export function findTask(manifest: Manifest, id: string): Task {
  * Writes tasks as JSONL with `repo` relative to the manifest's folder; `repoPath` and `taskViewPath`
  * (absolute) win over `repo` and `task_view` and are written relative to it, never themselves.
  */
-export function writeManifest(file: string, tasks: (TaskRecord & { repoPath?: string; taskViewPath?: string })[]): Manifest {
+export function writeManifest(file: string, tasks: (TaskRecord & { repoPath?: string; taskViewPath?: string })[], opts: ReadManifestOptions = {}): Manifest {
   const abs = path.resolve(file);
   const dir = path.dirname(abs);
   fs.mkdirSync(dir, { recursive: true });
@@ -124,5 +167,5 @@ export function writeManifest(file: string, tasks: (TaskRecord & { repoPath?: st
     return JSON.stringify({ ...rec, repo, ...(taskView !== undefined ? { task_view: taskView } : {}) });
   });
   fs.writeFileSync(abs, lines.join('\n') + '\n');
-  return readManifest(abs);
+  return readManifest(abs, opts);
 }

@@ -59,6 +59,8 @@ export interface ExperimentContext {
   detail?: 'compact' | 'full' | 'none';
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
+  /** Folders besides the manifest's own that its tasks' repositories may lie in (readManifest's allow). */
+  allow?: readonly string[];
   /** Called once the run exists in the store, before any work: a run prints its id. */
   onStart?: (run: ExperimentRunRecord) => void;
 }
@@ -244,7 +246,7 @@ export function resumableRun(store: Store, id: string): ExperimentRunRecord<Stor
 export async function resumeExperiment(ctx: ExperimentContext, id: string): Promise<RunOutcome> {
   const experiments = ctx.store.experiments;
   const run = resumableRun(ctx.store, id);
-  const tasks = tasksOfRun(run, readManifest(run.manifestFile));
+  const tasks = tasksOfRun(run, readManifest(run.manifestFile, { allow: ctx.allow ?? [] }));
   const conditions: Condition[] = run.conditions.map((c) => ({ ...c }));
   const validator = await openValidator(ctx, run.manifestHash);
   try {

@@ -45,12 +45,16 @@ describe('task_view', () => {
   it('round-trips through writeManifest: taskViewPath is written as task_view relative to the manifest, never itself', () => {
     const dir = freshDir();
     const file = path.join(dir, 'out', 'tasks.jsonl');
-    const m = writeManifest(file, [
-      { ...base, repoPath: path.join(dir, 'out', 'repos', 'p'), taskViewPath: path.join(dir, 'out', 'views', 'RepoExec_0') },
-      { ...base, id: 'given', task_view: 'views/given' },
-      { ...base, id: 'outside', taskViewPath: path.join(dir, 'elsewhere', 'v') },
-      { ...base, id: 'none' },
-    ]);
+    const m = writeManifest(
+      file,
+      [
+        { ...base, repoPath: path.join(dir, 'out', 'repos', 'p'), taskViewPath: path.join(dir, 'out', 'views', 'RepoExec_0') },
+        { ...base, id: 'given', task_view: 'views/given' },
+        { ...base, id: 'outside', taskViewPath: path.join(dir, 'elsewhere', 'v') },
+        { ...base, id: 'none' },
+      ],
+      { allow: [path.join(dir, 'elsewhere')] },
+    );
     const lines = fs
       .readFileSync(file, 'utf8')
       .trim()
@@ -68,9 +72,11 @@ describe('task_view', () => {
       path.join(dir, 'elsewhere', 'v'),
       undefined,
     ]);
+    // Without --allow for it, the view outside the manifest's folder is refused when the manifest is read.
+    expect(() => readManifest(file)).toThrow(/tasks\.jsonl:3 \(task outside\): task_view \.\.\/elsewhere\/v resolves to .*, outside the manifest's folder/);
     // What readManifest gives back can be written again unchanged (the manifest moves with its folder).
     const again = path.join(dir, 'out', 'again.jsonl');
-    writeManifest(again, m.tasks);
+    writeManifest(again, m.tasks, { allow: [path.join(dir, 'elsewhere')] });
     expect(fs.readFileSync(again, 'utf8')).toBe(fs.readFileSync(file, 'utf8'));
   });
 

@@ -137,4 +137,52 @@ describe('opencoder retrieve / eval-api', () => {
       expect(e.text).not.toMatch(/def guess_delimiter/);
     }
   });
+
+  it('refuses a manifest whose repo points outside its folder (../../etc), naming the line, unless --allow grants the folder', async () => {
+    const mdir = path.join(dir, 'hostile');
+    fs.mkdirSync(mdir, { recursive: true });
+    const task = {
+      id: 'x/etc',
+      repo: '../../../../../../etc',
+      file: 'a.py',
+      qualname: 'f',
+      requirement: 'r',
+      signature: 'def f():',
+      test_command: 'python -m pytest -q',
+    };
+    const manifest = path.join(mdir, 'tasks.jsonl');
+    fs.writeFileSync(manifest, JSON.stringify({ ...task, id: 'ok/1', repo: '.' }) + '\n' + JSON.stringify(task) + '\n');
+    const r = await cli(['retrieve', '--manifest', manifest, '--id', 'ok/1', '--db', path.join(dir, 'hostile.db'), '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json().error.message).toMatch(/tasks\.jsonl:2 \(task x\/etc\): repo \.\.\/.*etc resolves to \/etc, inside \/etc, which no task may read/);
+    expect(r.json().error.code).toBe('forbidden-path');
+    // Allowing / does not open /etc either.
+    const allowedRoot = await cli(['retrieve', '--manifest', manifest, '--id', 'ok/1', '--allow', '/', '--db', path.join(dir, 'hostile.db'), '--json']);
+    expect(allowedRoot.code).toBe(1);
+
+    // A repository beside the manifest's folder is refused until --allow names its folder.
+    const beside = path.join(dir, 'beside-repo');
+    fs.mkdirSync(beside, { recursive: true });
+    fs.writeFileSync(path.join(beside, 'a.py'), 'def f():\n    return 1\n');
+    fs.writeFileSync(manifest, JSON.stringify({ ...task, id: 'b/1', repo: '../beside-repo' }) + '\n');
+    const refused = await cli(['retrieve', '--manifest', manifest, '--id', 'b/1', '--db', path.join(dir, 'hostile.db'), '--json', '--quiet']);
+    expect(refused.code).toBe(1);
+    expect(refused.json().error.message).toMatch(
+      /tasks\.jsonl:1 \(task b\/1\): repo \.\.\/beside-repo resolves to .*beside-repo, outside the manifest's folder .*; pass --allow DIR/,
+    );
+    const allowed = await cli([
+      'retrieve',
+      '--manifest',
+      manifest,
+      '--id',
+      'b/1',
+      '--allow',
+      beside,
+      '--db',
+      path.join(dir, 'hostile.db'),
+      '--json',
+      '--quiet',
+    ]);
+    expect(allowed.code, allowed.err.join('\n')).toBe(0);
+  });
 });

@@ -165,7 +165,10 @@ describe('engine service', () => {
         test_command: 'python3 -m unittest tests',
       }) + '\n',
     );
-    expect((await s.call('tasks.list', { manifest: outside })).ok).toBe(true);
+    // Refused when the manifest is read, naming its line (before it is listed or run).
+    const listed = await s.call('tasks.list', { manifest: outside });
+    expect(listed).toMatchObject({ ok: false, error: { code: 'forbidden-path' } });
+    if (!listed.ok) expect(listed.error.message).toMatch(/outside\.jsonl:1 \(task t\): repo \/usr\/lib resolves to \/usr\/lib, outside the manifest's folder/);
     const run = await s.call('task.run', { manifest: outside, taskId: 't', methods: ['opencoder'] });
     expect(run).toMatchObject({ ok: false, error: { code: 'forbidden-path' } });
     if (!run.ok) expect(run.error.message).toContain('/usr/lib');

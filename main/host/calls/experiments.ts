@@ -21,7 +21,7 @@ function plannedTasks(
   ws: Workspace,
   input: { manifest: string; taskIds?: string[] | undefined; limit?: number | undefined },
 ): { manifest: Manifest; tasks: Task[] } {
-  const manifest = readManifest(input.manifest);
+  const manifest = readManifest(input.manifest, { allow: ws.allowedRoots });
   let tasks: Task[];
   try {
     tasks = selectTasks(manifest, input.taskIds ?? null, input.limit ?? null);

@@ -71,6 +71,7 @@ function context(ws: Workspace, job: JobContext, backend: LlmBackend, detail: Ex
     backend,
     prices: ws.prices(),
     packageRoot: packageRoot(),
+    allow: ws.allowedRoots,
     ensureIndexed: async (tasks) => {
       const ids = new Map<string, number>();
       for (const repo of new Set(tasks.map((t) => t.repoPath))) ids.set(repo, await indexRoot(ws, repo, job, 'index '));

@@ -36,11 +36,11 @@ function customManifest(ws: Workspace, custom: NonNullable<ParsedInput<'task.run
   // Named by content: the same task written twice is the same manifest, so its runs pair and resume.
   const file = path.join(ws.dataDir, 'custom-tasks', `${createHash('sha256').update(line).digest('hex').slice(0, 16)}.jsonl`);
   if (!fs.existsSync(file)) writeAtomic(file, line);
-  return readManifest(file);
+  return readManifest(file, { allow: ws.allowedRoots });
 }
 
-function listTasks(manifest: string): { manifest: string; hash: string; tasks: TaskSummary[] } {
-  const m = readManifest(manifest);
+function listTasks(ws: Workspace, manifest: string): { manifest: string; hash: string; tasks: TaskSummary[] } {
+  const m = readManifest(manifest, { allow: ws.allowedRoots });
   const tasks: TaskSummary[] = m.tasks.map((t) => ({
     id: t.id,
     file: t.file,
@@ -60,7 +60,7 @@ function runTask(ws: Workspace, input: ParsedInput<'task.run'>): { jobId: string
     manifest = customManifest(ws, input.custom);
     task = manifest.tasks[0]!;
   } else {
-    manifest = readManifest(input.manifest!);
+    manifest = readManifest(input.manifest!, { allow: ws.allowedRoots });
     const found = manifest.tasks.find((t) => t.id === input.taskId);
     if (!found) fail('not-found', `no task ${input.taskId} in ${manifest.file} (${manifest.tasks.length} tasks)`);
     task = found!;
@@ -82,7 +82,7 @@ function runTask(ws: Workspace, input: ParsedInput<'task.run'>): { jobId: string
 
 export function taskCalls(ws: Workspace): CallTable<'tasks.list' | 'task.run'> {
   return {
-    'tasks.list': ({ manifest }) => listTasks(manifest),
+    'tasks.list': ({ manifest }) => listTasks(ws, manifest),
     'task.run': (input) => runTask(ws, input),
   };
 }

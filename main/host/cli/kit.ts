@@ -13,9 +13,16 @@ export interface Io {
 /** Options every command takes. */
 export const COMMON = {
   db: { type: 'string' },
+  // A folder (besides a manifest's own) its tasks' repositories may lie in; repeatable.
+  allow: { type: 'string', multiple: true },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
+
+/** What `--allow DIR` (repeatable) lets a manifest's tasks read. */
+export function allowOf(values: Record<string, unknown>): string[] {
+  return ((values.allow as string[] | undefined) ?? []).map((d) => path.resolve(d));
+}
 
 export class UsageError extends OpenCoderError {
   constructor(message: string) {

@@ -38,7 +38,7 @@ import {
   type Condition,
 } from '../../../pipeline/methods.ts';
 import { packageRoot } from '../../paths.ts';
-import { dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io, type SandboxMode } from '../kit.ts';
+import { allowOf, dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io, type SandboxMode } from '../kit.ts';
 import { BACKEND_OPTS, backendChoice, backendOfFlags, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
@@ -156,7 +156,7 @@ function frozenBackend(values: Record<string, unknown>, resume: string): StoredB
 /** A new run's tasks and conditions, as the flags choose them. */
 function planOf(conditionsOf: (values: Record<string, unknown>) => Condition[], values: Record<string, unknown>): Plan {
   if (!values.manifest) throw new UsageError('--manifest FILE is required (or --resume RUN)');
-  const manifest = readManifest(values.manifest as string);
+  const manifest = readManifest(values.manifest as string, { allow: allowOf(values) });
   const ids = values.ids
     ? (values.ids as string)
         .split(',')
@@ -270,6 +270,7 @@ async function runExperimentCommand(
         prices,
         packageRoot: packageRoot(),
         ensureIndexed: (tasks) => ensureIndexed(ws, tasks, io, quiet),
+        allow: allowOf(values),
         sandbox: { mode: sandbox },
         ...(validatorWorkers ? { validatorConcurrency: validatorWorkers } : {}),
         ...(parallel ? { parallel } : {}),

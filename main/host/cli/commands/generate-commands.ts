@@ -20,7 +20,7 @@ import { promptTemplatesRecord } from '../../../generate/prompts.ts';
 import { recordExchanges } from '../../../generate/record.ts';
 import type { CandidateSet, LlmBackend, Provider } from '../../../generate/types.ts';
 import { defaultModelsDir, packageRoot, userDataDir } from '../../paths.ts';
-import { untilInterrupted, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
+import { allowOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
 import { openEncoderFor, pricesFileIn } from '../../workspace.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
@@ -234,7 +234,7 @@ function generateRequest(values: Record<string, unknown>): GenerateRequest {
   if (!values.manifest) throw new UsageError('--manifest FILE is required');
   if (!values.id) throw new UsageError('--id ID is required');
   const { kind, decompose } = backendChoice(values);
-  const manifest = readManifest(values.manifest as string);
+  const manifest = readManifest(values.manifest as string, { allow: allowOf(values) });
   const task = findTask(manifest, values.id as string);
   const config = generationConfig(values);
   const { table: prices, source: pricesSource } = pricesOf(values);

@@ -11,7 +11,7 @@ import { evaluateManifestApis } from '../../../retrieve/api-run.ts';
 import type { RetrievalTrace } from '../../../model/trace.ts';
 import { defaultModelsDir } from '../../paths.ts';
 import { openEngine, type EngineCore } from '../../workspace.ts';
-import { dbPathOf, UsageError, type Command, type Io } from '../kit.ts';
+import { allowOf, dbPathOf, UsageError, type Command, type Io } from '../kit.ts';
 import { ENCODER_OPTS, progressPrinter } from './index-commands.ts';
 import { fixed } from '../../../model/format.ts';
 
@@ -54,7 +54,7 @@ export async function ensureIndexedPaths(ws: Workspace, paths: string[], io: Io,
 function manifestOf(values: Record<string, unknown>) {
   const file = values.manifest as string | undefined;
   if (!file) throw new UsageError('--manifest FILE is required');
-  return readManifest(file);
+  return readManifest(file, { allow: allowOf(values) });
 }
 
 function configOf(values: Record<string, unknown>): PipelineConfig {

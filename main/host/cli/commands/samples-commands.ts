@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandboxModeOf, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
+import { allowOf, sandboxModeOf, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
 import { num } from './generate-commands.ts';
 import { readManifest, type Task } from '../../../benchmarks/manifest.ts';
 import { extractCode } from '../../../generate/extract.ts';
@@ -59,7 +59,7 @@ async function executedPassK(
   if (!manifestFile) throw new UsageError('--labels executed needs --manifest FILE: the tasks whose tests run the samples');
   const mode = sandboxModeOf(values);
   const limit = num(values, 'limit', { int: true, min: 1 });
-  const manifest = readManifest(manifestFile);
+  const manifest = readManifest(manifestFile, { allow: allowOf(values) });
   const matched = tasks.map((t) => ({ set: t, task: matchTask(manifest.tasks, t.taskId) })).filter((x): x is { set: SampleTask; task: Task } => !!x.task);
   const unmatched = tasks.length - matched.length;
   if (!matched.length)

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { findTask, readManifest } from '../../../benchmarks/manifest.ts';
 import { createValidator } from '../../../validate/validator.ts';
 import type { Verdict } from '../../../model/verdict.ts';
-import { sandboxModeOf, UsageError, type Command, type CommandResult } from '../kit.ts';
+import { allowOf, sandboxModeOf, UsageError, type Command, type CommandResult } from '../kit.ts';
 import { bytes } from '../../../model/format.ts';
 
 export function verdictLines(v: Verdict): string[] {
@@ -72,7 +72,7 @@ export const VALIDATE_COMMANDS: Record<string, Command> = {
         timeoutMs = Number(values['timeout-ms']);
         if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new UsageError('--timeout-ms must be a positive number');
       }
-      const task = findTask(readManifest(manifestFile), id);
+      const task = findTask(readManifest(manifestFile, { allow: allowOf(values) }), id);
       let code: string;
       if (useReference) {
         if (!task.reference) throw new UsageError(`task ${id} has no reference solution in ${path.resolve(manifestFile)}`);

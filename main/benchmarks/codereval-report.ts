@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import { CODEREVAL_TEMPLATE_TEST } from './codereval-template.ts';
-import { warningSummary } from './import-out.ts';
+import { counts } from '../model/format.ts';
 import { DEFAULT_PLACEHOLDER } from './manifest.ts';
 import type { CoderEvalImportResult } from './codereval.ts';
 
@@ -40,17 +40,9 @@ export function renderReport(r: CoderEvalImportResult): string {
   L.push('## Totals', '');
   L.push(`- records: ${c.records} (all of them in metadata.jsonl); with a reference solution: ${c.withReference}`);
   L.push(`- tasks in tasks.jsonl: ${c.tasks} (${c.templateTasks} check-template, ${c.repositoryTasks} repository + test_command)`);
-  L.push(
-    `- not runnable: ${c.dropped}${
-      c.dropped
-        ? ` (${Object.entries(r.dropped)
-            .map(([k, v]) => `${k} ${v}`)
-            .join(', ')})`
-        : ''
-    }`,
-  );
+  L.push(`- not runnable: ${c.dropped}${c.dropped ? ` (${counts(r.dropped)})` : ''}`);
   L.push(`- accounted for: ${c.tasks} + ${c.dropped} = ${c.tasks + c.dropped} of ${c.records}`);
-  L.push(`- warnings: ${warningSummary(r.warningCounts)}`, '');
+  L.push(`- warnings: ${counts(r.warningCounts)}`, '');
   L.push('## Levels', '');
   L.push('| level | records | tasks |', '| --- | ---: | ---: |');
   for (const [lv, n] of Object.entries(r.levels)) L.push(`| ${lv} | ${n.records} | ${n.tasks} |`);

@@ -26,13 +26,13 @@ import {
   jsonlObjects,
   prepareOutDir,
   requirementFromSignature,
-  warningSummary,
   writeRepoFiles,
   type ImportWarning,
   type Warn,
 } from './import-out.ts';
 import { writeManifest, type TaskRecord } from './manifest.ts';
 import { OpenCoderError } from '../model/errors.ts';
+import { counts } from '../model/format.ts';
 
 export type { ImportWarning } from './import-out.ts';
 
@@ -498,17 +498,9 @@ function renderReport(r: ExecRepoBenchImportResult): string {
   L.push('## Totals', '');
   L.push(`- records read: ${c.records}; lines that are not JSON objects: ${c.malformed}`);
   L.push(`- tasks in tasks.jsonl: ${c.tasks} (${c.files} files written under repos/)`);
-  L.push(
-    `- not runnable: ${c.dropped}${
-      c.dropped
-        ? ` (${Object.entries(r.dropped)
-            .map(([k, v]) => `${k} ${v}`)
-            .join(', ')})`
-        : ''
-    }`,
-  );
+  L.push(`- not runnable: ${c.dropped}${c.dropped ? ` (${counts(r.dropped)})` : ''}`);
   L.push(`- accounted for: ${c.tasks} + ${c.dropped} = ${c.tasks + c.dropped} of ${c.records} records`);
-  L.push(`- warnings: ${warningSummary(r.warningCounts)}`, '');
+  L.push(`- warnings: ${counts(r.warningCounts)}`, '');
   L.push('## Fill types', '');
   L.push('| fill_type | records | tasks |', '| --- | ---: | ---: |');
   for (const [k, n] of Object.entries(r.byFillType)) L.push(`| ${mdEscape(k)} | ${n.records} | ${n.tasks} |`);

@@ -60,15 +60,6 @@ export function jsonlObjects(file: string, text: string, warn: Warn, notObject: 
   });
 }
 
-/** `malformed-json 2, unsafe-path 1`, or `none`: the warnings line of an import's IMPORT.md. */
-export function warningSummary(counts: Record<string, number>): string {
-  return (
-    Object.entries(counts)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ') || 'none'
-  );
-}
-
 /** Builds the importer's own error type (it names the file). */
 export type Fail = (message: string, file: string) => Error;
 

@@ -81,6 +81,12 @@ export function bytes(n: number | null | undefined, missing = MISSING): string {
   return `${v.toFixed(1)} ${units[u]}`;
 }
 
+/** Counts by name in their order: `malformed-json 2, unsafe-path 1`; `empty` when there are none. */
+export function counts(rec: Record<string, number>, empty = 'none'): string {
+  const parts = Object.entries(rec).map(([k, v]) => `${k} ${v}`);
+  return parts.length ? parts.join(', ') : empty;
+}
+
 /** `1 task`, `1,204 tasks`. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${int(n)} ${n === 1 ? one : many}`;

@@ -2,7 +2,7 @@
 // line listed) and every warning, with output paths relative to the output folder.
 
 import path from 'node:path';
-import { warningSummary } from '../import-out.ts';
+import { counts } from '../../model/format.ts';
 import type { BuiltProject } from './project.ts';
 import type { RepoExecImportResult } from './types.ts';
 
@@ -37,14 +37,8 @@ export function renderReport(r: RepoExecImportResult, built: BuiltProject[]): st
   L.push(`- body-less stubs given \`...\`: ${c.stubsFilled}`);
   L.push(`- tasks in tasks.jsonl: ${c.tasks}`);
   L.push(`- task views in views/: ${c.views}${c.viewsFromReference ? ` (${c.viewsFromReference} holding only the reference: unrepairable-view)` : ''}`);
-  L.push(
-    `- dropped: ${
-      Object.entries(r.dropped)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ') || 'nothing'
-    }`,
-  );
-  L.push(`- warnings: ${warningSummary(r.warningCounts)}`, '');
+  L.push(`- dropped: ${counts(r.dropped, 'nothing')}`);
+  L.push(`- warnings: ${counts(r.warningCounts)}`, '');
   L.push('## Projects', '');
   L.push('| project | repository | rows | modules (own rows + attributed) | files | functions | methods | classes | tasks |');
   L.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');

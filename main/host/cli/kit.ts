@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { defaultDbPath } from '../paths.ts';
 import { OpenCoderError } from '../../model/errors.ts';
+import { counts } from '../../model/format.ts';
 
 export interface Io {
   out: (line: string) => void;
@@ -77,7 +78,5 @@ export function dbPathOf(values: Record<string, unknown>): string {
   return path.resolve((values.db as string | undefined) ?? defaultDbPath());
 }
 
-export function fmtCounts(rec: Record<string, number>): string {
-  const parts = Object.entries(rec).map(([k, v]) => `${k} ${v}`);
-  return parts.length ? parts.join(', ') : 'none';
-}
+/** `a 2, b 1` or `none` (model/format.ts counts). */
+export const fmtCounts = (rec: Record<string, number>): string => counts(rec);

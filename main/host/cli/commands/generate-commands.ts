@@ -24,7 +24,7 @@ import { allowOf, untilInterrupted, UsageError, type Command, type CommandResult
 import { openEncoderFor, pricesFileIn } from '../../workspace.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
-import { fixed, usd as fmtUsd } from '../../../model/format.ts';
+import { counts, fixed, usd as fmtUsd } from '../../../model/format.ts';
 
 /** The price table the user edits (created by `opencoder prices --init`; the desktop app's too). */
 export function defaultPricesPath(): string {
@@ -412,9 +412,7 @@ export const GENERATE_COMMANDS: Record<string, Command> = {
           `Samples: ${file}`,
           `Protocol: ${res.protocol}`,
           `Tasks: ${res.tasks} (${res.skipped} without labels skipped), samples per task ${res.samplesPerTask.join('/')}; first sample fails in ${res.positives} (${f3(res.positives / res.tasks)} — the AUPRC of a random score)`,
-          `Normalisation of ${Object.values(res.normalisation).reduce((a, b) => a + b, 0)} samples: ${Object.entries(res.normalisation)
-            .map(([k, v]) => `${k} ${v}`)
-            .join(', ')}; encoder ${res.encoder}`,
+          `Normalisation of ${Object.values(res.normalisation).reduce((a, b) => a + b, 0)} samples: ${counts(res.normalisation, '')}; encoder ${res.encoder}`,
           'Token entropy needs log-probabilities, which these samples lack: group entropy stands in for it.',
           '',
           `${'signal'.padEnd(64)} AUROC   AUPRC`,

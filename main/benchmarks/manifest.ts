@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { TaskRecordSchema, type Task, type TaskRecord } from '../model/task.ts';
 import { parseTestCommand, TestCommandError } from '../validate/command.ts';
 import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
+import { canonicalPath, isInside } from '../util/paths.ts';
 
 const DefaultsSchema = z.object({ python: z.string().min(1).optional() }).strict();
 
@@ -40,15 +41,6 @@ function forbiddenRoots(): string[] {
   return ['/etc', '/root', '/proc', '/sys', '/dev', '/boot', path.join(os.homedir(), '.ssh'), path.join(os.homedir(), '.gnupg')];
 }
 
-const real = (p: string): string => {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-};
-const inside = (root: string, p: string): boolean => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
-
 export interface ReadManifestOptions {
   /** Folders (besides the manifest's own) a task's `repo` and `task_view` may lie in: the CLI's --allow, the app's allowed roots. */
   allow?: readonly string[];
@@ -59,13 +51,13 @@ export interface ReadManifestOptions {
  * never `/` or a system or secrets folder. Null when it may; else why not.
  */
 export function repoPlaceProblem(repoPath: string, manifestDir: string, allow: readonly string[] = []): string | null {
-  const r = real(repoPath);
+  const r = canonicalPath(repoPath);
   if (r === path.parse(r).root) return `resolves to ${r}, the file system's root`;
-  const bad = forbiddenRoots().find((f) => inside(real(f), r));
+  const bad = forbiddenRoots().find((f) => isInside(canonicalPath(f), r));
   if (bad) return `resolves to ${r}, inside ${bad}, which no task may read`;
-  const roots = [manifestDir, ...allow].map(real);
-  if (roots.some((root) => inside(root, r))) return null;
-  return `resolves to ${r}, outside the manifest's folder ${real(manifestDir)}${allow.length ? ` and the allowed folders (${allow.join(', ')})` : ''}; pass --allow DIR to use a repository elsewhere`;
+  const roots = [manifestDir, ...allow].map(canonicalPath);
+  if (roots.some((root) => isInside(root, r))) return null;
+  return `resolves to ${r}, outside the manifest's folder ${canonicalPath(manifestDir)}${allow.length ? ` and the allowed folders (${allow.join(', ')})` : ''}; pass --allow DIR to use a repository elsewhere`;
 }
 
 export function readManifest(file: string, opts: ReadManifestOptions = {}): Manifest {

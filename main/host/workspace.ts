@@ -15,6 +15,7 @@ import type { LlmBackend } from '../generate/types.ts';
 import type { Encoder } from '../model/encoder.ts';
 import type { ExperimentStore } from '../store/experiments.ts';
 import { Store } from '../store/store.ts';
+import { canonicalPath, isInside } from '../util/paths.ts';
 import { JobManager, messageOf } from './jobs.ts';
 import { defaultModelsDir, resourcesDir, userDataDir } from './paths.ts';
 import { OpenCoderError } from '../model/errors.ts';
@@ -92,27 +93,7 @@ export const fail = (code: CallError['code'], message: string, issues?: CallErro
 
 // ---- paths ------------------------------------------------------------------------------------------------
 
-/** The absolute path with every symlink on its existing part resolved (a missing tail is kept as written). */
-export function canonicalPath(p: string): string {
-  const abs = path.resolve(p);
-  let head = abs;
-  const tail: string[] = [];
-  for (;;) {
-    try {
-      return path.join(fs.realpathSync.native(head), ...tail.reverse());
-    } catch {
-      const parent = path.dirname(head);
-      if (parent === head) return abs;
-      tail.push(path.basename(head));
-      head = parent;
-    }
-  }
-}
-
-export function isInside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
-}
+export { canonicalPath, isInside };
 
 export function writeAtomic(file: string, content: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });

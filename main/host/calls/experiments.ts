@@ -13,7 +13,6 @@ import { fail, type Workspace } from '../workspace.ts';
 import { conditionsFor } from './conditions.ts';
 import type { CallTable } from './index.ts';
 import { checkBackend, runBackendFor, startExperimentJob } from './runs.ts';
-import { checkTaskRepos } from './tasks.ts';
 
 type Request = ParsedInput<'experiment.start'>;
 
@@ -21,6 +20,7 @@ function plannedTasks(
   ws: Workspace,
   input: { manifest: string; taskIds?: string[] | undefined; limit?: number | undefined },
 ): { manifest: Manifest; tasks: Task[] } {
+  // Its tasks' repositories must lie in the manifest's folder (itself inside an allowed root) or an allowed root.
   const manifest = readManifest(input.manifest, { allow: ws.allowedRoots });
   let tasks: Task[];
   try {
@@ -29,7 +29,6 @@ function plannedTasks(
     if (err instanceof ExperimentError) fail('invalid-input', err.message, [{ path: input.taskIds ? 'taskIds' : 'manifest', message: err.message }]);
     throw err;
   }
-  checkTaskRepos(ws, manifest, tasks);
   return { manifest, tasks };
 }
 

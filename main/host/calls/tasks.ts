@@ -11,11 +11,6 @@ import { applyOverrides, resolveMethods } from './conditions.ts';
 import type { CallTable } from './index.ts';
 import { checkBackend, settingsBackend, startExperimentJob } from './runs.ts';
 
-/** A manifest may name repositories anywhere: they must lie inside the roots too. */
-export function checkTaskRepos(ws: Workspace, manifest: Manifest, tasks: Task[]): void {
-  for (const repo of new Set(tasks.map((t) => t.repoPath))) ws.checkPath(`repository of a task in ${manifest.file}:`, repo);
-}
-
 /** A one-task manifest in the user data folder for a task written in the app. */
 function customManifest(ws: Workspace, custom: NonNullable<ParsedInput<'task.run'>['custom']>): Manifest {
   const repo = canonicalPath(custom.repo);
@@ -60,12 +55,12 @@ function runTask(ws: Workspace, input: ParsedInput<'task.run'>): { jobId: string
     manifest = customManifest(ws, input.custom);
     task = manifest.tasks[0]!;
   } else {
+    // Its tasks' repositories must lie in the manifest's folder (itself inside an allowed root) or an allowed root.
     manifest = readManifest(input.manifest!, { allow: ws.allowedRoots });
     const found = manifest.tasks.find((t) => t.id === input.taskId);
     if (!found) fail('not-found', `no task ${input.taskId} in ${manifest.file} (${manifest.tasks.length} tasks)`);
     task = found!;
   }
-  checkTaskRepos(ws, manifest, [task]);
   const conditions = resolveMethods(input.methods).map((c) => applyOverrides(ws, c, input.sources));
   const backend = settingsBackend(ws.settings.backend);
   checkBackend(ws, backend.spec);

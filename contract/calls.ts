@@ -50,7 +50,14 @@ export const CALLS = {
   /** Electron only: the native folder picker; browser mode answers `{ path: null }` with a reason. */
   'repo.pick': { input: none, output: PickedFolderSchema },
   'repo.list': { input: none, output: z.array(RepoSummarySchema) },
-  'repo.index': { input: z.object({ path: PathSchema }).strict(), output: JobStartedSchema },
+  /**
+   * `include`: paths or globs relative to the repository root that force in files skipped as generated, minified or
+   * too large (as `opencoder index --include`); the repository remembers them for later runs.
+   */
+  'repo.index': {
+    input: z.object({ path: PathSchema, include: z.array(z.string().min(1).max(1000)).max(100).optional() }).strict(),
+    output: JobStartedSchema,
+  },
   'repo.skipped': {
     input: z.object({ repoId: z.number().int().positive(), limit: z.number().int().min(1).max(10_000).default(500) }).strict(),
     output: z.array(SkippedFileSchema),

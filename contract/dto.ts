@@ -123,6 +123,7 @@ export const RunListItemSchema = z.object({
   tasks: count,
   conditions: z.array(z.string()),
   results: count,
+  /** Pairs stored unscored (an infrastructure failure: left out of every figure, run again on resume). */
   errors: count,
   backend: z.string(),
 });

@@ -34,6 +34,21 @@ export interface Manifest {
   /** sha256 of the manifest's bytes: what a run records to freeze its inputs. */
   hash: string;
   tasks: Task[];
+  /** Each task's 1-based line in the file (absent for a manifest built in memory). */
+  lines?: Record<string, number>;
+}
+
+/** At most this many problems of one manifest are listed in its error (the count says how many there were). */
+const SHOWN_PROBLEMS = 10;
+
+/** One error for every problem of a manifest: the one problem's own message, or a count and a list. */
+function manifestProblems(abs: string, problems: ManifestError[]): ManifestError {
+  if (problems.length === 1) return problems[0]!;
+  const shown = problems.slice(0, SHOWN_PROBLEMS).map((p) => `  ${p.message}`);
+  if (problems.length > SHOWN_PROBLEMS) shown.push(`  … and ${problems.length - SHOWN_PROBLEMS} more`);
+  const first = problems[0]!;
+  const code = problems.some((p) => p.code === 'forbidden-path') ? 'forbidden-path' : first.code;
+  return new ManifestError(`${abs} has ${problems.length} problems:\n${shown.join('\n')}`, abs, first.line, code);
 }
 
 /** Folders a repository may never be, whatever is allowed: reading them into a workspace would expose the machine. */
@@ -70,65 +85,91 @@ export function readManifest(file: string, opts: ReadManifestOptions = {}): Mani
   }
   const dir = path.dirname(abs);
   const tasks: Task[] = [];
+  const lines: Record<string, number> = {};
   const seen = new Set<string>();
+  const problems: ManifestError[] = [];
   let defaults: { python?: string } = {};
+  // Every line is read, so one error lists every problem of the file, not just the first.
   raw
     .toString('utf8')
     .split('\n')
     .forEach((line, i) => {
       if (!line.trim()) return;
-      let json: unknown;
       try {
-        json = JSON.parse(line);
-      } catch (err) {
-        throw new ManifestError(`${abs}:${i + 1}: not valid JSON (${(err as Error).message})`, abs, i + 1);
-      }
-      if (json && typeof json === 'object' && 'defaults' in json && !('id' in json)) {
-        // A defaults line applies to the tasks after it: {"defaults": {"python": ".venv"}}
-        const d = DefaultsSchema.safeParse((json as { defaults: unknown }).defaults);
-        if (!d.success)
-          throw new ManifestError(
-            `${abs}:${i + 1}: defaults: ${d.error.issues.map((x) => `${x.path.join('.') || 'defaults'}: ${x.message}`).join('; ')}`,
-            abs,
-            i + 1,
-          );
-        defaults = d.data;
-        return;
-      }
-      const parsed = TaskRecordSchema.safeParse(json);
-      if (!parsed.success) {
-        const issues = parsed.error.issues.map((x) => `${x.path.join('.') || 'task'}: ${x.message}`).join('; ');
-        const id = (json as { id?: unknown })?.id;
-        throw new ManifestError(`${abs}:${i + 1}${typeof id === 'string' ? ` (task ${id})` : ''}: ${issues}`, abs, i + 1);
-      }
-      if (seen.has(parsed.data.id)) throw new ManifestError(`${abs}:${i + 1}: duplicate task id ${parsed.data.id}`, abs, i + 1);
-      seen.add(parsed.data.id);
-      if (parsed.data.test_command !== undefined && parsed.data.check_template === undefined) {
-        // Refused here, before any retrieval or generation: a command the validator cannot run.
-        try {
-          parseTestCommand(parsed.data.test_command);
-        } catch (err) {
-          if (err instanceof TestCommandError) throw new ManifestError(`${abs}:${i + 1} (task ${parsed.data.id}): ${err.message}`, abs, i + 1);
-          throw err;
+        const read = readLine(line, i + 1, { abs, dir, defaults, seen, allow: opts.allow });
+        if ('defaults' in read) defaults = read.defaults;
+        else {
+          tasks.push(read.task);
+          lines[read.task.id] = i + 1;
         }
+      } catch (err) {
+        if (!(err instanceof ManifestError)) throw err;
+        problems.push(err);
       }
-      for (const [field, rel] of [
-        ['repo', parsed.data.repo],
-        ['task_view', parsed.data.task_view],
-      ] as const) {
-        if (rel === undefined) continue;
-        const problem = repoPlaceProblem(path.resolve(dir, rel), dir, opts.allow);
-        if (problem) throw new ManifestError(`${abs}:${i + 1} (task ${parsed.data.id}): ${field} ${rel} ${problem}`, abs, i + 1, 'forbidden-path');
-      }
-      const python = parsed.data.python ?? defaults.python;
-      tasks.push({
-        ...parsed.data,
-        ...(python ? { python: path.resolve(dir, python) } : {}),
-        repoPath: path.resolve(dir, parsed.data.repo),
-        ...(parsed.data.task_view !== undefined ? { taskViewPath: path.resolve(dir, parsed.data.task_view) } : {}),
-      });
     });
-  return { file: abs, hash: createHash('sha256').update(raw).digest('hex'), tasks };
+  if (problems.length) throw manifestProblems(abs, problems);
+  return { file: abs, hash: createHash('sha256').update(raw).digest('hex'), tasks, lines };
+}
+
+interface LineContext {
+  abs: string;
+  dir: string;
+  defaults: { python?: string };
+  /** Task ids of the lines before (a duplicate is refused; the first of them is kept). */
+  seen: Set<string>;
+  allow: readonly string[] | undefined;
+}
+
+/** One line of a manifest: a defaults line or a task with its paths resolved; a ManifestError naming file and line if it is neither. */
+function readLine(line: string, n: number, ctx: LineContext): { defaults: { python?: string } } | { task: Task } {
+  const { abs, dir } = ctx;
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch (err) {
+    throw new ManifestError(`${abs}:${n}: not valid JSON (${(err as Error).message})`, abs, n);
+  }
+  if (json && typeof json === 'object' && 'defaults' in json && !('id' in json)) {
+    // A defaults line applies to the tasks after it: {"defaults": {"python": ".venv"}}
+    const d = DefaultsSchema.safeParse((json as { defaults: unknown }).defaults);
+    if (!d.success)
+      throw new ManifestError(`${abs}:${n}: defaults: ${d.error.issues.map((x) => `${x.path.join('.') || 'defaults'}: ${x.message}`).join('; ')}`, abs, n);
+    return { defaults: d.data };
+  }
+  const parsed = TaskRecordSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((x) => `${x.path.join('.') || 'task'}: ${x.message}`).join('; ');
+    const id = (json as { id?: unknown })?.id;
+    throw new ManifestError(`${abs}:${n}${typeof id === 'string' ? ` (task ${id})` : ''}: ${issues}`, abs, n);
+  }
+  if (ctx.seen.has(parsed.data.id)) throw new ManifestError(`${abs}:${n}: duplicate task id ${parsed.data.id}`, abs, n);
+  ctx.seen.add(parsed.data.id);
+  if (parsed.data.test_command !== undefined && parsed.data.check_template === undefined) {
+    // Refused here, before any retrieval or generation: a command the validator cannot run.
+    try {
+      parseTestCommand(parsed.data.test_command);
+    } catch (err) {
+      if (err instanceof TestCommandError) throw new ManifestError(`${abs}:${n} (task ${parsed.data.id}): ${err.message}`, abs, n);
+      throw err;
+    }
+  }
+  for (const [field, rel] of [
+    ['repo', parsed.data.repo],
+    ['task_view', parsed.data.task_view],
+  ] as const) {
+    if (rel === undefined) continue;
+    const problem = repoPlaceProblem(path.resolve(dir, rel), dir, ctx.allow);
+    if (problem) throw new ManifestError(`${abs}:${n} (task ${parsed.data.id}): ${field} ${rel} ${problem}`, abs, n, 'forbidden-path');
+  }
+  const python = parsed.data.python ?? ctx.defaults.python;
+  return {
+    task: {
+      ...parsed.data,
+      ...(python ? { python: path.resolve(dir, python) } : {}),
+      repoPath: path.resolve(dir, parsed.data.repo),
+      ...(parsed.data.task_view !== undefined ? { taskViewPath: path.resolve(dir, parsed.data.task_view) } : {}),
+    },
+  };
 }
 
 export function findTask(manifest: Manifest, id: string): Task {

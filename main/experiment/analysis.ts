@@ -21,6 +21,7 @@ import type {
 import { MIN_INFORMATIVE_TASKS } from '../model/report.ts';
 import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskFailure, TaskResult } from '../model/results.ts';
 import type { StoredCondition } from './runner.ts';
+import { causeOf, repliesOf, REPLIES_NOTE, replyTally, UNSCORED_NOTE, unscoredCounts } from './scoring.ts';
 import {
   bootstrapMean,
   cellIndex,
@@ -109,7 +110,9 @@ const identicalCandidates = (r: TaskResult) => r.candidates.length >= 2 && new S
 const byCondition = (results: TaskResult[], condition: string) => results.filter((r) => r.condition === condition);
 
 export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Required<BootstrapOptions>): ConditionSummary {
+  // Only scored pairs: an unscored one (l.failures) is counted beside the figures, never inside them.
   const rs = byCondition(l.results, cond.id);
+  const unscored = unscoredCounts(l.failures.filter((f) => f.condition === cond.id));
   const samples = rs.length ? Math.min(...rs.map((r) => r.n)) : 0;
   const atK = Array.from({ length: samples }, (_, i) => ({
     k: i + 1,
@@ -144,7 +147,9 @@ export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Re
     label: cond.label,
     family: cond.family,
     tasks: rs.length,
-    failures: l.failures.filter((f) => f.condition === cond.id).length,
+    failures: unscored.total,
+    unscored,
+    replies: replyTally(rs),
     samples,
     passAtK: atK,
     rawPass1: bootstrapMean(
@@ -312,11 +317,15 @@ function compare(runs: Map<string, LoadedRun>, spec: ComparisonSpec, boot: Requi
     const cond = l.run.conditions.find((c) => c.id === s.condition);
     if (!cond) throw new AnalysisError(`run ${s.runId} has no condition ${s.condition}`);
     const rs = new Map(byCondition(l.results, s.condition).map((r) => [r.taskId, r]));
-    return { ref: { runId: s.runId, condition: s.condition, label: cond.label }, rs, manifest: l.run.manifestHash };
+    const unscored = new Set(l.failures.filter((f) => f.condition === s.condition).map((f) => f.taskId));
+    return { ref: { runId: s.runId, condition: s.condition, label: cond.label }, rs, unscored, manifest: l.run.manifestHash };
   };
   const A = side(spec.a);
   const B = side(spec.b);
+  // Only tasks scored in both arms pair; the rest are dropped and counted.
   const ids = [...A.rs.keys()].filter((id) => B.rs.has(id));
+  const unscoredEither = new Set([...A.unscored, ...B.unscored]);
+  const touched = new Set([...A.rs.keys(), ...B.rs.keys(), ...unscoredEither]);
   const ra = ids.map((id) => A.rs.get(id)!);
   const rb = ids.map((id) => B.rs.get(id)!);
   const { wins, losses, ties } = pairedCounts(
@@ -328,6 +337,7 @@ function compare(runs: Map<string, LoadedRun>, spec: ComparisonSpec, boot: Requi
     a: A.ref,
     b: B.ref,
     tasks: ids.length,
+    dropped: { tasks: touched.size - ids.length, unscored: unscoredEither.size },
     wins,
     losses,
     ties,
@@ -431,10 +441,13 @@ export function factorialOf(l: LoadedRun, boot: Required<BootstrapOptions>, test
   }
   const complete = [...byTask.values()].filter((row) => row.every(Boolean)) as TaskResult[][];
   const backend = l.results[0]?.generation.backend ?? '';
+  const cellIds = new Set(cells.map((x) => x.c.id));
+  const touched = new Set([...byTask.keys(), ...l.failures.filter((f) => cellIds.has(f.condition)).map((f) => f.taskId)]);
   return {
     runId: l.run.id,
     backend,
     tasks: complete.length,
+    dropped: touched.size - complete.length,
     test,
     outcomes: CELL_OUTCOMES.map((o) => {
       const perTask = complete.map((row) => row.map(o.of));
@@ -490,6 +503,8 @@ function taskRows(l: LoadedRun): TaskRow[] {
     costUsd: r.generation.costUsd,
     durationMs: r.timingsMs.total,
     error: null,
+    unscored: null,
+    ...replyColumns(r),
   }));
   for (const f of l.failures) {
     rows.push({
@@ -507,12 +522,21 @@ function taskRows(l: LoadedRun): TaskRow[] {
       uncertainty: Number.NaN,
       apiF1: null,
       apiF1TaskView: null,
-      costUsd: null,
-      durationMs: 0,
+      costUsd: f.result?.generation.costUsd ?? null,
+      durationMs: f.result?.timingsMs.total ?? 0,
       error: `${f.stage}: ${f.error}`,
+      unscored: causeOf(f),
+      emptyReplies: null,
+      noCodeReplies: null,
+      refusedReplies: null,
     });
   }
   return rows;
+}
+
+function replyColumns(r: TaskResult): Pick<TaskRow, 'emptyReplies' | 'noCodeReplies' | 'refusedReplies'> {
+  const c = repliesOf(r);
+  return { emptyReplies: c?.empty ?? null, noCodeReplies: c?.noCode ?? null, refusedReplies: c?.refused ?? null };
 }
 
 function candidateRows(l: LoadedRun): CandidateRow[] {
@@ -529,6 +553,7 @@ function candidateRows(l: LoadedRun): CandidateRow[] {
       totalTests: c.verdict.totalTests,
       durationMs: c.verdict.durationMs,
       reason: c.verdict.reason,
+      reply: c.reply ?? 'unknown',
     })),
   );
 }
@@ -563,6 +588,8 @@ export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): Repor
     'McNemar: exact two-sided binomial test on wins vs losses of selected-output correctness; Holm-adjusted within each family: the comparisons of one backend (or one pair of backends) among the runs reported. `compare A B` and `report A B` use the same comparisons and families.',
     `Paired permutation tests: Pass@k and selected-output differences by a sign-flip test on the per-task differences (exact over all sign patterns up to ${SIGN_FLIP_EXACT_UP_TO} differing tasks, seeded Monte Carlo with 20 000 draws beyond); for binary outcomes it equals the exact McNemar test.`,
     'Flaky verdicts: an outcome that depended on timing is run twice; when the two runs disagree the verdict is flaky and counts as not passed in every figure. Per condition the report counts flaky raw-candidate verdicts (of all raw-candidate verdicts) and tasks whose selected output was flaky (of the tasks with a result), and lists the tasks with either.',
+    UNSCORED_NOTE,
+    REPLIES_NOTE,
     `Factorial effects: per-task 2³ contrasts (main effect = mean with the source on − mean with it off; two-way interaction = half the difference of simple effects), ${factorialTest === 'sign-flip' ? 'sign-flip permutation' : 'one-sample t'} p-values, Holm-adjusted over the six effects of each run and outcome. An effect resting on fewer than ${MIN_INFORMATIVE_TASKS} informative tasks, without spread, or on a constant signal (e.g. identical candidates) is flagged degenerate and never marked significant.`,
   ];
   const partial = loaded.filter((l) => l.run.state !== 'done');

@@ -16,6 +16,7 @@ import type { Store } from '../store/store.ts';
 import type { SandboxOptions } from '../validate/sandbox.ts';
 import { createValidator, type Validator } from '../validate/validator.ts';
 import { TaskError } from '../validate/workspace.ts';
+import { preflightTasks } from '../validate/preflight.ts';
 import type { StoredProvenance } from './analysis.ts';
 import { readManifest, type Manifest, type Task } from '../benchmarks/manifest.ts';
 import {
@@ -134,6 +135,23 @@ async function checkReferences(validator: Validator, tasks: Task[], signal?: Abo
   }
 }
 
+/**
+ * Checks every task's set-up (repository, target file, test command, interpreter) before anything starts, and
+ * refuses the run with every problem listed by manifest line: a task that cannot be judged would otherwise fail
+ * only after its retrieval and generation (and their cost).
+ */
+function preflight(manifest: Manifest, tasks: Task[], conditions: Condition[]): void {
+  const problems = preflightTasks(tasks, conditions[0]!.config.validation);
+  if (!problems.length) return;
+  const at = (id: string) => `${manifest.file}${manifest.lines?.[id] ? `:${manifest.lines[id]}` : ''}`;
+  const shown = problems.slice(0, 10).map((p) => `  ${at(p.taskId)}: ${p.message}`);
+  if (problems.length > 10) shown.push(`  … and ${problems.length - 10} more`);
+  throw new ExperimentError(
+    `${problems.length} of ${tasks.length} task(s) cannot be validated, so nothing was started (no model was called):\n${shown.join('\n')}\n` +
+      'Fix those tasks, or leave them out with --ids.',
+  );
+}
+
 /** Runs what is left of `run` with `validator`, and closes it. */
 async function execute(
   ctx: ExperimentContext,
@@ -220,6 +238,7 @@ function freezeRun(ctx: ExperimentContext, spec: NewRun, sandbox: string): { exp
 
 /** Freezes a new run and runs it. */
 export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Promise<RunOutcome> {
+  preflight(spec.manifest, spec.tasks, spec.conditions);
   // The sandbox is part of the run's provenance, and one that cannot start fails the run before anything is stored.
   const validator = await openValidator(ctx, spec.manifest.hash);
   let frozen: ReturnType<typeof freezeRun>;
@@ -246,8 +265,10 @@ export function resumableRun(store: Store, id: string): ExperimentRunRecord<Stor
 export async function resumeExperiment(ctx: ExperimentContext, id: string): Promise<RunOutcome> {
   const experiments = ctx.store.experiments;
   const run = resumableRun(ctx.store, id);
-  const tasks = tasksOfRun(run, readManifest(run.manifestFile, { allow: ctx.allow ?? [] }));
+  const manifest = readManifest(run.manifestFile, { allow: ctx.allow ?? [] });
+  const tasks = tasksOfRun(run, manifest);
   const conditions: Condition[] = run.conditions.map((c) => ({ ...c }));
+  preflight(manifest, tasks, conditions);
   const validator = await openValidator(ctx, run.manifestHash);
   try {
     await checkReferences(validator, tasks, ctx.signal);

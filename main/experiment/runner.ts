@@ -14,6 +14,10 @@ import { configHash } from '../util/config-hash.ts';
 import type { Condition } from '../pipeline/methods.ts';
 import { runTask, TaskRunError, type TaskServices } from '../pipeline/run-task.ts';
 import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
+import { StoreError } from '../store/errors.ts';
+import { SandboxUnavailableError } from '../validate/sandbox.ts';
+import { TaskError } from '../validate/workspace.ts';
+import { TestCommandError } from '../validate/command.ts';
 import type { Manifest, Task } from '../benchmarks/manifest.ts';
 import type { RunProvenance } from '../model/report.ts';
 import type { TaskFailure, TaskResult } from '../model/results.ts';
@@ -57,6 +61,8 @@ export interface RunOutcome {
   failed: number;
   /** Failed (task, condition) pairs by `stage/kind` (e.g. `generate/network`). */
   failures: Record<string, number>;
+  /** The same pairs by cause (`network`, `sandbox`, …): each is unscored, left out of Pass@k and selected-output correctness. */
+  unscored: Record<string, number>;
   resumed: number;
   durationMs: number;
 }
@@ -67,6 +73,45 @@ export function failureKind(err: unknown): string {
   if (cause instanceof LlmError) return cause.kind;
   if (cause instanceof OpenCoderError) return cause.code;
   return (cause as Error)?.name || 'Error';
+}
+
+/**
+ * Why a (task, condition) that threw is unscored, in one word: an LLM error's kind (after its retries), `sandbox`
+ * (no sandbox), `workspace` (the task's workspace or test command could not be set up), `store`, else `engine`.
+ * A model's own failures never throw (a reply without code is a failed sample), so every one of these is ours.
+ */
+export function failureCause(err: unknown): string {
+  const cause = err instanceof TaskRunError ? err.cause : err;
+  if (cause instanceof LlmError) return cause.kind;
+  if (cause instanceof SandboxUnavailableError) return 'sandbox';
+  if (cause instanceof TaskError || cause instanceof TestCommandError) return 'workspace';
+  if (cause instanceof StoreError) return 'store';
+  return 'engine';
+}
+
+/** The failure stored for a pair that threw. */
+function thrownFailure(task: Task, cond: Condition, err: unknown): TaskFailure {
+  return {
+    taskId: task.id,
+    condition: cond.id,
+    stage: err instanceof TaskRunError ? err.stage : 'run',
+    kind: failureKind(err),
+    cause: failureCause(err),
+    error: (err as Error)?.message ?? String(err),
+  };
+}
+
+/** The failure stored for a result the infrastructure decided a verdict of: unscored, the result kept in it. */
+function unscoredFailure(result: TaskResult, unscored: NonNullable<TaskResult['unscored']>): TaskFailure {
+  return {
+    taskId: result.taskId,
+    condition: result.condition,
+    stage: 'evaluate',
+    kind: unscored.cause,
+    cause: unscored.cause,
+    error: `${result.taskId} / ${result.condition}: the infrastructure decided a verdict (${unscored.detail})`,
+    result,
+  };
 }
 
 export class ExperimentError extends OpenCoderError {
@@ -182,6 +227,7 @@ export async function executeRun(run: ExperimentRunRecord, tasks: Task[], condit
   let finished = resumed;
   let failed = 0;
   const failures: Record<string, number> = {};
+  const unscored: Record<string, number> = {};
   let ran = 0;
   const durations: number[] = [];
   const spent = () => {
@@ -206,40 +252,42 @@ export async function executeRun(run: ExperimentRunRecord, tasks: Task[], condit
   report(null);
 
   let next = 0;
+  const fail = (failure: TaskFailure, costUsd: number | null) => {
+    const key = `${failure.stage}/${failure.kind}`;
+    failures[key] = (failures[key] ?? 0) + 1;
+    unscored[failure.cause!] = (unscored[failure.cause!] ?? 0) + 1;
+    experiments.saveResult(run.id, { taskId: failure.taskId, condition: failure.condition, status: 'error', costUsd, result: failure });
+    failed++;
+    report({ taskId: failure.taskId, condition: failure.condition, ok: false, correct: null, error: failure.error });
+  };
   const worker = async () => {
     while (next < todo.length && !signal?.aborted) {
       const { task, cond } = todo[next++]!;
       const t = performance.now();
+      let result: TaskResult;
       try {
-        const result: TaskResult = await runTask(task, cond, { ...services, runId: run.id }, signal);
-        if (signal?.aborted) return; // a task finished by a cancel is not trusted: it runs again on resume
-        experiments.saveResult(run.id, { taskId: task.id, condition: cond.id, status: 'ok', costUsd: result.generation.costUsd, result });
-        ran++;
-        finished++;
-        durations.push(performance.now() - t);
-        report({ taskId: task.id, condition: cond.id, ok: true, correct: result.selected.correct });
+        result = await runTask(task, cond, { ...services, runId: run.id }, signal);
       } catch (err) {
         if (signal?.aborted || (err as Error)?.name === 'AbortError') return;
-        const failure: TaskFailure = {
-          taskId: task.id,
-          condition: cond.id,
-          stage: err instanceof TaskRunError ? err.stage : 'run',
-          kind: failureKind(err),
-          error: (err as Error)?.message ?? String(err),
-        };
-        const key = `${failure.stage}/${failure.kind}`;
-        failures[key] = (failures[key] ?? 0) + 1;
-        experiments.saveResult(run.id, { taskId: task.id, condition: cond.id, status: 'error', costUsd: null, result: failure });
         ran++;
-        failed++;
         finished++;
         durations.push(performance.now() - t);
-        report({ taskId: task.id, condition: cond.id, ok: false, correct: null, error: failure.error });
+        fail(thrownFailure(task, cond, err), null);
+        continue;
+      }
+      if (signal?.aborted) return; // a task finished by a cancel is not trusted: it runs again on resume
+      ran++;
+      finished++;
+      durations.push(performance.now() - t);
+      if (result.unscored) fail(unscoredFailure(result, result.unscored), result.generation.costUsd);
+      else {
+        experiments.saveResult(run.id, { taskId: task.id, condition: cond.id, status: 'ok', costUsd: result.generation.costUsd, result });
+        report({ taskId: task.id, condition: cond.id, ok: true, correct: result.selected.correct });
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
   const status = signal?.aborted ? 'cancelled' : 'done';
   experiments.finish(run.id, status);
-  return { runId: run.id, status, total: pairs.length, ran, failed, failures, resumed, durationMs: Math.round(performance.now() - started) };
+  return { runId: run.id, status, total: pairs.length, ran, failed, failures, unscored, resumed, durationMs: Math.round(performance.now() - started) };
 }

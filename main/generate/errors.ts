@@ -18,6 +18,7 @@ export type LlmErrorKind =
   | 'cancelled'
   | 'short'
   | 'replay_miss'
+  | 'oversized'
   | 'config';
 
 /** What the caller can do about each kind (model/errors.ts). */
@@ -37,6 +38,7 @@ const CODE_OF_KIND: Record<LlmErrorKind, ErrorCode> = {
   network: 'engine',
   timeout: 'engine',
   short: 'engine',
+  oversized: 'engine',
 };
 
 const RETRYABLE: ReadonlySet<LlmErrorKind> = new Set(['rate_limit', 'server', 'network', 'timeout']);
@@ -82,6 +84,20 @@ export class ReplayMissError extends LlmError {
         `or replay the run it came from (--replay-run).`,
     );
     this.name = 'ReplayMissError';
+  }
+}
+
+/** A reply over its size cap (reply-cap.ts): refused whole, not retried, not stored. */
+export class OversizedReplyError extends LlmError {
+  /** Bytes seen (or declared) when it was refused, and the cap. */
+  readonly bytes: number;
+  readonly cap: number;
+
+  constructor(backend: string, message: string, size: { bytes: number; cap: number }) {
+    super('oversized', backend, message);
+    this.name = 'OversizedReplyError';
+    this.bytes = size.bytes;
+    this.cap = size.cap;
   }
 }
 

@@ -3,6 +3,7 @@
 
 import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Schema } from '@google/genai';
 import { LlmError, redact, registerSecret } from './errors.ts';
+import { bodyCapOf, oversizedBody, ReplyGuard, textCapOf } from './reply-cap.ts';
 import { chatWithPolicy, Limiter, parseRetryAfter, resolveReliability, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
 import type { BackendCapabilities, ChatChoice, ChatContext, ChatRequest, ChatResponse, LlmBackend, TokenLogprob } from './types.ts';
 
@@ -125,6 +126,7 @@ export class GeminiBackend implements LlmBackend {
       onRetry: this.#onRetry,
       once: (logprobs, signal) => this.once(req, logprobs, signal),
       normalise: (response, warnings) => this.normalise(response, req, warnings),
+      textCap: textCapOf(req, { absoluteBytes: this.policy.maxReplyBytes }),
     });
   }
 
@@ -133,10 +135,13 @@ export class GeminiBackend implements LlmBackend {
     const contents = req.messages
       .filter((m) => m.role !== 'system')
       .map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] }));
+    // The body is read through a fetch that stops at the reply's cap; whatever the SDK makes of that, the refusal stands.
+    const cap = bodyCapOf(req, { logprobs, absoluteBytes: this.policy.maxReplyBytes });
+    const guard = new ReplyGuard(cap, (seen, declared) => oversizedBody(this.id, 'Gemini', this.model, cap, seen, declared));
     // Captures the raw response's headers: the SDK's ApiError keeps only status and body, and Retry-After lives in a header.
     let retryAfterMs: number | undefined;
     const capturingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-      const res = await fetch(input, init);
+      const res = await guard.fetch(input, init);
       if (!res.ok) retryAfterMs = parseRetryAfter(res.headers);
       return res;
     };
@@ -161,7 +166,7 @@ export class GeminiBackend implements LlmBackend {
     try {
       return await this.#client.models.generateContent({ model: this.model, contents, config });
     } catch (e) {
-      throw this.classify(e, retryAfterMs, signal);
+      throw guard.overflow ?? this.classify(e, retryAfterMs, signal);
     }
   }
 

@@ -118,12 +118,10 @@ async function buildSet(
   const sampled = await sampleChoices(opts.backend, req, ctx, { maxCalls: opts.maxCalls, allowFewer: opts.allowFewer });
   const latencyMs = performance.now() - started;
   const warnings = [...sampled.warnings];
+  // A refusal is the model's answer, not a fault: every refused sample stays a candidate without code (a failed
+  // sample named `refused`), so a model that refuses is scored for it instead of leaving its task unscored.
   if (sampled.choices.every((c) => c.refused)) {
-    throw new LlmError(
-      'refused',
-      opts.backend.id,
-      `${opts.backend.label} refused every sample for task ${task.id}: ${sampled.choices[0]?.text.slice(0, 200) ?? ''}`,
-    );
+    warnings.push(`${opts.backend.label} refused every sample for task ${task.id}: ${sampled.choices[0]?.text.slice(0, 200) ?? ''}`);
   }
   const extracted = extractAll(task, sampled.choices, opts.backend);
   extracted.forEach((x, i) => {

@@ -4,6 +4,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { LlmError, redact, registerSecret } from './errors.ts';
+import { bodyCapOf, oversizedBody, ReplyGuard, textCapOf } from './reply-cap.ts';
 import { chatWithPolicy, Limiter, parseRetryAfter, resolveReliability, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
 import type { BackendCapabilities, Billing, ChatChoice, ChatContext, ChatRequest, ChatResponse, LlmBackend, TokenLogprob } from './types.ts';
 
@@ -119,6 +120,7 @@ export class OpenAiBackend implements LlmBackend {
       onRetry: this.#onRetry,
       once: (logprobs, signal) => this.once(req, logprobs, signal),
       normalise: (response, warnings) => this.normalise(response, req, warnings),
+      textCap: textCapOf(req, { absoluteBytes: this.policy.maxReplyBytes }),
     });
   }
 
@@ -141,10 +143,13 @@ export class OpenAiBackend implements LlmBackend {
         json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: true },
       };
     }
+    // The body is read through a fetch that stops at the reply's cap; whatever the SDK makes of that, the refusal stands.
+    const cap = bodyCapOf(req, { logprobs, absoluteBytes: this.policy.maxReplyBytes });
+    const guard = new ReplyGuard(cap, (seen, declared) => oversizedBody(this.id, this.where(), this.model, cap, seen, declared));
     try {
-      return await this.#client.chat.completions.create(body, { signal, maxRetries: 0 });
+      return await this.#client.withOptions({ fetch: guard.fetch }).chat.completions.create(body, { signal, maxRetries: 0 });
     } catch (e) {
-      throw this.classify(e);
+      throw guard.overflow ?? this.classify(e);
     }
   }
 

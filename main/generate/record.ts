@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { ExchangeStore } from '../store/exchanges.ts';
 import { costOf, DEFAULT_PRICES, type PriceTable } from './cost.ts';
 import { LlmError, redact, ReplayMissError } from './errors.ts';
+import { enforceTextCap, textCapOf, wrapBackend } from './reply-cap.ts';
 import type { BackendCapabilities, ChatContext, ChatRequest, ChatResponse, LlmBackend, Provider } from './types.ts';
 
 /** JSON with object keys sorted at every level, so equal values always give equal text. */
@@ -44,61 +45,55 @@ export function requestHash(provider: Provider, model: string, req: ChatRequest)
 export interface RecordOptions {
   runId?: string | null;
   prices?: PriceTable;
+  /** Absolute cap of a candidate's text (default: reply-cap.ts REPLY_CAP.absoluteBytes). */
+  maxReplyBytes?: number;
 }
 
-/** Wraps a backend so that every exchange (successful or not) is written to the store. */
+/**
+ * Wraps a backend so that every exchange (successful or not) is written to the store. A reply with a candidate text
+ * over the per-candidate cap (reply-cap.ts) is stored as a failed exchange, without the text, and refused.
+ */
 export function recordExchanges(inner: LlmBackend, store: ExchangeStore, opts: RecordOptions = {}): LlmBackend {
   const prices = opts.prices ?? DEFAULT_PRICES;
-  return {
-    id: inner.id,
-    provider: inner.provider,
-    model: inner.model,
-    label: inner.label,
-    billing: inner.billing,
-    ...(inner.verbatim ? { verbatim: true } : {}),
-    get capabilities(): BackendCapabilities {
-      return inner.capabilities;
-    },
-    async chat(req: ChatRequest, ctx: ChatContext = {}): Promise<ChatResponse> {
-      const hash = requestHash(inner.provider, inner.model, req);
-      const request = requestIdentity(inner.provider, inner.model, req);
-      const base = {
-        requestHash: hash,
-        runId: ctx.runId ?? opts.runId ?? null,
-        taskId: ctx.taskId ?? req.grounding?.task.id ?? null,
-        purpose: ctx.purpose ?? req.grounding?.purpose ?? null,
-        provider: inner.provider,
-        model: inner.model,
-        request,
-      };
-      const t0 = performance.now();
-      let res: ChatResponse;
-      try {
-        res = await inner.chat(req, ctx);
-      } catch (e) {
-        store.record({
-          ...base,
-          error: redact(`${(e as Error)?.name ?? 'Error'}: ${(e as Error)?.message ?? String(e)}`),
-          inputTokens: 0,
-          outputTokens: 0,
-          costUsd: null,
-          latencyMs: performance.now() - t0,
-        });
-        throw e;
-      }
-      const cost = costOf(res.usage, res.model, res.billing, prices);
+  return wrapBackend(inner, async (req: ChatRequest, ctx: ChatContext): Promise<ChatResponse> => {
+    const hash = requestHash(inner.provider, inner.model, req);
+    const request = requestIdentity(inner.provider, inner.model, req);
+    const base = {
+      requestHash: hash,
+      runId: ctx.runId ?? opts.runId ?? null,
+      taskId: ctx.taskId ?? req.grounding?.task.id ?? null,
+      purpose: ctx.purpose ?? req.grounding?.purpose ?? null,
+      provider: inner.provider,
+      model: inner.model,
+      request,
+    };
+    const t0 = performance.now();
+    let res: ChatResponse;
+    try {
+      res = await inner.chat(req, ctx);
+      enforceTextCap(res.choices, textCapOf(req, { absoluteBytes: opts.maxReplyBytes }), inner.id, inner.label);
+    } catch (e) {
       store.record({
         ...base,
-        response: res,
-        inputTokens: res.usage.inputTokens,
-        outputTokens: res.usage.outputTokens,
-        costUsd: cost.usd,
-        latencyMs: res.latencyMs,
+        error: redact(`${(e as Error)?.name ?? 'Error'}: ${(e as Error)?.message ?? String(e)}`),
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: null,
+        latencyMs: performance.now() - t0,
       });
-      return res;
-    },
-    ...(inner.dispose ? { dispose: () => inner.dispose!() } : {}),
-  };
+      throw e;
+    }
+    const cost = costOf(res.usage, res.model, res.billing, prices);
+    store.record({
+      ...base,
+      response: res,
+      inputTokens: res.usage.inputTokens,
+      outputTokens: res.usage.outputTokens,
+      costUsd: cost.usd,
+      latencyMs: res.latencyMs,
+    });
+    return res;
+  });
 }
 
 export interface ReplayOptions {
@@ -151,6 +146,8 @@ export class ReplayBackend implements LlmBackend {
     } catch (e) {
       throw new LlmError('malformed', this.id, `The recorded response ${row.id} for request ${hash} is unreadable (${(e as Error).message}).`);
     }
+    // recorded before replies were capped, or by another build: held to the same cap as a live reply
+    enforceTextCap(res.choices ?? [], textCapOf(req), this.id, `the recorded exchange ${row.id} in ${this.store.dbPath}`);
     res.replayed = true;
     return res;
   }

@@ -2,6 +2,7 @@
 // concurrency limit: the same policy for every network backend, whatever its SDK would do on its own.
 
 import { LlmError } from './errors.ts';
+import { enforceTextCap, REPLY_CAP, type ByteCap } from './reply-cap.ts';
 import type { ChatResponse } from './types.ts';
 
 export interface ReliabilityOptions {
@@ -17,6 +18,8 @@ export interface ReliabilityOptions {
   maxRetryAfterMs?: number;
   /** Calls in flight at once per backend (default 4). */
   concurrency?: number;
+  /** Absolute cap of one reply's body and of one candidate's text, in bytes (default 16 MiB; reply-cap.ts derives the caps below it). */
+  maxReplyBytes?: number;
   /** Source of jitter (tests pass a fixed one). */
   random?: () => number;
 }
@@ -28,6 +31,7 @@ export const RELIABILITY_DEFAULTS = {
   maxDelayMs: 60_000,
   maxRetryAfterMs: 120_000,
   concurrency: 4,
+  maxReplyBytes: REPLY_CAP.absoluteBytes,
 } as const;
 
 export type ResolvedReliability = Required<Omit<ReliabilityOptions, 'random'>> & { random: () => number };
@@ -40,6 +44,7 @@ export function resolveReliability(o: ReliabilityOptions = {}): ResolvedReliabil
     maxDelayMs: o.maxDelayMs ?? RELIABILITY_DEFAULTS.maxDelayMs,
     maxRetryAfterMs: o.maxRetryAfterMs ?? RELIABILITY_DEFAULTS.maxRetryAfterMs,
     concurrency: Math.max(1, o.concurrency ?? RELIABILITY_DEFAULTS.concurrency),
+    maxReplyBytes: Math.max(1, o.maxReplyBytes ?? RELIABILITY_DEFAULTS.maxReplyBytes),
     random: o.random ?? Math.random,
   };
 }
@@ -188,12 +193,14 @@ export interface PolicyCall<T> {
   once: (logprobs: boolean, signal: AbortSignal) => Promise<T>;
   /** Turns the vendor's response into ours. */
   normalise: (response: T, warnings: string[]) => ChatResponse;
+  /** Cap of each choice's text (the body's own cap is the SDK fetch's business): over it, the reply is refused, not retried. */
+  textCap: ByteCap;
 }
 
 /**
  * One backend chat call under the concurrency limit and the retry policy, normalised, with its retries,
  * calls and latency. A server that rejects log-probabilities (some models and compatible servers do) is
- * asked again without them, with a warning.
+ * asked again without them, with a warning. A choice whose text is over the cap fails the call (`oversized`).
  */
 export async function chatWithPolicy<T>(c: PolicyCall<T>): Promise<ChatResponse> {
   const started = performance.now();
@@ -221,6 +228,7 @@ export async function chatWithPolicy<T>(c: PolicyCall<T>): Promise<ChatResponse>
     }
   });
   const out = c.normalise(value, warnings);
+  enforceTextCap(out.choices, c.textCap, c.id, c.label);
   out.retries = retries;
   out.calls = retries + 1;
   out.latencyMs = performance.now() - started;

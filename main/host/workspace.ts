@@ -140,13 +140,17 @@ export interface EngineCore {
   encoder: Encoder;
   /** Why the encoder is not the preferred one, if it is not. */
   notice: string | null;
+  /** What opening the database did that the user should hear of (--rebuild-db moved a damaged file aside), or null. */
+  storeNotice: string | null;
   close(): Promise<void>;
 }
 
 export interface EngineCoreOptions {
   dbPath: string;
-  /** Move a database whose schema is out of date aside and start a new one (the CLI's --rebuild-db). */
+  /** Check the whole database; when it is damaged, move it aside and start a new one (the CLI's --rebuild-db). */
   rebuild?: boolean;
+  /** Open the database read-only (a caller that only reads): never written, never migrated. */
+  readonly?: boolean;
   encoder: EncoderPreference;
   modelsDir?: string;
   /**
@@ -158,13 +162,14 @@ export interface EngineCoreOptions {
 
 /** Where every process composes the Store and the encoder: the app's workspace below and the CLI's commands. */
 export async function openEngine(o: EngineCoreOptions): Promise<EngineCore> {
-  const store = Store.open(o.dbPath, o.rebuild ? { rebuild: true } : {});
+  const store = Store.open(o.dbPath, { rebuild: o.rebuild === true, readonly: o.readonly === true });
   try {
     const { encoder, notice } = await openEncoderFor(o.encoder, o.modelsDir ?? defaultModelsDir(), o.fallback === true);
     return {
       store,
       encoder,
       notice,
+      storeNotice: store.notice,
       async close() {
         try {
           await encoder.dispose();

@@ -5,6 +5,7 @@
 import type { Encoder } from '../model/encoder.ts';
 import type { Store } from '../store/store.ts';
 import type { EmbedPump } from './embed-pump.ts';
+import type { SkipReason } from './walk-types.ts';
 
 export type IndexPhase = 'scan' | 'catalog' | 'parse' | 'embed';
 
@@ -18,6 +19,13 @@ export interface IndexStats {
   filesWithSyntaxErrors: number;
   parseFailures: number;
   skipped: Record<string, number>;
+  /** Files indexed although the walk would have skipped them: a remembered include pattern matches them. */
+  forced: { path: string; reason: string; pattern: string }[];
+  /**
+   * The include patterns the repository remembers (this run's additions in), those that matched no file, and
+   * the files they match but could not force in (binary data, a file too large even for a pattern, …).
+   */
+  include: { patterns: string[]; unmatched: string[]; refused: { path: string; reason: SkipReason; pattern: string }[] };
   embeddedTexts: number;
   encoder: { id: string; name: string; dim: number };
   timings: Record<IndexPhase, number> & { total: number };
@@ -41,6 +49,9 @@ export interface IndexOptions {
   /** Texts sent to the encoder per call. */
   embedBatch?: number;
   maxFileBytes?: number;
+  /** Include patterns to add to those the repository remembers (include-rules.ts); `dropInclude` forgets some. */
+  include?: readonly string[];
+  dropInclude?: readonly string[];
   /** Test hook: called after each file is written (crash-resume tests kill the run from here). */
   onFileWritten?: (relPath: string) => void;
 }

@@ -13,7 +13,7 @@ import { EmbedPump } from './embed-pump.ts';
 import { IndexCancelledError } from './errors.ts';
 import type { IndexEvent, IndexOptions, IndexPhase, IndexRun, IndexStats } from './index-types.ts';
 import { parseAndWrite } from './parse-stage.ts';
-import { checkRepositoryRoot, walkRepository, type SkippedPath, type WalkResult } from './walk.ts';
+import { checkRepositoryRoot, rememberIncludes, walkRepository, type SkippedPath, type WalkResult } from './walk.ts';
 
 export { IndexCancelledError };
 export type { IndexEvent, IndexOptions, IndexPhase, IndexStats };
@@ -62,6 +62,8 @@ async function openRun(opts: IndexOptions): Promise<IndexRun> {
   const t0 = performance.now();
   const root = await checkRepositoryRoot(opts.root);
   const repo = store.upsertRepository(root);
+  // A bad pattern is refused here, before the run is recorded; good ones are remembered for later runs.
+  const include = rememberIncludes(store, repo.id, root, opts.include, opts.dropInclude);
   const enc = store.registerEncoder(encoder);
   const runId = store.startRun(repo.id, enc.id);
   const stats: IndexStats = {
@@ -73,6 +75,8 @@ async function openRun(opts: IndexOptions): Promise<IndexRun> {
     filesWithSyntaxErrors: 0,
     parseFailures: 0,
     skipped: {},
+    forced: [],
+    include: { patterns: include, unmatched: [], refused: [] },
     embeddedTexts: 0,
     encoder: { id: encoder.id, name: encoder.name, dim: encoder.dim },
     timings: { scan: 0, catalog: 0, parse: 0, embed: 0, total: 0 },
@@ -91,9 +95,13 @@ async function* phase<T>(stats: IndexStats, name: IndexPhase, body: () => AsyncG
 }
 
 async function scan(run: IndexRun): Promise<WalkResult> {
-  const walk = await walkRepository(run.root, { signal: run.opts.signal, maxFileBytes: run.opts.maxFileBytes });
-  run.stats.files.seen = walk.files.length;
-  run.stats.files.other = walk.otherFiles;
+  const { stats } = run;
+  const walk = await walkRepository(run.root, { signal: run.opts.signal, maxFileBytes: run.opts.maxFileBytes, include: stats.include.patterns });
+  stats.files.seen = walk.files.length;
+  stats.files.other = walk.otherFiles;
+  for (const f of walk.files) if (f.forced) stats.forced.push({ path: f.relPath, reason: f.forced.reason, pattern: f.forced.pattern });
+  stats.include.unmatched = walk.unmatchedIncludes;
+  for (const s of walk.skipped) if (s.includePattern) stats.include.refused.push({ path: s.relPath, reason: s.reason, pattern: s.includePattern });
   return walk;
 }
 

@@ -1,5 +1,5 @@
 // The shapes the repository walk hands back and takes: walked and skipped paths with their reasons, the
-// options and the replaceable file-system calls, and the error an aborted walk rejects with.
+// options and the replaceable file-system calls, and the errors an aborted walk or a bad include pattern rejects with.
 import type { Dirent } from 'node:fs';
 import type { Language } from '../model/code.ts';
 import { OpenCoderError } from '../model/errors.ts';
@@ -32,6 +32,9 @@ export type SkipReason =
 
 export type ContentSkipReason = 'binary' | 'minified' | 'generated';
 
+/** The skips an include pattern overrides. */
+export type ForcedReason = 'generated' | 'minified' | 'too_large';
+
 export interface WalkedFile {
   /** Relative to the repository root, '/' separators. For a symlinked file, the link's own path. */
   relPath: string;
@@ -42,6 +45,15 @@ export interface WalkedFile {
   language: Language;
   /** Set when relPath is a symlink (or lies under a followed folder symlink): the real file, relative to the root. */
   realRelPath?: string;
+  /** Set when an include pattern forced in a file the walk would have skipped: why it would have, and which pattern. */
+  forced?: ForcedFile;
+}
+
+/** A file an include pattern forced in: the skip it overrode, the pattern, and the skip's detail. */
+export interface ForcedFile {
+  reason: ForcedReason;
+  pattern: string;
+  detail: string;
 }
 
 export interface SkippedPath {
@@ -49,6 +61,8 @@ export interface SkippedPath {
   reason: SkipReason;
   detail?: string;
   isDir: boolean;
+  /** Set when an include pattern matches the file but cannot force it in (binary data, a special file, …). */
+  includePattern?: string;
 }
 
 /** The file-system calls the walk makes to list folders and open candidate files; replaceable for tests. */
@@ -66,6 +80,11 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Extra gitignore-syntax patterns, relative to the root. They only add exclusions (they cannot re-include). */
   extraIgnore?: string[];
+  /**
+   * Include patterns (include-rules.ts): files they match are indexed although they look generated or minified,
+   * or are over `maxFileBytes` (up to FORCED_MAX_FILE_BYTES). Binary files and skipped folders stay out.
+   */
+  include?: readonly string[];
   /** Test seam: replaces the open/readdir calls (e.g. to simulate EACCES when running as root). */
   io?: Partial<WalkIo>;
 }
@@ -77,6 +96,8 @@ export interface WalkResult {
   skipped: SkippedPath[];
   /** Regular files outside any skipped folder, not ignored, whose extension is not a supported language. */
   otherFiles: number;
+  /** The include patterns that matched no file the walk reached (a typo, or a file under a skipped folder). */
+  unmatchedIncludes: string[];
 }
 
 /** What the walk rejects with when its signal aborts (name 'AbortError', as for other aborted work). */
@@ -84,5 +105,15 @@ export class WalkAbortedError extends OpenCoderError {
   constructor(reason?: unknown) {
     super('cancelled', 'The repository walk was aborted', reason === undefined ? undefined : { cause: reason });
     this.name = 'AbortError';
+  }
+}
+
+/** An include pattern that cannot be used (empty, outside the repository, a negation, …); the message says why. */
+export class IncludePatternError extends OpenCoderError {
+  constructor(
+    readonly pattern: string,
+    message: string,
+  ) {
+    super('invalid-input', message);
   }
 }

@@ -4,24 +4,26 @@
 // vendored and build folders, virtualenvs, binary / minified / generated / oversized files, unreadable
 // entries, FIFOs and other special files (never opened), symlinks leaving the repository, symlink loops,
 // dangling symlinks, and the same file reached twice through a symlink. One bad entry is recorded as a skip
-// and the walk goes on; only an unusable root or an aborted signal makes the walk throw.
+// and the walk goes on; only an unusable root, a bad include pattern or an aborted signal makes the walk throw.
+// Include patterns force in files that would be skipped as generated, minified or too large.
 //
 // This module is the walk itself; the rules it applies live beside it: ignore-rules.ts (.gitignore),
-// skip-folders.ts (folders left out by name or marker file), classify-content.ts (binary / generated / minified files),
-// repo-root.ts (the root check); walk-types.ts holds the shapes it takes and returns. Everything other folders
-// import from the walk is re-exported here.
+// skip-folders.ts (folders left out by name or marker file), classify-content.ts (binary / generated / minified files,
+// with generated-code.ts), include-rules.ts (include patterns), repo-root.ts (the root check); walk-types.ts holds
+// the shapes it takes and returns. Everything other folders import from the walk is re-exported here.
 
 import fs, { constants as fsConstants, promises as fsp, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Language } from '../model/code.ts';
-import { classifyContent, HEAD_BYTES } from './classify-content.ts';
+import { explainContent, HEAD_BYTES } from './classify-content.ts';
 import { addRules, gitExcludeText, ignoreRulesFrom, newIgnore, readSmallText, type Ignore } from './ignore-rules.ts';
+import { FORCED_MAX_FILE_BYTES, includeRefusal, IncludeMatcher, normalizeIncludePattern } from './include-rules.ts';
 import { languageOf } from './languages.ts';
 import { checkRepositoryRoot, errCode, errDetail, RepositoryRootError } from './repo-root.ts';
 import { alwaysSkippedAncestor, folderNameReason, virtualenvReason, type Lstat } from './skip-folders.ts';
 import {
   WalkAbortedError,
-  type ContentSkipReason,
+  type ForcedFile,
   type SkippedPath,
   type SkipReason,
   type WalkedFile,
@@ -30,7 +32,8 @@ import {
   type WalkResult,
 } from './walk-types.ts';
 
-export { classifyContent, HEAD_BYTES } from './classify-content.ts';
+export { classifyContent, explainContent, HEAD_BYTES } from './classify-content.ts';
+export { FORCED_MAX_FILE_BYTES, includeRefusal, normalizeIncludePattern, rememberIncludes } from './include-rules.ts';
 export { rebaseIgnorePattern } from './ignore-rules.ts';
 export { languageOf } from './languages.ts';
 export { checkRepositoryRoot, RepositoryRootError, type RepositoryRootErrorCode } from './repo-root.ts';
@@ -126,6 +129,7 @@ class Walker {
   private readonly lstat: Lstat = (absPath) => this.limiter.run(() => fsp.lstat(absPath));
   private readonly maxFileBytes: number;
   private readonly extra: Ignore | null;
+  private readonly include: IncludeMatcher | null;
   private readonly io: WalkIo;
 
   constructor(
@@ -142,6 +146,8 @@ class Walker {
     } else {
       this.extra = null;
     }
+    const include = (opts.include ?? []).map((p) => normalizeIncludePattern(rootReal, p));
+    this.include = include.length > 0 ? new IncludeMatcher(include) : null;
     this.io = {
       open: opts.io?.open ?? fdOpen,
       readdir: opts.io?.readdir ?? ((p) => fsp.readdir(p, { withFileTypes: true })),
@@ -166,11 +172,16 @@ class Walker {
     }
     this.files.sort(compareRel);
     this.skipped.sort(compareRel);
-    return { files: this.files, skipped: this.skipped, otherFiles: this.otherFiles };
+    return { files: this.files, skipped: this.skipped, otherFiles: this.otherFiles, unmatchedIncludes: this.include?.unmatched() ?? [] };
   }
 
   private skip(relPath: string, reason: SkipReason, isDir: boolean, detail?: string): void {
-    this.skipped.push(detail === undefined ? { relPath, reason, isDir } : { relPath, reason, isDir, detail });
+    // A file an include pattern names but cannot bring in: say so beside the reason.
+    const pattern = isDir ? null : (this.include?.match(relPath) ?? null);
+    if (pattern !== null) detail = detail === undefined ? includeRefusal(reason, pattern) : `${detail}; ${includeRefusal(reason, pattern)}`;
+    const skip: SkippedPath = detail === undefined ? { relPath, reason, isDir } : { relPath, reason, isDir, detail };
+    if (pattern !== null) skip.includePattern = pattern;
+    this.skipped.push(skip);
   }
 
   private isIgnored(ig: Ignore, relPath: string, isDir: boolean): boolean {
@@ -328,18 +339,11 @@ class Walker {
       try {
         const st = await fdStat(fd);
         if (!st.isFile()) return this.skip(relPath, 'special_file', false, 'not a regular file; not read');
-        if (st.size > this.maxFileBytes) {
-          return this.skip(relPath, 'too_large', false, `${st.size} bytes > limit ${this.maxFileBytes}`);
-        }
-        let reason: ContentSkipReason | null = null;
-        if (st.size > 0) {
-          const buf = Buffer.allocUnsafe(Math.min(HEAD_BYTES, st.size));
-          const bytesRead = await fdRead(fd, buf);
-          reason = classifyContent(relPath, buf.subarray(0, bytesRead), st.size);
-        }
-        if (reason !== null) return this.skip(relPath, reason, false);
+        const forced = await this.keepOrSkip(relPath, fd, st);
+        if (forced === false) return;
         const absPath = path.join(this.rootReal, relPath);
         const file: WalkedFile = { relPath, absPath, size: st.size, mtimeMs: st.mtimeMs, language };
+        if (forced !== null) file.forced = forced;
         // Reached through a symlink: say which real file this is.
         if (openPath !== absPath) file.realRelPath = this.relOf(openPath);
         this.files.push(file);
@@ -350,6 +354,33 @@ class Walker {
         await fdClose(fd);
       }
     });
+  }
+
+  /**
+   * Checks an open candidate's size and content: false when it is skipped (the skip is recorded), null when it
+   * is ordinary source, or what an include pattern overrode to keep it.
+   */
+  private async keepOrSkip(relPath: string, fd: number, st: Stats): Promise<ForcedFile | null | false> {
+    const pattern = this.include?.match(relPath) ?? null;
+    let forced: ForcedFile | null = null;
+    if (st.size > this.maxFileBytes) {
+      const detail = `${st.size} bytes > limit ${this.maxFileBytes}`;
+      if (pattern === null || st.size > FORCED_MAX_FILE_BYTES) {
+        this.skip(relPath, 'too_large', false, detail);
+        return false;
+      }
+      forced = { reason: 'too_large', pattern, detail };
+    }
+    if (st.size === 0) return forced;
+    const buf = Buffer.allocUnsafe(Math.min(HEAD_BYTES, st.size));
+    const bytesRead = await fdRead(fd, buf);
+    const verdict = explainContent(relPath, buf.subarray(0, bytesRead), st.size);
+    if (verdict === null) return forced;
+    if (pattern === null || verdict.reason === 'binary') {
+      this.skip(relPath, verdict.reason, false, verdict.evidence);
+      return false;
+    }
+    return forced ?? { reason: verdict.reason, pattern, detail: verdict.evidence };
   }
 
   private isInsideRoot(real: string): boolean {

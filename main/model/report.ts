@@ -38,9 +38,14 @@ export interface ConditionSummary {
   condition: string;
   label: string;
   family: 'method' | 'ladder' | 'factorial';
-  /** Tasks with a result, and tasks that failed to run (their errors are in the run). */
+  /** Scored tasks: the n every figure below is over (Pass@k, selected-output correctness, calibration, cost). */
   tasks: number;
+  /** Unscored pairs (the same as `unscored.total`, kept for readers of earlier reports). */
   failures: number;
+  /** Pairs left out of every figure because the infrastructure failed them, counted beside them by cause. */
+  unscored: UnscoredCounts;
+  /** The scored tasks' raw candidates by what their reply held (replies without code are failed samples). */
+  replies: ReplyTally;
   /** Raw samples per task (the n of Pass@k; the smallest over tasks when they differ). */
   samples: number;
   passAtK: PassAtK[];
@@ -76,6 +81,25 @@ export interface ConditionSummary {
   cost: { usd: number | null; inputTokens: number; outputTokens: number };
   /** Verdicts whose outcome depended on timing (status `flaky`), counted apart: every figure above treats them as not passed. */
   flaky: FlakyCounts;
+}
+
+/** Unscored (task, condition) pairs by cause (`network`, `sandbox`, `harness`, `workspace`, …; model/results.ts TaskFailure). */
+export interface UnscoredCounts {
+  total: number;
+  byCause: Record<string, number>;
+}
+
+/**
+ * Raw candidates by what the reply held (model/results.ts ReplyKind); `unknown`: candidates of results stored
+ * before the reply was recorded (not assumed to hold code).
+ */
+export interface ReplyTally {
+  candidates: number;
+  code: number;
+  empty: number;
+  noCode: number;
+  refused: number;
+  unknown: number;
 }
 
 /** One condition's API-retrieval quality under one protocol (docs/api-retrieval.md). */
@@ -123,8 +147,13 @@ export interface PermutationTest {
 export interface PairedComparison {
   a: { runId: string; condition: string; label: string };
   b: { runId: string; condition: string; label: string };
-  /** Tasks both have a result for (the pairing). */
+  /** Tasks both have a scored result for (the pairing). */
   tasks: number;
+  /**
+   * Tasks left out of the pairing: those either arm has a pair for (scored or unscored) that are not scored in
+   * both (`tasks`), and of them, those unscored in at least one arm (`unscored`; the rest are missing in one).
+   */
+  dropped: { tasks: number; unscored: number };
   /** Selected-output correctness, paired: a right and b wrong (wins), the reverse (losses), equal (ties). */
   wins: number;
   losses: number;
@@ -177,8 +206,10 @@ export interface FactorialOutcome {
 export interface FactorialAnalysis {
   runId: string;
   backend: string;
-  /** Tasks with a result in all eight cells (only those are paired). */
+  /** Tasks with a scored result in all eight cells (only those are paired). */
   tasks: number;
+  /** Tasks with a pair in some cell that are left out: missing or unscored in at least one cell. */
+  dropped: number;
   /** The test behind every p-value: one-sample t on the per-task contrasts, or the sign-flip permutation test. */
   test: 't-test' | 'sign-flip';
   outcomes: FactorialOutcome[];
@@ -204,8 +235,14 @@ export interface TaskRow {
   apiF1TaskView: number | null;
   costUsd: number | null;
   durationMs: number;
-  /** Set when the task failed to run (then the outcome columns are empty). */
+  /** Set when the pair is unscored: what failed (then the outcome columns are empty). */
   error: string | null;
+  /** Why the pair is unscored (model/results.ts TaskFailure cause), or null when it is scored. */
+  unscored: string | null;
+  /** Raw candidates whose reply was empty, prose without code, or a refusal; null when not recorded (older results, unscored pairs). */
+  emptyReplies: number | null;
+  noCodeReplies: number | null;
+  refusedReplies: number | null;
 }
 
 export interface CandidateRow {
@@ -220,6 +257,8 @@ export interface CandidateRow {
   totalTests: number;
   durationMs: number;
   reason: string;
+  /** What the reply held (model/results.ts ReplyKind), or `unknown` for results stored before it was recorded. */
+  reply: string;
 }
 
 export interface ReportModel {

@@ -2,7 +2,21 @@
 // needs is in here, so they are regenerated from the store without re-running anything.
 
 import type { Source } from './config.ts';
-import type { VerdictStatus } from './verdict.ts';
+import type { InfrastructureFault, VerdictStatus } from './verdict.ts';
+
+/**
+ * What a model's reply held: code (`code`), nothing at all (`empty`), prose without any code (`no-code`), or a
+ * refusal (`refused`). A reply without code is still a failed sample, the model's own; the kind names why.
+ */
+export type ReplyKind = 'code' | 'empty' | 'no-code' | 'refused';
+
+/** Raw candidates of a task by what their reply held. */
+export interface ReplyCounts {
+  code: number;
+  empty: number;
+  noCode: number;
+  refused: number;
+}
 
 /** A verdict cut down to what metrics and reports read (the full verdicts stay in the stored trace). */
 export interface VerdictSummary {
@@ -12,6 +26,8 @@ export interface VerdictSummary {
   /** Tests that ran (or were expected); 0 for a check-template task without named tests. */
   totalTests: number;
   durationMs: number;
+  /** Set when the infrastructure, not the candidate, decided the verdict (the pair is then unscored). */
+  infrastructure?: InfrastructureFault;
 }
 
 export interface CandidateOutcome {
@@ -22,6 +38,8 @@ export interface CandidateOutcome {
   group: number;
   /** How the backend made it (offline: which evidence it adapted), when it says. */
   origin: string | null;
+  /** What the reply held; absent in results stored before it was recorded (unknown, not assumed to be code). */
+  reply?: ReplyKind;
   /** The evaluation verdict: every raw candidate is run against the tests, whatever the method selects. */
   verdict: VerdictSummary;
   passed: boolean;
@@ -139,6 +157,8 @@ export interface TaskResult {
     outputTokens: number;
     costUsd: number | null;
     warnings: string[];
+    /** The raw candidates by what their reply held; absent in results stored before it was recorded. */
+    replies?: ReplyCounts;
   };
   /** Raw samples in generation order, each with its evaluation verdict. */
   candidates: CandidateOutcome[];
@@ -170,15 +190,34 @@ export interface TaskResult {
   timingsMs: { retrieve: number; generate: number; validate: number; total: number };
   /** Evidence and test detail: compact in experiments (no texts), full (texts and prompt) for interactive runs. */
   detail?: TaskDetail;
+  /**
+   * Set when a verdict this result rests on (a raw candidate's or a repair's) was decided by the infrastructure:
+   * selection, repair and Pass@k all read those verdicts, so the whole (task, condition) is unscored. The runner
+   * stores such a result as a TaskFailure (keeping the result in it) and runs it again on resume.
+   */
+  unscored?: { cause: string; detail: string };
 }
 
-/** A (task, condition) that failed to run: the error is kept and the run goes on. */
+/**
+ * A (task, condition) that could not be scored: it failed to run (an API error after its retries, a sandbox that
+ * would not start, a workspace that could not be built, …) or the infrastructure decided one of its verdicts.
+ * Never the model's fault (a reply without code is a failed sample instead), so it is unscored: left out of
+ * Pass@k and selected-output correctness, counted beside them by cause. The error is kept and the run goes on.
+ */
 export interface TaskFailure {
   taskId: string;
   condition: string;
   error: string;
-  /** Where it failed: retrieve, generate, validate, … */
+  /** Where it failed: retrieve, generate, validate, evaluate, … */
   stage: string;
   /** What kind of failure: an LLM error's kind (`auth`, `network`, `rate_limit`, …), else the engine error's code or the error's name. */
   kind?: string;
+  /**
+   * Why it is unscored, in one word: an LLM error's kind (`network`, `rate_limit`, `server`, `timeout`, `auth`,
+   * `oversized`, …), `sandbox`, `harness`, `workspace`, `store` or `engine`. Absent in failures stored before it
+   * was recorded (then `kind` stands in).
+   */
+  cause?: string;
+  /** What had been computed when the infrastructure fault was found (a verdict it decided), kept for inspection. */
+  result?: TaskResult;
 }

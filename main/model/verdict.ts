@@ -64,6 +64,16 @@ export interface SandboxEvent {
   detail: string;
 }
 
+/**
+ * A verdict the infrastructure decided, not the candidate: the sandbox could not start (`sandbox`), our harness
+ * crashed outside the candidate's process (`harness`), or the task itself is broken (`workspace`). A pair with
+ * such a verdict is unscored (main/experiment/runner.ts), never a failed sample.
+ */
+export interface InfrastructureFault {
+  cause: 'sandbox' | 'harness' | 'workspace';
+  detail: string;
+}
+
 export type SandboxStrength = 'strong' | 'weak';
 
 export interface SandboxInfo {
@@ -119,6 +129,8 @@ export interface Verdict {
   environment: TestEnvironment | null;
   /** Both outcomes when a timing-dependent verdict was rerun and the two runs disagreed (status 'flaky'). */
   flaky: { outcomes: [VerdictStatus, VerdictStatus]; reasons: [string, string] } | null;
+  /** Set when the infrastructure, not the candidate, decided this verdict; absent or null otherwise. */
+  infrastructure?: InfrastructureFault | null;
 }
 
 export interface TargetUse {
@@ -135,6 +147,8 @@ export interface TestEnvironment {
   version: string;
   /** Assignments given in front of the test command (PYTHONPATH=. …), as written. */
   env: Record<string, string>;
+  /** Repository files kept out of the workspace as credentials or keys (absent in verdicts stored before). */
+  withheld?: string[];
 }
 
 export function passedCount(v: Verdict): number {

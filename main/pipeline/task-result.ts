@@ -3,10 +3,10 @@
 // `full` keeps evidence texts and the prompt (interactive runs), `compact` scores and reasons, `none` nothing.
 
 import { SOURCES, type Source } from '../model/config.ts';
-import type { ApiScore, CandidateOutcome, TaskDetail, TaskResult, VerdictSummary } from '../model/results.ts';
+import type { ApiScore, CandidateOutcome, ReplyCounts, ReplyKind, TaskDetail, TaskResult, VerdictSummary } from '../model/results.ts';
 import type { Task } from '../model/task.ts';
 import { passedCount, type Verdict } from '../model/verdict.ts';
-import type { CandidateSet } from '../generate/types.ts';
+import type { Candidate, CandidateSet } from '../generate/types.ts';
 import type { RetrievalTrace } from '../model/trace.ts';
 import type { Selection } from '../validate/select.ts';
 import type { Condition } from './methods.ts';
@@ -33,7 +33,35 @@ export function summariseVerdict(v: Verdict): VerdictSummary {
     passedTests: passedCount(v),
     totalTests: v.expectedTests?.length ?? v.tests.length,
     durationMs: v.durationMs,
+    ...(v.infrastructure ? { infrastructure: v.infrastructure } : {}),
   };
+}
+
+/** What a candidate's reply held: a refusal, nothing, prose the extraction found no code in, or code. */
+export function replyKind(c: Pick<Candidate, 'refused' | 'reply' | 'extraction'>): ReplyKind {
+  if (c.refused) return 'refused';
+  if (!c.reply.trim()) return 'empty';
+  return c.extraction.ok ? 'code' : 'no-code';
+}
+
+export function replyCounts(kinds: readonly ReplyKind[]): ReplyCounts {
+  const n = (k: ReplyKind) => kinds.filter((x) => x === k).length;
+  return { code: n('code'), empty: n('empty'), noCode: n('no-code'), refused: n('refused') };
+}
+
+/**
+ * The first verdict of the task (raw candidates in order, then repairs) that the infrastructure decided, as the
+ * reason the whole (task, condition) is unscored: selection, repair and Pass@k all read those verdicts. Null when
+ * every verdict is the candidate's own.
+ */
+export function infrastructureFaultOf(
+  verdicts: readonly Verdict[],
+  repairs: readonly { round: number; verdict: Verdict | null }[],
+): TaskResult['unscored'] | null {
+  const at = verdicts.findIndex((v) => v.infrastructure);
+  if (at >= 0) return { cause: verdicts[at]!.infrastructure!.cause, detail: `candidate ${at + 1}: ${verdicts[at]!.infrastructure!.detail}` };
+  const r = repairs.find((x) => x.verdict?.infrastructure);
+  return r ? { cause: r.verdict!.infrastructure!.cause, detail: `repair round ${r.round}: ${r.verdict!.infrastructure!.detail}` } : null;
 }
 
 export function buildTaskResult(o: TaskOutcome, timingsMs: TaskResult['timingsMs']): TaskResult {
@@ -43,9 +71,11 @@ export function buildTaskResult(o: TaskOutcome, timingsMs: TaskResult['timingsMs
     code: c.code,
     group: c.group,
     origin: c.origin ?? null,
+    reply: replyKind(c),
     verdict: summariseVerdict(verdicts[i]!),
     passed: verdicts[i]!.status === 'passed',
   }));
+  const unscored = infrastructureFaultOf(verdicts, selection.repairs);
   const selectedVerdict = selection.verdict ?? verdicts[selection.candidateIndex ?? 0]!;
   const detail = taskDetail(o, level);
   const config = cond.config;
@@ -75,6 +105,7 @@ export function buildTaskResult(o: TaskOutcome, timingsMs: TaskResult['timingsMs
       outputTokens: spend.outputTokens,
       costUsd: spend.usd,
       warnings: set.warnings,
+      replies: replyCounts(candidates.map((c) => c.reply!)),
     },
     candidates,
     n: candidates.length,
@@ -96,6 +127,7 @@ export function buildTaskResult(o: TaskOutcome, timingsMs: TaskResult['timingsMs
     selectionTrace: selection.trace.steps.filter((s) => s.kind !== 'cancelled').map((s) => ({ kind: s.kind, note: stepNote(s) })),
     timingsMs,
     ...(detail ? { detail } : {}),
+    ...(unscored ? { unscored } : {}),
   };
 }
 

@@ -102,6 +102,15 @@ function totals(r: TotalsRow | undefined): UsageTotals {
 const TOTALS_SQL = `COUNT(*) AS calls, SUM(status = 'error') AS errors, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
   SUM(cost_usd) AS cost, SUM(cost_usd IS NULL AND status = 'ok') AS unpriced, SUM(latency_ms) AS latency`;
 
+/** Longest error message stored with a failed exchange: a server can echo a whole oversized body into one. */
+export const MAX_STORED_ERROR_CHARS = 8 * 1024;
+
+function clipError(error: string | null | undefined): string | null {
+  if (!error) return null;
+  if (error.length <= MAX_STORED_ERROR_CHARS) return error;
+  return `${error.slice(0, MAX_STORED_ERROR_CHARS)}… [${error.length - MAX_STORED_ERROR_CHARS} more characters not stored]`;
+}
+
 function now(): string {
   return new Date().toISOString();
 }
@@ -178,7 +187,7 @@ export class ExchangeStore {
           JSON.stringify(ex.request),
           ex.response === undefined ? null : JSON.stringify(ex.response),
           ex.response === undefined ? 'error' : 'ok',
-          ex.error ?? null,
+          clipError(ex.error),
           ex.inputTokens,
           ex.outputTokens,
           ex.costUsd,

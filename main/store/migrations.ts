@@ -300,6 +300,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE index_runs ADD COLUMN host TEXT;
     `,
   },
+  {
+    version: 10,
+    description: 'Include patterns a repository remembers (index --include): files they match are indexed although they look generated',
+    sql: `
+      CREATE TABLE IF NOT EXISTS repository_includes (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        pattern TEXT NOT NULL,
+        PRIMARY KEY (repo_id, pattern)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Database, Statement } from 'better-sqlite3';
 import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProblem } from '../model/code.ts';
 import type { EncoderInfo } from '../model/encoder.ts';
-import { openDatabase, type OpenOptions } from './db.ts';
+import { openWorkspaceDatabase, type OpenOptions } from './db.ts';
 import { ExchangeStore } from './exchanges.ts';
 import { ExperimentStore } from './experiments.ts';
 import { inTransaction, StoreError } from './errors.ts';
@@ -96,13 +96,22 @@ export function vecTableName(encoderId: number, kind: ItemKind): string {
 export class Store {
   readonly db: Database;
   readonly path: string;
+  /** What opening did that the user should hear of (a damaged file moved aside by --rebuild-db), or null. */
+  readonly notice: string | null;
+  /** Opened read-only (`readonly` option): every write fails, naming the file. */
+  readonly readonly: boolean;
+  /** Opened read-only before the file exists: an empty database in memory; nothing is created on disk. */
+  readonly missing: boolean;
   private readonly stmts = new Map<string, Statement>();
   /** Encoders whose vector tables this connection has made sure of. */
   private readonly registered = new Set<number>();
 
-  private constructor(db: Database, dbPath: string) {
-    this.db = db;
+  private constructor(dbPath: string, opened: { db: Database; notice: string | null; missing: boolean }) {
+    this.db = opened.db;
     this.path = dbPath;
+    this.notice = opened.notice;
+    this.readonly = opened.db.readonly;
+    this.missing = opened.missing;
   }
 
   private experimentStore: ExperimentStore | undefined;
@@ -118,9 +127,10 @@ export class Store {
     return (this.exchangeStore ??= new ExchangeStore(this.db, this.path));
   }
 
+  /** Opens (creating and migrating it if needed; `readonly`: neither) the database at `dbPath`. */
   static open(dbPath: string, opts: OpenOptions = {}): Store {
     const resolved = dbPath === ':memory:' ? dbPath : path.resolve(dbPath);
-    return new Store(openDatabase(resolved, opts), resolved);
+    return new Store(resolved, openWorkspaceDatabase(resolved, opts));
   }
 
   close(): void {
@@ -162,6 +172,21 @@ export class Store {
   markIndexed(repoId: number, encoderId: number): void {
     this.write('repository state', () => {
       this.stmt('UPDATE repositories SET last_indexed_at = ?, encoder_id = ? WHERE id = ?').run(now(), encoderId, repoId);
+    });
+  }
+
+  /** The include patterns (index --include) the repository remembers, in the order they were added. */
+  includePatterns(repoId: number): string[] {
+    // A database opened read-only is not migrated: one older than schema 10 has no such table, hence no patterns.
+    if (!this.stmt("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'repository_includes'").get()) return [];
+    return (this.stmt('SELECT pattern FROM repository_includes WHERE repo_id = ? ORDER BY rowid').all(repoId) as { pattern: string }[]).map((r) => r.pattern);
+  }
+
+  /** Replaces the repository's include patterns. */
+  setIncludePatterns(repoId: number, patterns: readonly string[]): void {
+    this.write('include patterns', () => {
+      this.stmt('DELETE FROM repository_includes WHERE repo_id = ?').run(repoId);
+      for (const p of patterns) this.stmt('INSERT OR IGNORE INTO repository_includes(repo_id, pattern) VALUES (?, ?)').run(repoId, p);
     });
   }
 

@@ -141,7 +141,7 @@ export class Validator {
       }
       return l;
     });
-    if (plan.repo && this.sandbox.uid !== null) plan.repo = this.snapshot(plan.repo);
+    if (plan.repo && this.sandbox.uid !== null) plan.repo = this.snapshot(plan.repo, this.sandbox.uid);
     if (plan.python && this.sandbox.uid !== null) assertTraversable(plan.python, this.sandbox.uid, task.id);
     const run = await this.pool.run(() => this.runHarness(plan, { mode: 'facts', candidate: '' }, 30_000));
     const { records } = readChannel(run.result.channel, run.nonce);
@@ -152,12 +152,12 @@ export class Validator {
     return plan;
   }
 
-  private snapshot(listing: RepoListing): RepoListing {
+  private snapshot(listing: RepoListing, owner: number): RepoListing {
     let snap = this.snapshots.get(listing.root);
     if (!snap) {
       const dest = this.opts.workRoot ? fs.mkdtempSync(path.join(this.opts.workRoot, 'oc-snap-')) : processTempDir('oc-snap-');
       liveSnapshots.add(dest);
-      snap = snapshotRepository(listing, dest);
+      snap = snapshotRepository(listing, dest, owner);
       this.snapshots.set(listing.root, snap);
     }
     return snap;
@@ -513,7 +513,12 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
       }
     : null;
   const environment: TestEnvironment | null = done?.environment
-    ? { python: String(done.environment.python ?? ''), version: String(done.environment.version ?? ''), env: { ...plan.env } }
+    ? {
+        python: String(done.environment.python ?? ''),
+        version: String(done.environment.version ?? ''),
+        env: { ...plan.env },
+        withheld: plan.repo?.withheld ?? [],
+      }
     : null;
   const notExercised = target && done?.ran && !done.loadError ? exerciseProblem(target) : null;
   if (notExercised) events.push({ kind: 'not-exercised', detail: notExercised });
@@ -522,6 +527,7 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   if (report.staticRec === undefined && done && !harnessError) {
     events.push({ kind: 'no-report', detail: 'the static-check record is missing' });
   }
+  const infrastructure = status === 'passed' ? null : infrastructureFault(run, report, events);
   return {
     taskId: plan.task.id,
     status,
@@ -541,7 +547,27 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
     target,
     environment,
     flaky: null,
+    ...(infrastructure ? { infrastructure } : {}),
   };
+}
+
+/**
+ * Whether the infrastructure decided the verdict: the harness reported a broken task or crashed outside the
+ * candidate's process (the runner's own errors, where candidate code runs, stay the candidate's), or nothing
+ * authenticated came back at all, so the candidate never ran (the harness sends its static record before the
+ * candidate is handed over; bwrap's setup messages on stderr are trusted only then, since the candidate's stderr
+ * is the same stream). A run killed at a limit stays the candidate's.
+ */
+function infrastructureFault(run: SandboxRunResult, report: Report, events: SandboxEvent[]): Verdict['infrastructure'] {
+  const e = report.harnessError;
+  const message = e ? (String(e.message).split('\n').filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? '') : '';
+  if (e?.t === 'task-error') return { cause: 'workspace', detail: `task problem: ${message}` };
+  if (e?.t === 'harness-error' && e.origin !== 'runner') return { cause: 'harness', detail: `harness error: ${message}` };
+  if (report.records.length || run.killedBy) return null;
+  const failure = events.find((x) => x.kind === 'sandbox-failure');
+  return failure
+    ? { cause: 'sandbox', detail: `the sandbox failed: ${failure.detail}` }
+    : { cause: 'harness', detail: `the harness sent no authenticated record (exit ${run.exit.signal ?? run.exit.code}): it never started` };
 }
 
 function readReport(channel: Buffer, nonce: string): Report {

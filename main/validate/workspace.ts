@@ -27,6 +27,8 @@ export interface RepoListing {
   files: string[];
   links: [string, string][];
   bytes: number;
+  /** Credentials and keys left out of every workspace (isWithheld), relative paths. */
+  withheld: string[];
 }
 
 export type HarnessTarget =
@@ -112,9 +114,9 @@ const SKIP_DIRS = new Set([
   '.vscode',
 ]);
 
-/** The files of a repository that go into each workspace (VCS folders, caches, virtualenvs left out). */
+/** The files of a repository that go into each workspace (VCS folders, caches, virtualenvs, credentials and keys left out). */
 export function listRepository(root: string, taskId: string): RepoListing {
-  const listing: RepoListing = { root, dirs: [], files: [], links: [], bytes: 0 };
+  const listing: RepoListing = { root, dirs: [], files: [], links: [], bytes: 0, withheld: [] };
   let st: fs.Stats;
   try {
     st = fs.statSync(root);
@@ -144,6 +146,8 @@ export function listRepository(root: string, taskId: string): RepoListing {
       }
       if (s.isDirectory()) {
         if (!SKIP_DIRS.has(name) && !name.endsWith('.egg-info')) stack.push(r);
+      } else if (isWithheld(r)) {
+        listing.withheld.push(r);
       } else if (s.isSymbolicLink()) {
         try {
           listing.links.push([r, fs.readlinkSync(path.join(abs, name))]);
@@ -220,17 +224,36 @@ export function planTask(
 }
 
 /**
- * A world-readable copy of the repository's listed files, made once per repository: the sandbox
- * user (uid 65534) usually cannot read the original (a private home or temp folder), and the copy
- * also keeps candidates' runs independent of edits to the original while the validator lives.
+ * Files no test needs and no candidate may read: credentials and private keys. They stay out of every
+ * workspace copy (the listing counts them in `withheld`), whatever folder of the repository they are in.
  */
-export function snapshotRepository(listing: RepoListing, dest: string): RepoListing {
+const WITHHELD_NAME =
+  /^(?:\.env(?:\..+)?|\.netrc|_netrc|\.pypirc|\.npmrc|\.git-credentials|\.pgpass|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|.+\.(?:pem|key|p12|pfx|keystore|jks))$/i;
+
+/** Whether a repository file is left out of workspaces as a credential or key (by its name). */
+export function isWithheld(rel: string): boolean {
+  return WITHHELD_NAME.test(rel.slice(rel.lastIndexOf('/') + 1));
+}
+
+/**
+ * A copy of the repository's listed files for the sandbox user, made once per repository: that user
+ * (uid 65534) usually cannot read the original (a private home or temp folder), and the copy also keeps
+ * candidates' runs independent of edits to the original while the validator lives. The copy belongs to
+ * the sandbox user and keeps each file's and folder's permission bits (set-id bits dropped): nothing is
+ * made readable to anyone the original did not allow, and the copy's root is private to that user.
+ */
+export function snapshotRepository(listing: RepoListing, dest: string, owner: number): RepoListing {
+  const own = (p: string, mode: number) => {
+    fs.chmodSync(p, mode);
+    fs.chownSync(p, owner, owner);
+  };
   fs.mkdirSync(dest, { recursive: true });
-  fs.chmodSync(dest, 0o755);
+  own(dest, 0o700);
   for (const d of listing.dirs) {
     const abs = path.join(dest, d);
     fs.mkdirSync(abs, { recursive: true });
-    fs.chmodSync(abs, 0o755);
+    // Read and search for the owner whatever the original said: the copy lists only what the walk could read.
+    own(abs, (fs.statSync(path.join(listing.root, d)).mode & 0o777) | 0o500);
   }
   const files: string[] = [];
   let bytes = 0;
@@ -238,11 +261,11 @@ export function snapshotRepository(listing: RepoListing, dest: string): RepoList
     const src = path.join(listing.root, f);
     const dst = path.join(dest, f);
     try {
+      const mode = fs.statSync(src).mode & 0o777;
       fs.copyFileSync(src, dst, fs.constants.COPYFILE_FICLONE);
-      const st = fs.statSync(dst);
-      fs.chmodSync(dst, st.mode & 0o111 ? 0o755 : 0o644);
+      own(dst, mode);
       files.push(f);
-      bytes += st.size;
+      bytes += fs.statSync(dst).size;
     } catch {
       /* unreadable: the tests could not have read it either */
     }
@@ -251,10 +274,11 @@ export function snapshotRepository(listing: RepoListing, dest: string): RepoList
   for (const [rel, target] of listing.links) {
     try {
       fs.symlinkSync(target, path.join(dest, rel));
+      fs.lchownSync(path.join(dest, rel), owner, owner);
       links.push([rel, target]);
     } catch {
       /* skip */
     }
   }
-  return { root: dest, dirs: listing.dirs, files, links, bytes };
+  return { root: dest, dirs: listing.dirs, files, links, bytes, withheld: listing.withheld };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportModel, crossRunComparisons, factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
-import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskResult } from '../../main/model/results.ts';
+import type { ApiProtocolScore, ApiScore, ApiSetScore, ReplyKind, TaskFailure, TaskResult } from '../../main/model/results.ts';
 import type { VerdictStatus } from '../../main/model/verdict.ts';
 import { DEFAULT_BOOTSTRAP, passAtK } from '../../main/stats/stats.ts';
 import { factorialConditions, METHODS } from '../../main/pipeline/methods.ts';
@@ -353,5 +353,120 @@ describe('factorial analysis', () => {
       specs.filter((s) => !(s.task === 't3' && s.cond === 'A1X0S0')),
     );
     expect(factorialOf(gap, BOOT)!.tasks).toBe(3);
+  });
+});
+
+describe('unscored pairs and replies without code', () => {
+  const failure = (task: string, cond: string, extra: Partial<TaskFailure> = {}): TaskFailure => ({
+    taskId: task,
+    condition: cond,
+    stage: 'generate',
+    kind: 'network',
+    cause: 'network',
+    error: `${task} / ${cond}: generate failed: connection refused`,
+    ...extra,
+  });
+  const withReplies = (r: TaskResult, kinds: ReplyKind[]): TaskResult => ({
+    ...r,
+    candidates: r.candidates.map((c, i) => ({ ...c, reply: kinds[i]! })),
+  });
+  // t1 and t2 scored in both; t3 unscored in opencoder (sandbox), t4 unscored in baseline (a failure stored before
+  // causes were recorded: its kind stands in), t5 unscored in both.
+  const base = loaded('u1', 'run', methods, [
+    { task: 't1', cond: 'baseline-rag', c: 0, correct: false },
+    { task: 't2', cond: 'baseline-rag', c: 5, correct: true },
+    { task: 't3', cond: 'baseline-rag', c: 1, correct: false },
+    { task: 't1', cond: 'opencoder', c: 1, correct: true },
+    { task: 't2', cond: 'opencoder', c: 5, correct: true },
+    { task: 't4', cond: 'opencoder', c: 5, correct: true },
+  ]);
+  const run: LoadedRun = {
+    ...base,
+    run: { ...base.run, taskIds: ['t1', 't2', 't3', 't4', 't5'] },
+    results: base.results.map((r) =>
+      r.taskId === 't1' && r.condition === 'baseline-rag' ? withReplies(r, ['code', 'empty', 'no-code', 'refused', 'no-code']) : r,
+    ),
+    failures: [
+      failure('t3', 'opencoder', { stage: 'evaluate', kind: 'sandbox', cause: 'sandbox', error: 'candidate 2: the sandbox failed: could not start bwrap' }),
+      failure('t4', 'baseline-rag', { kind: 'rate_limit', cause: undefined }),
+      failure('t5', 'baseline-rag'),
+      failure('t5', 'opencoder'),
+    ],
+  };
+  const model = buildReportModel([run], { tool: { name: 'opencoder', version: 't' }, bootstrap: BOOT });
+  const cond = (id: string) => model.conditions.find((c) => c.condition === id)!;
+
+  it('figures are over the scored pairs only, with n stated and the unscored counted beside them by cause', () => {
+    const b = cond('baseline-rag');
+    expect(b.tasks).toBe(3);
+    expect(b.unscored).toEqual({ total: 2, byCause: { rate_limit: 1, network: 1 } });
+    expect(b.failures).toBe(2);
+    expect(b.passAtK[0]!.value.estimate).toBeCloseTo((0 + 1 + 0.2) / 3, 12);
+    const o = cond('opencoder');
+    expect(o.tasks).toBe(3);
+    expect(o.unscored).toEqual({ total: 2, byCause: { sandbox: 1, network: 1 } });
+    expect(o.selectedCorrect.estimate).toBe(1);
+  });
+
+  it('counts replies without code per condition; results stored before reply kinds count as unknown, not as code', () => {
+    expect(cond('baseline-rag').replies).toEqual({ candidates: 15, code: 1, empty: 1, noCode: 2, refused: 1, unknown: 10 });
+    expect(cond('opencoder').replies).toEqual({ candidates: 15, code: 0, empty: 0, noCode: 0, refused: 0, unknown: 15 });
+    const rows = model.tasks.filter((t) => t.condition === 'baseline-rag');
+    expect(rows.find((t) => t.taskId === 't1')).toMatchObject({ emptyReplies: 1, noCodeReplies: 2, refusedReplies: 1, unscored: null });
+    expect(rows.find((t) => t.taskId === 't2')).toMatchObject({ emptyReplies: null, noCodeReplies: null });
+    expect(model.candidates.filter((c) => c.condition === 'baseline-rag' && c.taskId === 't1').map((c) => c.reply)).toEqual([
+      'code',
+      'empty',
+      'no-code',
+      'refused',
+      'no-code',
+    ]);
+    expect(model.candidates.find((c) => c.taskId === 't2')!.reply).toBe('unknown');
+  });
+
+  it('task rows name the cause of each unscored pair', () => {
+    const unscored = model.tasks.filter((t) => t.unscored).map((t) => `${t.condition}|${t.taskId}|${t.unscored}`);
+    expect(unscored.sort()).toEqual(['baseline-rag|t4|rate_limit', 'baseline-rag|t5|network', 'opencoder|t3|sandbox', 'opencoder|t5|network']);
+    expect(model.tasks.filter((t) => t.unscored).every((t) => t.error !== null && Number.isNaN(t.pass1))).toBe(true);
+  });
+
+  it('a paired comparison pairs only tasks scored in both arms and counts those it dropped', () => {
+    const c = model.comparisons[0]!;
+    expect([c.a.condition, c.b.condition]).toEqual(['opencoder', 'baseline-rag']);
+    expect(c.tasks).toBe(2);
+    // t3 (scored in baseline only), t4 (in opencoder only), t5 (in neither): all unscored in an arm.
+    expect(c.dropped).toEqual({ tasks: 3, unscored: 3 });
+    expect([c.wins, c.losses, c.ties]).toEqual([1, 0, 1]);
+    expect(c.selectedDiff.estimate).toBeCloseTo(0.5, 12);
+    expect(model.statistics.notes.join(' ')).toMatch(/Unscored pairs: .*left out of Pass@k/);
+  });
+
+  it('a comparison with every task scored in both arms drops none', () => {
+    const clean = buildReportModel(
+      [
+        loaded('u2', 'run', methods, [
+          { task: 't1', cond: 'baseline-rag', c: 0, correct: false },
+          { task: 't1', cond: 'opencoder', c: 1, correct: true },
+        ]),
+      ],
+      { tool: { name: 'opencoder', version: 't' }, bootstrap: BOOT },
+    );
+    expect(clean.comparisons[0]!.dropped).toEqual({ tasks: 0, unscored: 0 });
+    expect(clean.conditions.every((c) => c.unscored.total === 0 && c.tasks === 1)).toBe(true);
+  });
+
+  it('the factorial pairs tasks scored in every cell and counts the dropped ones', () => {
+    const cells = storedConditions(factorialConditions());
+    const specs: Spec[] = ['t0', 't1', 't2'].flatMap((task) => cells.map((c) => ({ task, cond: c.id, c: 2, correct: true })));
+    const f = loaded(
+      'u3',
+      'ablate',
+      cells,
+      specs.filter((s) => !(s.task === 't2' && s.cond === 'A1X0S0')),
+    );
+    const withFailure: LoadedRun = { ...f, failures: [failure('t2', 'A1X0S0'), failure('t3', 'A0X0S0')] };
+    const fa = factorialOf(withFailure, BOOT)!;
+    expect(fa.tasks).toBe(2);
+    expect(fa.dropped).toBe(2);
   });
 });

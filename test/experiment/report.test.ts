@@ -365,7 +365,7 @@ describe('renderMarkdown', () => {
     ]) {
       expect(md).toContain(h);
     }
-    expect(md).toMatch(/^\| Condition \| Family \| Tasks \| Failures \| n \| Pass@1 \[95 %\] \|/m);
+    expect(md).toMatch(/^\| Condition \| Family \| Tasks \| Unscored \| n \| Pass@1 \[95 %\] \|/m);
     expect(md).toContain('| --- | --- | ---: | ---: |');
     // Every summary table row has as many cells as its header.
     const lines = md.split('\n');

@@ -183,12 +183,16 @@ describe('OpenAI backend over the wire', () => {
     expect(err2.message).toMatch(/without a choices list/);
   });
 
-  it('flags refusals, and fails when every sample is refused', async () => {
+  it('flags refusals, and keeps every refused sample as a candidate without code (a failed sample, not an error)', async () => {
     const b = await backend(() => ({ json: openAiCompletion('gpt-4o-mini', ['', ''], { refusal: "I can't help with that." }) }));
     const res = await b.chat({ messages: MSG, n: 2, temperature: 0, maxTokens: 10 });
     expect(res.choices.every((c) => c.refused && c.text === "I can't help with that.")).toBe(true);
-    const err = await failure(generateCandidates(TASK, null, { backend: b, config: makeConfig({ generation: { candidates: 2 } }) }));
-    expect(err.kind).toBe('refused');
+    const set = await generateCandidates(TASK, null, { backend: b, config: makeConfig({ generation: { candidates: 2 } }) });
+    expect(set.candidates.map((c) => [c.refused, c.code, c.extraction.ok])).toEqual([
+      [true, '', false],
+      [true, '', false],
+    ]);
+    expect(set.warnings.join('\n')).toMatch(/refused every sample/);
   });
 
   it('goes on without log-probabilities when a compatible server rejects them', async () => {

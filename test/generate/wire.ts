@@ -100,6 +100,28 @@ export function openAiHandler(opts: VendorMockOptions = {}): Handler {
   };
 }
 
+// ---- replies far over any size cap (a server that ignores the token limit) ----
+
+const MARK = '\u0000';
+// 64 KiB of Python source as it appears inside a JSON string: 16 lines of about 4 KiB, newlines escaped
+const CODE_CHUNK = `x = ${'1 + '.repeat(1022)}1\\n`.repeat(16);
+
+/** A vendor body built around one reply text, streamed with about `bytes` of code where that text goes. */
+function streamedAround(body: unknown, bytes: number): Reply {
+  const [head, tail] = JSON.stringify(body).split(JSON.stringify(MARK).slice(1, -1));
+  return { stream: { head: head!, chunk: CODE_CHUNK, bytes, tail: tail! } };
+}
+
+/** An OpenAI chat completion whose single choice holds about `bytes` of code. */
+export function oversizedOpenAiReply(model: string, bytes: number): Reply {
+  return streamedAround(openAiCompletion(model, [MARK]), bytes);
+}
+
+/** A Gemini generateContent reply whose single candidate holds about `bytes` of code. */
+export function oversizedGeminiReply(model: string, bytes: number): Reply {
+  return streamedAround(geminiResponse(model, [MARK]), bytes);
+}
+
 // ---- Gemini ----
 
 export function geminiError(code: number, status: string, message: string, details?: unknown[], headers: Record<string, string> = {}): Reply {

@@ -258,6 +258,10 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
           costUsd: null,
           durationMs,
           error: HOSTILE_ERROR,
+          unscored: 'sandbox',
+          emptyReplies: null,
+          noCodeReplies: null,
+          refusedReplies: null,
         });
         continue;
       }
@@ -281,6 +285,7 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
           totalTests,
           durationMs: Math.round(300 + rnd() * 2500),
           reason,
+          reply: 'code',
         });
         if (planted.includes(i)) {
           // A flaky verdict is never a pass.
@@ -354,6 +359,10 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         costUsd: costed ? Math.round((inTok * 0.15e-6 + outTok * 0.6e-6) * 1e6) / 1e6 : null,
         durationMs,
         error: null,
+        unscored: null,
+        emptyReplies: 0,
+        noCodeReplies: 0,
+        refusedReplies: 0,
       });
     }
   };
@@ -383,6 +392,8 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       family: spec.family,
       tasks: ok.length,
       failures: all.length - ok.length,
+      unscored: { total: all.length - ok.length, byCause: all.length - ok.length ? { sandbox: all.length - ok.length } : {} },
+      replies: { candidates: cands.length, code: cands.length, empty: 0, noCode: 0, refused: 0, unknown: 0 },
       samples: Math.min(...ok.map((t) => t.n)),
       passAtK: KS.map((k) => ({
         k,
@@ -440,6 +451,12 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       a: { runId, condition: a, label: label(runId, a) },
       b: { runId, condition: b, label: label(runId, b) },
       tasks: paired.length,
+      dropped: (() => {
+        const has = (cond: string, t: string) => tasks.some((x) => x.runId === runId && x.condition === cond && x.taskId === t);
+        const unscored = (t: string) => tasks.some((x) => x.runId === runId && (x.condition === a || x.condition === b) && x.taskId === t && x.error !== null);
+        const touched = TASK_IDS.filter((t) => has(a, t) || has(b, t));
+        return { tasks: touched.length - paired.length, unscored: touched.filter(unscored).length };
+      })(),
       wins,
       losses,
       ties: paired.length - wins - losses,
@@ -508,7 +525,8 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         cells: cellConds.map((cell) => ({ cell: cell.id, sources: cell.sources!, mean: mean(paired.map((t) => y(cell, t))) })),
       };
     });
-    factorial.push({ runId, backend: 'offline', tasks: paired.length, test: 't-test', outcomes });
+    const touched = TASK_IDS.filter((t) => tasks.some((x) => x.runId === runId && x.taskId === t));
+    factorial.push({ runId, backend: 'offline', tasks: paired.length, dropped: touched.length - paired.length, test: 't-test', outcomes });
   }
 
   return {

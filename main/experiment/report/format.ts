@@ -1,7 +1,18 @@
 // Number formatting and the shared views of a report model (labels, k values, display names), for every format.
 
 import * as fmt from '../../model/format.ts';
-import type { ApiAggregate, ConditionSummary, FactorialAnalysis, Interval, PairedComparison, ReportModel, RunProvenance } from '../../model/report.ts';
+import type {
+  ApiAggregate,
+  ConditionSummary,
+  FactorialAnalysis,
+  Interval,
+  PairedComparison,
+  ReplyTally,
+  ReportModel,
+  RunProvenance,
+  TaskRow,
+  UnscoredCounts,
+} from '../../model/report.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Number formatting: the shared rules of model/format.ts under the names the HTML and Markdown writers use.
@@ -100,6 +111,47 @@ export function flakyCountsText(c: ConditionSummary): string {
   const sel = `${formatInt(f.selected)} of ${formatInt(c.tasks)} selected outputs`;
   return f.taskIds.length ? `${cands} and ${sel} flaky, on ${formatInt(f.taskIds.length)} task(s):` : `no flaky verdicts (${cands}, ${sel}).`;
 }
+
+/** `2 unscored (sandbox 1, network 1)`, or `none unscored`. */
+export function unscoredText(u: UnscoredCounts): string {
+  return u.total ? `${formatInt(u.total)} unscored (${fmt.counts(u.byCause)})` : 'none unscored';
+}
+
+/** `Pass@1 0.400 over 10 scored tasks; 2 unscored (sandbox 1, network 1)`: a condition's headline with its n and what it leaves out. */
+export function scoredText(c: ConditionSummary): string {
+  const p1 = c.passAtK.find((p) => p.k === 1)?.value.estimate;
+  return `Pass@1 ${formatRate(p1)} over ${fmt.plural(c.tasks, 'scored task')}; ${unscoredText(c.unscored)}`;
+}
+
+/** `2 of 15 raw candidates had no code: 1 empty, 1 prose without code, 0 refused` (and the unknown ones of older results). */
+export function repliesText(r: ReplyTally): string {
+  const none = r.empty + r.noCode + r.refused;
+  const unknown = r.unknown ? `; ${formatInt(r.unknown)} stored before reply kinds were recorded (unknown)` : '';
+  return `${formatInt(none)} of ${formatInt(r.candidates)} raw candidates had no code: ${formatInt(r.empty)} empty, ${formatInt(r.noCode)} prose without code, ${formatInt(r.refused)} refused${unknown}`;
+}
+
+/** A task row's raw candidates without code: `1 empty, 2 prose`, `0`, or `unknown` (results stored before reply kinds). */
+export function taskRepliesText(t: TaskRow): string {
+  if (t.emptyReplies === null || t.noCodeReplies === null || t.refusedReplies === null) return 'unknown';
+  const parts = [
+    [t.emptyReplies, 'empty'],
+    [t.noCodeReplies, 'prose'],
+    [t.refusedReplies, 'refused'],
+  ].filter(([n]) => n);
+  return parts.length ? parts.map(([n, k]) => `${formatInt(n as number)} ${k}`).join(', ') : '0';
+}
+
+/** What a paired comparison left out, or '' when every task pairs: `2 tasks dropped (1 unscored in an arm)`. */
+export function droppedText(c: PairedComparison): string {
+  const d = c.dropped;
+  if (!d.tasks) return '';
+  return `${fmt.plural(d.tasks, 'task')} dropped (${formatInt(d.unscored)} unscored in an arm, ${formatInt(d.tasks - d.unscored)} missing in one)`;
+}
+
+export const UNSCORED_MEANING =
+  'Unscored: the infrastructure failed the pair (an API error after its retries, no sandbox, a harness crash, a workspace that could not be built); it is left out of every figure and counted here by cause.';
+
+export const REPLIES_MEANING = 'A reply without code (empty, prose, a refusal) is a failed sample of the model: it counts in n and never passes.';
 
 export function partialText(run: RunProvenance): string {
   return `PARTIAL — run ${run.status}: results cover only the tasks that finished`;

@@ -19,6 +19,7 @@ import {
   comparisonKs,
   conditionsByRun,
   displayNames,
+  droppedText,
   finite,
   FLAKY_MEANING,
   flakyCountsText,
@@ -35,7 +36,12 @@ import {
   partialText,
   passKs,
   percentLevel,
+  REPLIES_MEANING,
+  repliesText,
+  scoredText,
+  taskRepliesText,
   testName,
+  UNSCORED_MEANING,
 } from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -175,7 +181,7 @@ export function summaryTableHtml(conditions: ConditionSummary[], level: string):
   const headers: Header[] = [
     { label: 'Condition' },
     { label: 'Tasks', num: true, title: 'Tasks with a result' },
-    { label: 'Failed', num: true, title: 'Tasks that failed to run' },
+    { label: 'Unscored', num: true, title: UNSCORED_MEANING },
     { label: 'n', num: true, title: 'Raw samples per task' },
     ...ks.map((k) => ({ label: `Pass@${k}`, sub: ci, num: true, title: 'Unbiased Pass@k, bootstrap interval over tasks' })),
     { label: 'Raw Pass@1', sub: ci, num: true, title: 'Mean c/n over raw samples' },
@@ -198,7 +204,7 @@ export function summaryTableHtml(conditions: ConditionSummary[], level: string):
     const cells = [
       td(`${h(c.label)}<br><code class="muted">${h(c.condition)}</code>`, 'condition', 'name'),
       td(formatInt(c.tasks), 'tasks', 'num'),
-      td(formatInt(c.failures), 'failures', 'num'),
+      td(c.unscored.total ? `<span title="${h(scoredText(c))}">${formatInt(c.unscored.total)}</span>` : '0', 'failures', 'num'),
       td(formatInt(c.samples), 'samples', 'num'),
       ...ks.map((k) => {
         const v = pk.get(k);
@@ -234,6 +240,20 @@ export function summaryTableHtml(conditions: ConditionSummary[], level: string):
   return `${table('summary', headers, rows)}\n<p class="muted" data-note="api-protocols">${h(API_COLUMNS_NOTE)}</p>${warnHtml}`;
 }
 
+/** Per condition: what its figures are over and what they leave out (unscored pairs), and its replies without code. */
+export function scoringHtml(conditions: ConditionSummary[]): string {
+  const item = (c: ConditionSummary, text: string) =>
+    `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)} <code class="muted">${h(c.condition)}</code>: ${h(text)}</li>`;
+  return [
+    `<h4>Scored and unscored pairs</h4>`,
+    `<p class="muted">${h(UNSCORED_MEANING)}</p>`,
+    `<ul data-list="unscored">\n${conditions.map((c) => item(c, scoredText(c))).join('\n')}\n</ul>`,
+    `<h4>Replies without code</h4>`,
+    `<p class="muted">${h(REPLIES_MEANING)}</p>`,
+    `<ul data-list="replies">\n${conditions.map((c) => item(c, repliesText(c.replies))).join('\n')}\n</ul>`,
+  ].join('\n');
+}
+
 export function flakyHtml(conditions: ConditionSummary[]): string {
   const items = conditions.map((c) => {
     const ids = c.flaky.taskIds.map((t) => `<code>${h(t)}</code>`).join(', ');
@@ -249,7 +269,8 @@ export function comparisonsHtml(model: ReportModel, name: (r: string, c: string,
   const headers: Header[] = [
     { label: 'A' },
     { label: 'B' },
-    { label: 'Paired', sub: 'tasks', num: true },
+    { label: 'Paired', sub: 'tasks', num: true, title: 'Tasks scored in both arms (only those pair)' },
+    { label: 'Dropped', sub: 'tasks', num: true, title: 'Tasks one arm has a pair for that are not scored in both (unscored or missing in an arm)' },
     { label: 'W / L / T', num: true, title: 'A right and B wrong / the reverse / equal' },
     { label: 'McNemar p', sub: 'exact', num: true, title: 'Exact two-sided' },
     { label: 'Holm p', num: true, title: 'Holm-adjusted within its family (one backend, one outcome)' },
@@ -271,6 +292,7 @@ export function comparisonsHtml(model: ReportModel, name: (r: string, c: string,
       td(`${h(name(c.a.runId, c.a.condition, c.a.label))}<br><code class="muted">${h(c.a.condition)}</code>`, 'a', 'name'),
       td(`${h(name(c.b.runId, c.b.condition, c.b.label))}<br><code class="muted">${h(c.b.condition)}</code>`, 'b', 'name'),
       td(formatInt(c.tasks), 'tasks', 'num'),
+      td(c.dropped.tasks ? `<span title="${h(droppedText(c))}">${formatInt(c.dropped.tasks)}</span>` : '0', 'dropped', 'num'),
       td(`${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`, 'wlt', 'num'),
       td(formatP(c.mcnemarP), 'mcnemarP', 'num'),
       td(formatP(c.mcnemarPHolm), 'mcnemarPHolm', 'num'),
@@ -299,7 +321,7 @@ export function factorialHtml(model: ReportModel, level: string): string {
   model.factorial.forEach((fa: FactorialAnalysis, i) => {
     const run = model.runs.find((r) => r.id === fa.runId);
     out.push(
-      `<h3>Run <code>${h(fa.runId)}</code> · backend ${h(fa.backend)} · ${formatInt(fa.tasks)} paired tasks · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`,
+      `<h3>Run <code>${h(fa.runId)}</code> · backend ${h(fa.backend)} · ${formatInt(fa.tasks)} paired tasks${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`,
     );
     if (!fa.outcomes.length) out.push(`<p class="muted">The analysis has no outcomes.</p>`);
     fa.outcomes.forEach((o: FactorialOutcome, j) => out.push(...factorialOutcomeHtml(fa, o, `chart-factorial-${i}-${j}`, level)));
@@ -431,7 +453,8 @@ function passAtKChartHtml(model: ReportModel, { groups, section, name }: ChartLa
       series: ks.map((k) => ({ label: `Pass@${k}` })),
       groups: groups.flatMap((g) =>
         g.conditions.map((c) => ({
-          label: name(c.runId, c.condition, c.label),
+          // n: the scored tasks the bars are over; unscored pairs are left out and said so.
+          label: `${name(c.runId, c.condition, c.label)} (n = ${formatInt(c.tasks)}${c.unscored.total ? `; ${formatInt(c.unscored.total)} unscored` : ''})`,
           section: section(g),
           values: ks.map((k) => {
             const v = c.passAtK.find((p) => p.k === k)?.value;
@@ -564,8 +587,10 @@ export function tasksHtml(model: ReportModel): string {
     { label: 'Uncertainty', num: true },
     { label: 'API F1', sub: 'repository', num: true, title: API_PROTOCOL.repository.meaning },
     { label: 'API F1', sub: 'task-view', num: true, title: API_PROTOCOL['task-view'].meaning },
+    { label: 'Replies', sub: 'without code', title: REPLIES_MEANING },
     { label: 'Cost', num: true },
     { label: 'Duration', num: true },
+    { label: 'Unscored', sub: 'cause', title: UNSCORED_MEANING },
     { label: 'Error' },
   ];
   const rows = model.tasks.map((t: TaskRow) => {
@@ -584,13 +609,15 @@ export function tasksHtml(model: ReportModel): string {
       td(failed ? '' : formatRate(t.uncertainty), 'uncertainty', 'num'),
       td(failed ? '' : formatRate(t.apiF1), 'apiF1', 'num'),
       td(failed ? '' : formatRate(t.apiF1TaskView), 'apiF1TaskView', 'num'),
+      td(failed ? '' : h(taskRepliesText(t)), 'replies'),
       td(formatUsd(t.costUsd), 'costUsd', 'num'),
       td(formatMs(t.durationMs), 'durationMs', 'num'),
+      td(failed ? h(t.unscored ?? 'unscored') : '', 'unscored', failed ? 'fail' : ''),
       td(failed ? h(t.error!) : '', 'error', failed ? 'error' : ''),
     ];
     return `<tr data-run="${h(t.runId)}" data-condition="${h(t.condition)}" data-task="${h(t.taskId)}">${cells.join('')}</tr>`;
   });
-  return `<details id="tasks-details"><summary>Per-task results — ${formatInt(model.tasks.length)} rows (${formatInt(model.tasks.filter((t) => t.error).length)} failed to run)</summary>\n${table('tasks', headers, rows)}\n</details>`;
+  return `<details id="tasks-details"><summary>Per-task results — ${formatInt(model.tasks.length)} rows (${formatInt(model.tasks.filter((t) => t.error).length)} unscored)</summary>\n${table('tasks', headers, rows)}\n</details>`;
 }
 
 export function renderHtml(model: ReportModel): string {
@@ -603,7 +630,7 @@ export function renderHtml(model: ReportModel): string {
     .filter((g) => g.conditions.length)
     .map(
       (g) =>
-        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(g.run.backend.label)}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}\n${flakyHtml(g.conditions)}`,
+        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(g.run.backend.label)}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}\n${scoringHtml(g.conditions)}\n${flakyHtml(g.conditions)}`,
     )
     .join('\n');
 
@@ -626,7 +653,7 @@ export function renderHtml(model: ReportModel): string {
     chartsHtml(model, name, level),
     `</section>`,
     `<section id="comparisons"><h2>Paired comparisons</h2>`,
-    `<p class="muted">Selected-output correctness paired by task; W = A right and B wrong. McNemar p is exact two-sided; Holm p is adjusted over all comparisons in this report. Δ = A − B.</p>`,
+    `<p class="muted">Selected-output correctness paired by task, over the tasks scored in both arms (Dropped counts the rest); W = A right and B wrong. McNemar p is exact two-sided; Holm p is adjusted over all comparisons in this report. Δ = A − B.</p>`,
     comparisonsHtml(model, name, level),
     `</section>`,
     `<section id="factorial"><h2>Factorial effects (2³: API × Context × Similar code)</h2>`,

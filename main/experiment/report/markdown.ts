@@ -7,6 +7,7 @@ import {
   comparisonKs,
   conditionsByRun,
   displayNames,
+  droppedText,
   finite,
   FLAKY_MEANING,
   flakyCountsText,
@@ -22,7 +23,12 @@ import {
   partialText,
   passKs,
   percentLevel,
+  REPLIES_MEANING,
+  repliesText,
+  scoredText,
+  taskRepliesText,
   testName,
+  UNSCORED_MEANING,
 } from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -133,6 +139,7 @@ function summaryMd(model: ReportModel, level: string): string[] {
     const warned = g.conditions.flatMap((c) => (c.warnings ?? []).map((w) => `- **Degenerate** — ${md(c.label)}: ${md(w)}`));
     if (warned.length) out.push(...warned, '');
     out.push(...apiByProtocolMd(g.conditions));
+    out.push(...scoringMd(g.conditions));
     out.push(`**Flaky verdicts.** ${md(FLAKY_MEANING)}`, '');
     for (const c of g.conditions) {
       const ids = c.flaky.taskIds.map(mdId).join(', ');
@@ -143,6 +150,19 @@ function summaryMd(model: ReportModel, level: string): string[] {
   return out;
 }
 
+/** Per condition: what its figures are over and what they leave out (unscored pairs), and its replies without code. */
+function scoringMd(conditions: ConditionSummary[]): string[] {
+  return [
+    `**Scored and unscored pairs; replies without code.** ${md(UNSCORED_MEANING)} ${md(REPLIES_MEANING)}`,
+    '',
+    mdTable(
+      ['Condition', 'Figures are over (and unscored by cause)', 'Replies without code'],
+      conditions.map((c) => [`${md(c.label)} (${mdCode(c.condition)})`, md(scoredText(c)), md(repliesText(c.replies))]),
+    ),
+    '',
+  ];
+}
+
 /** One run's conditions, a row each: Pass@k, selection, repair, uncertainty, API retrieval and cost. */
 function conditionTableMd(conditions: ConditionSummary[], level: string): string {
   const ks = passKs(conditions);
@@ -150,7 +170,7 @@ function conditionTableMd(conditions: ConditionSummary[], level: string): string
     'Condition',
     'Family',
     'Tasks',
-    'Failures',
+    'Unscored',
     'n',
     ...ks.map((k) => `Pass@${k} [${level}]`),
     `Raw Pass@1 [${level}]`,
@@ -172,7 +192,7 @@ function conditionTableMd(conditions: ConditionSummary[], level: string): string
     `${md(c.label)} (${mdCode(c.condition)})`,
     md(c.family),
     formatInt(c.tasks),
-    formatInt(c.failures),
+    formatInt(c.unscored.total),
     formatInt(c.samples),
     ...ks.map((k) => {
       const v = c.passAtK.find((p) => p.k === k)?.value;
@@ -241,6 +261,7 @@ function comparisonsMd(model: ReportModel, level: string): string[] {
     'A',
     'B',
     'Paired tasks',
+    'Dropped',
     'W / L / T',
     'McNemar p',
     'Holm p',
@@ -255,6 +276,7 @@ function comparisonsMd(model: ReportModel, level: string): string[] {
         md(name(c.a.runId, c.a.condition, c.a.label)),
         md(name(c.b.runId, c.b.condition, c.b.label)),
         formatInt(c.tasks),
+        md(droppedText(c) || '0'),
         `${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`,
         formatP(c.mcnemarP),
         formatP(c.mcnemarPHolm),
@@ -268,7 +290,7 @@ function comparisonsMd(model: ReportModel, level: string): string[] {
       headers.map((_, i) => (i < 2 ? 'l' : 'r')),
     ),
     '',
-    `_W = A right and B wrong. McNemar p exact two-sided; Holm p adjusted within its family (the comparisons of one backend, or pair of backends; count in brackets). Pass@k p: paired sign-flip permutation test. Δ = A − B._`,
+    `_Only tasks scored in both arms pair; Dropped counts the rest. W = A right and B wrong. McNemar p exact two-sided; Holm p adjusted within its family (the comparisons of one backend, or pair of backends; count in brackets). Pass@k p: paired sign-flip permutation test. Δ = A − B._`,
     '',
   );
   return out;
@@ -279,7 +301,10 @@ function factorialMd(model: ReportModel, level: string): string[] {
   const out: string[] = ['## Factorial effects (2³: API × Context × Similar code)', ''];
   if (!model.factorial.length) out.push('_No 2³ factorial ablation run (kind "ablate") in this report._', '');
   for (const fa of model.factorial) {
-    out.push(`### Run ${mdCode(fa.runId)} · backend ${md(fa.backend)} · ${formatInt(fa.tasks)} paired tasks · ${md(testName(fa.test))}`, '');
+    out.push(
+      `### Run ${mdCode(fa.runId)} · backend ${md(fa.backend)} · ${formatInt(fa.tasks)} paired tasks${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${md(testName(fa.test))}`,
+      '',
+    );
     for (const o of fa.outcomes) {
       out.push(`#### ${md(o.label)}`, '');
       if (o.degenerate) out.push(`**Degenerate:** ${md(o.degenerate)}. No effect on it is marked significant.`, '');
@@ -330,7 +355,7 @@ function tasksMd(model: ReportModel): string[] {
   return [
     '## Per-task results',
     '',
-    `<details><summary>${model.tasks.length} task rows (${model.tasks.filter((t) => t.error).length} failed to run)</summary>`,
+    `<details><summary>${model.tasks.length} task rows (${model.tasks.filter((t) => t.error).length} unscored)</summary>`,
     '',
     mdTable(
       [
@@ -347,8 +372,10 @@ function tasksMd(model: ReportModel): string[] {
         'Uncertainty',
         'API F1 (repository)',
         'API F1 (task-view)',
+        'Replies without code',
         'Cost',
         'Duration',
+        'Unscored',
         'Error',
       ],
       model.tasks.map((t) => {
@@ -367,12 +394,14 @@ function tasksMd(model: ReportModel): string[] {
           f ? '' : formatRate(t.uncertainty),
           f ? '' : formatRate(t.apiF1),
           f ? '' : formatRate(t.apiF1TaskView),
+          f ? '' : md(taskRepliesText(t)),
           formatUsd(t.costUsd),
           formatMs(t.durationMs),
+          f ? md(t.unscored ?? 'unscored') : '',
           f ? md(t.error!) : '',
         ];
       }),
-      ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'l'],
+      ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'r', 'l', 'r', 'r', 'r', 'l', 'r', 'r', 'l', 'l'],
     ),
     '',
     '</details>',

@@ -6,6 +6,7 @@ import type { CostEstimateInfo, MethodInfo, ParsedInput, RunListItem } from '../
 import { readManifest, type Manifest, type Task } from '../../benchmarks/manifest.ts';
 import { estimateRun, resumableRun, selectTasks, type StoredBackend } from '../../experiment/orchestrate.ts';
 import { ExperimentError } from '../../experiment/runner.ts';
+import { causeOf } from '../../experiment/scoring.ts';
 import { backendSpecOfRecord } from '../../generate/backends.ts';
 import type { TaskFailure, TaskResult } from '../../model/results.ts';
 import { factorialConditions, LADDER, METHODS, type Condition } from '../../pipeline/methods.ts';
@@ -99,7 +100,9 @@ function result(ws: Workspace, { runId, taskId, condition }: ParsedInput<'experi
   if (!r) fail('not-found', `run ${runId} has no result for task ${taskId} under ${condition} (yet)`);
   if (r!.status === 'error') {
     const f = r!.result as TaskFailure;
-    fail('engine', `task ${taskId} under ${condition} failed in run ${runId} at ${f.stage}: ${f.error}`);
+    // An unscored pair whose result was computed (the infrastructure decided a verdict) is shown, marked unscored.
+    if (f.result) return { ...f.result, unscored: f.result.unscored ?? { cause: causeOf(f), detail: f.error } };
+    fail('engine', `task ${taskId} under ${condition} is unscored in run ${runId} (${causeOf(f)}): it failed at ${f.stage}: ${f.error}`);
   }
   return r!.result as TaskResult;
 }

@@ -1,10 +1,11 @@
 // Indexing as jobs: one index run at a time per repository root (a second request for a root joins the
-// running job), with its progress reported on the job. Used by repo.index, by runs that index their tasks'
-// repositories first, and by the demo.
+// running job, unless it brings new include patterns), with its progress reported on the job. Used by
+// repo.index, by runs that index their tasks' repositories first, and by the demo.
 
 import path from 'node:path';
 import type { JobInfo } from '../../../contract/index.ts';
 import { runIndex } from '../../index/indexer.ts';
+import { normalizeIncludePattern } from '../../index/walk.ts';
 import type { JobContext } from '../jobs.ts';
 import type { Workspace } from '../workspace.ts';
 
@@ -20,11 +21,14 @@ async function withRootLock<T>(ws: Workspace, root: string, fn: () => Promise<T>
   }
 }
 
-/** Indexes (or refreshes) one repository within a job; its id, or a throw when the run did not complete. */
-export async function indexRoot(ws: Workspace, root: string, job: JobContext, phasePrefix = ''): Promise<number> {
+/**
+ * Indexes (or refreshes) one repository within a job; its id, or a throw when the run did not complete.
+ * `include` adds patterns to those the repository remembers (include-rules.ts); every run applies them all.
+ */
+export async function indexRoot(ws: Workspace, root: string, job: JobContext, phasePrefix = '', include?: readonly string[]): Promise<number> {
   try {
     const stats = await withRootLock(ws, root, () =>
-      runIndex({ store: ws.store, root, encoder: ws.encoder, signal: job.signal }, (e) => {
+      runIndex({ store: ws.store, root, encoder: ws.encoder, signal: job.signal, include }, (e) => {
         if (e.type === 'phase') job.progress({ phase: `${phasePrefix}${e.phase}`, done: 0, total: 0 });
         else if (e.type === 'progress')
           job.progress({ phase: `${phasePrefix}${e.phase}`, done: e.done, total: e.total, ...(e.current ? { message: e.current } : {}) });
@@ -37,14 +41,21 @@ export async function indexRoot(ws: Workspace, root: string, job: JobContext, ph
   }
 }
 
-/** The index job of a root: the running one, or a new (pausable, resumable) one. */
-export function startIndexJob(ws: Workspace, root: string): JobInfo {
+/**
+ * The index job of a root: the running one, or a new (pausable, resumable) one. A request that adds include
+ * patterns (checked here: a bad one is refused before any job starts) gets a new job, queued behind a running one,
+ * since the running one walked the repository without them.
+ */
+export function startIndexJob(ws: Workspace, root: string, include: readonly string[] = []): JobInfo {
+  const known = ws.store.includePatterns(ws.store.getRepository(root)?.id ?? 0);
+  const adding = include.map((p) => normalizeIncludePattern(root, p)).filter((p) => !known.includes(p));
   const running = ws.indexJobs.get(root);
-  if (running) {
+  if (running && adding.length === 0) {
     const info = ws.jobs.get(running);
     if (info && info.state === 'running') return info;
   }
-  const job = ws.jobs.start('index', `Index ${path.basename(root)} (${root})`, async (ctx) => ({ repoId: await indexRoot(ws, root, ctx) }), {
+  const run = async (ctx: JobContext) => ({ repoId: await indexRoot(ws, root, ctx, '', adding) });
+  const job = ws.jobs.start('index', `Index ${path.basename(root)} (${root})`, run, {
     pausable: true,
     resumable: true,
   });

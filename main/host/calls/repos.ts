@@ -37,10 +37,10 @@ export function repoCalls(ws: Workspace): CallTable<'repo.pick' | 'repo.list' | 
       return { path: canonicalPath(picked) };
     },
     'repo.list': () => summaries(ws),
-    'repo.index': async ({ path: p }) => {
+    'repo.index': async ({ path: p, include }) => {
       const root = await checkRepositoryRoot(p);
       ws.checkPath('path', root);
-      return { jobId: startIndexJob(ws, root).id };
+      return { jobId: startIndexJob(ws, root, include).id };
     },
     'repo.skipped': ({ repoId, limit }) => {
       if (!ws.store.getRepository(repoId)) fail('not-found', `no repository ${repoId} in ${ws.store.path}`);

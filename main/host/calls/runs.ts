@@ -61,7 +61,7 @@ export interface NewRun {
 }
 
 function lastLine(last: NonNullable<Progress['last']>): string {
-  return `${last.taskId} / ${last.condition}: ${last.ok ? (last.correct ? 'correct' : 'wrong') : `error: ${(last.error ?? '').slice(0, 200)}`}`;
+  return `${last.taskId} / ${last.condition}: ${last.ok ? (last.correct ? 'correct' : 'wrong') : `unscored: ${(last.error ?? '').slice(0, 200)}`}`;
 }
 
 function context(ws: Workspace, job: JobContext, backend: LlmBackend, detail: ExperimentContext['detail'], onRun: (id: string) => void): ExperimentContext {

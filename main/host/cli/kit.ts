@@ -2,6 +2,7 @@
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
+import { Store } from '../../store/store.ts';
 import { defaultDbPath } from '../paths.ts';
 import { OpenCoderError } from '../../model/errors.ts';
 import { counts } from '../../model/format.ts';
@@ -76,6 +77,14 @@ export async function untilInterrupted<T>(io: Io, message: string, fn: (signal: 
 
 export function dbPathOf(values: Record<string, unknown>): string {
   return path.resolve((values.db as string | undefined) ?? defaultDbPath());
+}
+
+/**
+ * The database of a command that only reads (status, runs, report, compare), opened read-only: it works on a read-only file
+ * or in a read-only folder, creates nothing when the file does not exist yet, and never migrates an older schema.
+ */
+export function openReadOnlyStore(values: Record<string, unknown>): Store {
+  return Store.open(dbPathOf(values), { readonly: true });
 }
 
 /** `a 2, b 1` or `none` (model/format.ts counts). */

@@ -454,7 +454,8 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
             if reports.forged:
                 send({"t": "forged", "count": reports.forged})
             if reports.runner_error:
-                send({"t": "harness-error", "message": reports.runner_error})
+                # the runner's own error: candidate code ran in that process, so it is not ours alone
+                send({"t": "harness-error", "message": reports.runner_error, "origin": "runner"})
             elif signum is not None:
                 exit_signal = signum  # re-raised below, so the engine sees how the runner died
             else:

@@ -413,7 +413,12 @@ function RunRow({ run: r, selected, onToggle, onResume }: { run: RunListItem; se
       </span>
       <span className="num small">
         {int(r.results)}
-        {r.errors ? <span className="text-bad"> · {r.errors} err</span> : null}
+        {r.errors ? (
+          <span className="text-warn" title="Pairs the infrastructure failed: left out of every figure, run again on resume">
+            {' '}
+            · {r.errors} unscored
+          </span>
+        ) : null}
       </span>
       <span className="small ellipsis" title={r.backend}>
         {r.backend}

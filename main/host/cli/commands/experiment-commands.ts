@@ -25,6 +25,7 @@ import {
 } from '../../../experiment/orchestrate.ts';
 import type { ReportModel } from '../../../model/report.ts';
 import { writeReport, type ReportFormat } from '../../../experiment/report.ts';
+import { droppedText, repliesText, scoredText } from '../../../experiment/report/format.ts';
 import { appInfo, type Progress, type RunOutcome } from '../../../experiment/runner.ts';
 import { Store } from '../../../store/store.ts';
 import {
@@ -38,11 +39,22 @@ import {
   type Condition,
 } from '../../../pipeline/methods.ts';
 import { packageRoot } from '../../paths.ts';
-import { allowOf, dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io, type SandboxMode } from '../kit.ts';
+import {
+  allowOf,
+  dbPathOf,
+  openReadOnlyStore,
+  sandboxModeOf,
+  untilInterrupted,
+  UsageError,
+  type Command,
+  type CommandResult,
+  type Io,
+  type SandboxMode,
+} from '../kit.ts';
 import { BACKEND_OPTS, backendChoice, backendOfFlags, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
-import { duration as fmtDuration, fixed, usd as fmtUsd } from '../../../model/format.ts';
+import { counts as fmtCounts, duration as fmtDuration, fixed, usd as fmtUsd } from '../../../model/format.ts';
 
 const RUN_OPTS = {
   ...ENCODER_OPTS,
@@ -71,9 +83,9 @@ const duration = (ms: number | null): string => fmtDuration(ms, '?');
 
 function progressLine(p: Progress): string {
   const last = p.last
-    ? ` — ${p.last.taskId} / ${p.last.condition}: ${p.last.ok ? (p.last.correct ? 'correct' : 'wrong') : `ERROR ${p.last.error?.slice(0, 120)}`}`
+    ? ` — ${p.last.taskId} / ${p.last.condition}: ${p.last.ok ? (p.last.correct ? 'correct' : 'wrong') : `UNSCORED ${p.last.error?.slice(0, 120)}`}`
     : '';
-  return `[run ${p.runId}] ${p.done}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}${p.resumed ? `, ${p.resumed} from before` : ''}; ETA ${duration(p.etaMs)}; spent ${usd(p.spentUsd)}${last}`;
+  return `[run ${p.runId}] ${p.done}/${p.total}${p.failed ? ` (${p.failed} unscored)` : ''}${p.resumed ? `, ${p.resumed} from before` : ''}; ETA ${duration(p.etaMs)}; spent ${usd(p.spentUsd)}${last}`;
 }
 
 /** The run's record of the backend flags (main/generate/backends.ts backendSpecOfRecord reads it back for the app). */
@@ -90,17 +102,26 @@ function valuesOfBackend(b: StoredBackend): Record<string, unknown> {
   return { backend: b.kind, decompose: b.decompose, ...(b.model ? { model: b.model } : {}), ...(b.baseURL ? { 'base-url': b.baseURL } : {}), ...b.extra };
 }
 
+/** Per condition with unscored pairs or replies without code: its n and what was left out or named. */
+function scoringLines(model: ReportModel): string[] {
+  return model.conditions
+    .filter((c) => c.unscored.total || c.replies.empty + c.replies.noCode + c.replies.refused + c.replies.unknown)
+    .map((c) => `${c.label}: ${scoredText(c)} (unscored pairs are excluded from every figure); ${repliesText(c.replies)} (failed samples)`);
+}
+
 function summaryLines(model: ReportModel): string[] {
-  const lines = [`${'condition'.padEnd(34)} tasks  fail  Pass@1                 selected-correct       raw Pass@1  uncert.  API F1 repo/view  cost`];
+  const lines = [`${'condition'.padEnd(34)} tasks unscd  Pass@1                 selected-correct       raw Pass@1  uncert.  API F1 repo/view  cost`];
   for (const c of model.conditions) {
     const p1 = c.passAtK.find((p) => p.k === 1)?.value;
     lines.push(
-      `${c.label.slice(0, 34).padEnd(34)} ${String(c.tasks).padStart(5)} ${String(c.failures).padStart(5)}  ${(p1 ? fmtInterval(p1) : 'n/a').padEnd(22)} ${fmtInterval(c.selectedCorrect).padEnd(22)} ${f3(c.rawPass1.estimate).padStart(10)}  ${f3(c.uncertainty.mean).padStart(7)}  ${`${c.api ? f3(c.api.f1) : 'n/a'} / ${c.apiTaskView ? f3(c.apiTaskView.f1) : 'n/a'}`.padStart(17)}  ${usd(c.cost.usd)}`,
+      `${c.label.slice(0, 34).padEnd(34)} ${String(c.tasks).padStart(5)} ${String(c.unscored.total).padStart(5)}  ${(p1 ? fmtInterval(p1) : 'n/a').padEnd(22)} ${fmtInterval(c.selectedCorrect).padEnd(22)} ${f3(c.rawPass1.estimate).padStart(10)}  ${f3(c.uncertainty.mean).padStart(7)}  ${`${c.api ? f3(c.api.f1) : 'n/a'} / ${c.apiTaskView ? f3(c.apiTaskView.f1) : 'n/a'}`.padStart(17)}  ${usd(c.cost.usd)}`,
     );
   }
+  lines.push(...scoringLines(model));
   for (const cmp of model.comparisons) {
+    const dropped = droppedText(cmp);
     lines.push(
-      `${cmp.a.label} (${cmp.a.runId}) vs ${cmp.b.label} (${cmp.b.runId}): W/L/T ${cmp.wins}/${cmp.losses}/${cmp.ties}, McNemar p ${f3(cmp.mcnemarP)} (Holm ${f3(cmp.mcnemarPHolm)} over ${cmp.holmFamily.size} comparison${cmp.holmFamily.size === 1 ? '' : 's'} of ${cmp.holmFamily.key}), Δ selected-correct ${fmtInterval(cmp.selectedDiff)}` +
+      `${cmp.a.label} (${cmp.a.runId}) vs ${cmp.b.label} (${cmp.b.runId}): ${cmp.tasks} paired tasks${dropped ? `, ${dropped}` : ''}, W/L/T ${cmp.wins}/${cmp.losses}/${cmp.ties}, McNemar p ${f3(cmp.mcnemarP)} (Holm ${f3(cmp.mcnemarPHolm)} over ${cmp.holmFamily.size} comparison${cmp.holmFamily.size === 1 ? '' : 's'} of ${cmp.holmFamily.key}), Δ selected-correct ${fmtInterval(cmp.selectedDiff)}` +
         (cmp.passAtKDiff.length
           ? `; Δ Pass@1 ${fmtInterval(cmp.passAtKDiff[0]!.diff)}, sign-flip p ${f3(cmp.passAtKDiff[0]!.test.p)} (${cmp.passAtKDiff[0]!.test.method}, ${cmp.passAtKDiff[0]!.test.informative} differing tasks)`
           : ''),
@@ -108,7 +129,7 @@ function summaryLines(model: ReportModel): string[] {
   }
   for (const f of model.factorial) {
     for (const o of f.outcomes) {
-      lines.push(`Factorial (${f.tasks} paired tasks, ${f.test}) — ${o.label}:`);
+      lines.push(`Factorial (${f.tasks} paired tasks${f.dropped ? `, ${f.dropped} dropped: unscored or missing in a cell` : ''}, ${f.test}) — ${o.label}:`);
       if (o.degenerate) lines.push(`  degenerate: ${o.degenerate}`);
       for (const e of o.effects)
         lines.push(
@@ -219,7 +240,9 @@ function outcomeResult(kind: 'run' | 'ablate' | 'ladder', ws: Workspace, outcome
           `Failed: ${outcome.failed} of ${outcome.total} (task, condition) pairs — ${Object.entries(outcome.failures)
             .sort((a, b) => b[1] - a[1])
             .map(([k, n]) => `${k} ${n}`)
-            .join(', ')}; each pair's error is stored with its result, and a resume runs the failed pairs again.`,
+            .join(
+              ', ',
+            )}; these pairs are unscored (${fmtCounts(outcome.unscored)}): excluded from Pass@k and selected-correct, counted beside them; each pair's error is stored with its result, and a resume runs the failed pairs again.`,
         ]
       : []),
     outcome.status === 'cancelled'
@@ -303,7 +326,7 @@ const REPORT_OPTS = {
 } as const satisfies ParseArgsConfig['options'];
 
 function loadRuns(values: Record<string, unknown>, ids: string[]): { loaded: LoadedRun[]; close(): void } {
-  const store = Store.open(dbPathOf(values));
+  const store = openReadOnlyStore(values);
   try {
     const experiments = store.experiments;
     return { loaded: ids.map((id) => loadRun(experiments, id)), close: () => store.close() };
@@ -368,13 +391,13 @@ const REPORT_COMMANDS: Record<string, Command> = {
     usage: 'opencoder runs',
     options: {},
     async run({ values }) {
-      const store = Store.open(dbPathOf(values));
+      const store = openReadOnlyStore(values);
       try {
         const list = store.experiments.list();
         const text = list.length
           ? list.map(
               (r) =>
-                `${r.id}  ${r.state.padEnd(11)} ${r.kind.padEnd(6)} ${r.results}/${r.taskIds.length * r.conditions.length} results${r.errors ? ` (${r.errors} errors)` : ''}  ${r.createdAt}`,
+                `${r.id}  ${r.state.padEnd(11)} ${r.kind.padEnd(6)} ${r.results}/${r.taskIds.length * r.conditions.length} results${r.errors ? ` (${r.errors} unscored)` : ''}  ${r.createdAt}`,
             )
           : ['No experiment runs yet: start one with opencoder run --manifest FILE'];
         return {

@@ -18,6 +18,7 @@ import { generateCandidates, generationRequest, llmDecomposer } from '../../../g
 import { loadSampleSets } from '../../../generate/imported-backend.ts';
 import { promptTemplatesRecord } from '../../../generate/prompts.ts';
 import { recordExchanges } from '../../../generate/record.ts';
+import { capReplies } from '../../../generate/reply-cap.ts';
 import type { CandidateSet, LlmBackend, Provider } from '../../../generate/types.ts';
 import { defaultModelsDir, packageRoot, userDataDir } from '../../paths.ts';
 import { allowOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
@@ -57,6 +58,7 @@ export const BACKEND_OPTS = {
   timeout: { type: 'string' },
   retries: { type: 'string' },
   concurrency: { type: 'string' },
+  'max-reply-mib': { type: 'string' },
   decompose: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -125,13 +127,9 @@ function candidateLines(set: CandidateSet): string[] {
       c.origin ?? null,
     ].filter(Boolean);
     lines.push(`Candidate ${c.index + 1} [${meta.join('; ')}]`);
-    lines.push(
-      ...(c.code || c.reply || '(empty reply)')
-        .replace(/\s+$/, '')
-        .split('\n')
-        .map((l) => `    ${l}`),
-      '',
-    );
+    // one push per line: spreading a long reply's lines into one call would overflow the stack
+    for (const l of (c.code || c.reply || '(empty reply)').trimEnd().split('\n')) lines.push(`    ${l}`);
+    lines.push('');
   }
   lines.push(
     `Generation uncertainty ${f3(u.aggregate)} (weights entropy ${u.weights.entropy} / consistency ${u.weights.consistency} / variance ${u.weights.variance})`,
@@ -168,12 +166,19 @@ export function pricesOf(values: Record<string, unknown>) {
   return loadPriceTable((values.prices as string | undefined) ?? defaultPricesPath());
 }
 
+/** `--max-reply-mib N`: the absolute cap of one reply and of one candidate's text (main/generate/reply-cap.ts), in bytes. */
+export function maxReplyBytesOf(values: Record<string, unknown>): number | undefined {
+  const mib = num(values, 'max-reply-mib', { min: 0.001 });
+  return mib === undefined ? undefined : Math.round(mib * 1024 * 1024);
+}
+
 /** The backend spec the options describe (the numbers checked; a kind's spec keeps only the options it uses). */
 export function backendSpecOfFlags(values: Record<string, unknown>): BackendSpec {
   const { kind } = backendChoice(values);
   const timeout = num(values, 'timeout', { min: 1 });
   const retries = num(values, 'retries', { int: true, min: 0 });
   const concurrency = num(values, 'concurrency', { int: true, min: 1 });
+  const maxReplyBytes = maxReplyBytesOf(values);
   const thinkingBudget = num(values, 'thinking-budget', { int: true, min: -1 });
   const text = (key: string) => (values[key] ? (values[key] as string) : undefined);
   const [model, baseURL, replayRun, replayProvider, samplesFile] = ['model', 'base-url', 'replay-run', 'replay-provider', 'samples'].map(text);
@@ -184,6 +189,7 @@ export function backendSpecOfFlags(values: Record<string, unknown>): BackendSpec
       ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
       ...(retries !== undefined ? { maxRetries: retries } : {}),
       ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(maxReplyBytes !== undefined ? { maxReplyBytes } : {}),
     },
   };
   switch (kind) {
@@ -281,7 +287,9 @@ async function generateTask(
         manifestHash: req.manifest.hash,
       })
     : undefined;
-  const llm = runId ? recordExchanges(backend, exchanges, { runId, prices }) : backend;
+  // Every candidate text is held to its cap (reply-cap.ts), recorded or not: nothing over it is stored or printed.
+  const maxReplyBytes = maxReplyBytesOf(req.values);
+  const llm = runId ? recordExchanges(backend, exchanges, { runId, prices, maxReplyBytes }) : capReplies(backend, { absoluteBytes: maxReplyBytes });
 
   const repos = await ensureIndexed(ws, [task], io, req.values.quiet === true);
   const decomposer = req.decompose === 'llm' && !req.estimateOnly ? llmDecomposer(llm, { taskId: task.id, signal, ...(runId ? { runId } : {}) }) : undefined;
@@ -361,7 +369,8 @@ export function makeGenerateCommand(deps: GenerateDeps = {}): Command {
     summary: 'generate candidates for one task, with their generation uncertainty, tokens and cost',
     usage:
       'opencoder generate --manifest FILE --id ID --backend offline|openai|gemini|replay|imported [--model M] [--base-url URL] ' +
-      '[--samples FILE] [--replay-run RUN] [--candidates N] [--temperature T] [--baseline-prompt] [--estimate-only] [--no-record] [--prices FILE]',
+      '[--samples FILE] [--replay-run RUN] [--candidates N] [--temperature T] [--max-tokens N] [--max-reply-mib N] [--baseline-prompt] [--estimate-only] ' +
+      '[--no-record] [--prices FILE]',
     options: GENERATE_OPTS,
     async run({ values }, io: Io): Promise<CommandResult> {
       const req = generateRequest(values);

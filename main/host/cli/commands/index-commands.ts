@@ -2,12 +2,13 @@
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { Store } from '../../../store/store.ts';
+import type { Store } from '../../../store/store.ts';
 import { runIndex, type IndexEvent, type IndexStats } from '../../../index/indexer.ts';
+import { includeRefusal } from '../../../index/walk.ts';
 import type { EncoderPreference } from '../../../embed/select.ts';
 import { defaultModelsDir, sampleRepoPath } from '../../paths.ts';
 import { openEngine } from '../../workspace.ts';
-import { dbPathOf, fmtCounts, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
+import { dbPathOf, fmtCounts, openReadOnlyStore, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
 
 /** Options of every command that indexes (or refreshes) a repository before its work. */
 export const ENCODER_OPTS = {
@@ -16,6 +17,14 @@ export const ENCODER_OPTS = {
   'rebuild-db': { type: 'boolean', default: false },
   quiet: { type: 'boolean', short: 'q', default: false },
 } as const satisfies ParseArgsConfig['options'];
+
+/** The index command's own options: include patterns to add to (or drop from) those the repository remembers. */
+const INCLUDE_OPTS = {
+  include: { type: 'string', multiple: true },
+  'drop-include': { type: 'string', multiple: true },
+} as const satisfies ParseArgsConfig['options'];
+
+const FORCEABLE = ['generated', 'minified', 'too_large'];
 
 export function progressPrinter(io: Io, quiet: boolean): (e: IndexEvent) => void {
   let lastPrint = 0;
@@ -46,7 +55,8 @@ function indexReport(stats: IndexStats, store: Store, notice: string | null): st
     `Files: ${f.seen} code files seen — ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.touched} touched (same content, re-hashed only), ${f.unchanged} unchanged; ${f.other} other files (no supported language)`,
     `This run: ${stats.parsedFiles} files parsed (${stats.filesWithSyntaxErrors} with syntax errors), ${stats.embeddedTexts} texts embedded`,
     `Indexed files: ${s.files.indexed + s.files.partial} (${s.files.partial} partially, after syntax errors)`,
-    `Skipped: ${fmtCounts(stats.skipped)}`,
+    `Skipped: ${fmtCounts(stats.skipped)}${FORCEABLE.some((r) => stats.skipped[r]) ? ' (--include PATH forces a generated, minified or too large file in)' : ''}`,
+    ...includeReport(stats),
     `Units: ${fmtCounts(s.units)}`,
     `Context chunks: ${s.chunks}; API entries: ${s.apiEntries}`,
     `Encoder: ${stats.encoder.name} (${stats.encoder.dim}-d, id ${stats.encoder.id})`,
@@ -55,14 +65,36 @@ function indexReport(stats: IndexStats, store: Store, notice: string | null): st
   return lines;
 }
 
+/** The lines on files forced in by include patterns, and on patterns that matched nothing. */
+function includeReport(stats: IndexStats): string[] {
+  const { forced, include } = stats;
+  const lines: string[] = [];
+  if (forced.length > 0) {
+    const by: Record<string, number> = {};
+    for (const f of forced) by[f.reason] = (by[f.reason] ?? 0) + 1;
+    const shown = forced.slice(0, 10).map((f) => f.path);
+    const more = forced.length > shown.length ? `, … ${forced.length - shown.length} more` : '';
+    lines.push(`Forced in: ${forced.length} (indexed by include patterns; would be skipped as ${fmtCounts(by)}): ${shown.join(', ')}${more}`);
+  }
+  if (include.patterns.length > 0) lines.push(`Include patterns (remembered; --drop-include PATTERN forgets one): ${include.patterns.join(', ')}`);
+  for (const f of include.refused) lines.push(`Note: ${f.path} stays skipped as ${f.reason}: ${includeRefusal(f.reason, f.pattern)}`);
+  for (const p of include.unmatched) {
+    lines.push(
+      `Note: include pattern ${p} matched no file the walk reached (patterns are relative to the repository root; files under skipped or ignored folders are not reached)`,
+    );
+  }
+  return lines;
+}
+
 async function indexCommand(root: string, values: Record<string, unknown>, io: Io): Promise<CommandResult> {
   const dbPath = dbPathOf(values);
-  const { store, encoder, notice, close } = await openEngine({
+  const { store, encoder, notice, storeNotice, close } = await openEngine({
     dbPath,
     rebuild: values['rebuild-db'] === true,
     encoder: values.encoder as EncoderPreference,
     modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
   });
+  if (storeNotice) io.err(`note: ${storeNotice}`);
   if (notice && !values.quiet) io.err(`note: ${notice}`);
   const controller = new AbortController();
   const onSigint = () => {
@@ -71,7 +103,11 @@ async function indexCommand(root: string, values: Record<string, unknown>, io: I
   };
   process.once('SIGINT', onSigint);
   try {
-    const stats = await runIndex({ store, root: path.resolve(root), encoder, signal: controller.signal }, progressPrinter(io, values.quiet === true));
+    const include = { include: values.include as string[] | undefined, dropInclude: values['drop-include'] as string[] | undefined };
+    const stats = await runIndex(
+      { store, root: path.resolve(root), encoder, signal: controller.signal, ...include },
+      progressPrinter(io, values.quiet === true),
+    );
     const summary = store.stats(stats.repoId);
     return {
       text: indexReport(stats, store, notice),
@@ -87,8 +123,9 @@ async function indexCommand(root: string, values: Record<string, unknown>, io: I
 export const INDEX_COMMANDS: Record<string, Command> = {
   index: {
     summary: 'index (or incrementally refresh) a repository folder',
-    usage: 'opencoder index <folder> [--encoder auto|default|unixcoder] [--models DIR] [--rebuild-db] [--quiet]',
-    options: ENCODER_OPTS,
+    usage:
+      'opencoder index <folder> [--include PATH_OR_GLOB]… [--drop-include PATTERN]… [--encoder auto|default|unixcoder] [--models DIR] [--rebuild-db] [--quiet]',
+    options: { ...ENCODER_OPTS, ...INCLUDE_OPTS },
     async run({ values, positionals }, io) {
       const root = positionals[0];
       if (!root) throw new UsageError('index needs a folder: opencoder index <folder>');
@@ -109,10 +146,12 @@ export const INDEX_COMMANDS: Record<string, Command> = {
     options: {},
     async run({ values }) {
       const dbPath = dbPathOf(values);
-      const store = Store.open(dbPath);
+      const store = openReadOnlyStore(values);
       try {
-        const repos = store.listRepositories().map((r) => ({ ...r, stats: store.stats(r.id), lastRun: store.lastRun(r.id) ?? null }));
-        const text = [`Database: ${dbPath}`];
+        const repos = store
+          .listRepositories()
+          .map((r) => ({ ...r, stats: store.stats(r.id), lastRun: store.lastRun(r.id) ?? null, include: store.includePatterns(r.id) }));
+        const text = [`Database: ${dbPath}${store.missing ? ' (not created yet)' : ''}`];
         if (!repos.length) text.push('No repositories indexed yet. Run: opencoder index <folder>');
         for (const r of repos) {
           const s = r.stats;
@@ -124,6 +163,7 @@ export const INDEX_COMMANDS: Record<string, Command> = {
             `  units: ${fmtCounts(s.units)}; chunks ${s.chunks}; API entries ${s.apiEntries}`,
             `  encoder: ${s.encoder ? `${s.encoder.name} (${s.encoder.dim}-d)` : 'none yet'}; embedded: unit ${s.embedded.unit}, chunk ${s.embedded.chunk}, api ${s.embedded.api}`,
           );
+          if (r.include.length > 0) text.push(`  include patterns (files forced in): ${r.include.join(', ')}`);
         }
         return { text, json: { ok: true, command: 'status', db: dbPath, repositories: repos } };
       } finally {

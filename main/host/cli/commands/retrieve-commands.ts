@@ -31,6 +31,7 @@ export async function openWorkspace(values: Record<string, unknown>, io: Io): Pr
     encoder: (values.encoder as EncoderPreference | undefined) ?? 'auto',
     modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
   });
+  if (ws.storeNotice) io.err(`note: ${ws.storeNotice}`);
   if (ws.notice && !values.quiet) io.err(`note: ${ws.notice}`);
   return ws;
 }

@@ -25,6 +25,11 @@ export function verdictLines(v: Verdict): string[] {
           }`
         : 'unknown (no report)'
     }`,
+    ...(v.environment?.withheld?.length
+      ? [
+          `Withheld from the workspace (credentials and keys): ${v.environment.withheld.slice(0, 5).join(', ')}${v.environment.withheld.length > 5 ? ` and ${v.environment.withheld.length - 5} more` : ''}`,
+        ]
+      : []),
     `Target: ${v.target ? `${v.target.expectedFile}, loaded from ${v.target.loadedFrom ?? 'nowhere (never imported)'}, called ${v.target.calls ?? 'an unknown number of'} time(s) while tests ran` : 'not observed'}`,
     `Expected tests: ${v.expectedTests ? `${v.expectedTests.length}, from ${v.expectedFrom === 'reference' ? "the reference's passing run" : "the task's list"}` : 'every test that runs'}`,
     ...(v.flaky ? [`Flaky: first ${v.flaky.outcomes[0]} (${v.flaky.reasons[0]}), then ${v.flaky.outcomes[1]} (${v.flaky.reasons[1]})`] : []),

@@ -4,6 +4,22 @@
 
 import { useEffect, useMemo, useState } from 'react';
 import type { ReportModel, TaskRow } from '../../api/contract.ts';
+
+type ConditionRow = ReportModel['conditions'][number];
+
+/** `2 unscored (sandbox 1, network 1) — left out of every figure`, or that none is. */
+function unscoredTitle(c: ConditionRow): string {
+  const causes = Object.entries(c.unscored.byCause).map(([k, n]) => `${k} ${n}`);
+  return c.unscored.total
+    ? `${c.unscored.total} unscored (${causes.join(', ')}): left out of Pass@k and selected-output correctness, which are over the ${c.tasks} scored tasks`
+    : `every pair scored (${c.tasks} tasks)`;
+}
+
+/** `1 empty, 2 prose without code, 0 refused of 25 raw candidates (failed samples)`. */
+function repliesTitle(c: ConditionRow): string {
+  const r = c.replies;
+  return `${r.empty} empty, ${r.noCode} prose without code, ${r.refused} refused of ${r.candidates} raw candidates (failed samples)${r.unknown ? `; ${r.unknown} stored before reply kinds were recorded` : ''}`;
+}
 import { Badge, Empty, ErrorBox, Loading, Section, Tabs } from '../../components/ui.tsx';
 import { VirtualList } from '../../components/VirtualList.tsx';
 import { duration, int, interval, num, usd } from '../../lib/format.ts';
@@ -118,7 +134,12 @@ function ConditionsTable({ model }: { model: ReportModel }) {
           <tr>
             <th>Condition</th>
             <th className="num">Tasks</th>
-            <th className="num">Failed</th>
+            <th className="num" title="Pairs the infrastructure failed (API error after retries, no sandbox, harness crash, …): left out of every figure">
+              Unscored
+            </th>
+            <th className="num" title="Raw candidates whose reply held no code (empty, prose, refused): failed samples of the model">
+              No-code replies
+            </th>
             {ks.map((k) => (
               <th key={k} className="num">
                 Pass@{k}
@@ -147,7 +168,13 @@ function ConditionsTable({ model }: { model: ReportModel }) {
             <tr key={`${c.runId}-${c.condition}`}>
               <th scope="row">{condName(model, c)}</th>
               <td className="num">{int(c.tasks)}</td>
-              <td className="num">{c.failures ? <span className="text-bad">{c.failures}</span> : 0}</td>
+              <td className="num" data-testid="unscored" title={unscoredTitle(c)}>
+                {c.unscored.total ? <span className="text-warn">{c.unscored.total}</span> : 0}
+              </td>
+              <td className="num" data-testid="no-code-replies" title={repliesTitle(c)}>
+                {int(c.replies.empty + c.replies.noCode + c.replies.refused)}
+                <span className="muted small"> / {int(c.replies.candidates)}</span>
+              </td>
               {ks.map((k) => (
                 <td key={k} className="num">
                   {num(c.passAtK.find((p) => p.k === k)?.value.estimate)}
@@ -197,6 +224,9 @@ function ComparisonsTable({ model }: { model: ReportModel }) {
           <tr>
             <th>A vs B</th>
             <th className="num">Tasks</th>
+            <th className="num" title="Tasks not scored in both arms (unscored or missing in one): left out of the pairing">
+              Dropped
+            </th>
             <th className="num">W / L / T</th>
             <th className="num">McNemar p</th>
             <th className="num">Holm p</th>
@@ -214,6 +244,9 @@ function ComparisonsTable({ model }: { model: ReportModel }) {
                 {condName(model, c.a)} <span className="muted">vs</span> {condName(model, c.b)}
               </th>
               <td className="num">{c.tasks}</td>
+              <td className="num" data-testid="comparison-dropped" title={`${c.dropped.unscored} unscored in an arm`}>
+                {c.dropped.tasks ? <span className="text-warn">{c.dropped.tasks}</span> : 0}
+              </td>
               <td className="num">
                 <span className="text-good">{c.wins}</span> / <span className="text-bad">{c.losses}</span> / {c.ties}
               </td>
@@ -282,7 +315,7 @@ function TasksTable({ model }: { model: ReportModel }) {
             { id: 'all', label: 'All' },
             { id: 'correct', label: 'Correct' },
             { id: 'wrong', label: 'Wrong' },
-            { id: 'error', label: 'Errors' },
+            { id: 'error', label: 'Unscored' },
           ]}
         />
         <span className="small muted tabular">{rows.length.toLocaleString('en-US')} rows · Enter or click opens the task</span>
@@ -326,7 +359,7 @@ function TasksHeader() {
   );
 }
 
-/** One task of one condition; opens the stored result (not for a task that ended in an error). */
+/** One task of one condition; opens the stored result (not for an unscored pair). */
 function TaskResultRow({ task: t, label, onOpen }: { task: TaskRow; label: string; onOpen: () => void }) {
   return (
     <button
@@ -337,13 +370,15 @@ function TaskResultRow({ task: t, label, onOpen }: { task: TaskRow; label: strin
       data-task-id={t.taskId}
       data-condition={t.condition}
       disabled={!!t.error}
-      title={t.error ?? `open ${t.taskId} / ${t.condition}`}
+      title={t.error ? `unscored (${t.unscored ?? 'unknown cause'}): ${t.error}` : `open ${t.taskId} / ${t.condition}`}
     >
       <span className="mono small ellipsis">{t.taskId}</span>
       <span className="small ellipsis">{label}</span>
       <span>
         {t.error ? (
-          <Badge tone="warn">error</Badge>
+          <Badge tone="warn" testId="task-unscored">
+            unscored · {t.unscored ?? 'error'}
+          </Badge>
         ) : (
           <Badge tone={t.selectedCorrect ? 'good' : 'bad'} testId="task-verdict">
             {t.selectedCorrect ? 'correct' : 'wrong'}

@@ -156,7 +156,7 @@ export function PassAtKChart({ model }: { model: ReportModel }) {
     return row;
   });
   return (
-    <ChartFrame testId="chart-passk" title="Pass@k per method" subtitle="unbiased estimator, mean over tasks">
+    <ChartFrame testId="chart-passk" title="Pass@k per method" subtitle="unbiased estimator, mean over the scored tasks (n; unscored pairs left out)">
       <LineChart data={data} margin={{ top: 14, right: 24, bottom: 4, left: 8 }}>
         <CartesianGrid stroke={GRID} />
         <XAxis dataKey="k" type="number" domain={[ks[0]!, ks[ks.length - 1]!]} ticks={ks} tick={AXIS} allowDecimals={false} height={46}>
@@ -171,7 +171,7 @@ export function PassAtKChart({ model }: { model: ReportModel }) {
           <Line
             key={`${c.runId}-${c.condition}`}
             dataKey={`c${i}`}
-            name={condName(model, c)}
+            name={`${condName(model, c)} (n = ${c.tasks}${c.unscored.total ? `; ${c.unscored.total} unscored` : ''})`}
             stroke={seriesColor(i)}
             strokeWidth={2}
             dot={{ r: 3 }}

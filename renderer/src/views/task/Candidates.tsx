@@ -7,6 +7,24 @@ import { duration } from '../../lib/format.ts';
 import './Candidates.css';
 
 export const VERDICT_TONE: Record<string, Tone> = { passed: 'good', failed: 'bad', error: 'warn', timeout: 'warn' };
+/** What a reply without code held, as its badge says it (a reply with code, or of a result stored before reply kinds, gets none). */
+const REPLY_LABEL: Record<string, string> = { empty: 'empty reply', 'no-code': 'no code in reply', refused: 'refused' };
+
+/** The badge of a reply without code, or of a verdict the infrastructure decided; null for an ordinary candidate. */
+function CandidateNote({ c }: { c: TaskResult['candidates'][number] }) {
+  if (c.verdict.infrastructure)
+    return (
+      <Badge tone="info" testId="candidate-infrastructure" title={c.verdict.infrastructure.detail}>
+        {c.verdict.infrastructure.cause} fault (not the candidate’s)
+      </Badge>
+    );
+  const label = c.reply ? REPLY_LABEL[c.reply] : undefined;
+  return label ? (
+    <Badge tone="muted" testId="candidate-reply" title="The model’s reply held no code: a failed sample">
+      {label}
+    </Badge>
+  ) : null;
+}
 const OUTCOME_TONE: Record<string, Tone> = { passed: 'good', failed: 'bad', error: 'warn', skipped: 'muted', 'not-run': 'muted', timeout: 'warn' };
 
 /** Test ids share a long module prefix; show the distinguishing tail. */
@@ -81,6 +99,7 @@ export function Candidates({ result }: { result: TaskResult }) {
             <span className="tabular small muted">
               {c.verdict.passedTests}/{c.verdict.totalTests} target tests
             </span>
+            <CandidateNote c={c} />
             {selectedIdx === c.index ? (
               <span className="sel-mark">selected</span>
             ) : sel.origin === 'repair' && sel.candidateIndex === c.index ? (
@@ -91,7 +110,7 @@ export function Candidates({ result }: { result: TaskResult }) {
       </div>
       {result.candidates.map((c) =>
         open === c.index ? (
-          <div key={c.index} className="cand" data-testid="candidate" data-index={c.index} data-status={c.verdict.status}>
+          <div key={c.index} className="cand" data-testid="candidate" data-index={c.index} data-status={c.verdict.status} data-reply={c.reply ?? 'unknown'}>
             <div className="cand-head">
               <strong>Candidate {c.index + 1}</strong>
               <Badge tone={VERDICT_TONE[c.verdict.status] ?? 'neutral'} testId="candidate-verdict">
@@ -106,9 +125,15 @@ export function Candidates({ result }: { result: TaskResult }) {
             <div className="grid-2 grid-top">
               <div>
                 <div className="h4">Code</div>
-                <pre className="code" data-testid="candidate-code">
-                  {c.code}
-                </pre>
+                {c.code ? (
+                  <pre className="code" data-testid="candidate-code">
+                    {c.code}
+                  </pre>
+                ) : (
+                  <p className="muted small" data-testid="candidate-no-code">
+                    {c.reply && REPLY_LABEL[c.reply] ? `No code: ${REPLY_LABEL[c.reply]}.` : 'No code.'} It counts as a failed sample.
+                  </p>
+                )}
               </div>
               <div>
                 <div className="h4">Tests</div>

@@ -82,6 +82,12 @@ function ResultSummary({ result }: { result: TaskResult }) {
   const fusedBy = result.retrieval.fusedBySource;
   return (
     <div className="summary" data-testid="result-summary">
+      {result.unscored ? (
+        <div className="notice notice-warn" role="note" data-testid="result-unscored" data-cause={result.unscored.cause}>
+          <strong>Unscored ({result.unscored.cause}).</strong> The infrastructure, not the model, decided a verdict here: {result.unscored.detail}. This pair is
+          left out of Pass@k and selected-output correctness; resuming the run runs it again.
+        </div>
+      ) : null}
       <div className="summary-main">
         <Badge tone={result.selected.correct ? 'good' : 'bad'} testId="selected-verdict">
           {result.selected.correct ? 'selected output correct' : 'selected output wrong'}

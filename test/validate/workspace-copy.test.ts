@@ -1,0 +1,106 @@
+// What a candidate's workspace holds of the repository: credentials and keys are withheld, and the copy the
+// sandbox user reads keeps every file's permission bits (a private file stays private to its owner).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../main/host/cli/main.ts';
+import { isWithheld, listRepository, snapshotRepository } from '../../main/validate/workspace.ts';
+import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
+
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const TESTS = `import os
+import unittest
+from calc import add
+
+class T(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(2, 3), 5)
+
+    def test_no_credentials(self):
+        for name in ('.netrc', '.env', 'deploy/id_rsa', 'deploy/server.pem'):
+            self.assertFalse(os.path.exists(name), name + ' reached the workspace')
+        self.assertTrue(os.path.exists('deploy/notes.txt'))
+
+    def test_private_stays_private(self):
+        mode = os.stat('private.txt').st_mode & 0o777
+        self.assertEqual(mode & 0o077, 0, oct(mode))
+`;
+
+function repoWithSecrets(): string {
+  const repo = makeRepo({
+    'calc.py': 'def add(a, b):\n    raise NotImplementedError\n',
+    'test_calc.py': TESTS,
+    '.netrc': 'machine example.org login me password hunter2\n',
+    '.env': 'API_KEY=sk-secret\n',
+    'deploy/id_rsa': '-----BEGIN OPENSSH PRIVATE KEY-----\n',
+    'deploy/server.pem': '-----BEGIN PRIVATE KEY-----\n',
+    'deploy/notes.txt': 'ordinary data the tests may read\n',
+    'private.txt': 'only for its owner\n',
+  });
+  made.push(repo);
+  fs.chmodSync(path.join(repo, 'private.txt'), 0o600);
+  // The sandbox user must reach the repository itself (a temp folder is private to root by default).
+  fs.chmodSync(repo, 0o755);
+  return repo;
+}
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err };
+}
+
+describe('workspace copies', () => {
+  it('names credentials and keys by file name only', () => {
+    for (const f of ['.env', '.env.local', 'a/.netrc', 'id_rsa', 'keys/id_ed25519.pub', 'tls/server.pem', 'x.key', '.pypirc', '.git-credentials'])
+      expect(isWithheld(f), f).toBe(true);
+    for (const f of ['env.py', 'keys.py', 'src/keyboard.py', 'README.md', 'pem.txt', 'environment.yml']) expect(isWithheld(f), f).toBe(false);
+  });
+
+  it('through the CLI: the reference passes only when credentials stay out and a private file stays private', async () => {
+    const repo = repoWithSecrets();
+    const manifest = path.join(repo, 'tasks.jsonl');
+    fs.writeFileSync(
+      manifest,
+      JSON.stringify({
+        id: 'calc/add',
+        repo: '.',
+        file: 'calc.py',
+        qualname: 'add',
+        requirement: 'Add two numbers.',
+        signature: 'def add(a, b):',
+        reference: 'def add(a, b):\n    return a + b\n',
+        test_command: 'python3 -m unittest test_calc',
+      }) + '\n',
+    );
+    const r = await cli(['validate', '--manifest', manifest, '--id', 'calc/add', '--reference']);
+    const text = r.out.join('\n');
+    expect(text, r.err.join('\n')).toMatch(/Verdict: PASSED/);
+    expect(r.code).toBe(0);
+    expect(text).toMatch(/Withheld from the workspace \(credentials and keys\): \.env, \.netrc, deploy\/id_rsa, deploy\/server\.pem/);
+  });
+
+  it('the snapshot for the sandbox user keeps permission bits and belongs to that user', () => {
+    const repo = repoWithSecrets();
+    fs.chmodSync(path.join(repo, 'deploy/notes.txt'), 0o640);
+    const listing = listRepository(repo, 't');
+    expect(listing.withheld.sort()).toEqual(['.env', '.netrc', 'deploy/id_rsa', 'deploy/server.pem']);
+    const dest = path.join(tmpDir('oc-snap-test-'), 'snap');
+    made.push(path.dirname(dest));
+    // Any uid this process may hand files to: itself when not root, the sandbox user when root.
+    const owner = process.getuid?.() === 0 ? 65534 : process.getuid!();
+    const snap = snapshotRepository(listing, dest, owner);
+    expect(snap.files).not.toContain('.netrc');
+    const mode = (rel: string) => fs.statSync(path.join(dest, rel)).mode & 0o777;
+    expect(mode('.')).toBe(0o700);
+    expect(mode('private.txt')).toBe(0o600);
+    expect(mode('deploy/notes.txt')).toBe(0o640);
+    expect(fs.statSync(path.join(dest, 'private.txt')).uid).toBe(owner);
+  });
+});

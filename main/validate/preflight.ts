@@ -6,23 +6,11 @@
 import fs from 'node:fs';
 import type { Task } from '../model/task.ts';
 import type { PipelineConfig } from '../model/config.ts';
-import { planTask, TaskError, type RepoListing } from './workspace.ts';
+import { emptyListing, planTask, TaskError } from './workspace.ts';
 
 export interface TaskProblem {
   taskId: string;
   message: string;
-}
-
-/** A listing that only checks the folder: the full walk (and the copy) happens once, when the task is validated. */
-function folderOnly(root: string, taskId: string): RepoListing {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(root);
-  } catch (err) {
-    throw new TaskError(`cannot read the repository ${root}: ${(err as Error).message}`, taskId);
-  }
-  if (!st.isDirectory()) throw new TaskError(`the repository ${root} is not a folder`, taskId);
-  return { root, dirs: [], files: [], links: [], bytes: 0, withheld: [] };
 }
 
 /** Every problem the validator would meet in these tasks' set-up, one per task (empty: all can be judged). */
@@ -30,7 +18,8 @@ export function preflightTasks(tasks: readonly Task[], validation: PipelineConfi
   const problems: TaskProblem[] = [];
   for (const task of tasks) {
     try {
-      planTask(task, validation, (root) => folderOnly(root, task.id));
+      // Only the folder is checked: the full walk (and the copy) happens once, when the task is validated.
+      planTask(task, validation, (root) => emptyListing(root, task.id));
       if (task.taskViewPath !== undefined && !fs.existsSync(task.taskViewPath))
         throw new TaskError(`its task_view folder ${task.taskViewPath} does not exist`, task.id);
     } catch (err) {

@@ -114,9 +114,8 @@ const SKIP_DIRS = new Set([
   '.vscode',
 ]);
 
-/** The files of a repository that go into each workspace (VCS folders, caches, virtualenvs, credentials and keys left out). */
-export function listRepository(root: string, taskId: string): RepoListing {
-  const listing: RepoListing = { root, dirs: [], files: [], links: [], bytes: 0, withheld: [] };
+/** The listing of a repository before its walk: a TaskError unless `root` is a readable folder. */
+export function emptyListing(root: string, taskId: string): RepoListing {
   let st: fs.Stats;
   try {
     st = fs.statSync(root);
@@ -124,6 +123,12 @@ export function listRepository(root: string, taskId: string): RepoListing {
     throw new TaskError(`cannot read the repository ${root}: ${(err as Error).message}`, taskId);
   }
   if (!st.isDirectory()) throw new TaskError(`the repository ${root} is not a folder`, taskId);
+  return { root, dirs: [], files: [], links: [], bytes: 0, withheld: [] };
+}
+
+/** The files of a repository that go into each workspace (VCS folders, caches, virtualenvs, credentials and keys left out). */
+export function listRepository(root: string, taskId: string): RepoListing {
+  const listing = emptyListing(root, taskId);
   const stack = [''];
   while (stack.length) {
     const rel = stack.pop()!;

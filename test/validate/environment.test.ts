@@ -132,7 +132,8 @@ describe('timing-dependent verdicts', () => {
       'test_m.py': 'import unittest\nfrom m import f\n\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 2)\n',
     });
     made.push(repo);
-    const v = await createValidator({ sandbox: { mode: 'weak', setpriv: null }, validation: { timeoutFloorMs: 3000 } });
+    // The first run sleeps past 80 % of the limit (so it is rerun) and leaves 1 s for start-up on a loaded machine.
+    const v = await createValidator({ sandbox: { mode: 'weak', setpriv: null }, validation: { timeoutFloorMs: 6000 } });
     try {
       const task: Task = {
         id: 'flaky/f',
@@ -145,7 +146,7 @@ describe('timing-dependent verdicts', () => {
         test_command: 'python3 -m unittest test_m',
       };
       const mark = path.join(marks, 'seen');
-      const code = `import os, time\n\ndef f(x):\n    if os.path.exists(${JSON.stringify(mark)}):\n        return x + 1\n    open(${JSON.stringify(mark)}, 'w').close()\n    time.sleep(2.7)\n    return x\n`;
+      const code = `import os, time\n\ndef f(x):\n    if os.path.exists(${JSON.stringify(mark)}):\n        return x + 1\n    open(${JSON.stringify(mark)}, 'w').close()\n    time.sleep(5.0)\n    return x\n`;
       const verdict = await v.validate(task, code);
       expect(verdict.status).toBe('flaky');
       expect(verdict.flaky).toEqual({ outcomes: ['failed', 'passed'], reasons: [expect.stringMatching(/did not pass/), expect.stringMatching(/passed/)] });

@@ -12,6 +12,7 @@ import { openConfiguredEncoder } from '../main/embed/select.ts';
 import { defaultModelsDir } from '../main/host/paths.ts';
 import { copyStdlib } from './stdlib.ts';
 import { benchDefaultEncoder, benchUnixcoderSized } from './embed.ts';
+import { benchLlama } from './llama.ts';
 import { benchRetrieval, retrievalCorpus } from './retrieve.ts';
 import { benchValidate } from './validate.ts';
 
@@ -23,7 +24,7 @@ function record(what: string, value: string, baseline: string, ratio: string, ta
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder,retrieve,validate').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder,retrieve,validate,llama').split(','));
 
 async function parseAlone(root: string): Promise<{ ms: number; files: number; units: number }> {
   const t = performance.now();
@@ -152,5 +153,6 @@ if (only.has('index')) await indexBench();
 if (only.has('encoder')) await encoderBench();
 if (only.has('retrieve')) await retrieveBench();
 if (only.has('validate')) await benchValidate(record);
+if (only.has('llama')) await benchLlama(record);
 console.log('\nSummary');
 console.table(rows);

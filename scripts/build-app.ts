@@ -29,7 +29,7 @@ import { CALLS } from '../contract/index.ts';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Loaded from node_modules at run time: native code, or files found relative to the package. */
-export const ENGINE_EXTERNALS = ['better-sqlite3', 'sqlite-vec', 'onnxruntime-node'];
+export const ENGINE_EXTERNALS = ['better-sqlite3', 'sqlite-vec', 'onnxruntime-node', 'node-llama-cpp'];
 /** Optional packages required inside try/catch (ws's native speed-ups, debug's colours): absent is fine. */
 const OPTIONAL_EXTERNALS = ['bufferutil', 'utf-8-validate', 'supports-color'];
 

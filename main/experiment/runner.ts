@@ -190,6 +190,7 @@ export function estimateRun(
   opts: { llmDecomposition: boolean; evidenceChars?: number },
 ): CostEstimate & { assumptions: string } {
   const perItem = opts.evidenceChars ?? 1200;
+  const speed = backend.localSpeed?.();
   const parts: CostEstimate[] = [];
   for (const cond of conditions) {
     const anySource = Object.values(cond.config.retrieval.sources).some(Boolean);
@@ -198,7 +199,12 @@ export function estimateRun(
       const { request } = generationRequest(task, null, { config: cond.config });
       const messages = request.messages.map((m, i) => (i === request.messages.length - 1 ? { ...m, content: m.content + allowance } : m));
       const est = (n: number, maxTokens: number) =>
-        estimateGeneration({ messages, n, maxTokens, nativeN: backend.capabilities.nativeN }, backend.model, backend.billing, prices);
+        estimateGeneration(
+          { messages, n, maxTokens, nativeN: backend.capabilities.nativeN, ...(speed ? { speed } : {}) },
+          backend.model,
+          backend.billing,
+          prices,
+        );
       parts.push(est(request.n, request.maxTokens));
       if (cond.config.retrieval.decompose && opts.llmDecomposition) parts.push(est(1, 1024));
       for (let r = 0; r < cond.config.validation.repairRounds; r++) parts.push(est(1, request.maxTokens));

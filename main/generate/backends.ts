@@ -1,12 +1,14 @@
 // The typed choice of a generation backend (BackendSpec: offline, OpenAI or an OpenAI-compatible local server,
-// Gemini, a replay of recorded exchanges, an imported sample set) and the one function that builds a backend
-// from it. The CLI turns its flags into a spec (main/host/commands/generate-commands.ts), the desktop engine its
-// settings (main/host/calls/runs.ts); a stored run's backend record is read back into a spec here.
+// Gemini, a replay of recorded exchanges, an imported sample set, a GGUF model run in process by llama.cpp) and
+// the one function that builds a backend from it. The CLI turns its flags into a spec
+// (main/host/commands/generate-commands.ts), the desktop engine its settings (main/host/calls/runs.ts); a stored
+// run's backend record is read back into a spec here.
 
 import type { ExchangeStore } from '../store/exchanges.ts';
 import { LlmError } from './errors.ts';
 import { GeminiBackend } from './gemini-backend.ts';
 import { ImportedBackend } from './imported-backend.ts';
+import { LlamaCppBackend } from './llama-cpp-backend.ts';
 import { OfflineBackend } from './offline-backend.ts';
 import { OpenAiBackend } from './openai-backend.ts';
 import { ReplayBackend } from './record.ts';
@@ -60,9 +62,20 @@ export interface ImportedSpec {
   extract?: boolean;
 }
 
-export type BackendSpec = OfflineSpec | OpenAiSpec | GeminiSpec | ReplaySpec | ImportedSpec;
+/** A GGUF model on this machine, run in process by llama.cpp (main/generate/llama-cpp-backend.ts). */
+export interface LlamaCppSpec {
+  kind: 'llama-cpp';
+  /** A path to a .gguf file, or a file name in the models folder. */
+  model?: string;
+  /** Where a file name is looked up (the CLI's --models, default the workspace's models folder). */
+  modelsDir?: string;
+  threads?: number;
+  contextSize?: number;
+}
+
+export type BackendSpec = OfflineSpec | OpenAiSpec | GeminiSpec | ReplaySpec | ImportedSpec | LlamaCppSpec;
 export type BackendKind = BackendSpec['kind'];
-export const BACKEND_KINDS: readonly BackendKind[] = ['offline', 'openai', 'gemini', 'replay', 'imported'];
+export const BACKEND_KINDS: readonly BackendKind[] = ['offline', 'openai', 'gemini', 'replay', 'imported', 'llama-cpp'];
 
 /** What the process supplies around a spec (the spec's own fields win): the exchange store a replay reads, keys, retry messages. */
 export interface BackendRuntime {
@@ -70,6 +83,8 @@ export interface BackendRuntime {
   /** Keys handed over by the desktop app (never logged or stored). */
   apiKeys?: { openai?: string; gemini?: string };
   onRetry?: (message: string) => void;
+  /** The models folder a llama-cpp spec without one looks its model up in. */
+  modelsDir?: string;
 }
 
 /** The key for a provider: the one passed in, else OPENAI_API_KEY / GEMINI_API_KEY (then GOOGLE_API_KEY). */
@@ -108,6 +123,15 @@ export function createBackend(spec: BackendSpec, env: NodeJS.ProcessEnv = proces
       return ImportedBackend.fromFile(spec.samplesFile, undefined, { extract: spec.extract === true });
     case 'replay':
       return replayBackendFor(spec, spec.store ?? runtime.exchanges);
+    case 'llama-cpp': {
+      const modelsDir = spec.modelsDir ?? runtime.modelsDir;
+      return new LlamaCppBackend({
+        model: spec.model ?? '',
+        ...optional('modelsDir', modelsDir),
+        ...optional('threads', spec.threads),
+        ...optional('contextSize', spec.contextSize),
+      });
+    }
     default:
       throw unknownKind((spec as { kind: unknown }).kind);
   }
@@ -183,6 +207,14 @@ export function backendSpecOfRecord(record: BackendRecord): BackendSpec {
       };
     case 'imported':
       return { kind: 'imported', ...optional('samplesFile', text('samples')), ...(x.extract === true ? { extract: true } : {}) };
+    case 'llama-cpp':
+      return {
+        kind: 'llama-cpp',
+        ...optional('model', model),
+        ...optional('modelsDir', text('models')),
+        ...optional('threads', numberOfRecord(record, 'threads')),
+        ...optional('contextSize', numberOfRecord(record, 'context-size')),
+      };
     default:
       throw unknownKind(record.kind);
   }

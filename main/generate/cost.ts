@@ -1,10 +1,10 @@
 // What generation costs: a user-editable price table (JSON), cost per call / task / run, and an estimate
-// before a run starts.
+// before a run starts (for a model on this machine, which nobody bills, the time it will take).
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { Billing, ChatMessage, CostFigure } from './types.ts';
+import type { Billing, ChatMessage, CostFigure, LocalSpeed } from './types.ts';
 import { OpenCoderError } from '../model/errors.ts';
 
 export type { Billing };
@@ -141,15 +141,19 @@ export interface CostEstimate {
   outputTokensMax: number;
   usdExpected: number | null;
   usdMax: number | null;
+  /** A model on this machine: the time expected and at most, from its speed (what it spends instead of money). */
+  secondsExpected?: number;
+  secondsMax?: number;
   note: string;
 }
 
 /**
  * Estimate for one generation before it runs: input billed once per call (one call when the backend honours `n`,
- * else n), output between the expected size per candidate and maxTokens per candidate.
+ * else n), output between the expected size per candidate and maxTokens per candidate. A local model with a known
+ * speed gets the time too: prompt tokens at its prompt speed plus output tokens at its output speed.
  */
 export function estimateGeneration(
-  p: { messages: ChatMessage[]; n: number; maxTokens: number; nativeN: boolean; expectedOutputTokens?: number },
+  p: { messages: ChatMessage[]; n: number; maxTokens: number; nativeN: boolean; expectedOutputTokens?: number; speed?: LocalSpeed },
   model: string,
   billing: Billing,
   table: PriceTable,
@@ -160,18 +164,27 @@ export function estimateGeneration(
   const est = { calls, inputTokens: input * calls, outputTokensExpected: perCandidate * p.n, outputTokensMax: p.maxTokens * p.n };
   const expected = costOf({ inputTokens: est.inputTokens, outputTokens: est.outputTokensExpected }, model, billing, table);
   const max = costOf({ inputTokens: est.inputTokens, outputTokens: est.outputTokensMax }, model, billing, table);
-  return {
-    ...est,
-    usdExpected: expected.usd,
-    usdMax: max.usd,
-    note: `${expected.note}; tokens estimated at ~4 characters each, ${perCandidate} output tokens expected per candidate (at most ${p.maxTokens})`,
-  };
+  const tokensNote = `tokens estimated at ~4 characters each, ${perCandidate} output tokens expected per candidate (at most ${p.maxTokens})`;
+  if (billing === 'local' && p.speed && p.speed.outputTokensPerSecond > 0 && p.speed.promptTokensPerSecond > 0) {
+    const seconds = (output: number) => est.inputTokens / p.speed!.promptTokensPerSecond + output / p.speed!.outputTokensPerSecond;
+    return {
+      ...est,
+      usdExpected: expected.usd,
+      usdMax: max.usd,
+      secondsExpected: seconds(est.outputTokensExpected),
+      secondsMax: seconds(est.outputTokensMax),
+      note: `${expected.note}; ${p.speed.note}; ${tokensNote}`,
+    };
+  }
+  return { ...est, usdExpected: expected.usd, usdMax: max.usd, note: `${expected.note}; ${tokensNote}` };
 }
 
 /** Adds up estimates (of several tasks). */
 export function sumEstimates(list: CostEstimate[]): CostEstimate {
   const add = (k: 'usdExpected' | 'usdMax') => (list.some((e) => e[k] === null) ? null : list.reduce((s, e) => s + (e[k] ?? 0), 0));
+  const timed = list.length > 0 && list.every((e) => e.secondsExpected !== undefined && e.secondsMax !== undefined);
   return {
+    ...(timed ? { secondsExpected: list.reduce((s, e) => s + e.secondsExpected!, 0), secondsMax: list.reduce((s, e) => s + e.secondsMax!, 0) } : {}),
     calls: list.reduce((s, e) => s + e.calls, 0),
     inputTokens: list.reduce((s, e) => s + e.inputTokens, 0),
     outputTokensExpected: list.reduce((s, e) => s + e.outputTokensExpected, 0),

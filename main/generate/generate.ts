@@ -191,6 +191,7 @@ function candidatesOf(choices: ChatChoice[], extracted: Extraction[], u: Uncerta
       group: groupOf.get(i) ?? i,
     };
     if (c.origin) cand.origin = c.origin;
+    if (c.timing) cand.timing = c.timing;
     return cand;
   });
 }

@@ -7,6 +7,7 @@ export { OpenAiBackend, isLocalUrl, isOfficialOpenAi, OPENAI_DEFAULT_BASE_URL, t
 export { GeminiBackend, toGeminiSchema, GEMINI_DEFAULT_BASE_URL, type GeminiBackendOptions } from './gemini-backend.ts';
 export { OfflineBackend, OFFLINE_MODEL, proposeCandidates, adaptSimilar, delegateToApi, renameIdentifiers } from './offline-backend.ts';
 export { ImportedBackend, loadSampleSets, type ImportedSample, type ImportedSampleSet } from './imported-backend.ts';
+export { LlamaCppBackend, DEFAULT_CONTEXT_SIZE, DEFAULT_LLAMA_SEED, type LlamaCppBackendOptions } from './llama-cpp-backend.ts';
 export {
   createBackend,
   backendSpecOfRecord,
@@ -19,6 +20,7 @@ export {
   type BackendSpec,
   type GeminiSpec,
   type ImportedSpec,
+  type LlamaCppSpec,
   type OfflineSpec,
   type OpenAiSpec,
   type ReplaySpec,

@@ -170,6 +170,7 @@ export function wrapBackend(inner: LlmBackend, chat: (req: ChatRequest, ctx: Cha
     },
     chat: (req, ctx = {}) => chat(req, ctx),
     ...(inner.dispose ? { dispose: () => inner.dispose!() } : {}),
+    ...(inner.localSpeed ? { localSpeed: () => inner.localSpeed!() } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ export type { Evidence, RetrievalTrace, Source };
 export type {
   Candidate,
   CandidateSet,
+  CandidateTiming,
   ChatMessage,
   CostFigure,
   GenerationUncertainty,
@@ -14,7 +15,7 @@ export type {
   UncertaintyPart,
   Usage,
 } from '../model/candidate.ts';
-import type { ChatMessage, Provider, Usage } from '../model/candidate.ts';
+import type { CandidateTiming, ChatMessage, Provider, Usage } from '../model/candidate.ts';
 
 /** A JSON schema the reply must follow (structured output). */
 export interface JsonSchemaSpec {
@@ -87,6 +88,8 @@ export interface ChatChoice {
   outputTokens?: number;
   /** Offline / imported: where the candidate came from. */
   origin?: string;
+  /** A model on this machine: its time and speed for this choice. */
+  timing?: CandidateTiming;
 }
 
 /** How a call is billed: metered by a vendor, a model on the analyst's machine, or no model at all. */
@@ -121,6 +124,14 @@ export interface BackendCapabilities {
   repair?: boolean;
 }
 
+/** How fast a model on this machine goes, for time estimates (cost.ts): measured, or a rough guess before it ran. */
+export interface LocalSpeed {
+  outputTokensPerSecond: number;
+  promptTokensPerSecond: number;
+  source: 'measured' | 'rough';
+  note: string;
+}
+
 export interface LlmBackend {
   /** `openai:gpt-4o-mini`, `gemini:gemini-2.5-flash`, `offline:retrieve-and-adapt@1`, `replay:openai:gpt-4o-mini` */
   readonly id: string;
@@ -134,6 +145,8 @@ export interface LlmBackend {
   /** How its calls are billed (replay: `none`, nothing is spent now). */
   readonly billing: Billing;
   chat(req: ChatRequest, ctx?: ChatContext): Promise<ChatResponse>;
+  /** A model on this machine: its speed, so an estimate can give time instead of money. */
+  localSpeed?(): LocalSpeed;
   dispose?(): Promise<void>;
 }
 

@@ -2,8 +2,8 @@
 // generation uncertainty, and the set's usage and cost. Plain data: the stages of main/generate make it, the
 // pipeline stores it, reports and the UI read it.
 
-/** Who produced a response. `offline` and `imported` never call a model. */
-export type Provider = 'openai' | 'gemini' | 'offline' | 'imported';
+/** Who produced a response. `offline` and `imported` never call a model; `llama-cpp` runs one on this machine. */
+export type Provider = 'openai' | 'gemini' | 'offline' | 'imported' | 'llama-cpp';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -26,6 +26,12 @@ export interface LogprobSummary {
   normalised: number;
 }
 
+/** How long a model on this machine took for one candidate (llama-cpp): wall time, and output tokens per second over it. */
+export interface CandidateTiming {
+  wallMs: number;
+  tokensPerSecond: number | null;
+}
+
 export interface Candidate {
   index: number;
   /** The code extracted from the reply ('' only when extraction failed; then `extraction.ok` is false). */
@@ -40,6 +46,8 @@ export interface Candidate {
   /** Index (into the set's `groups`) of its self-consistency group. */
   group: number;
   origin?: string;
+  /** A local model's time for this candidate (absent for services, which report no per-candidate time). */
+  timing?: CandidateTiming;
 }
 
 export interface UncertaintyPart {

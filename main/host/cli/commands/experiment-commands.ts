@@ -51,7 +51,7 @@ import {
   type Io,
   type SandboxMode,
 } from '../kit.ts';
-import { BACKEND_OPTS, backendChoice, backendOfFlags, num, pricesOf, type GenerateDeps } from './generate-commands.ts';
+import { BACKEND_OPTS, backendChoice, backendOfFlags, num, pricesOf, spendText, type GenerateDeps } from './generate-commands.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
 import { counts as fmtCounts, duration as fmtDuration, fixed, usd as fmtUsd } from '../../../model/format.ts';
@@ -92,9 +92,15 @@ function progressLine(p: Progress): string {
 function storedBackendOf(values: Record<string, unknown>): StoredBackend {
   const { kind, decompose } = backendChoice(values);
   const extra: Record<string, unknown> = {};
-  for (const k of ['samples', 'extract', 'replay-run', 'replay-provider', 'thinking-budget', 'timeout', 'retries', 'concurrency', 'prices'])
-    if (values[k] !== undefined) extra[k] = values[k];
-  return { kind, model: (values.model as string | undefined) ?? null, baseURL: (values['base-url'] as string | undefined) ?? null, decompose, extra };
+  const keys = ['samples', 'extract', 'replay-run', 'replay-provider', 'thinking-budget', 'timeout', 'retries', 'concurrency', 'prices'];
+  // and llama-cpp's models folder, threads and context
+  for (const k of [...keys, 'models', 'threads', 'context-size']) if (values[k] !== undefined) extra[k] = values[k];
+  let model = (values.model as string | undefined) ?? null;
+  // A model file given as a path is stored absolute, so a resume from another folder finds the same file (a bare
+  // name stays a name in the models folder, which is stored beside it).
+  if (kind === 'llama-cpp' && model && /[\\/]/.test(model)) model = path.resolve(model);
+  if (kind === 'llama-cpp' && typeof extra.models === 'string') extra.models = path.resolve(extra.models);
+  return { kind, model, baseURL: (values['base-url'] as string | undefined) ?? null, decompose, extra };
 }
 
 /** The flags that rebuild a stored backend (a resume uses what the run froze, then today's flags for what it did not record). */
@@ -211,7 +217,7 @@ async function startPlanned(
 ): Promise<RunOutcome | CommandResult> {
   const { kind, plan, storedBackend, options } = run;
   const est = estimateRun(plan.tasks, plan.conditions, ctx.backend, ctx.prices, { llmDecomposition: storedBackend.decompose === 'llm' });
-  const estText = `Estimate before the run: ${est.calls} call(s), ~${est.inputTokens} input / ~${est.outputTokensExpected} output tokens; cost ≈ ${usd(est.usdExpected)} (at most ${usd(est.usdMax)}); ${est.assumptions}. Prices: ${pricesSource}.`;
+  const estText = `Estimate before the run: ${est.calls} call(s), ~${est.inputTokens} input / ~${est.outputTokensExpected} output tokens; ${spendText(est)}; ${est.assumptions}. Prices: ${pricesSource}.`;
   if (values['estimate-only']) {
     return {
       text: [estText],

@@ -25,7 +25,7 @@ import { allowOf, untilInterrupted, UsageError, type Command, type CommandResult
 import { openEncoderFor, pricesFileIn } from '../../workspace.ts';
 import { ENCODER_OPTS } from './index-commands.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
-import { counts, fixed, usd as fmtUsd } from '../../../model/format.ts';
+import { counts, duration, fixed, usd as fmtUsd } from '../../../model/format.ts';
 
 /** The price table the user edits (created by `opencoder prices --init`; the desktop app's too). */
 export function defaultPricesPath(): string {
@@ -60,6 +60,9 @@ export const BACKEND_OPTS = {
   concurrency: { type: 'string' },
   'max-reply-mib': { type: 'string' },
   decompose: { type: 'string' },
+  // llama-cpp (the model file is --model, the folder a bare file name is looked up in is --models)
+  threads: { type: 'string' },
+  'context-size': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 const GENERATE_OPTS = {
@@ -103,10 +106,18 @@ function generationConfig(values: Record<string, unknown>): PipelineConfig {
   });
 }
 
+/** What an estimate will spend: dollars for a billed service, time for a model on this machine (which nobody bills). */
+export function spendText(est: CostEstimate): string {
+  return est.secondsExpected !== undefined && est.secondsMax !== undefined
+    ? `time ≈ ${duration(est.secondsExpected * 1000)} (at most ${duration(est.secondsMax * 1000)}) on this machine, not billed`
+    : `cost ≈ ${usd(est.usdExpected)} (at most ${usd(est.usdMax)})`;
+}
+
 function estimateLine(est: CostEstimate): string {
+  const spend = spendText(est);
   return (
     `Estimate before the run: ${est.calls} call(s), ~${est.inputTokens} input tokens, ~${est.outputTokensExpected} output tokens expected ` +
-    `(at most ${est.outputTokensMax}); cost ≈ ${usd(est.usdExpected)} (at most ${usd(est.usdMax)}). ${est.note}.`
+    `(at most ${est.outputTokensMax}); ${spend}. ${est.note}.`
   );
 }
 
@@ -122,6 +133,9 @@ function candidateLines(set: CandidateSet): string[] {
       `group ${c.group + 1}`,
       c.tokens !== null ? `${c.tokens} tokens` : null,
       c.logprobs ? `token entropy ${f3(c.logprobs.normalised)}` : null,
+      c.timing
+        ? `${(c.timing.wallMs / 1000).toFixed(2)} s${c.timing.tokensPerSecond !== null ? `, ${c.timing.tokensPerSecond.toFixed(1)} tokens/s` : ''}`
+        : null,
       c.refused ? 'REFUSED' : null,
       c.extraction.ok ? null : `NO CODE (${c.extraction.note})`,
       c.origin ?? null,
@@ -182,6 +196,7 @@ export function backendSpecOfFlags(values: Record<string, unknown>): BackendSpec
   const thinkingBudget = num(values, 'thinking-budget', { int: true, min: -1 });
   const text = (key: string) => (values[key] ? (values[key] as string) : undefined);
   const [model, baseURL, replayRun, replayProvider, samplesFile] = ['model', 'base-url', 'replay-run', 'replay-provider', 'samples'].map(text);
+  const modelsDir = text('models');
   const api = {
     ...(model ? { model } : {}),
     ...(baseURL ? { baseURL } : {}),
@@ -208,6 +223,19 @@ export function backendSpecOfFlags(values: Record<string, unknown>): BackendSpec
       };
     case 'imported':
       return { kind, ...(samplesFile ? { samplesFile } : {}), ...(values.extract === true ? { extract: true } : {}) };
+    case 'llama-cpp': {
+      if (!model)
+        throw new UsageError(`--backend llama-cpp needs --model FILE.gguf (a path, or a file name in the models folder ${modelsDir ?? defaultModelsDir()})`);
+      const threads = num(values, 'threads', { int: true, min: 1 });
+      const contextSize = num(values, 'context-size', { int: true, min: 16 });
+      return {
+        kind,
+        model,
+        modelsDir: modelsDir ?? defaultModelsDir(),
+        ...(threads !== undefined ? { threads } : {}),
+        ...(contextSize !== undefined ? { contextSize } : {}),
+      };
+    }
   }
 }
 
@@ -303,8 +331,9 @@ async function generateTask(
   });
 
   const { request } = generationRequest(task, trace, { config });
+  const speed = backend.localSpeed?.();
   const estimate = estimateGeneration(
-    { messages: request.messages, n: request.n, maxTokens: request.maxTokens, nativeN: backend.capabilities.nativeN },
+    { messages: request.messages, n: request.n, maxTokens: request.maxTokens, nativeN: backend.capabilities.nativeN, ...(speed ? { speed } : {}) },
     backend.model,
     backend.billing,
     prices,
@@ -368,7 +397,8 @@ export function makeGenerateCommand(deps: GenerateDeps = {}): Command {
   return {
     summary: 'generate candidates for one task, with their generation uncertainty, tokens and cost',
     usage:
-      'opencoder generate --manifest FILE --id ID --backend offline|openai|gemini|replay|imported [--model M] [--base-url URL] ' +
+      'opencoder generate --manifest FILE --id ID --backend offline|openai|gemini|replay|imported|llama-cpp [--model M] [--base-url URL] ' +
+      '[--models DIR] [--threads N] [--context-size N] ' +
       '[--samples FILE] [--replay-run RUN] [--candidates N] [--temperature T] [--max-tokens N] [--max-reply-mib N] [--baseline-prompt] [--estimate-only] ' +
       '[--no-record] [--prices FILE]',
     options: GENERATE_OPTS,

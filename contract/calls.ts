@@ -10,6 +10,7 @@ import {
   JobStartedSchema,
   KeyFlagsSchema,
   MethodListSchema,
+  ModelSourcesSchema,
   PickedFolderSchema,
   PricesInfoSchema,
   ReportFileSchema,
@@ -44,6 +45,16 @@ export const CALLS = {
   'settings.set': { input: SettingsSchema.partial().strict(), output: SettingsSchema },
   /** Keys go to the OS keychain (Electron) or session memory (browser mode); `null` removes one. */
   'keys.set': { input: z.object({ provider: z.enum(['openai', 'gemini']), key: z.string().min(8).max(500).nullable() }).strict(), output: KeyFlagsSchema },
+  /**
+   * Every source of a model: the GGUF files in the models folder, the local servers found when last detected (at
+   * first start or on request), and the hosted providers with their key status. Probes nothing.
+   */
+  'models.list': { input: none, output: ModelSourcesSchema },
+  /** Looks for local OpenAI-compatible servers now, on 127.0.0.1 and ::1 only (`ports`: instead of the tools' defaults). */
+  'models.detect': {
+    input: z.object({ ports: z.array(z.number().int().min(1).max(65535)).min(1).max(32).optional() }).strict(),
+    output: ModelSourcesSchema,
+  },
   'prices.get': { input: none, output: PricesInfoSchema },
   /** Replaces the price table (saved to the user's prices.json); cost figures and estimates use it from then on. */
   'prices.set': { input: z.object({ models: PricesSchema }).strict(), output: PricesInfoSchema },

@@ -60,6 +60,56 @@ export const PricesInfoSchema = z.object({
 });
 export type PricesInfo = z.infer<typeof PricesInfoSchema>;
 
+// ---- models: what can generate (the model picker) --------------------------------------------------------
+
+/** The offline generator's one name, and the labels that keep runs of different backends apart (main/model). */
+export { OFFLINE_LABEL, backendDisplayLabel, isOfflineBackend, mixedBackendLabels } from '../main/model/backend-label.ts';
+
+/** The tools whose servers detection recognises (main/generate/local-servers.ts LocalTool). */
+export const LOCAL_TOOL_IDS = ['ollama', 'llama.cpp', 'lm-studio', 'vllm', 'openai-compatible'] as const;
+const port = z.number().int().min(1).max(65535);
+
+/** An OpenAI-compatible server found on a loopback port: where to point the OpenAI SDK, and the models it names. */
+export const LocalServerSchema = z.object({
+  tool: z.enum(LOCAL_TOOL_IDS),
+  /** `Ollama 0.12.6`. */
+  label: z.string(),
+  host: z.enum(['127.0.0.1', '::1']),
+  port,
+  /** `http://127.0.0.1:11434/v1`. */
+  baseURL: z.string(),
+  version: z.string().nullable(),
+  models: z.array(z.string()),
+});
+export type LocalServerInfo = z.infer<typeof LocalServerSchema>;
+
+/** A .gguf file in the models folder (choosing it picks the llama-cpp backend with its path). */
+export const GgufFileSchema = z.object({ name: z.string(), path: z.string(), bytes: count });
+export type GgufFileInfo = z.infer<typeof GgufFileSchema>;
+
+/** A hosted provider and whether a key is available for it (never the key itself). */
+export const ProviderStatusSchema = z.object({
+  id: z.enum(['openai', 'gemini']),
+  label: z.string(),
+  keyPresent: z.boolean(),
+  /** The model used when Settings names none. */
+  defaultModel: z.string(),
+});
+export type ProviderStatus = z.infer<typeof ProviderStatusSchema>;
+
+/** What models.list and models.detect answer: every source of a model, for the picker and the no-model notice. */
+export const ModelSourcesSchema = z.object({
+  modelsDir: z.object({ path: z.string(), exists: z.boolean() }),
+  ggufFiles: z.array(GgufFileSchema),
+  servers: z.array(LocalServerSchema),
+  /** When local servers were last looked for (at first start, or Detect); null: not in this session. */
+  detectedAt: z.string().nullable(),
+  /** The loopback ports detection probes (on 127.0.0.1 and ::1 only). */
+  ports: z.array(port),
+  providers: z.array(ProviderStatusSchema),
+});
+export type ModelSources = z.infer<typeof ModelSourcesSchema>;
+
 // ---- repositories -------------------------------------------------------------------------------------------
 
 export const RepoSummarySchema = z.object({

@@ -20,13 +20,29 @@ export const TaskIdSchema = z.string().min(1).max(500);
 export const SourcesSchema = z.object({ api: z.boolean(), context: z.boolean(), similar: z.boolean() });
 export type Sources = z.infer<typeof SourcesSchema>;
 
-export const BACKEND_KINDS = ['offline', 'openai', 'gemini'] as const;
-export const BackendSchema = z.object({
-  kind: z.enum(BACKEND_KINDS),
-  model: z.string().max(200).optional(),
-  /** OpenAI-compatible local servers (llama.cpp, vLLM, Ollama): http(s) URL. */
-  baseURL: z.string().url().max(500).optional(),
-});
+/**
+ * What Settings may choose: no model (the offline retrieval-only baseline), OpenAI or an OpenAI-compatible server
+ * (`baseURL`: a local one, such as Ollama, llama.cpp, LM Studio or vLLM), Gemini, or a GGUF file run in process by
+ * llama.cpp (`model`: the file's path, or a file name in the models folder). Settings saved before `llama-cpp`
+ * existed parse unchanged.
+ */
+export const BACKEND_KINDS = ['offline', 'openai', 'gemini', 'llama-cpp'] as const;
+export const BackendSchema = z
+  .object({
+    kind: z.enum(BACKEND_KINDS),
+    /** A model name, or for llama-cpp a .gguf path (hence the path-sized limit). */
+    model: z.string().max(4096).optional(),
+    /** OpenAI-compatible local servers (llama.cpp, vLLM, Ollama, LM Studio): http(s) URL. */
+    baseURL: z.string().url().max(500).optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.kind !== 'llama-cpp') {
+      if ((b.model?.length ?? 0) > 200) ctx.addIssue({ code: 'custom', path: ['model'], message: 'a model name has at most 200 characters' });
+      return;
+    }
+    if (!b.model?.trim()) ctx.addIssue({ code: 'custom', path: ['model'], message: 'choose a .gguf file (a path, or a file name in the models folder)' });
+    if (b.baseURL) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'a GGUF model runs in process: it takes no base URL' });
+  });
 export type BackendChoice = z.infer<typeof BackendSchema>;
 
 /** Method / condition ids as main/pipeline/methods.ts names them (checked again by the engine). */

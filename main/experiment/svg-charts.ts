@@ -386,6 +386,8 @@ function barMarks(name: string, v: BarValue | null, i: number, by: number, { x, 
 
 export interface ReliabilityPanel {
   label: string;
+  /** A line between the label and the note: the panel's backend, when panels of several backends share the diagram. */
+  tag?: string;
   /** Second line under the label, e.g. "ECE 0.084 · AUROC 0.71". */
   note?: string;
   bins: CalibrationBin[];
@@ -409,7 +411,8 @@ export function reliabilityDiagram(o: ReliabilityOptions): string {
   const gapX = 34;
   const cellW = (width - outerLeft - 12 - gapX * (columns - 1)) / columns;
   const plot = Math.min(cellW, 220);
-  const headH = 40;
+  const tagged = o.panels.some((p) => p.tag);
+  const headH = tagged ? 54 : 40;
   const tickH = 18;
   const stripH = 26;
   const rowGap = 18;
@@ -430,7 +433,8 @@ export function reliabilityDiagram(o: ReliabilityOptions): string {
     const sy = (v: number) => py + plot - v * plot;
     const color = PALETTE[0];
     const g: string[] = [`<g class="panel">`];
-    g.push(labelText(px, py - 24, p.label, plot, 12, { class: 'panel-label', 'font-weight': 600 }));
+    g.push(labelText(px, py - (tagged ? 38 : 24), p.label, plot, 12, { class: 'panel-label', 'font-weight': 600 }));
+    if (p.tag) g.push(labelText(px, py - 23, p.tag, plot, 10, { class: 'panel-tag', fill: INK }));
     if (p.note) g.push(labelText(px, py - 9, p.note, plot, 10, { class: 'panel-note', fill: MUTED }));
     g.push(`<rect class="frame" x="${r(px)}" y="${r(py)}" width="${r(plot)}" height="${r(plot)}" fill="#fbfcfd" stroke="${GRID}"/>`);
     for (const t of [0.25, 0.5, 0.75]) {

@@ -3,6 +3,7 @@
 // that delegate to an API from the evidence. It exists so that the pipeline, the UI and the tests run without
 // any model; every reply it produces says that it came from here.
 
+import { OFFLINE_LABEL } from '../model/backend-label.ts';
 import { LlmError } from './errors.ts';
 import { signatureName } from './prompts.ts';
 import type { BackendCapabilities, ChatChoice, ChatRequest, ChatResponse, Evidence, GroundingContext, LlmBackend, PromptTask } from './types.ts';
@@ -508,7 +509,8 @@ export class OfflineBackend implements LlmBackend {
   readonly id = `offline:${OFFLINE_MODEL}`;
   readonly provider = 'offline' as const;
   readonly model = OFFLINE_MODEL;
-  readonly label = 'offline retrieve-and-adapt generator (no language model)';
+  /** The name every user-facing place shows (model/backend-label.ts). */
+  readonly label = OFFLINE_LABEL;
   readonly billing = 'none' as const;
   readonly capabilities: BackendCapabilities = { nativeN: true, logprobs: false, jsonSchema: true, network: false };
 

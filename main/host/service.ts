@@ -9,6 +9,7 @@ import { redact } from '../generate/errors.ts';
 import { errorCodeOf } from '../model/errors.ts';
 import { makeHandlers, type Handlers } from './calls/index.ts';
 import { startDemo } from './calls/demo.ts';
+import { startFirstRunDetection, stopDetection } from './calls/models.ts';
 import { fail, openWorkspace, ServiceError, type ServiceOptions, type Workspace } from './workspace.ts';
 
 export { DEFAULT_SETTINGS, sessionKeyStore, ServiceError, canonicalPath, isInside, type KeyStore, type Provider, type ServiceOptions } from './workspace.ts';
@@ -74,6 +75,7 @@ class Engine implements EngineService {
   }
 
   close(): Promise<void> {
+    stopDetection(this.ws);
     return this.ws.close();
   }
 }
@@ -88,6 +90,7 @@ function errorOf(name: string, err: unknown): CallError {
 export async function createEngineService(opts: ServiceOptions): Promise<EngineService> {
   const ws = await openWorkspace(opts);
   const engine = new Engine(ws, opts.checkOutputs ?? process.env.OPENCODER_CHECK_OUTPUTS === '1');
+  startFirstRunDetection(ws);
   if (opts.demo !== false) setImmediate(() => startDemo(ws));
   return engine;
 }

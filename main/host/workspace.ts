@@ -225,6 +225,8 @@ export class Workspace {
   readonly keys: KeyStore;
   readonly settingsFile: string;
   readonly dataDir: string;
+  /** Where GGUF models (and UniXcoder) are looked for: the option, else paths.ts defaultModelsDir(). */
+  readonly modelsDir: string;
   settings: Settings;
   /** Index runs in flight by repository root, one at a time per root (main/host/calls/indexing.ts). */
   readonly indexLocks = new Map<string, Promise<unknown>>();
@@ -251,6 +253,7 @@ export class Workspace {
     this.keys = opts.keys ?? sessionKeyStore();
     this.settingsFile = opened.settingsFile;
     this.dataDir = opened.dataDir;
+    this.modelsDir = path.resolve(opts.modelsDir ?? defaultModelsDir());
     this.settings = opened.loaded.settings;
     this.standingNotice = opened.loaded.notice;
     this.settingsBroken = opened.loaded.broken;
@@ -373,6 +376,7 @@ export class Workspace {
       exchanges: this.store.exchanges,
       apiKeys,
       onRetry: (m) => this.emit({ type: 'notice', level: 'warning', message: redact(`retry: ${m}`) }),
+      modelsDir: this.modelsDir,
     });
   }
 

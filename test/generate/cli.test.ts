@@ -51,7 +51,7 @@ describe('opencoder generate', () => {
 
   it('runs end to end with no model: sample repository, real retrieval, offline backend', async () => {
     const r = await run(GENERATE_COMMAND, [...COMMON_ARGS(), '--backend', 'offline']);
-    expect(r.text).toMatch(/Task inventory\/add_tax — offline retrieve-and-adapt generator \(no language model\)/);
+    expect(r.text).toMatch(/Task inventory\/add_tax — no model \(retrieval-only baseline\)/);
     expect(r.text).toMatch(/Candidate 1 \[group 1; offline: /);
     expect(r.text).toMatch(/Generation uncertainty \d\.\d{3} \(weights entropy 0.4 \/ consistency 0.4 \/ variance 0.2\)/);
     expect(r.text).toMatch(/Cost: \$0 — no model called: 0/);

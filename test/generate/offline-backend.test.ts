@@ -15,7 +15,7 @@ describe('offline backend', () => {
     const set = await generateCandidates(SAMPLE_TASK, handMadeTrace(), { backend });
     expect(set.candidates).toHaveLength(5);
     expect(set.backend).toMatchObject({ provider: 'offline', id: 'offline:retrieve-and-adapt@1' });
-    expect(set.backend.label).toMatch(/no language model/);
+    expect(set.backend.label).toBe('no model (retrieval-only baseline)');
     expect(set.candidates.every((c) => c.origin?.startsWith('offline: ') && /no language model was used/.test(c.reply))).toBe(true);
     // the least uncertain similar code first, renamed to the target's parameters
     const first = set.candidates[0]!;

@@ -9,6 +9,7 @@ import { sampleRepoPath } from '../../main/host/paths.ts';
 import { JobManager } from '../../main/host/jobs.ts';
 import { createEngineService, DEFAULT_SETTINGS, type EngineService } from '../../main/host/service.ts';
 import { copyIndexedSample } from '../helpers/indexed-sample.ts';
+import { ok, openService, settled } from '../helpers/service-calls.ts';
 import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
 
 const SAMPLE = sampleRepoPath();
@@ -20,43 +21,7 @@ afterAll(() => {
 });
 
 function open(name: string, extra: Partial<Parameters<typeof createEngineService>[0]> = {}): Promise<EngineService> {
-  const home = path.join(dir, name);
-  fs.mkdirSync(home, { recursive: true });
-  return createEngineService({
-    dbPath: path.join(home, 'w.db'),
-    mode: 'browser',
-    allowedRoots: [dir],
-    settingsFile: path.join(home, 'settings.json'),
-    dataDir: path.join(home, 'data'),
-    demo: false,
-    env: {},
-    ...extra,
-  });
-}
-
-async function ok<T = unknown>(s: EngineService, name: string, input: unknown = {}): Promise<T> {
-  const r = await s.call(name, input);
-  if (!r.ok) throw new Error(`${name} failed: ${JSON.stringify(r.error)}`);
-  return r.value as T;
-}
-
-/** Resolves with the job once it leaves `running` (checked against job.list too, so no event can be missed). */
-function settled(s: EngineService, jobId: string, timeoutMs = 90_000): Promise<JobInfo> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`job ${jobId} did not finish in ${timeoutMs} ms`)), timeoutMs);
-    const finish = (j: JobInfo) => {
-      clearTimeout(timer);
-      off();
-      resolve(j);
-    };
-    const off = s.subscribe((e) => {
-      if (e.type === 'job' && e.job.id === jobId && e.job.state !== 'running') finish(e.job);
-    });
-    void s.call('job.list', {}).then((r) => {
-      const j = r.ok ? (r.value as JobInfo[]).find((x) => x.id === jobId) : undefined;
-      if (j && j.state !== 'running') finish(j);
-    });
-  });
+  return openService(dir, name, extra);
 }
 
 describe('engine service', () => {

@@ -2,27 +2,13 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppInfo, CallName, EngineApi, Settings } from '../../contract/index.ts';
+import type { CallName, EngineApi, Settings } from '../../contract/index.ts';
 import { App } from '../../renderer/src/App.tsx';
 import { createAppStore, installStore, type AppStore } from '../../renderer/src/store.ts';
 import { DEFAULT_CONFIG } from '../../main/model/config.ts';
+import { APP_INFO as INFO } from './app-info.ts';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-const INFO: AppInfo = {
-  contract: 1,
-  version: '0.1.0',
-  mode: 'browser',
-  dbPath: '/tmp/ui.db',
-  encoder: { name: 'opencoder-subtoken-hash-256', notice: 'Using the hashing encoder instead of unixcoder-base' },
-  sandbox: 'strong',
-  sampleRepo: '/opt/oc/resources/sample-repo',
-  sampleManifest: '/opt/oc/resources/sample-repo/tasks.jsonl',
-  allowedRoots: ['/home/me'],
-  keys: { openai: false, gemini: true },
-  keyStorage: 'session',
-  folderPicker: false,
-};
 
 const SETTINGS: Settings = { backend: { kind: 'offline' }, sandbox: 'auto', encoder: 'auto', parallel: 2, pipeline: {} };
 

@@ -1,5 +1,6 @@
 // Number formatting and the shared views of a report model (labels, k values, display names), for every format.
 
+import { backendDisplayLabel, mixedBackendLabels } from '../../model/backend-label.ts';
 import * as fmt from '../../model/format.ts';
 import type {
   ApiAggregate,
@@ -63,15 +64,32 @@ export function conditionsByRun(model: ReportModel): { runId: string; run: RunPr
     .filter((g) => g.conditions.length || g.run);
 }
 
-/** Display name of a condition: its label, with the run id appended when another run uses the same label. */
-export function displayNames(model: ReportModel): (runId: string, condition: string, label: string) => string {
-  const runsByLabel = new Map<string, Set<string>>();
+/** A run's backend as a reader sees it: the offline generator as "no model (retrieval-only baseline)", else its label. */
+export const backendName = (run: RunProvenance): string => backendDisplayLabel(run.backend);
+
+/** The backend of each run by id when the report's runs came from more than one backend, else null. */
+export const mixedBackends = (model: ReportModel): Map<string, string> | null => mixedBackendLabels(model.runs);
+
+/**
+ * Display name of a condition: its label; with its run's backend when the runs shown together came from more than
+ * one backend (so retrieval-only results never stand unlabelled beside a model's); and with the run id appended
+ * when another run shows the same name. `backend: false` leaves the backend out, for a chart that shows it beside
+ * the name (a section per run, a line per panel).
+ */
+export function displayNames(model: ReportModel, opts: { backend?: boolean } = {}): (runId: string, condition: string, label: string) => string {
+  const backends = opts.backend === false ? null : mixedBackends(model);
+  const named = (runId: string, label: string) => (backends ? `${label} — ${backends.get(runId) ?? 'unknown backend'}` : label);
+  const runsByName = new Map<string, Set<string>>();
   for (const c of model.conditions) {
-    const s = runsByLabel.get(c.label) ?? new Set<string>();
+    const name = named(c.runId, c.label);
+    const s = runsByName.get(name) ?? new Set<string>();
     s.add(c.runId);
-    runsByLabel.set(c.label, s);
+    runsByName.set(name, s);
   }
-  return (runId, _condition, label) => ((runsByLabel.get(label)?.size ?? 0) > 1 ? `${label} · ${runId}` : label);
+  return (runId, _condition, label) => {
+    const name = named(runId, label);
+    return (runsByName.get(name)?.size ?? 0) > 1 ? `${name} · ${runId}` : name;
+  };
 }
 
 export const isPartial = (run: RunProvenance | undefined): boolean => !!run && run.status !== 'done';

@@ -1,5 +1,6 @@
 // The HTML report: one self-contained file (inline CSS and hand-drawn inline SVG, no external resource, strict CSP).
 
+import { backendDisplayLabel } from '../../model/backend-label.ts';
 import {
   MIN_INFORMATIVE_TASKS,
   type ApiAggregate,
@@ -18,7 +19,9 @@ import {
   apiProtocolLabel,
   comparisonKs,
   conditionsByRun,
+  backendName,
   displayNames,
+  mixedBackends,
   droppedText,
   finite,
   FLAKY_MEANING,
@@ -150,7 +153,7 @@ export function runProvenanceHtml(run: RunProvenance): string {
     ),
     kv(
       'Backend',
-      `${h(run.backend.label)} <span class="muted">(${h(run.backend.provider)} · model <code>${h(run.backend.model)}</code> · id <code>${h(run.backend.id)}</code>)</span>`,
+      `${h(backendName(run))} <span class="muted">(${h(run.backend.provider)} · model <code>${h(run.backend.model)}</code> · id <code>${h(run.backend.id)}</code>)</span>`,
     ),
     kv('Encoder', `${h(run.encoder.name)} <span class="muted">(id <code>${h(run.encoder.id)}</code>)</span>`),
     kv('Prompts', `version <code>${h(run.prompts.version)}</code> · <span class="muted">hash</span> <code class="hash">${h(run.prompts.hash)}</code>`),
@@ -321,7 +324,7 @@ export function factorialHtml(model: ReportModel, level: string): string {
   model.factorial.forEach((fa: FactorialAnalysis, i) => {
     const run = model.runs.find((r) => r.id === fa.runId);
     out.push(
-      `<h3>Run <code>${h(fa.runId)}</code> · backend ${h(fa.backend)} · ${formatInt(fa.tasks)} paired tasks${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`,
+      `<h3>Run <code>${h(fa.runId)}</code> · backend ${h(backendDisplayLabel({ id: fa.backend }))} · ${formatInt(fa.tasks)} paired tasks${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`,
     );
     if (!fa.outcomes.length) out.push(`<p class="muted">The analysis has no outcomes.</p>`);
     fa.outcomes.forEach((o: FactorialOutcome, j) => out.push(...factorialOutcomeHtml(fa, o, `chart-factorial-${i}-${j}`, level)));
@@ -425,13 +428,20 @@ interface ChartLayout {
   name: (r: string, c: string, l: string) => string;
 }
 
-export function chartsHtml(model: ReportModel, name: (r: string, c: string, l: string) => string, level: string): string {
+/**
+ * The charts. When the runs came from more than one backend, each run's section (and each reliability panel) names
+ * its backend, so no series of one backend stands unlabelled beside another's; the bars keep their short names.
+ */
+export function chartsHtml(model: ReportModel, level: string): string {
   const groups = conditionsByRun(model);
   const multiRun = groups.length > 1;
+  const backends = mixedBackends(model);
   const section: ChartLayout['section'] = (g) =>
-    multiRun ? `Run ${g.runId}${g.run ? ` — ${KIND_LABEL[g.run.kind]}` : ''}${isPartial(g.run) ? ' (partial)' : ''}` : undefined;
-  const layout: ChartLayout = { groups, section, name };
-  return [...passAtKChartHtml(model, layout, level), ...reliabilityChartHtml(model, name), ...apiChartsHtml(model, layout)].join('\n');
+    multiRun
+      ? `Run ${g.runId}${g.run ? ` — ${KIND_LABEL[g.run.kind]}` : ''}${backends ? ` · ${backends.get(g.runId) ?? 'unknown backend'}` : ''}${isPartial(g.run) ? ' (partial)' : ''}`
+      : undefined;
+  const layout: ChartLayout = { groups, section, name: displayNames(model, { backend: false }) };
+  return [...passAtKChartHtml(model, layout, level), ...reliabilityChartHtml(model, layout.name, backends), ...apiChartsHtml(model, layout)].join('\n');
 }
 
 /** (1) Pass@k per condition, a bar per k with its bootstrap interval. */
@@ -468,7 +478,7 @@ function passAtKChartHtml(model: ReportModel, { groups, section, name }: ChartLa
 }
 
 /** (2) Reliability: uncertainty as a failure probability against the observed failure rate, a panel per scored condition. */
-function reliabilityChartHtml(model: ReportModel, name: ChartLayout['name']): string[] {
+function reliabilityChartHtml(model: ReportModel, name: ChartLayout['name'], backends: Map<string, string> | null): string[] {
   const out: string[] = [`<h3>Uncertainty vs correctness</h3>`];
   const scored = model.conditions.filter((c) => c.uncertainty.bins.some((b) => b.count > 0));
   if (!scored.length) {
@@ -484,6 +494,7 @@ function reliabilityChartHtml(model: ReportModel, name: ChartLayout['name']): st
       yLabel: 'Observed failure rate (fraction of tasks, 0–1)',
       panels: scored.map((c) => ({
         label: name(c.runId, c.condition, c.label),
+        ...(backends ? { tag: backends.get(c.runId) ?? 'unknown backend' } : {}),
         note: `ECE ${formatRate(c.uncertainty.ece)} · AUROC ${formatRate(c.uncertainty.auroc)} · n = ${c.uncertainty.bins.reduce((a, b) => a + b.count, 0)}`,
         bins: c.uncertainty.bins,
       })),
@@ -630,7 +641,7 @@ export function renderHtml(model: ReportModel): string {
     .filter((g) => g.conditions.length)
     .map(
       (g) =>
-        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(g.run.backend.label)}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}\n${scoringHtml(g.conditions)}\n${flakyHtml(g.conditions)}`,
+        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(backendName(g.run))}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}\n${scoringHtml(g.conditions)}\n${flakyHtml(g.conditions)}`,
     )
     .join('\n');
 
@@ -650,7 +661,7 @@ export function renderHtml(model: ReportModel): string {
     summary || `<p class="muted">No condition summaries.</p>`,
     `</section>`,
     `<section id="charts"><h2>Charts</h2>`,
-    chartsHtml(model, name, level),
+    chartsHtml(model, level),
     `</section>`,
     `<section id="comparisons"><h2>Paired comparisons</h2>`,
     `<p class="muted">Selected-output correctness paired by task, over the tasks scored in both arms (Dropped counts the rest); W = A right and B wrong. McNemar p is exact two-sided; Holm p is adjusted over all comparisons in this report. Δ = A − B.</p>`,

@@ -1,11 +1,13 @@
 // The Markdown report (GitHub tables).
 
+import { backendDisplayLabel } from '../../model/backend-label.ts';
 import type { ConditionSummary, FactorialAnalysis, ReportModel } from '../../model/report.ts';
 import {
   API_COLUMNS_NOTE,
   apiProtocolLabel,
   comparisonKs,
   conditionsByRun,
+  backendName,
   displayNames,
   droppedText,
   finite,
@@ -105,7 +107,7 @@ function runsMd(model: ReportModel): string[] {
           ['Finished', run.finishedAt ? md(run.finishedAt) : 'not finished'],
           ['Duration', formatDuration(run.createdAt, run.finishedAt)],
           ['Manifest', `${mdCode(run.manifest.file)} · ${formatInt(run.manifest.tasks)} tasks · sha256 ${mdCode(run.manifest.hash)}`],
-          ['Backend', `${md(run.backend.label)} (${md(run.backend.provider)} · model ${mdCode(run.backend.model)} · id ${mdCode(run.backend.id)})`],
+          ['Backend', `${md(backendName(run))} (${md(run.backend.provider)} · model ${mdCode(run.backend.model)} · id ${mdCode(run.backend.id)})`],
           ['Encoder', `${md(run.encoder.name)} (id ${mdCode(run.encoder.id)})`],
           ['Prompts', `version ${mdCode(run.prompts.version)} · hash ${mdCode(run.prompts.hash)}`],
           ['Sandbox', md(run.sandbox)],
@@ -131,7 +133,7 @@ function summaryMd(model: ReportModel, level: string): string[] {
   const out: string[] = ['## Summary by condition', ''];
   for (const g of conditionsByRun(model).filter((x) => x.conditions.length)) {
     out.push(
-      `### Run ${mdCode(g.runId)}${g.run ? ` — ${md(KIND_LABEL[g.run.kind])} · ${md(g.run.backend.label)}` : ''}${isPartial(g.run) ? ' (partial)' : ''}`,
+      `### Run ${mdCode(g.runId)}${g.run ? ` — ${md(KIND_LABEL[g.run.kind])} · ${md(backendName(g.run))}` : ''}${isPartial(g.run) ? ' (partial)' : ''}`,
       '',
     );
     out.push(conditionTableMd(g.conditions, level), '');
@@ -302,7 +304,7 @@ function factorialMd(model: ReportModel, level: string): string[] {
   if (!model.factorial.length) out.push('_No 2³ factorial ablation run (kind "ablate") in this report._', '');
   for (const fa of model.factorial) {
     out.push(
-      `### Run ${mdCode(fa.runId)} · backend ${md(fa.backend)} · ${formatInt(fa.tasks)} paired tasks${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${md(testName(fa.test))}`,
+      `### Run ${mdCode(fa.runId)} · backend ${md(backendDisplayLabel({ id: fa.backend }))} · ${formatInt(fa.tasks)} paired tasks${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${md(testName(fa.test))}`,
       '',
     );
     for (const o of fa.outcomes) {

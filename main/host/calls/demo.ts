@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { readManifest } from '../../benchmarks/manifest.ts';
 import { redact } from '../../generate/errors.ts';
+import { OFFLINE_LABEL } from '../../model/backend-label.ts';
 import { checkRepositoryRoot } from '../../index/walk.ts';
 import { factorialConditions, METHOD_SETS } from '../../pipeline/methods.ts';
 import { messageOf } from '../jobs.ts';
@@ -24,14 +25,14 @@ async function prepareDemo(ws: Workspace): Promise<void> {
   if (ws.experiments.list(1).length || ws.closed) return;
   const manifest = readManifest(path.join(sampleRepoPath(), 'tasks.jsonl'));
   const tasks = manifest.tasks.slice(0, 3);
-  const run = startExperimentJob(ws, 'experiment', `Demo: ${METHOD_SETS.compare.length} methods on ${tasks.length} sample tasks (offline)`, {
+  const run = startExperimentJob(ws, 'experiment', `Demo: ${METHOD_SETS.compare.length} methods on ${tasks.length} sample tasks (${OFFLINE_LABEL})`, {
     kind: 'run',
     manifest,
     tasks,
     conditions: resolveMethods([...METHOD_SETS.compare]),
     backend: OFFLINE_BACKEND,
   });
-  const ablate = startExperimentJob(ws, 'experiment', `Demo: evidence-source factorial on ${tasks.length} sample tasks (offline)`, {
+  const ablate = startExperimentJob(ws, 'experiment', `Demo: evidence-source factorial on ${tasks.length} sample tasks (${OFFLINE_LABEL})`, {
     kind: 'ablate',
     manifest,
     tasks,

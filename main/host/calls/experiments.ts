@@ -8,6 +8,7 @@ import { estimateRun, resumableRun, selectTasks, type StoredBackend } from '../.
 import { ExperimentError } from '../../experiment/runner.ts';
 import { causeOf } from '../../experiment/scoring.ts';
 import { backendSpecOfRecord } from '../../generate/backends.ts';
+import { OFFLINE_LABEL } from '../../model/backend-label.ts';
 import type { TaskFailure, TaskResult } from '../../model/results.ts';
 import { factorialConditions, LADDER, METHODS, type Condition } from '../../pipeline/methods.ts';
 import { fail, type Workspace } from '../workspace.ts';
@@ -89,7 +90,7 @@ function list(ws: Workspace): RunListItem[] {
       conditions: (r.conditions as { id: string }[]).map((c) => c.id),
       results: r.results,
       errors: r.errors,
-      backend: prov?.backend?.label ?? ([backend?.kind, backend?.model].filter(Boolean).join(':') || 'unknown'),
+      backend: backend?.kind === 'offline' ? OFFLINE_LABEL : (prov?.backend?.label ?? ([backend?.kind, backend?.model].filter(Boolean).join(':') || 'unknown')),
     };
   });
 }

@@ -6,6 +6,7 @@ import type { CallName, CallOutputs, ParsedInput } from '../../../contract/index
 import type { Workspace } from '../workspace.ts';
 import { appCalls } from './app.ts';
 import { experimentCalls } from './experiments.ts';
+import { modelCalls } from './models.ts';
 import { repoCalls } from './repos.ts';
 import { reportCalls } from './reports.ts';
 import { sampleCalls } from './samples.ts';
@@ -21,6 +22,7 @@ export function makeHandlers(ws: Workspace): Handlers {
   return {
     ...appCalls(ws),
     ...settingsCalls(ws),
+    ...modelCalls(ws),
     ...repoCalls(ws),
     ...taskCalls(ws),
     ...experimentCalls(ws),

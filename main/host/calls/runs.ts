@@ -20,13 +20,28 @@ export interface RunBackend {
   stored: StoredBackend;
 }
 
-/** The Settings backend. */
+/**
+ * The Settings backend: no model, OpenAI or an OpenAI-compatible server (a base URL: a local server the model
+ * picker found), Gemini, or a GGUF file run in process (its path; a bare file name is looked up in the workspace's
+ * models folder when the backend is built).
+ */
 export function settingsBackend(b: Settings['backend']): RunBackend {
+  const model = b.model?.trim() || undefined;
   const spec: BackendSpec =
-    b.kind === 'offline' ? { kind: 'offline' } : { kind: b.kind, ...(b.model ? { model: b.model } : {}), ...(b.baseURL ? { baseURL: b.baseURL } : {}) };
+    b.kind === 'offline'
+      ? { kind: 'offline' }
+      : b.kind === 'llama-cpp'
+        ? { kind: 'llama-cpp', model: model ?? '' }
+        : { kind: b.kind, ...(model ? { model } : {}), ...(b.baseURL ? { baseURL: b.baseURL } : {}) };
   return {
     spec,
-    stored: { kind: b.kind, model: b.model ?? null, baseURL: b.baseURL ?? null, decompose: b.kind === 'offline' ? 'fallback' : 'llm', extra: {} },
+    stored: {
+      kind: b.kind,
+      model: model ?? null,
+      baseURL: b.kind === 'llama-cpp' ? null : (b.baseURL ?? null),
+      decompose: b.kind === 'offline' ? 'fallback' : 'llm',
+      extra: {},
+    },
   };
 }
 

@@ -16,6 +16,10 @@ export {
   PricesSchema,
   PIPELINE_DEFAULTS,
   DEFAULT_MODELS,
+  OFFLINE_LABEL,
+  backendDisplayLabel,
+  isOfflineBackend,
+  mixedBackendLabels,
 } from '../../../contract/index.ts';
 export type {
   AppInfo,
@@ -55,6 +59,10 @@ export type {
   RunProvenance,
   TaskRow,
   BackendChoice,
+  ModelSources,
+  LocalServerInfo,
+  GgufFileInfo,
+  ProviderStatus,
 } from '../../../contract/index.ts';
 
 export type Source = 'api' | 'context' | 'similar';

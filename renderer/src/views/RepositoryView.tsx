@@ -8,6 +8,7 @@ import { VirtualList } from '../components/VirtualList.tsx';
 import { dateTime, int } from '../lib/format.ts';
 import { asCallError, engine, useApp } from '../store.ts';
 import type { CallError } from '../api/contract.ts';
+import { NoModelNotice } from './settings/NoModelNotice.tsx';
 import './RepositoryView.css';
 
 export function RepositoryView() {
@@ -25,6 +26,7 @@ export function RepositoryView() {
         </div>
       </header>
 
+      <NoModelNotice />
       <OpenFolder />
       <IndexJobs />
 

@@ -1,11 +1,13 @@
-// Settings: the generation backend (offline, OpenAI, Gemini, or an OpenAI-compatible local server), model,
-// write-only API keys, sandbox, encoder, parallel tasks and the pipeline constants, validated before saving;
-// the price table is settings/PricesSection.tsx.
+// Settings: the generation backend (no model — the retrieval-only baseline —, OpenAI, Gemini, an OpenAI-compatible
+// local server, or a GGUF file run by llama.cpp), model, write-only API keys, sandbox, encoder, parallel tasks and
+// the pipeline constants, validated before saving; the model picker (GGUF files, detected local servers, hosted
+// providers) is settings/ModelPicker.tsx, the price table settings/PricesSection.tsx.
 
 import { useEffect, useState } from 'react';
 import {
   BackendSchema,
   DEFAULT_MODELS,
+  OFFLINE_LABEL,
   PIPELINE_DEFAULTS,
   PipelineOverridesSchema,
   SettingsSchema,
@@ -16,16 +18,18 @@ import {
 import { Badge, ErrorBox, Field, Loading, Section } from '../components/ui.tsx';
 import { rovingKeyDown } from '../components/roving.ts';
 import { asCallError, engine, getStore, useApp } from '../store.ts';
+import { ModelPicker, type BackendPick } from './settings/ModelPicker.tsx';
 import { PricesSection } from './settings/PricesSection.tsx';
 import './SettingsView.css';
 
-type BackendChoiceUi = 'offline' | 'openai' | 'gemini' | 'local';
+type BackendChoiceUi = BackendPick['backend'];
 
 const BACKENDS: { id: BackendChoiceUi; label: string; note: string }[] = [
-  { id: 'offline', label: 'Offline', note: 'adapts retrieved code; no network, no cost — for trying the pipeline' },
+  { id: 'offline', label: OFFLINE_LABEL, note: 'adapts retrieved code, no language model; no network, no cost — a baseline, for trying the pipeline' },
+  { id: 'llama-cpp', label: 'GGUF model', note: 'a .gguf file run on this machine by llama.cpp (CPU); no network, no key' },
+  { id: 'local', label: 'Local server', note: 'any OpenAI-compatible server: Ollama, LM Studio, llama.cpp, vLLM' },
   { id: 'openai', label: 'OpenAI', note: 'needs an OpenAI key' },
   { id: 'gemini', label: 'Gemini', note: 'needs a Gemini key' },
-  { id: 'local', label: 'Local server', note: 'any OpenAI-compatible server: llama.cpp, vLLM, Ollama' },
 ];
 
 const CONSTANTS: { key: keyof PipelineOverrides; label: string; symbol: string; step: string; hint: string; int?: boolean }[] = [
@@ -237,17 +241,18 @@ function BackendSection({ draft, errors, patch }: DraftProps) {
       </div>
       <div className="form-row">
         {draft.backend !== 'offline' ? (
-          <Field label="Model" error={errors.model} hint={draft.backend === 'local' ? 'as the server names it' : 'empty: the backend’s default'}>
+          <Field label={draft.backend === 'llama-cpp' ? 'Model file' : 'Model'} error={errors.model} hint={MODEL_HINT[draft.backend]}>
             {(id, d) => (
               <input
                 id={id}
                 aria-describedby={d}
-                className="input mono"
+                aria-invalid={!!errors.model}
+                className="input input-wide mono"
                 value={draft.model}
                 onChange={(e) => patch({ model: e.target.value })}
                 data-testid="settings-model"
                 spellCheck={false}
-                placeholder={draft.backend === 'gemini' ? DEFAULT_MODELS.gemini : draft.backend === 'openai' ? DEFAULT_MODELS.openai : 'qwen2.5-coder-7b'}
+                placeholder={MODEL_PLACEHOLDER[draft.backend]}
               />
             )}
           </Field>
@@ -271,9 +276,26 @@ function BackendSection({ draft, errors, patch }: DraftProps) {
         ) : null}
       </div>
       {errors.backend ? <div className="field-error">{errors.backend}</div> : null}
+      <ModelPicker current={draft} onChoose={(p) => patch(p)} />
     </Section>
   );
 }
+
+const MODEL_HINT: Record<BackendChoiceUi, string> = {
+  offline: '',
+  openai: 'empty: the backend’s default',
+  gemini: 'empty: the backend’s default',
+  local: 'as the server names it',
+  'llama-cpp': 'a .gguf path, or a file name in the models folder',
+};
+
+const MODEL_PLACEHOLDER: Record<BackendChoiceUi, string> = {
+  offline: '',
+  openai: DEFAULT_MODELS.openai,
+  gemini: DEFAULT_MODELS.gemini,
+  local: 'qwen2.5-coder:7b',
+  'llama-cpp': 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
+};
 
 function ExecutionSection({ draft, errors, patch }: DraftProps) {
   return (

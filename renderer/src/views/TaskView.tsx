@@ -6,6 +6,7 @@ import { CustomTaskSchema, PathSchema, type CallError, type CustomTask, type Met
 import { Badge, ChipGroup, Collapsible, Empty, ErrorBox, Field, JobCard, Loading, Section, Tabs } from '../components/ui.tsx';
 import { VirtualList } from '../components/VirtualList.tsx';
 import { asCallError, getStore, useApp, type TaskRunRecord } from '../store.ts';
+import { NoModelNotice } from './settings/NoModelNotice.tsx';
 import { ResultView } from './task/ResultView.tsx';
 import './TaskView.css';
 
@@ -29,6 +30,7 @@ export function TaskView() {
           <p className="view-sub">Run one task under one or more methods and follow it through retrieval, fusion, generation, validation and repair.</p>
         </div>
       </header>
+      <NoModelNotice />
       <div className={`task-layout ${mode === 'custom' ? 'task-layout-custom' : ''}`}>
         <aside className="task-side">
           <Tabs<'manifest' | 'custom'>

@@ -494,7 +494,10 @@ export const GENERATE_COMMANDS: Record<string, Command> = {
           `${model.padEnd(24)} ${p.inputPerMTok.toFixed(3).padStart(8)} ${p.outputPerMTok.toFixed(3).padStart(8)}  ${p.asOf}  ${p.source ?? ''}${p.note ? ` (${p.note})` : ''}`,
         );
       }
-      text.push('', 'Local servers (a base URL on this machine or a private network) and the offline backend cost 0 unless priced here.');
+      text.push(
+        '',
+        'Local servers (a base URL on this machine or a private network), models run in process (llama-cpp) and no model (the retrieval-only baseline) cost 0 unless priced here.',
+      );
       return { text, json: { ok: true, command: 'prices', source, table, defaults: table === DEFAULT_PRICES } };
     },
   },

@@ -9,12 +9,14 @@ import { VALIDATE_COMMANDS } from './validate-commands.ts';
 import { EXPERIMENT_COMMANDS } from './experiment-commands.ts';
 import { APP_COMMANDS } from './app-commands.ts';
 import { SAMPLES_COMMANDS } from './samples-commands.ts';
+import { MODELS_COMMANDS } from './models-commands.ts';
 
 export const COMMANDS: Record<string, Command> = {
   ...INDEX_COMMANDS,
   ...IMPORT_COMMANDS,
   ...RETRIEVE_COMMANDS,
   ...GENERATE_COMMANDS,
+  ...MODELS_COMMANDS,
   ...VALIDATE_COMMANDS,
   ...EXPERIMENT_COMMANDS,
   ...SAMPLES_COMMANDS,

@@ -3,7 +3,7 @@
 // ExperimentView.css, which the view imports.
 
 import { useEffect, useMemo, useState } from 'react';
-import type { ReportModel, TaskRow } from '../../api/contract.ts';
+import { backendDisplayLabel, type ReportModel, type TaskRow } from '../../api/contract.ts';
 
 type ConditionRow = ReportModel['conditions'][number];
 
@@ -90,8 +90,8 @@ function Summary({ model }: { model: ReportModel }) {
       <div className="provenance small muted">
         {model.runs.map((r) => (
           <div key={r.id}>
-            <span className="mono">{r.id}</span> · {r.kind} · {r.status} · {r.manifest.tasks} tasks · {r.backend.label} · encoder {r.encoder.name} · sandbox{' '}
-            {r.sandbox} · prompts {r.prompts.version}
+            <span className="mono">{r.id}</span> · {r.kind} · {r.status} · {r.manifest.tasks} tasks · {backendDisplayLabel(r.backend)} · encoder{' '}
+            {r.encoder.name} · sandbox {r.sandbox} · prompts {r.prompts.version}
           </div>
         ))}
       </div>

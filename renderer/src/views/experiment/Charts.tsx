@@ -21,7 +21,7 @@ import {
   ZAxis,
 } from 'recharts';
 import type { ReactElement } from 'react';
-import type { ConditionSummary, FactorialAnalysis, ReportModel } from '../../api/contract.ts';
+import { backendDisplayLabel, mixedBackendLabels, type ConditionSummary, type FactorialAnalysis, type ReportModel } from '../../api/contract.ts';
 import { Empty } from '../../components/ui.tsx';
 import { isNum, num } from '../../lib/format.ts';
 import { SOURCE_META, seriesColor } from '../../lib/sources.ts';
@@ -33,9 +33,14 @@ const UNIT_TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1];
 const LEGEND = { fontSize: 12, paddingTop: 6 };
 const tooltipStyle = { fontSize: 12, borderRadius: 6, border: '1px solid #d5dae3', boxShadow: '0 2px 8px rgba(20,30,50,.08)' };
 
-/** A condition's display name; the run id is added when the model compares runs. */
+/**
+ * A condition's display name; the run id is added when the model compares runs, and the run's backend when those
+ * runs came from different backends (retrieval-only results never stand unlabelled beside a model's).
+ */
 export function condName(model: ReportModel, c: { runId: string; label: string }): string {
-  return model.runs.length > 1 ? `${c.label} (${c.runId.slice(-6)})` : c.label;
+  const name = model.runs.length > 1 ? `${c.label} (${c.runId.slice(-6)})` : c.label;
+  const backends = mixedBackendLabels(model.runs);
+  return backends ? `${name} · ${backends.get(c.runId) ?? 'unknown backend'}` : name;
 }
 
 const ciDelta = (v: { estimate: number; lo: number; hi: number }): [number, number] =>
@@ -104,7 +109,7 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
               key={`${f.runId}-${o.outcome}`}
               testId={`chart-factorial-${o.outcome === 'pass@1' ? 'pass1' : 'uncertainty'}`}
               title={`Factorial effects on ${o.label}`}
-              subtitle={`${f.tasks} paired tasks · ${f.backend} · ${f.test === 'sign-flip' ? 'sign-flip permutation test' : 't-test'} · bars: mean per-task contrast, whiskers: 95 % bootstrap interval`}
+              subtitle={`${f.tasks} paired tasks · ${backendDisplayLabel({ id: f.backend })} · ${f.test === 'sign-flip' ? 'sign-flip permutation test' : 't-test'} · bars: mean per-task contrast, whiskers: 95 % bootstrap interval`}
               warning={
                 o.degenerate
                   ? `Degenerate: ${o.degenerate}. No effect here is significant.`

@@ -3,7 +3,7 @@
 // which the view imports.
 
 import { useEffect, useState } from 'react';
-import { PricesSchema, type CallError, type ModelPrice, type PricesInfo } from '../../api/contract.ts';
+import { OFFLINE_LABEL, PricesSchema, type CallError, type ModelPrice, type PricesInfo } from '../../api/contract.ts';
 import { ErrorBox, Loading, Section } from '../../components/ui.tsx';
 import { asCallError, engine } from '../../store.ts';
 
@@ -127,7 +127,7 @@ export function PricesSection() {
             ) : (
               <span className="mono">{info.source}</span>
             )}
-            ; saving writes <span className="mono">{info.file}</span>. Local servers and the offline backend cost 0.
+            ; saving writes <span className="mono">{info.file}</span>. Local servers, GGUF models and {OFFLINE_LABEL} cost 0.
           </span>
         ) : null
       }

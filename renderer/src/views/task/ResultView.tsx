@@ -2,7 +2,7 @@
 // trace, the prompt, the candidates and the repairs. Several conditions → a condition switcher on top.
 
 import { useEffect, useState } from 'react';
-import { SOURCES, type TaskResult, type Sources } from '../../api/contract.ts';
+import { isOfflineBackend, OFFLINE_LABEL, SOURCES, type TaskResult, type Sources } from '../../api/contract.ts';
 import { Badge, Collapsible, Empty, Stats, TabPanel, Tabs } from '../../components/ui.tsx';
 import { duration, int, num, usd } from '../../lib/format.ts';
 import { SOURCE_META } from '../../lib/sources.ts';
@@ -132,7 +132,7 @@ function ResultSummary({ result }: { result: TaskResult }) {
             label: 'Model',
             value: (
               <span className="small ellipsis block" title={result.generation.backend}>
-                {result.generation.model || result.generation.backend}
+                {isOfflineBackend({ id: result.generation.backend }) ? OFFLINE_LABEL : result.generation.model || result.generation.backend}
               </span>
             ),
           },

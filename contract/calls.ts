@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import {
+  AllowedFolderSchema,
   AppInfoSchema,
   CostEstimateInfoSchema,
   JobInfoSchema,
@@ -62,6 +63,12 @@ export const CALLS = {
   'repo.pick': { input: none, output: PickedFolderSchema },
   'repo.list': { input: none, output: z.array(RepoSummarySchema) },
   /**
+   * Allows a folder outside the allowed roots from now on (the UI's "Allow this folder", after the user confirmed it)
+   * and remembers it across restarts; the root and system or secrets folders are refused. `folder`, not `path`: the
+   * service checks every `path` against the allowed roots, which this call extends.
+   */
+  'repo.allow': { input: z.object({ folder: PathSchema }).strict(), output: AllowedFolderSchema },
+  /**
    * `include`: paths or globs relative to the repository root that force in files skipped as generated, minified or
    * too large (as `opencoder index --include`); the repository remembers them for later runs.
    */
@@ -99,6 +106,8 @@ export const CALLS = {
   'experiment.start': { input: ExperimentRequestSchema, output: JobStartedSchema },
   'experiment.resume': { input: z.object({ runId: IdSchema }).strict(), output: JobStartedSchema },
   'experiment.list': { input: none, output: z.array(RunListItemSchema) },
+  /** Names a run (what the Runs list, the Reports menu and `opencoder runs` show); `null` goes back to the automatic label. */
+  'run.rename': { input: z.object({ runId: IdSchema, label: z.string().trim().min(1).max(200).nullable() }).strict(), output: RunListItemSchema },
   /** The report model of one run, or several compared. */
   'experiment.model': { input: z.object({ runIds }).strict(), output: ReportModelSchema },
   'experiment.result': { input: z.object({ runId: IdSchema, taskId: TaskIdSchema, condition: MethodIdSchema }).strict(), output: TaskResultSchema },

@@ -118,6 +118,8 @@ export const RepoSummarySchema = z.object({
   name: z.string(),
   lastIndexedAt: z.string().nullable(),
   files: count,
+  /** Files the last index run walked in no supported language (main/model/index-counts.ts); null before any run recorded it. */
+  otherFiles: count.nullable(),
   units: z.record(z.string(), count),
   chunks: count,
   apiEntries: count,
@@ -133,6 +135,10 @@ export const SkippedFileSchema = z.object({
   detail: z.string().nullable(),
 });
 export type SkippedFile = z.infer<typeof SkippedFileSchema>;
+
+/** What repo.allow answers: the folder allowed (canonical), the allowed roots now, and the file that remembers it. */
+export const AllowedFolderSchema = z.object({ folder: z.string(), allowedRoots: z.array(z.string()), rememberedIn: z.string() });
+export type AllowedFolder = z.infer<typeof AllowedFolderSchema>;
 
 /** What repo.pick answers: the folder chosen, or null and why not. */
 export const PickedFolderSchema = z.object({ path: z.string().nullable(), reason: z.string().optional() });
@@ -176,6 +182,12 @@ export const RunListItemSchema = z.object({
   /** Pairs stored unscored (an infrastructure failure: left out of every figure, run again on resume). */
   errors: count,
   backend: z.string(),
+  /** What the run is called: the label the user gave it, else the automatic one (main/model/run-label.ts). */
+  label: z.string(),
+  /** The automatic label (task or manifest, methods, backend): what run.rename with `label: null` goes back to. */
+  autoLabel: z.string(),
+  /** The task (one-task runs) or the manifest and its task count. */
+  subject: z.string(),
 });
 export type RunListItem = z.infer<typeof RunListItemSchema>;
 
@@ -234,6 +246,8 @@ export const JobInfoSchema = z.object({
   error: z.string().nullable(),
   /** Set when done: what the job produced (index: repo id; task / experiment: run id). */
   result: z.object({ repoId: z.number().int().optional(), runId: z.string().optional() }).nullable(),
+  /** Set the moment a pause or cancel is asked for, while the job finishes its current step (then its state says it). */
+  stopping: z.enum(['paused', 'cancelled']).nullable().optional(),
 });
 export type JobInfo = z.infer<typeof JobInfoSchema>;
 

@@ -138,7 +138,7 @@ function readLine(line: string, n: number, ctx: LineContext): { defaults: { pyth
   }
   const parsed = TaskRecordSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((x) => `${x.path.join('.') || 'task'}: ${x.message}`).join('; ');
+    const issues = parsed.error.issues.map(issueText).join('; ');
     const id = (json as { id?: unknown })?.id;
     throw new ManifestError(`${abs}:${n}${typeof id === 'string' ? ` (task ${id})` : ''}: ${issues}`, abs, n);
   }
@@ -170,6 +170,21 @@ function readLine(line: string, n: number, ctx: LineContext): { defaults: { pyth
       ...(parsed.data.task_view !== undefined ? { taskViewPath: path.resolve(dir, parsed.data.task_view) } : {}),
     },
   };
+}
+
+/** What a field that must be a JSON object looks like, for the error when it is not one. */
+const OBJECT_EXAMPLES: Record<string, string> = { source: '"source": {"benchmark": "my-bench", "id": "42"}' };
+
+/** One schema problem of a task line: the field's path and what is wrong, with an example where the field must be an object. */
+function issueText(issue: z.core.$ZodIssue): string {
+  const field = issue.path.join('.') || 'task';
+  if (issue.code === 'invalid_type' && (issue.expected === 'record' || issue.expected === 'object')) {
+    const example = OBJECT_EXAMPLES[field];
+    const received = /received (\w+)/.exec(issue.message)?.[1];
+    const got = received ? `, not ${/^[aeiou]/.test(received) ? 'an' : 'a'} ${received}` : ` (${issue.message})`;
+    return `${field}: must be a JSON object${example ? ` (${example})` : ''}${got}`;
+  }
+  return `${field}: ${issue.message}`;
 }
 
 export function findTask(manifest: Manifest, id: string): Task {

@@ -3,6 +3,7 @@
 // The CLI and the desktop host both come through here.
 
 import type { Encoder } from '../model/encoder.ts';
+import { autoRunLabel, storedBackendLabel } from '../model/run-label.ts';
 import type { PriceTable } from '../generate/cost.ts';
 import { llmDecomposer } from '../generate/generate.ts';
 import { promptTemplatesRecord } from '../generate/prompts.ts';
@@ -221,13 +222,21 @@ function freezeRun(ctx: ExperimentContext, spec: NewRun, sandbox: string): { exp
     app: appInfo(ctx.packageRoot),
     manifestTasks: spec.manifest.tasks.length,
   };
+  const conditions = storedConditions(spec.conditions);
+  const label = autoRunLabel({
+    manifestFile: spec.manifest.file,
+    taskIds: spec.tasks.map((t) => t.id),
+    conditions: conditions.map((c) => c.id),
+    backend: storedBackendLabel(spec.storedBackend, provenance),
+  });
   experiments.create({
     id,
+    label,
     kind: spec.kind,
     manifestFile: spec.manifest.file,
     manifestHash: spec.manifest.hash,
     taskIds: spec.tasks.map((t) => t.id),
-    conditions: storedConditions(spec.conditions),
+    conditions,
     backend: spec.storedBackend,
     provenance,
     options: spec.options ?? {},

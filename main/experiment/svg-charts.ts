@@ -3,6 +3,7 @@
 // each function returns one `<svg>` element as a string, meant to be embedded in an HTML page (no xmlns
 // needed there). Every string that reaches the markup goes through escapeXml.
 
+import { niceTicks, tickLabel } from '../model/ticks.ts';
 import type { CalibrationBin } from '../stats/metrics.ts';
 
 /** Okabe–Ito palette (colour-blind safe), minus yellow which is unreadable on white. */
@@ -46,32 +47,8 @@ export function fitText(text: string, width: number, size: number): string {
   return chars.join('') + '…';
 }
 
-/** 1-2-5 "nice" ticks covering [min, max] with about `count` steps. */
-export function niceTicks(min: number, max: number, count = 5): { ticks: number[]; step: number; min: number; max: number } {
-  if (!(max > min)) {
-    const c = finite(min) ? min : 0;
-    min = c - 0.5;
-    max = c + 0.5;
-  }
-  const raw = (max - min) / Math.max(1, count);
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const norm = raw / mag;
-  const step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 2.5 ? 2.5 : norm <= 5 ? 5 : 10) * mag;
-  const lo = Math.floor(min / step + 1e-9) * step;
-  const hi = Math.ceil(max / step - 1e-9) * step;
-  const ticks: number[] = [];
-  for (let v = lo; v <= hi + step / 2; v += step) ticks.push(Math.abs(v) < step / 1e6 ? 0 : v);
-  return { ticks, step, min: lo, max: hi };
-}
-
-/** Tick label with just enough decimals for the step. */
-export function tickLabel(v: number, step: number): string {
-  let decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  const scaled = step * 10 ** decimals;
-  if (Math.abs(Math.round(scaled) - scaled) > 1e-6) decimals++;
-  const s = v.toFixed(Math.min(6, decimals));
-  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
-}
+// Round ticks (1-2-5 steps, zero on a tick) live in main/model/ticks.ts, shared with the UI's charts.
+export { niceTicks, tickLabel };
 
 interface SvgFrame {
   id: string;
@@ -186,7 +163,7 @@ export function forestPlot(o: ForestOptions): string {
   const lo = Math.min(0, ...values);
   const hi = Math.max(0, ...values);
   const pad = (hi - lo || 1) * 0.06;
-  const scale = niceTicks(lo - pad, hi + pad, 6);
+  const scale = niceTicks(lo - pad, hi + pad, { count: 6, includeZero: true });
   const x = (v: number) => left + ((v - scale.min) / (scale.max - scale.min)) * (right - left);
 
   const body: string[] = [];
@@ -299,7 +276,7 @@ export function groupedBars(o: BarOptions): string {
 
   const values = o.groups.flatMap((g) => g.values.flatMap((v) => (v ? [v.value, v.lo ?? Number.NaN, v.hi ?? Number.NaN] : []))).filter(finite);
   const [dMin, dMax] = o.domain ?? [Math.min(0, ...values), Math.max(0, ...values)];
-  const scale = niceTicks(dMin, dMax, 5);
+  const scale = niceTicks(dMin, dMax, { count: 5, includeZero: true });
   const x = (v: number) => left + ((Math.max(scale.min, Math.min(scale.max, v)) - scale.min) / (scale.max - scale.min)) * (right - left);
   const layout: BarLayout = { labelW, labelSize, left, right, top, groupH, scale, x };
 

@@ -2,6 +2,8 @@
 // progress, an AbortSignal and an error message when it fails. Every state change is pushed as a `job` event
 // right away; progress is throttled per job so a fast indexer cannot flood the UI. A job's function stores what
 // it computes as it goes (index catalog, per-task results), so cancelling or pausing loses nothing finished.
+// A pause or cancel is acknowledged at once: the job's `stopping` is set and its event sent when the request
+// arrives, while the job finishes its current step.
 
 import { randomBytes } from 'node:crypto';
 import type { EngineEvent, JobInfo, JobKind, JobProgress } from '../../contract/index.ts';
@@ -61,7 +63,18 @@ export class JobManager {
     if (this.closed) throw new Error(`cannot start "${title}": the engine is shutting down`);
     const id = `${kind}-${++this.seq}-${randomBytes(3).toString('hex')}`;
     const entry: Entry = {
-      info: { id, kind, state: 'running', title, startedAt: new Date().toISOString(), finishedAt: null, progress: null, error: null, result: null },
+      info: {
+        id,
+        kind,
+        state: 'running',
+        title,
+        startedAt: new Date().toISOString(),
+        finishedAt: null,
+        progress: null,
+        error: null,
+        result: null,
+        stopping: null,
+      },
       fn,
       opts,
       controller: null,
@@ -88,8 +101,7 @@ export class JobManager {
   cancel(id: string): JobInfo {
     const e = this.entry(id);
     if (e.info.state === 'running') {
-      e.stopAs = 'cancelled';
-      e.controller?.abort();
+      this.askToStop(e, 'cancelled');
     } else if (e.info.state === 'paused') {
       e.info.state = 'cancelled';
       this.changed(e);
@@ -101,10 +113,7 @@ export class JobManager {
     const e = this.entry(id);
     if (!e.opts.pausable)
       throw new JobError(`job ${id} (${e.info.kind}: ${e.info.title}) cannot be paused; only index jobs pause (cancel it instead)`, 'unsupported');
-    if (e.info.state === 'running') {
-      e.stopAs = 'paused';
-      e.controller?.abort();
-    }
+    if (e.info.state === 'running' && e.stopAs !== 'cancelled') this.askToStop(e, 'paused');
     return clone(e.info);
   }
 
@@ -147,6 +156,15 @@ export class JobManager {
     for (const e of this.jobs.values()) if (e.timer) clearTimeout(e.timer);
   }
 
+  /** Aborts a running job and tells every client at once that it is stopping (its final state comes when it stops). */
+  private askToStop(e: Entry, as: 'paused' | 'cancelled'): void {
+    if (e.stopAs === as) return;
+    e.stopAs = as;
+    e.info.stopping = as;
+    e.controller?.abort();
+    this.changed(e);
+  }
+
   private entry(id: string): Entry {
     const e = this.jobs.get(id);
     if (!e) throw new JobError(`no job ${id}${this.jobs.size ? ` (jobs: ${[...this.jobs.keys()].slice(-5).join(', ')})` : ' (no jobs yet)'}`, 'not-found');
@@ -157,6 +175,7 @@ export class JobManager {
     const controller = new AbortController();
     e.controller = controller;
     e.stopAs = null;
+    e.info.stopping = null;
     const ctx: JobContext = {
       signal: controller.signal,
       progress: (p) => {
@@ -185,6 +204,7 @@ export class JobManager {
         }
       }
       e.info.finishedAt = new Date().toISOString();
+      e.info.stopping = null;
       e.controller = null;
       e.running = null;
       this.changed(e);

@@ -19,6 +19,7 @@ import { canonicalPath, isInside } from '../util/paths.ts';
 import { JobManager, messageOf } from './jobs.ts';
 import { defaultModelsDir, resourcesDir, userDataDir } from './paths.ts';
 import { OpenCoderError } from '../model/errors.ts';
+import { allowedFoldersFileIn, allowProblem, loadAllowedFolders, rememberAllowedFolder } from './allowed-folders.ts';
 
 export type Provider = 'openai' | 'gemini';
 
@@ -202,6 +203,10 @@ export async function openEncoderFor(
 
 // ---- the workspace ----------------------------------------------------------------------------------------
 
+/** How a folder outside the allowed roots is allowed: the UI's action (Electron's picker does it too) or the CLI flag. */
+export const ALLOW_HOW =
+  'Allow it with "Allow this folder" in the Repository view (the desktop app\'s folder picker allows the folder it opens), or start opencoder serve --allow DIR.';
+
 interface Opened {
   store: Store;
   encoder: Encoder;
@@ -258,6 +263,31 @@ export class Workspace {
     this.standingNotice = opened.loaded.notice;
     this.settingsBroken = opened.loaded.broken;
     for (const r of [os.homedir(), resourcesDir(), opened.dataDir, ...(opts.allowedRoots ?? [])]) this.allowRoot(r);
+    const remembered = loadAllowedFolders(this.allowedFoldersFile);
+    for (const r of remembered.folders) this.allowRoot(r);
+    this.standingNotice ??= remembered.notice;
+  }
+
+  /** Where the folders allowed from the UI are remembered (allowed-folders.ts). */
+  get allowedFoldersFile(): string {
+    return allowedFoldersFileIn(this.dataDir);
+  }
+
+  /**
+   * Allows a folder from now on and remembers it (the UI's "Allow this folder", Electron's folder picker); refuses
+   * the file system's root and the system and secrets folders, naming the folder and why.
+   */
+  allowFolder(field: string, dir: string): string {
+    const problem = allowProblem(dir);
+    if (problem) fail('forbidden-path', `Cannot allow ${problem}; choose the repository's own folder.`, [{ path: field, message: problem }]);
+    const c = canonicalPath(dir);
+    try {
+      rememberAllowedFolder(this.allowedFoldersFile, c, writeAtomic);
+    } catch (err) {
+      fail('engine', `Cannot remember the allowed folder in ${this.allowedFoldersFile}: ${messageOf(err)}`);
+    }
+    this.allowRoot(c);
+    return c;
   }
 
   // ---- events
@@ -302,12 +332,9 @@ export class Workspace {
     const c = canonicalPath(p);
     if (!this.roots.some((r) => isInside(r, c))) {
       const via = c !== path.resolve(p) ? ` (it resolves to ${c})` : '';
-      fail(
-        'forbidden-path',
-        `${field} ${p}${via} is outside the folders OpenCoder may open: ${this.roots.join(', ')}. ` +
-          (this.mode === 'electron' ? 'Choose the folder with the folder picker.' : 'Start opencoder serve with --allow DIR to add one.'),
-        [{ path: field, message: 'outside the allowed roots' }],
-      );
+      fail('forbidden-path', `${field} ${p}${via} is outside the folders OpenCoder may open: ${this.roots.join(', ')}. ` + ALLOW_HOW, [
+        { path: field, message: `outside the allowed roots. ${ALLOW_HOW}` },
+      ]);
     }
     return c;
   }

@@ -1,11 +1,18 @@
 // Embedding what the store holds but the current encoder has not embedded yet. While files are still
 // being parsed, the pump embeds full batches in the background (the encoder runs in its own worker
 // thread), so parsing and embedding overlap; `finish` then sweeps up everything left. A few batches
-// are kept in flight so the encoder never waits for the writer between batches.
+// are kept in flight so the encoder never waits for the writer between batches. A batch's vectors are stored in
+// small slices (one transaction each) with a turn of the event loop between them, so calls and event sockets are
+// answered while a large repository is embedded.
 
 import type { Encoder } from '../model/encoder.ts';
 import { ITEM_KINDS, type ItemKind, type PendingText, type Store } from '../store/store.ts';
 import { IndexCancelledError } from './errors.ts';
+
+/** Vectors stored per transaction: a slice takes a few milliseconds, a whole batch of 256 can block for a second. */
+const STORE_SLICE = 32;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface InFlight {
   kind: ItemKind;
@@ -57,12 +64,11 @@ export class EmbedPump {
     if (vectors.length !== job.pending.length) {
       throw new Error(`encoder ${this.encoder.name} returned ${vectors.length} vectors for ${job.pending.length} texts`);
     }
-    this.store.storeEmbeddings(
-      this.repoId,
-      this.encoderId,
-      job.kind,
-      job.pending.map((p, i) => ({ id: p.id, vector: vectors[i]! })),
-    );
+    const rows = job.pending.map((p, i) => ({ id: p.id, vector: vectors[i]! }));
+    for (let start = 0; start < rows.length; start += STORE_SLICE) {
+      if (start > 0) await nextTurn();
+      this.store.storeEmbeddings(this.repoId, this.encoderId, job.kind, rows.slice(start, start + STORE_SLICE));
+    }
     this.embedded += job.pending.length;
   }
 
@@ -102,10 +108,17 @@ export class EmbedPump {
     await this.running;
     if (this.failure) throw this.failure;
     const start = this.embedded;
-    const total = this.store.countPendingEmbeddings(this.repoId, this.encoderId);
+    const pending = this.store.countPendingEmbeddings(this.repoId, this.encoderId);
+    const total = start + pending;
+    if (pending === 0) {
+      yield { done: start, total };
+      return;
+    }
     // A full sweep from the start: ids freed by deletions can be reused below a cursor.
     for (const kind of ITEM_KINDS) this.cursor[kind] = 0;
-    for await (const _ of this.batches(1, signal)) yield { done: this.embedded - start, total };
+    // Counted over the whole run (what the background pass embedded during the parse, then the rest), so that the
+    // progress ends at the run's `embeddedTexts` (main/model/index-counts.ts: texts embedded in this run).
+    for await (const _ of this.batches(1, signal)) yield { done: this.embedded, total };
   }
 
   /** Stops background work (on cancel or error) and waits for the batches in flight to be written. */

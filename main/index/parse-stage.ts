@@ -1,6 +1,8 @@
 // The parse step of indexing: read and parse the planned files on the parse pool, many requests in
 // flight, and write what parsed in small batches (one transaction each), kicking the embed pump after
-// each batch so embedding overlaps with parsing. A killed run loses at most the unwritten batch.
+// each batch so embedding overlaps with parsing. A killed run loses at most the unwritten batch. A batch is
+// written in time slices (a few files per transaction, the event loop served between them), so the server stays
+// responsive while a large repository is indexed.
 
 import os from 'node:os';
 import type { SkipRecord } from '../store/store.ts';
@@ -12,6 +14,11 @@ import { ParsePool, type ParseReply } from './parse-pool.ts';
 
 /** Re-indexes and repositories of at most this many changed files parse in the calling thread. */
 const IN_THREAD_FILES = 8;
+
+/** One transaction of a batch writes files for at most about this long before the event loop gets a turn. */
+const WRITE_SLICE_MS = 20;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A file that parsed, waiting for its batch to be written. */
 interface ParsedFile {
@@ -51,11 +58,14 @@ export async function* parseAndWrite(run: IndexRun, pump: EmbedPump, jobs: Parse
   return failed;
 }
 
-/** Parser workers for `files` files: none for a handful, else one per core but no more than files. */
+/**
+ * Parser workers for `files` files: none for a handful, else one per core but one (the event loop's: calls and event
+ * sockets are answered there while indexing runs), at least one, and no more than files.
+ */
 function poolSize(files: number, threads: number | undefined): number {
   // No more workers than files: a one-file re-index should not pay for starting idle parsers.
   // A handful of files is parsed in this thread: starting a worker costs more than parsing them.
-  return files <= IN_THREAD_FILES && threads === undefined ? 0 : Math.min(threads ?? os.availableParallelism(), files);
+  return files <= IN_THREAD_FILES && threads === undefined ? 0 : Math.min(threads ?? Math.max(1, os.availableParallelism() - 1), files);
 }
 
 async function* parseAll(run: IndexRun, pump: EmbedPump, pool: ParsePool, jobs: ParseJob[], failed: SkipRecord[]): AsyncGenerator<IndexEvent, void> {
@@ -75,7 +85,7 @@ async function* parseAll(run: IndexRun, pump: EmbedPump, pool: ParsePool, jobs: 
     const { idx, events } = await Promise.race(inFlight.values());
     inFlight.delete(idx);
     done++;
-    if (writer.due(!inFlight.size && next >= total)) events.push(...writer.flush());
+    if (writer.due(!inFlight.size && next >= total)) events.push(...(await writer.flush()));
     for (const e of events) yield e;
     yield { type: 'progress', phase: 'parse', done, total, current: jobs[idx]!.file.relPath };
     if (run.opts.signal?.aborted === true) {
@@ -85,7 +95,7 @@ async function* parseAll(run: IndexRun, pump: EmbedPump, pool: ParsePool, jobs: 
     }
     if (next < total) launch(next++);
   }
-  for (const e of writer.flush()) yield e;
+  for (const e of await writer.flush()) yield e;
 }
 
 /** Reads `job` (unless the catalog already did) and parses it; the outcome goes to `sink` on completion. */
@@ -114,9 +124,9 @@ async function parseOne(idx: number, job: ParseJob, pool: ParsePool, sink: Parse
 }
 
 /**
- * Parsed files waiting to be written. They go to the store in small batches (one transaction each):
- * per-file commits cost more than the parse on large repositories, and a batch is still all-or-nothing
- * after a crash.
+ * Parsed files waiting to be written. They go to the store in small batches, each written in time-bounded slices
+ * of one transaction: per-file commits cost more than the parse on large repositories, one long transaction blocks
+ * the event loop, and each slice is still all-or-nothing after a crash.
  */
 class BatchWriter {
   readonly ready: ParsedFile[] = [];
@@ -135,14 +145,35 @@ class BatchWriter {
     return this.ready.length >= this.batch || performance.now() - this.lastFlush > 250 || last;
   }
 
-  /** Writes every ready file in one transaction and counts it; returns the syntax-error warnings. */
-  flush(): IndexEvent[] {
+  /**
+   * Writes every ready file and counts it; returns the syntax-error warnings. Files go in slices of one transaction
+   * each (at least one file, then until WRITE_SLICE_MS is spent), with a turn of the event loop between slices, so
+   * calls and event sockets are served while a batch of large files is written.
+   */
+  async flush(): Promise<IndexEvent[]> {
     this.lastFlush = performance.now();
     if (!this.ready.length) return [];
     const batch = this.ready.splice(0);
-    const { store, repoId, stats, opts } = this.run;
-    store.write(`the index of ${batch.length} files`, () => {
-      for (const r of batch) {
+    const events: IndexEvent[] = [];
+    let start = 0;
+    while (start < batch.length) {
+      const end = this.writeSlice(batch, start);
+      for (const r of batch.slice(start, end)) this.count(r, events);
+      start = end;
+      if (start < batch.length) await nextTurn();
+    }
+    this.pump.kick();
+    return events;
+  }
+
+  /** Writes batch[start…] in one transaction until the slice's time is spent; the index after the last written. */
+  private writeSlice(batch: ParsedFile[], start: number): number {
+    const { store, repoId } = this.run;
+    const began = performance.now();
+    let end = start;
+    store.write(`the index of ${batch.length - start} files`, () => {
+      do {
+        const r = batch[end++]!;
         store.replaceFile(
           repoId,
           { relPath: r.job.file.relPath, size: r.size, mtimeMs: r.job.file.mtimeMs, sha256: r.sha },
@@ -150,21 +181,21 @@ class BatchWriter {
           r.reply.api,
           r.reply.lexical,
         );
-      }
+      } while (end < batch.length && performance.now() - began < WRITE_SLICE_MS);
     });
-    const events: IndexEvent[] = [];
-    for (const r of batch) {
-      stats.parsedFiles++;
-      if (r.job.isNew) stats.files.added++;
-      else stats.files.changed++;
-      if (r.reply.result.errors.length) {
-        stats.filesWithSyntaxErrors++;
-        const e = r.reply.result.errors[0]!;
-        events.push({ type: 'warning', path: r.job.file.relPath, message: `syntax error at line ${e.line}: ${e.message}; indexed what parsed` });
-      }
-      opts.onFileWritten?.(r.job.file.relPath);
+    return end;
+  }
+
+  private count(r: ParsedFile, events: IndexEvent[]): void {
+    const { stats, opts } = this.run;
+    stats.parsedFiles++;
+    if (r.job.isNew) stats.files.added++;
+    else stats.files.changed++;
+    if (r.reply.result.errors.length) {
+      stats.filesWithSyntaxErrors++;
+      const e = r.reply.result.errors[0]!;
+      events.push({ type: 'warning', path: r.job.file.relPath, message: `syntax error at line ${e.line}: ${e.message}; indexed what parsed` });
     }
-    this.pump.kick();
-    return events;
+    opts.onFileWritten?.(r.job.file.relPath);
   }
 }

@@ -28,6 +28,8 @@ export interface ExperimentRunRecord<C = unknown, B = unknown, P = unknown, O = 
   options: O;
   pid: number | null;
   host: string | null;
+  /** What the run is called (automatic when frozen, editable); null for runs stored before labels existed. */
+  label: string | null;
 }
 
 export interface ResultRecord<R = unknown> {
@@ -55,6 +57,7 @@ interface RunRow {
   options: string;
   pid: number | null;
   host: string | null;
+  label: string | null;
 }
 
 export function newExperimentId(kind: string): string {
@@ -117,18 +120,21 @@ export class ExperimentStore {
       options: JSON.parse(r.options),
       pid: r.pid,
       host: r.host,
+      label: r.label ?? null,
     };
   }
 
   create(
-    run: Pick<ExperimentRunRecord, 'id' | 'kind' | 'manifestFile' | 'manifestHash' | 'taskIds' | 'conditions' | 'backend' | 'provenance' | 'options'>,
+    run: Pick<ExperimentRunRecord, 'id' | 'kind' | 'manifestFile' | 'manifestHash' | 'taskIds' | 'conditions' | 'backend' | 'provenance' | 'options'> & {
+      label?: string | null;
+    },
   ): void {
     const now = new Date().toISOString();
     this.write(`experiment run ${run.id}`, () =>
       this.db
         .prepare(
-          `INSERT INTO experiment_runs (id, kind, created_at, updated_at, status, manifest_file, manifest_hash, task_ids, conditions, backend, provenance, options, pid, host)
-           VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO experiment_runs (id, kind, created_at, updated_at, status, manifest_file, manifest_hash, task_ids, conditions, backend, provenance, options, pid, host, label)
+           VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           run.id,
@@ -144,7 +150,16 @@ export class ExperimentStore {
           JSON.stringify(run.options),
           process.pid,
           os.hostname(),
+          run.label ?? null,
         ),
+    );
+  }
+
+  /** Renames a run; null goes back to the automatic label. False when there is no such run. */
+  rename(id: string, label: string | null): boolean {
+    return this.write(
+      `the label of experiment run ${id}`,
+      () => this.db.prepare('UPDATE experiment_runs SET label = ? WHERE id = ?').run(label, id).changes > 0,
     );
   }
 
@@ -173,11 +188,21 @@ export class ExperimentStore {
 
   list(limit = 100): (ExperimentRunRecord & { results: number; errors: number })[] {
     const rows = this.db.prepare('SELECT * FROM experiment_runs ORDER BY created_at DESC, id DESC LIMIT ?').all(limit) as RunRow[];
-    const count = this.db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(status = 'error'), 0) AS e FROM experiment_results WHERE run_id = ?`);
-    return rows.map((r) => {
-      const c = count.get(r.id) as { n: number; e: number };
-      return { ...this.toRecord(r), results: c.n, errors: c.e };
-    });
+    return rows.map((r) => this.counted(r));
+  }
+
+  /** One run as list() gives it (with its result counts), or undefined. */
+  listed(id: string): (ExperimentRunRecord & { results: number; errors: number }) | undefined {
+    const row = this.db.prepare('SELECT * FROM experiment_runs WHERE id = ?').get(id) as RunRow | undefined;
+    return row ? this.counted(row) : undefined;
+  }
+
+  private counted(r: RunRow): ExperimentRunRecord & { results: number; errors: number } {
+    const c = this.db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(status = 'error'), 0) AS e FROM experiment_results WHERE run_id = ?`).get(r.id) as {
+      n: number;
+      e: number;
+    };
+    return { ...this.toRecord(r), results: c.n, errors: c.e };
   }
 
   /** Stores one (task, condition) outcome; a retried task's error is replaced by its result. */

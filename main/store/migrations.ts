@@ -311,6 +311,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    description: 'Experiment runs carry a label (made from their task or manifest, methods and backend when frozen; editable) so runs can be told apart',
+    sql: `ALTER TABLE experiment_runs ADD COLUMN label TEXT;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

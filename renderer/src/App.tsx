@@ -112,8 +112,13 @@ function Notices() {
   return (
     <div className="toasts" aria-live="polite" data-testid="notices">
       {notices.map((n) => (
-        <div key={n.id} className={`toast toast-${n.level}`} role={n.level === 'error' ? 'alert' : 'status'} data-testid="notice">
+        <div key={n.id} className={`toast toast-${n.level}`} role={n.level === 'error' ? 'alert' : 'status'} data-testid="notice" data-count={n.count}>
           <span>{n.message}</span>
+          {n.count > 1 ? (
+            <span className="toast-count" data-testid="notice-count" title={`${n.count} times in a row`} aria-label={`${n.count} times`}>
+              ×{n.count}
+            </span>
+          ) : null}
           <button type="button" className="toast-close" aria-label="Dismiss" onClick={() => dismiss(n.id)}>
             ×
           </button>

@@ -72,6 +72,27 @@ export interface Notice {
   id: number;
   level: 'info' | 'warning' | 'error';
   message: string;
+  /** How many times this message came within NOTICE_MERGE_MS of the previous one (one toast, counted). */
+  count: number;
+  /** When it last came (ms since epoch). */
+  at: number;
+}
+
+/** The same notice again within this long is counted on the shown toast instead of stacking another. */
+export const NOTICE_MERGE_MS = 5_000;
+
+export type TaskSource = 'manifest' | 'custom';
+
+/** What the address bar restores after a reload (route.ts writes and reads it). */
+export interface RouteState {
+  view: ViewId;
+  repo: number | null;
+  manifest: string | null;
+  task: string | null;
+  source: TaskSource;
+  /** A shown result: the run; with `condition`, one stored result (a drill-down), else the run's results. */
+  run: string | null;
+  condition: string | null;
 }
 
 export type MethodsList = { methods: MethodInfo[]; ladder: MethodInfo[]; factorial: MethodInfo[] };
@@ -89,6 +110,10 @@ export interface AppState {
   manifest: string | null;
   tasks: Loadable<TaskList>;
   selectedTaskId: string | null;
+  /** Where the Task view's task comes from: a manifest, or the written-task form. */
+  taskSource: TaskSource;
+  /** The repository shown in the Repository view (null: the first). */
+  selectedRepoId: number | null;
   /** Methods chosen for interactive runs (Task and Ablation views). */
   selectedMethods: string[];
   /** Evidence sources switched on for the next interactive run (Ablation view). */
@@ -103,6 +128,12 @@ export interface AppState {
   notices: Notice[];
 
   setView(view: ViewId): void;
+  setTaskSource(source: TaskSource): void;
+  selectRepo(id: number | null): void;
+  /** Shows what a route names (after a reload, or back / forward): view, repository, manifest, task, result. */
+  applyRoute(route: RouteState): void;
+  /** Shows the results of a stored interactive run (a reload of a task result): its task in the left panel too. */
+  restoreRun(runId: string): Promise<void>;
   init(): Promise<void>;
   handleEvent(e: EngineEvent): void;
   setConnection(info: ConnectionInfo, reopened: boolean): void;
@@ -135,6 +166,8 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
   let noticeId = 0;
   /** Task-run jobs whose results are being fetched (a job event can arrive twice). */
   const fetching = new Set<string>();
+  /** Pauses and cancels asked for and not yet seen through: shown at once, whatever event comes first. */
+  const requested = new Map<string, 'paused' | 'cancelled'>();
 
   return createStore<AppState>()((set, get) => {
     const guard = async <T>(key: 'info' | 'settings' | 'repos' | 'runs' | 'methods', fn: () => Promise<T>) => {
@@ -147,7 +180,11 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       }
     };
 
-    const upsertJob = (job: JobInfo) => {
+    const upsertJob = (incoming: JobInfo) => {
+      let job = incoming;
+      const asked = requested.get(job.id);
+      if (asked && job.state === 'running' && !job.stopping) job = { ...job, stopping: asked };
+      if (job.state !== 'running') requested.delete(job.id);
       const jobs = get().jobs;
       const i = jobs.findIndex((j) => j.id === job.id);
       const next = i >= 0 ? jobs.map((j, k) => (k === i ? job : j)) : [job, ...jobs];
@@ -187,6 +224,22 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       }
     };
 
+    /** The runs list item of `runId` (listing the runs again when it is not known yet); null when there is none. */
+    const runItem = async (runId: string): Promise<RunListItem | null> => {
+      const known = get().runs.data?.find((r) => r.id === runId);
+      if (known) return known;
+      await get().refreshRuns();
+      return get().runs.data?.find((r) => r.id === runId) ?? null;
+    };
+
+    /** The left panel of the Task view shows `taskId` of the run's manifest (not whatever manifest was loaded). */
+    const showTaskOf = async (runId: string, taskId: string) => {
+      set({ selectedTaskId: taskId });
+      const item = await runItem(runId);
+      if (item?.manifestFile && item.manifestFile !== get().manifest) await get().loadTasks(item.manifestFile);
+      if (get().selectedTaskId !== taskId && get().tasks.data?.tasks.some((t) => t.id === taskId)) set({ selectedTaskId: taskId });
+    };
+
     /** What a job's new state means beyond the jobs list. */
     const applyJob = (job: JobInfo, prev: JobInfo | undefined) => {
       upsertJob(job);
@@ -224,6 +277,8 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       manifest: null,
       tasks: idle(),
       selectedTaskId: null,
+      taskSource: 'manifest',
+      selectedRepoId: null,
       selectedMethods: ['opencoder'],
       ablationSources: { ...ALL_SOURCES },
       taskRun: { current: null, previous: null },
@@ -234,6 +289,59 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       notices: [],
 
       setView: (view) => set({ view }),
+      setTaskSource: (taskSource) => set({ taskSource }),
+      selectRepo: (selectedRepoId) => set({ selectedRepoId }),
+
+      applyRoute(route) {
+        // A route names only what its view shows: the rest of the state is left as it is.
+        set({ view: route.view });
+        if (route.view === 'repository') set({ selectedRepoId: route.repo });
+        if (route.task) set({ selectedTaskId: route.task });
+        if (route.manifest && route.manifest !== get().manifest) void get().loadTasks(route.manifest);
+        const d = get().drill;
+        if (route.view !== 'task') return;
+        if (route.run && route.task && route.condition) {
+          if (!d || d.runId !== route.run || d.taskId !== route.task || d.condition !== route.condition)
+            void get().openResult(route.run, route.task, route.condition);
+        } else if (route.run) {
+          if (d) set({ drill: null });
+          if (get().taskRun.current?.runId !== route.run) void get().restoreRun(route.run);
+        } else if (d) set({ drill: null });
+        // After the result is opened (which shows its task's manifest): the route's choice of tab wins.
+        set({ taskSource: route.source });
+      },
+
+      async restoreRun(runId) {
+        const jobId = `stored:${runId}`;
+        const rec: TaskRunRecord = {
+          jobId,
+          runId,
+          label: runId,
+          taskId: null,
+          manifest: null,
+          custom: null,
+          methods: [],
+          sources: { ...ALL_SOURCES },
+          status: 'loading',
+          error: null,
+          results: [],
+          startedAt: new Date().toISOString(),
+        };
+        // Shown (and so in the route) at once; what the runs list says about it fills in when it arrives.
+        set({ taskRun: { current: rec, previous: get().taskRun.current }, drill: null });
+        const item = await runItem(runId);
+        if (!item) {
+          updateCurrent(jobId, { status: 'failed', error: `no stored run ${runId} in this workspace (it may have been deleted); run the task again` });
+          return;
+        }
+        updateCurrent(jobId, { label: item.subject || item.label, manifest: item.manifestFile, methods: item.conditions, startedAt: item.createdAt });
+        await fetchTaskResults(jobId, runId);
+        const taskId = get().taskRun.current?.jobId === jobId ? get().taskRun.current?.results[0]?.taskId : undefined;
+        if (taskId) {
+          updateCurrent(jobId, { taskId });
+          await showTaskOf(runId, taskId);
+        }
+      },
 
       async init() {
         await Promise.all([
@@ -362,7 +470,8 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       selectRuns: (ids) => set({ selectedRuns: ids.slice(-2) }),
 
       async openResult(runId, taskId, condition) {
-        set({ drill: { runId, taskId, condition, result: { status: 'loading', data: null, error: null } }, view: 'task' });
+        set({ drill: { runId, taskId, condition, result: { status: 'loading', data: null, error: null } }, view: 'task', taskSource: 'manifest' });
+        void showTaskOf(runId, taskId);
         try {
           const result = await api.call('experiment.result', { runId, taskId, condition });
           const d = get().drill;
@@ -376,6 +485,12 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       closeDrill: () => set({ drill: null }),
 
       async jobAction(jobId, action) {
+        const known = get().jobs.find((j) => j.id === jobId);
+        if (action !== 'resume' && known?.state === 'running') {
+          // Acknowledged at once ("pausing…" / "cancelling…"); the engine's event confirms it, its final state follows.
+          requested.set(jobId, action === 'pause' ? 'paused' : 'cancelled');
+          upsertJob(known);
+        }
         try {
           const job = await api.call(action === 'cancel' ? 'job.cancel' : action === 'pause' ? 'job.pause' : 'job.resume', { jobId });
           applyJob(
@@ -383,13 +498,24 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
             get().jobs.find((j) => j.id === job.id),
           );
         } catch (err) {
+          if (requested.delete(jobId)) {
+            const now = get().jobs.find((j) => j.id === jobId);
+            if (now) upsertJob({ ...now, stopping: null });
+          }
           get().notify('error', `could not ${action} the job: ${asCallError(err).message}`);
         }
       },
 
       notify(level, message) {
-        const id = ++noticeId;
-        set({ notices: [...get().notices.slice(-4), { id, level, message }] });
+        const at = Date.now();
+        const notices = get().notices;
+        const same = notices.find((n) => n.level === level && n.message === message && at - n.at <= NOTICE_MERGE_MS);
+        if (same) {
+          // One failing call reported by several views is one toast, counted.
+          set({ notices: [...notices.filter((n) => n !== same), { ...same, count: same.count + 1, at }] });
+          return;
+        }
+        set({ notices: [...notices.slice(-4), { id: ++noticeId, level, message, count: 1, at }] });
       },
 
       dismissNotice: (id) => set({ notices: get().notices.filter((n) => n.id !== id) }),

@@ -148,6 +148,7 @@ function loaded(
         manifestTasks: 3,
       },
       options: {},
+      label: null,
       pid: null,
       host: null,
     },

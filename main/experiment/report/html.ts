@@ -81,8 +81,9 @@ th, td { border-bottom: 1px solid var(--line); padding: 5px 7px; text-align: lef
 th { background: var(--band); font-weight: 600; white-space: nowrap; vertical-align: bottom; }
 th .sub { font-weight: 400; font-size: 11px; color: var(--muted); }
 td.name { min-width: 11em; }
-table[data-table="summary"] td:first-child, table[data-table="summary"] th:first-child { position: sticky; left: 0; background: inherit; box-shadow: 1px 0 0 var(--line); }
-table[data-table="summary"] th:first-child { background: var(--band); }
+.table-wrap { max-width: 100%; }
+.table-wrap > table:not(.kv) tr > :first-child { position: sticky; left: 0; z-index: 1; background: inherit; box-shadow: 1px 0 0 var(--line); }
+.table-wrap > table:not(.kv) thead tr > :first-child { background: var(--band); }
 tbody tr { background: #fff; }
 tbody tr:nth-child(even) { background: #fbfcfd; }
 tbody tr:hover { background: #f0f6ff; }

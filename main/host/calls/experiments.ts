@@ -8,7 +8,7 @@ import { estimateRun, resumableRun, selectTasks, type StoredBackend } from '../.
 import { ExperimentError } from '../../experiment/runner.ts';
 import { causeOf } from '../../experiment/scoring.ts';
 import { backendSpecOfRecord } from '../../generate/backends.ts';
-import { OFFLINE_LABEL } from '../../model/backend-label.ts';
+import { autoRunLabel, runSubject, storedBackendLabel } from '../../model/run-label.ts';
 import type { TaskFailure, TaskResult } from '../../model/results.ts';
 import { factorialConditions, LADDER, METHODS, type Condition } from '../../pipeline/methods.ts';
 import { fail, type Workspace } from '../workspace.ts';
@@ -76,23 +76,38 @@ function resume(ws: Workspace, runId: string): { jobId: string } {
   return { jobId: startExperimentJob(ws, 'experiment', `Resume ${runId}`, { resume: runId }).id };
 }
 
+type ListedRun = ReturnType<Workspace['experiments']['list']>[number];
+
+/** One stored run as the Runs list shows it; a run stored before labels existed shows its automatic label. */
+export function runListItem(r: ListedRun): RunListItem {
+  const backend = storedBackendLabel(r.backend as Partial<StoredBackend> | null, r.provenance as { backend?: { label?: string } } | null);
+  const conditions = (r.conditions as { id: string }[]).map((c) => c.id);
+  const autoLabel = autoRunLabel({ manifestFile: r.manifestFile, taskIds: r.taskIds, conditions, backend });
+  return {
+    id: r.id,
+    kind: r.kind,
+    state: r.state,
+    createdAt: r.createdAt,
+    manifestFile: r.manifestFile,
+    tasks: r.taskIds.length,
+    conditions,
+    results: r.results,
+    errors: r.errors,
+    backend,
+    label: r.label ?? autoLabel,
+    autoLabel,
+    subject: runSubject(r),
+  };
+}
+
 function list(ws: Workspace): RunListItem[] {
-  return ws.experiments.list(1000).map((r) => {
-    const prov = r.provenance as { backend?: { label?: string } } | null;
-    const backend = r.backend as Partial<StoredBackend> | null;
-    return {
-      id: r.id,
-      kind: r.kind,
-      state: r.state,
-      createdAt: r.createdAt,
-      manifestFile: r.manifestFile,
-      tasks: r.taskIds.length,
-      conditions: (r.conditions as { id: string }[]).map((c) => c.id),
-      results: r.results,
-      errors: r.errors,
-      backend: backend?.kind === 'offline' ? OFFLINE_LABEL : (prov?.backend?.label ?? ([backend?.kind, backend?.model].filter(Boolean).join(':') || 'unknown')),
-    };
-  });
+  return ws.experiments.list(1000).map(runListItem);
+}
+
+function rename(ws: Workspace, { runId, label }: ParsedInput<'run.rename'>): RunListItem {
+  if (!ws.experiments.rename(runId, label)) fail('not-found', `no experiment run ${runId} in ${ws.store.path}`, [{ path: 'runId', message: 'no such run' }]);
+  ws.emit({ type: 'runs-changed' });
+  return runListItem(ws.experiments.listed(runId)!);
 }
 
 function result(ws: Workspace, { runId, taskId, condition }: ParsedInput<'experiment.result'>): TaskResult {
@@ -110,7 +125,7 @@ function result(ws: Workspace, { runId, taskId, condition }: ParsedInput<'experi
 
 export function experimentCalls(
   ws: Workspace,
-): CallTable<'methods.list' | 'experiment.estimate' | 'experiment.start' | 'experiment.resume' | 'experiment.list' | 'experiment.result'> {
+): CallTable<'methods.list' | 'experiment.estimate' | 'experiment.start' | 'experiment.resume' | 'experiment.list' | 'experiment.result' | 'run.rename'> {
   return {
     'methods.list': () => methods(),
     'experiment.estimate': (input) => estimate(ws, input),
@@ -118,5 +133,6 @@ export function experimentCalls(
     'experiment.resume': ({ runId }) => resume(ws, runId),
     'experiment.list': () => list(ws),
     'experiment.result': (input) => result(ws, input),
+    'run.rename': (input) => rename(ws, input),
   };
 }

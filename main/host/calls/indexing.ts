@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { JobInfo } from '../../../contract/index.ts';
 import { runIndex } from '../../index/indexer.ts';
 import { normalizeIncludePattern } from '../../index/walk.ts';
+import { runEmbeddedText } from '../../model/index-counts.ts';
 import type { JobContext } from '../jobs.ts';
 import type { Workspace } from '../workspace.ts';
 
@@ -30,8 +31,10 @@ export async function indexRoot(ws: Workspace, root: string, job: JobContext, ph
     const stats = await withRootLock(ws, root, () =>
       runIndex({ store: ws.store, root, encoder: ws.encoder, signal: job.signal, include }, (e) => {
         if (e.type === 'phase') job.progress({ phase: `${phasePrefix}${e.phase}`, done: 0, total: 0 });
-        else if (e.type === 'progress')
-          job.progress({ phase: `${phasePrefix}${e.phase}`, done: e.done, total: e.total, ...(e.current ? { message: e.current } : {}) });
+        else if (e.type === 'progress') {
+          const message = e.phase === 'embed' ? runEmbeddedText(e.done, e.total) : e.current;
+          job.progress({ phase: `${phasePrefix}${e.phase}`, done: e.done, total: e.total, ...(message ? { message } : {}) });
+        }
       }),
     );
     if (stats.status !== 'completed') throw new Error(`indexing ${root} was stopped before it completed; what was indexed is kept`);

@@ -1,9 +1,12 @@
 // Calls over the indexed repositories: repo.pick (the native folder picker, which also allows the folder),
-// repo.list, repo.index (an index job) and repo.skipped (the files the index left out, and why).
+// repo.allow (allow and remember a folder outside the allowed roots), repo.list, repo.index (an index job) and
+// repo.skipped (the files the index left out, and why).
 
+import path from 'node:path';
 import type { RepoSummary } from '../../../contract/index.ts';
 import { checkRepositoryRoot } from '../../index/walk.ts';
-import { canonicalPath, fail, type Workspace } from '../workspace.ts';
+import { otherFilesOfRun } from '../../model/index-counts.ts';
+import { fail, type Workspace } from '../workspace.ts';
 import type { CallTable } from './index.ts';
 import { startIndexJob } from './indexing.ts';
 
@@ -16,6 +19,7 @@ function summaries(ws: Workspace): RepoSummary[] {
       name: r.name,
       lastIndexedAt: r.last_indexed_at,
       files: s.files.indexed + s.files.partial,
+      otherFiles: otherFilesOfRun(ws.store.lastRun(r.id)?.stats),
       units: s.units,
       chunks: s.chunks,
       apiEntries: s.apiEntries,
@@ -26,17 +30,22 @@ function summaries(ws: Workspace): RepoSummary[] {
   });
 }
 
-export function repoCalls(ws: Workspace): CallTable<'repo.pick' | 'repo.list' | 'repo.index' | 'repo.skipped'> {
+export function repoCalls(ws: Workspace): CallTable<'repo.pick' | 'repo.list' | 'repo.allow' | 'repo.index' | 'repo.skipped'> {
   return {
     'repo.pick': async () => {
       if (!ws.pickFolder)
         return { path: null, reason: 'Browser mode has no native folder picker: type or paste the folder path (it must lie inside the allowed folders).' };
       const picked = await ws.pickFolder();
       if (!picked) return { path: null, reason: 'No folder was chosen.' };
-      ws.allowRoot(picked);
-      return { path: canonicalPath(picked) };
+      // The folder the user chose in the native dialog is allowed, and remembered, like "Allow this folder".
+      return { path: ws.allowFolder('path', picked) };
     },
     'repo.list': () => summaries(ws),
+    'repo.allow': ({ folder }) => {
+      const allowed = ws.allowFolder('folder', path.resolve(folder));
+      ws.emit({ type: 'notice', level: 'info', message: `OpenCoder may now open ${allowed} (remembered in ${ws.allowedFoldersFile}).` });
+      return { folder: allowed, allowedRoots: [...ws.allowedRoots], rememberedIn: ws.allowedFoldersFile };
+    },
     'repo.index': async ({ path: p, include }) => {
       const root = await checkRepositoryRoot(p);
       ws.checkPath('path', root);

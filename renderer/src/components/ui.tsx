@@ -106,14 +106,22 @@ export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause'
   const { job } = props;
   const p = job.progress;
   const active = job.state === 'running' || job.state === 'paused';
+  // Asked to pause or cancel, finishing its current step: said at once, and not asked again.
+  const stopping = job.state === 'running' && job.stopping ? (job.stopping === 'paused' ? 'pausing' : 'cancelling') : null;
   return (
-    <div className={`job ${props.compact ? 'job-compact' : ''}`} data-testid={props.testId ?? 'job-card'} data-state={job.state} data-job-id={job.id}>
+    <div
+      className={`job ${props.compact ? 'job-compact' : ''}`}
+      data-testid={props.testId ?? 'job-card'}
+      data-state={job.state}
+      data-stopping={stopping ?? undefined}
+      data-job-id={job.id}
+    >
       <div className="job-head">
         <span className="job-title" title={job.title}>
           {job.title}
         </span>
-        <Badge tone={JOB_TONE[job.state]} testId="job-state">
-          {job.state}
+        <Badge tone={stopping ? 'warn' : JOB_TONE[job.state]} testId="job-state">
+          {stopping ? `${stopping}…` : job.state}
         </Badge>
       </div>
       {p ? (
@@ -140,7 +148,7 @@ export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause'
       {props.onAction && active ? (
         <div className="job-actions">
           {job.kind === 'index' && job.state === 'running' ? (
-            <button type="button" className="btn btn-small" onClick={() => props.onAction!('pause')} data-testid="job-pause">
+            <button type="button" className="btn btn-small" onClick={() => props.onAction!('pause')} disabled={!!stopping} data-testid="job-pause">
               Pause
             </button>
           ) : null}
@@ -149,7 +157,13 @@ export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause'
               Resume
             </button>
           ) : null}
-          <button type="button" className="btn btn-small btn-danger-quiet" onClick={() => props.onAction!('cancel')} data-testid="job-cancel">
+          <button
+            type="button"
+            className="btn btn-small btn-danger-quiet"
+            onClick={() => props.onAction!('cancel')}
+            disabled={job.stopping === 'cancelled' && job.state === 'running'}
+            data-testid="job-cancel"
+          >
             Cancel
           </button>
         </div>

@@ -3,14 +3,14 @@
 // drill-down to the stored task result (that analysis is experiment/Analysis.tsx).
 
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { PathSchema, type CallError, type CostEstimateInfo, type RunListItem } from '../api/contract.ts';
-import { Badge, Empty, ErrorBox, Field, JobCard, Loading, Section, Tabs, type Tone } from '../components/ui.tsx';
-import { VirtualList } from '../components/VirtualList.tsx';
-import { dateTime, int, usd } from '../lib/format.ts';
+import { PathSchema, type CallError, type CostEstimateInfo } from '../api/contract.ts';
+import { Empty, ErrorBox, Field, JobCard, Section, Tabs } from '../components/ui.tsx';
+import { int, usd } from '../lib/format.ts';
 import { asCallError, engine, getStore, useApp } from '../store.ts';
 import { RunAnalysis } from './experiment/Analysis.tsx';
 import { MethodPicker } from './TaskView.tsx';
 import { SampleSets } from './experiment/SampleSets.tsx';
+import { RunsList } from './RunsList.tsx';
 import './ExperimentView.css';
 
 type Kind = 'run' | 'ablate' | 'ladder';
@@ -318,118 +318,5 @@ function ExperimentJobs() {
         </div>
       )}
     </Section>
-  );
-}
-
-const RUN_TONE: Record<RunListItem['state'], Tone> = { running: 'info', done: 'good', cancelled: 'muted', interrupted: 'warn' };
-
-function RunsList() {
-  const runs = useApp((s) => s.runs);
-  const selected = useApp((s) => s.selectedRuns);
-  const selectRuns = useApp((s) => s.selectRuns);
-  const refresh = useApp((s) => s.refreshRuns);
-  const [resumeError, setResumeError] = useState<CallError | null>(null);
-  const list = runs.data ?? [];
-  const toggle = (id: string) => selectRuns(selected.includes(id) ? selected.filter((x) => x !== id) : [...selected, id]);
-  const resume = async (id: string) => {
-    setResumeError(null);
-    try {
-      await engine().call('experiment.resume', { runId: id });
-      await getStore().getState().refreshJobs();
-    } catch (err) {
-      setResumeError(asCallError(err));
-    }
-  };
-  return (
-    <Section
-      title="Runs"
-      subtitle="Choose one run to analyse, or two to compare them task by task."
-      testId="runs"
-      actions={
-        <button type="button" className="btn btn-small btn-quiet" onClick={() => void refresh()} data-testid="runs-refresh">
-          Refresh
-        </button>
-      }
-    >
-      {runs.status === 'loading' && !runs.data ? <Loading label="Listing runs…" /> : null}
-      {runs.status === 'error' ? <ErrorBox error={runs.error} title="Could not list runs" onRetry={() => void refresh()} /> : null}
-      {runs.data && !list.length ? (
-        <Empty title="No runs yet" testId="runs-empty">
-          Start an experiment above; it appears here at once.
-        </Empty>
-      ) : null}
-      {list.length ? (
-        <VirtualList
-          items={list}
-          rowHeight={48}
-          height={Math.min(340, list.length * 48 + 2)}
-          label="Runs"
-          role="table"
-          testId="runs-list"
-          getKey={(r) => r.id}
-          header={<RunsHeader />}
-          renderRow={(r) => <RunRow run={r} selected={selected.includes(r.id)} onToggle={() => toggle(r.id)} onResume={() => void resume(r.id)} />}
-        />
-      ) : null}
-      <ErrorBox error={resumeError} title="Could not resume" />
-    </Section>
-  );
-}
-
-function RunsHeader() {
-  return (
-    <div className="vtable-head runs-grid">
-      <span />
-      <span>Run</span>
-      <span>Kind</span>
-      <span>State</span>
-      <span>Created</span>
-      <span className="num">Tasks</span>
-      <span>Conditions</span>
-      <span className="num">Results</span>
-      <span>Backend</span>
-      <span />
-    </div>
-  );
-}
-
-function RunRow({ run: r, selected, onToggle, onResume }: { run: RunListItem; selected: boolean; onToggle: () => void; onResume: () => void }) {
-  return (
-    <div className={`vtable-row runs-grid ${selected ? 'vtable-row-selected' : ''}`} data-testid="run-row" data-run-id={r.id}>
-      <span>
-        <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`select run ${r.id}`} data-testid="run-select" />
-      </span>
-      <span className="mono small ellipsis" title={r.id}>
-        {r.id}
-      </span>
-      <span>{r.kind}</span>
-      <span>
-        <Badge tone={RUN_TONE[r.state]}>{r.state}</Badge>
-      </span>
-      <span className="small tabular">{dateTime(r.createdAt)}</span>
-      <span className="num">{int(r.tasks)}</span>
-      <span className="small ellipsis" title={r.conditions.join(', ')}>
-        {r.conditions.length <= 3 ? r.conditions.join(', ') : `${r.conditions.length} conditions`}
-      </span>
-      <span className="num small">
-        {int(r.results)}
-        {r.errors ? (
-          <span className="text-warn" title="Pairs the infrastructure failed: left out of every figure, run again on resume">
-            {' '}
-            · {r.errors} unscored
-          </span>
-        ) : null}
-      </span>
-      <span className="small ellipsis" title={r.backend}>
-        {r.backend}
-      </span>
-      <span>
-        {r.state === 'interrupted' || r.state === 'cancelled' ? (
-          <button type="button" className="btn btn-small" onClick={onResume} data-testid="run-resume">
-            Resume
-          </button>
-        ) : null}
-      </span>
-    </div>
   );
 }

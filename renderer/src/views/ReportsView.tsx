@@ -109,6 +109,14 @@ interface RunChoiceProps {
   setRunB: (id: string) => void;
 }
 
+/** A run as the menus name it: its label, then what tells it from the others (task or manifest, methods, backend, created, status). */
+function runOption(r: RunListItem): string {
+  const methods = r.conditions.length <= 3 ? r.conditions.join(', ') : `${r.conditions.length} conditions`;
+  const parts = [r.label, r.subject, methods, r.backend, dateTime(r.createdAt), r.state];
+  // The label is automatic unless renamed, and then already says the subject, methods and backend.
+  return (r.label === r.autoLabel ? [r.label, dateTime(r.createdAt), r.state] : parts).join(' · ');
+}
+
 function RunChoice({ list, runA, runB, setRunA, setRunB }: RunChoiceProps) {
   return (
     <div className="form-row">
@@ -116,8 +124,8 @@ function RunChoice({ list, runA, runB, setRunA, setRunB }: RunChoiceProps) {
         {(id) => (
           <select id={id} className="input input-wide" value={runA} onChange={(e) => setRunA(e.target.value)} data-testid="report-run">
             {list.map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.id} · {r.kind} · {r.state} · {dateTime(r.createdAt)}
+              <option key={r.id} value={r.id} title={r.id}>
+                {runOption(r)}
               </option>
             ))}
           </select>
@@ -130,8 +138,8 @@ function RunChoice({ list, runA, runB, setRunA, setRunB }: RunChoiceProps) {
             {list
               .filter((r) => r.id !== runA)
               .map((r) => (
-                <option key={r.id} value={r.id}>
-                  {r.id} · {r.kind} · {r.state}
+                <option key={r.id} value={r.id} title={r.id}>
+                  {runOption(r)}
                 </option>
               ))}
           </select>

@@ -6,6 +6,8 @@ import { PathSchema, type RepoSummary, type SkippedFile } from '../api/contract.
 import { Badge, Empty, ErrorBox, Field, JobCard, Loading, Section, Stats } from '../components/ui.tsx';
 import { VirtualList } from '../components/VirtualList.tsx';
 import { dateTime, int } from '../lib/format.ts';
+import { plural } from '../../../main/model/format.ts';
+import { embeddableTexts, repositoryEmbeddedText, repositoryFilesText, TEXT_MEANING, unitCount } from '../../../main/model/index-counts.ts';
 import { asCallError, engine, useApp } from '../store.ts';
 import type { CallError } from '../api/contract.ts';
 import { NoModelNotice } from './settings/NoModelNotice.tsx';
@@ -13,7 +15,8 @@ import './RepositoryView.css';
 
 export function RepositoryView() {
   const repos = useApp((s) => s.repos);
-  const [selected, setSelected] = useState<number | null>(null);
+  const selected = useApp((s) => s.selectedRepoId);
+  const setSelected = useApp((s) => s.selectRepo);
   const list = repos.data ?? [];
   const current = list.find((r) => r.id === selected) ?? list[0] ?? null;
 
@@ -98,7 +101,8 @@ function RepoList({ current, onSelect }: { current: RepoSummary | null; onSelect
                   {r.root}
                 </span>
                 <span className="repo-meta tabular">
-                  {int(r.files)} files · {int(Object.values(r.units).reduce((a, b) => a + b, 0))} units ·{' '}
+                  {plural(r.files, 'code file')}
+                  {r.otherFiles ? ` (+${int(r.otherFiles)} other)` : ''} · {plural(unitCount(r.units), 'unit')} ·{' '}
                   {r.lastIndexedAt ? `indexed ${dateTime(r.lastIndexedAt)}` : 'not indexed yet'}
                 </span>
               </button>
@@ -119,9 +123,12 @@ function useIndexFolder() {
   const [error, setError] = useState<CallError | null>(null);
   const [busy, setBusy] = useState(false);
   const [pickNote, setPickNote] = useState<string | null>(null);
+  /** The folder the engine refused as outside the allowed roots: the "Allow this folder" action offers it. */
+  const [refused, setRefused] = useState<string | null>(null);
 
   const index = async (p: string) => {
     setError(null);
+    setRefused(null);
     const check = PathSchema.safeParse(p.trim());
     if (!check.success) {
       setFieldError(check.error.issues[0]?.message ?? 'not a valid path');
@@ -136,6 +143,7 @@ function useIndexFolder() {
     } catch (err) {
       const e = asCallError(err);
       const pathIssue = e.issues?.find((i) => i.path === 'path');
+      if (e.code === 'forbidden-path') setRefused(check.data);
       if (pathIssue) setFieldError(pathIssue.message);
       else if (e.code === 'forbidden-path') setFieldError(e.message);
       else setError(e);
@@ -157,7 +165,7 @@ function useIndexFolder() {
       setError(asCallError(err));
     }
   };
-  return { path, setPath, fieldError, error, busy, pickNote, index, pick };
+  return { path, setPath, fieldError, error, busy, pickNote, refused, setRefused, index, pick };
 }
 
 type IndexFolder = ReturnType<typeof useIndexFolder>;
@@ -242,6 +250,7 @@ function PathForm({ folder, roots, sampleRepo }: { folder: IndexFolder; roots: s
           />
         )}
       </Field>
+      {folder.refused ? <AllowFolder folder={folder.refused} onAllowed={(p) => void index(p)} onCancel={() => folder.setRefused(null)} /> : null}
       <div className="form-actions">
         <button type="submit" className="btn btn-primary" disabled={busy} data-testid="repo-index">
           {busy ? 'Starting…' : 'Index'}
@@ -261,6 +270,55 @@ function PathForm({ folder, roots, sampleRepo }: { folder: IndexFolder; roots: s
         ) : null}
       </div>
     </form>
+  );
+}
+
+/**
+ * "Allow this folder": the folder the engine refused, allowed (and remembered) after the user confirms it by name;
+ * the engine still refuses the root and system or secrets folders, and says why.
+ */
+function AllowFolder({ folder, onAllowed, onCancel }: { folder: string; onAllowed: (p: string) => void; onCancel: () => void }) {
+  const refreshInfo = useApp((s) => s.refreshInfo);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<CallError | null>(null);
+  const allow = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await engine().call('repo.allow', { folder });
+      await refreshInfo();
+      onAllowed(r.folder);
+    } catch (err) {
+      setError(asCallError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="allow-folder" data-testid="repo-allow-box">
+      {!confirming ? (
+        <button type="button" className="btn" onClick={() => setConfirming(true)} data-testid="repo-allow">
+          Allow this folder…
+        </button>
+      ) : (
+        <div className="notice allow-confirm" role="alertdialog" aria-label="Allow this folder" data-testid="repo-allow-confirm">
+          <p>
+            Allow OpenCoder to read and index <strong className="mono break">{folder}</strong> and every folder inside it? It stays allowed after a restart (as{' '}
+            <span className="mono">opencoder serve --allow {folder}</span> would for one session).
+          </p>
+          <div className="row gap">
+            <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void allow()} data-testid="repo-allow-yes">
+              {busy ? 'Allowing…' : 'Allow and index'}
+            </button>
+            <button type="button" className="btn btn-quiet" onClick={onCancel} data-testid="repo-allow-cancel">
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      <ErrorBox error={error} title="Could not allow the folder" testId="repo-allow-error" />
+    </div>
   );
 }
 
@@ -313,31 +371,41 @@ function EncoderNotice({ text }: { text: string }) {
 function RepoDetail({ repo }: { repo: RepoSummary }) {
   const unitKinds = Object.entries(repo.units).sort((a, b) => b[1] - a[1]);
   const skippedReasons = Object.entries(repo.skipped).sort((a, b) => b[1] - a[1]);
-  const totalUnits = unitKinds.reduce((a, [, n]) => a + n, 0);
-  const embeddable = totalUnits + repo.chunks + repo.apiEntries;
+  const totalUnits = unitCount(repo.units);
+  const embeddable = embeddableTexts(repo);
   return (
     <Section title={repo.name} subtitle={<span className="mono">{repo.root}</span>} testId="repo-detail">
       <Stats
         testId="repo-counts"
         items={[
-          { label: 'Files', value: int(repo.files), testId: 'count-files' },
+          { label: 'Code files', value: int(repo.files), testId: 'count-files', hint: 'files in a supported language, indexed' },
+          {
+            label: 'Other files',
+            value: repo.otherFiles === null ? '—' : int(repo.otherFiles),
+            testId: 'count-other-files',
+            hint: 'walked, but in no supported language (not indexed)',
+          },
           { label: 'Code units', value: int(totalUnits), testId: 'count-units' },
           { label: 'Context chunks', value: int(repo.chunks), testId: 'count-chunks' },
           { label: 'API entries', value: int(repo.apiEntries), testId: 'count-api' },
           {
-            label: 'Embedded',
+            label: 'Embedded texts',
             value: (
               <>
                 {int(repo.embedded)}
-                {embeddable > 0 ? <span className="muted small"> / {int(embeddable)}</span> : null}
+                <span className="muted small"> / {int(embeddable)}</span>
               </>
             ),
             testId: 'count-embedded',
+            hint: TEXT_MEANING,
           },
           { label: 'Encoder', value: <span className="mono small">{repo.encoder ?? '—'}</span>, testId: 'repo-encoder' },
           { label: 'Last indexed', value: <span className="small">{dateTime(repo.lastIndexedAt)}</span> },
         ]}
       />
+      <p className="small muted repo-count-line" data-testid="repo-count-line">
+        {repositoryFilesText(repo)}; {repositoryEmbeddedText(repo)} ({TEXT_MEANING}).
+      </p>
       <div className="grid-2">
         <div>
           <h3 className="h3">Units by kind</h3>

@@ -8,6 +8,7 @@ import { VirtualList } from '../components/VirtualList.tsx';
 import { asCallError, getStore, useApp, type TaskRunRecord } from '../store.ts';
 import { NoModelNotice } from './settings/NoModelNotice.tsx';
 import { ResultView } from './task/ResultView.tsx';
+import { loadCustomDraft, saveCustomDraft, type CustomDraft } from './task/custom-draft.ts';
 import './TaskView.css';
 
 export function useMethodLabel(): (id: string) => string {
@@ -21,7 +22,8 @@ export function useMethodLabel(): (id: string) => string {
 
 export function TaskView() {
   const drill = useApp((s) => s.drill);
-  const [mode, setMode] = useState<'manifest' | 'custom'>('manifest');
+  const mode = useApp((s) => s.taskSource);
+  const setMode = useApp((s) => s.setTaskSource);
   return (
     <div className="view view-wide" data-testid="task-view">
       <header className="view-head">
@@ -399,14 +401,16 @@ const CUSTOM_FIELDS: { key: keyof CustomTask; label: string; placeholder: string
 
 function CustomTaskForm() {
   const info = useApp((s) => s.info.data);
-  const [values, setValues] = useState<Record<keyof CustomTask, string>>({
-    repo: info?.sampleRepo ?? '',
-    file: '',
-    qualname: '',
-    signature: '',
-    requirement: '',
-    test_command: '',
-  });
+  // The draft survives a reload: kept in localStorage per repository folder (custom-draft.ts).
+  const [values, setValuesState] = useState<CustomDraft>(() => loadCustomDraft(window.localStorage, info?.sampleRepo ?? ''));
+  const setValues = (next: CustomDraft) => {
+    setValuesState(next);
+    saveCustomDraft(window.localStorage, next);
+  };
+  useEffect(() => {
+    // The sample repository is known only once app.info answers: the default folder of an empty draft.
+    if (info?.sampleRepo) setValuesState((v) => (v.repo ? v : loadCustomDraft(window.localStorage, info.sampleRepo)));
+  }, [info?.sampleRepo]);
   const [errors, setErrors] = useState<Partial<Record<keyof CustomTask, string>>>({});
   const validate = (): CustomTask | null => {
     const r = CustomTaskSchema.safeParse(

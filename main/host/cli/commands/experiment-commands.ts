@@ -25,9 +25,10 @@ import {
 } from '../../../experiment/orchestrate.ts';
 import type { ReportModel } from '../../../model/report.ts';
 import { writeReport, type ReportFormat } from '../../../experiment/report.ts';
-import { droppedText, repliesText, scoredText } from '../../../experiment/report/format.ts';
+import { displayNames, droppedText, repliesText, scoredText } from '../../../experiment/report/format.ts';
 import { appInfo, type Progress, type RunOutcome } from '../../../experiment/runner.ts';
 import { Store } from '../../../store/store.ts';
+import { runsCommand } from './runs-listing.ts';
 import {
   factorialConditions,
   GENERATION_PRESETS,
@@ -109,21 +110,33 @@ function valuesOfBackend(b: StoredBackend): Record<string, unknown> {
 }
 
 /** Per condition with unscored pairs or replies without code: its n and what was left out or named. */
-function scoringLines(model: ReportModel): string[] {
+function scoringLines(model: ReportModel, name: ReturnType<typeof displayNames>): string[] {
   return model.conditions
     .filter((c) => c.unscored.total || c.replies.empty + c.replies.noCode + c.replies.refused + c.replies.unknown)
-    .map((c) => `${c.label}: ${scoredText(c)} (unscored pairs are excluded from every figure); ${repliesText(c.replies)} (failed samples)`);
+    .map(
+      (c) =>
+        `${name(c.runId, c.condition, c.label)}: ${scoredText(c)} (unscored pairs are excluded from every figure); ${repliesText(c.replies)} (failed samples)`,
+    );
 }
 
-function summaryLines(model: ReportModel): string[] {
-  const lines = [`${'condition'.padEnd(34)} tasks unscd  Pass@1                 selected-correct       raw Pass@1  uncert.  API F1 repo/view  cost`];
-  for (const c of model.conditions) {
+/**
+ * The summary table and comparisons. A condition's name is the report's display name (displayNames): with its run id
+ * when another run shows the same name, so two runs of one method are told apart; `runLabels` (compare) first lists
+ * each run's id and label.
+ */
+function summaryLines(model: ReportModel, runLabels?: ReadonlyMap<string, string | null>): string[] {
+  const name = displayNames(model);
+  const names = model.conditions.map((c) => name(c.runId, c.condition, c.label));
+  const width = Math.max(34, ...names.map((n) => n.length));
+  const lines = runLabels ? [...runLabels].map(([id, label]) => `Run ${id}${label ? `: ${label}` : ''}`) : [];
+  lines.push(`${'condition'.padEnd(width)} tasks unscd  Pass@1                 selected-correct       raw Pass@1  uncert.  API F1 repo/view  cost`);
+  model.conditions.forEach((c, i) => {
     const p1 = c.passAtK.find((p) => p.k === 1)?.value;
     lines.push(
-      `${c.label.slice(0, 34).padEnd(34)} ${String(c.tasks).padStart(5)} ${String(c.unscored.total).padStart(5)}  ${(p1 ? fmtInterval(p1) : 'n/a').padEnd(22)} ${fmtInterval(c.selectedCorrect).padEnd(22)} ${f3(c.rawPass1.estimate).padStart(10)}  ${f3(c.uncertainty.mean).padStart(7)}  ${`${c.api ? f3(c.api.f1) : 'n/a'} / ${c.apiTaskView ? f3(c.apiTaskView.f1) : 'n/a'}`.padStart(17)}  ${usd(c.cost.usd)}`,
+      `${names[i]!.padEnd(width)} ${String(c.tasks).padStart(5)} ${String(c.unscored.total).padStart(5)}  ${(p1 ? fmtInterval(p1) : 'n/a').padEnd(22)} ${fmtInterval(c.selectedCorrect).padEnd(22)} ${f3(c.rawPass1.estimate).padStart(10)}  ${f3(c.uncertainty.mean).padStart(7)}  ${`${c.api ? f3(c.api.f1) : 'n/a'} / ${c.apiTaskView ? f3(c.apiTaskView.f1) : 'n/a'}`.padStart(17)}  ${usd(c.cost.usd)}`,
     );
-  }
-  lines.push(...scoringLines(model));
+  });
+  lines.push(...scoringLines(model, name));
   for (const cmp of model.comparisons) {
     const dropped = droppedText(cmp);
     lines.push(
@@ -384,7 +397,7 @@ const REPORT_COMMANDS: Record<string, Command> = {
         const shown = new Set(cross.map(key));
         const model = { ...full, comparisons: full.comparisons.filter((c) => shown.has(key(c))) };
         return {
-          text: summaryLines(model),
+          text: summaryLines(model, new Map(loaded.map((l) => [l.run.id, l.run.label]))),
           json: { ok: true, command: 'compare', runs: positionals, conditions: model.conditions, comparisons: model.comparisons },
         };
       } finally {
@@ -392,33 +405,7 @@ const REPORT_COMMANDS: Record<string, Command> = {
       }
     },
   },
-  runs: {
-    summary: 'list experiment runs and their state',
-    usage: 'opencoder runs',
-    options: {},
-    async run({ values }) {
-      const store = openReadOnlyStore(values);
-      try {
-        const list = store.experiments.list();
-        const text = list.length
-          ? list.map(
-              (r) =>
-                `${r.id}  ${r.state.padEnd(11)} ${r.kind.padEnd(6)} ${r.results}/${r.taskIds.length * r.conditions.length} results${r.errors ? ` (${r.errors} unscored)` : ''}  ${r.createdAt}`,
-            )
-          : ['No experiment runs yet: start one with opencoder run --manifest FILE'];
-        return {
-          text,
-          json: {
-            ok: true,
-            command: 'runs',
-            runs: list.map(({ conditions, provenance, ...r }) => ({ ...r, conditions: (conditions as { id: string }[]).map((c) => c.id) })),
-          },
-        };
-      } finally {
-        store.close();
-      }
-    },
-  },
+  runs: runsCommand,
 };
 
 export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, Command> {

@@ -4,6 +4,8 @@ import { UsageError, fmtCounts, type Command, type CommandResult, type Io } from
 import { importRepoExec, type RepoExecImportResult } from '../../../benchmarks/repoexec/import.ts';
 import { importCoderEval, type CoderEvalImportResult, type ImportWarning } from '../../../benchmarks/codereval.ts';
 import { importExecRepoBench, type ExecRepoBenchImportResult } from '../../../benchmarks/execrepobench.ts';
+import path from 'node:path';
+import { userDataDir } from '../../paths.ts';
 
 /** Importers by benchmark name; each reads its own bench folder layout. */
 const IMPORTERS: Record<string, (bench: string, values: Record<string, unknown>, io: Io) => Promise<CommandResult>> = {
@@ -20,10 +22,25 @@ const INPUT_OF: Record<string, string> = {
 };
 
 const USAGE = [
-  'opencoder import repoexec <bench folder> --out <dir> [--subset NAME] [--quiet]',
-  'opencoder import codereval <bench/codereval folder> --out <dir> [--records FILE] [--templates DIR] [--docstrings raw|human] [--quiet]',
-  'opencoder import execrepobench <records.jsonl> --out <dir> [--quiet]',
+  'opencoder import repoexec <bench folder> [--out <dir>] [--subset NAME] [--quiet]',
+  'opencoder import codereval <bench/codereval folder> [--out <dir>] [--records FILE] [--templates DIR] [--docstrings raw|human] [--quiet]',
+  'opencoder import execrepobench <records.jsonl> [--out <dir>] [--quiet]',
+  '(without --out: <user data folder>/benchmarks/<name>[-<subset>], never the current folder)',
 ];
+
+/**
+ * Where an import writes: --out when given, else a folder of its own in the user data folder (paths.ts), so an
+ * import run from a checkout leaves nothing in it.
+ */
+export function importOutDir(kind: string, values: Record<string, unknown>): string {
+  const out = values.out as string | undefined;
+  if (out !== undefined) {
+    if (!out.trim()) throw new UsageError(`import ${kind}: --out needs a folder (or leave it out to write under ${path.join(userDataDir(), 'benchmarks')})`);
+    return path.resolve(out);
+  }
+  const subset = values.subset as string | undefined;
+  return path.join(userDataDir(), 'benchmarks', subset ? `${kind}-${subset}` : kind);
+}
 
 /** Prints each bad input line as it is found (unless --quiet); the summary counts them anyway. */
 function warningPrinter(values: Record<string, unknown>, io: Io): (w: ImportWarning) => void {
@@ -39,8 +56,7 @@ function onlyFor(kind: string, values: Record<string, unknown>, allowed: string[
 }
 
 async function runCoderEval(bench: string, values: Record<string, unknown>, io: Io): Promise<CommandResult> {
-  const out = values.out as string | undefined;
-  if (!out) throw new UsageError('import codereval needs --out <dir> (the folder that receives repos/, tasks.jsonl, metadata.jsonl and IMPORT.md)');
+  const out = importOutDir('codereval', values);
   onlyFor('codereval', values, ['records', 'templates', 'docstrings']);
   const docstrings = (values.docstrings as string | undefined) ?? 'raw';
   if (docstrings !== 'raw' && docstrings !== 'human') throw new UsageError(`--docstrings must be raw or human, not ${docstrings}`);
@@ -91,8 +107,7 @@ function coderEvalJson(r: CoderEvalImportResult) {
 }
 
 async function runExecRepoBench(records: string, values: Record<string, unknown>, io: Io): Promise<CommandResult> {
-  const out = values.out as string | undefined;
-  if (!out) throw new UsageError('import execrepobench needs --out <dir> (the folder that receives repos/, tasks.jsonl and IMPORT.md)');
+  const out = importOutDir('execrepobench', values);
   onlyFor('execrepobench', values, []);
   const r = await importExecRepoBench({ recordsFile: records, outDir: out, onWarning: warningPrinter(values, io) });
   const c = r.counts;
@@ -125,8 +140,7 @@ function execRepoBenchJson(r: ExecRepoBenchImportResult) {
 }
 
 async function runRepoExec(bench: string, values: Record<string, unknown>, io: Io): Promise<CommandResult> {
-  const out = values.out as string | undefined;
-  if (!out) throw new UsageError('import repoexec needs --out <dir> (the folder that receives repos/, tasks.jsonl and IMPORT.md)');
+  const out = importOutDir('repoexec', values);
   onlyFor('repoexec', values, ['subset']);
   const r = await importRepoExec({
     benchDir: bench,
@@ -183,9 +197,9 @@ export const IMPORT_COMMANDS: Record<string, Command> = {
     async run({ values, positionals }, io) {
       const [kind, bench, ...extra] = positionals;
       if (!kind || !IMPORTERS[kind]) {
-        throw new UsageError(`import needs a benchmark name (${Object.keys(IMPORTERS).join(', ')}): opencoder import <name> <input> --out <dir>`);
+        throw new UsageError(`import needs a benchmark name (${Object.keys(IMPORTERS).join(', ')}): opencoder import <name> <input> [--out <dir>]`);
       }
-      if (!bench) throw new UsageError(`import ${kind} needs its input: opencoder import ${kind} ${INPUT_OF[kind]} --out <dir>`);
+      if (!bench) throw new UsageError(`import ${kind} needs its input: opencoder import ${kind} ${INPUT_OF[kind]} [--out <dir>]`);
       if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
       return IMPORTERS[kind]!(bench, values, io);
     },

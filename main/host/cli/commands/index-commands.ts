@@ -3,6 +3,15 @@
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import type { Store } from '../../../store/store.ts';
+import {
+  otherFilesOfRun,
+  otherFilesText,
+  repositoryCounts,
+  repositoryEmbeddedText,
+  repositoryFilesText,
+  runEmbeddedText,
+  TEXT_MEANING,
+} from '../../../model/index-counts.ts';
 import { runIndex, type IndexEvent, type IndexStats } from '../../../index/indexer.ts';
 import { includeRefusal } from '../../../index/walk.ts';
 import type { EncoderPreference } from '../../../embed/select.ts';
@@ -38,7 +47,7 @@ export function progressPrinter(io: Io, quiet: boolean): (e: IndexEvent) => void
       const t = Date.now();
       if (t - lastPrint < 500 && e.done !== e.total) return;
       lastPrint = t;
-      io.err(`[${lastPhase}] ${e.done}/${e.total}${e.current ? `  ${e.current}` : ''}`);
+      io.err(`[${lastPhase}] ${e.done}/${e.total}${e.phase === 'embed' ? `  ${runEmbeddedText(e.done, e.total)}` : e.current ? `  ${e.current}` : ''}`);
     } else if (e.type === 'warning') {
       io.err(`warning: ${e.path}: ${e.message}`);
     }
@@ -52,9 +61,10 @@ function indexReport(stats: IndexStats, store: Store, notice: string | null): st
     `Repository: ${stats.root}`,
     `Run: ${stats.status} in ${(stats.timings.total / 1000).toFixed(2)} s ` +
       `(scan ${(stats.timings.scan / 1000).toFixed(2)} s, parse ${(stats.timings.parse / 1000).toFixed(2)} s, embed ${(stats.timings.embed / 1000).toFixed(2)} s)`,
-    `Files: ${f.seen} code files seen — ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.touched} touched (same content, re-hashed only), ${f.unchanged} unchanged; ${f.other} other files (no supported language)`,
-    `This run: ${stats.parsedFiles} files parsed (${stats.filesWithSyntaxErrors} with syntax errors), ${stats.embeddedTexts} texts embedded`,
+    `Files: ${f.seen} code files seen — ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.touched} touched (same content, re-hashed only), ${f.unchanged} unchanged; ${otherFilesText(f.other)}`,
+    `This run: ${stats.parsedFiles} files parsed (${stats.filesWithSyntaxErrors} with syntax errors), ${runEmbeddedText(stats.embeddedTexts, stats.embeddedTexts)}`,
     `Indexed files: ${s.files.indexed + s.files.partial} (${s.files.partial} partially, after syntax errors)`,
+    `In the repository: ${repositoryFilesText(repositoryCounts(s, f.other))}; ${repositoryEmbeddedText(repositoryCounts(s, f.other))} (${TEXT_MEANING})`,
     `Skipped: ${fmtCounts(stats.skipped)}${FORCEABLE.some((r) => stats.skipped[r]) ? ' (--include PATH forces a generated, minified or too large file in)' : ''}`,
     ...includeReport(stats),
     `Units: ${fmtCounts(s.units)}`,
@@ -162,6 +172,7 @@ export const INDEX_COMMANDS: Record<string, Command> = {
             `  files: ${s.files.indexed + s.files.partial} indexed (${s.files.partial} partial); skipped: ${fmtCounts(s.skipped)}`,
             `  units: ${fmtCounts(s.units)}; chunks ${s.chunks}; API entries ${s.apiEntries}`,
             `  encoder: ${s.encoder ? `${s.encoder.name} (${s.encoder.dim}-d)` : 'none yet'}; embedded: unit ${s.embedded.unit}, chunk ${s.embedded.chunk}, api ${s.embedded.api}`,
+            `  ${repositoryFilesText(repositoryCounts(s, otherFilesOfRun(r.lastRun?.stats)))}; ${repositoryEmbeddedText(repositoryCounts(s, null))} (${TEXT_MEANING})`,
           );
           if (r.include.length > 0) text.push(`  include patterns (files forced in): ${r.include.join(', ')}`);
         }

@@ -1,6 +1,6 @@
 // The Experiment view's analysis of the chosen run (or two compared): the summary tables (conditions, paired
 // comparisons, notes), the charts, and every task with a drill-down to its stored result. Styled by
-// ExperimentView.css, which the view imports.
+// ExperimentView.css, which the view imports, and Analysis.css (tables that scroll with a sticky first column).
 
 import { useEffect, useMemo, useState } from 'react';
 import { backendDisplayLabel, type ReportModel, type TaskRow } from '../../api/contract.ts';
@@ -25,6 +25,7 @@ import { VirtualList } from '../../components/VirtualList.tsx';
 import { duration, int, interval, num, usd } from '../../lib/format.ts';
 import { modelKey, useApp } from '../../store.ts';
 import { ApiChart, CalibrationChart, condName, FactorialCharts, PassAtKChart, SelectedVsRawChart } from './Charts.tsx';
+import './Analysis.css';
 
 type AnalysisTab = 'summary' | 'charts' | 'tasks';
 
@@ -86,7 +87,7 @@ export function RunAnalysis() {
 
 function Summary({ model }: { model: ReportModel }) {
   return (
-    <div data-testid="analysis-summary">
+    <div className="analysis-summary" data-testid="analysis-summary">
       <div className="provenance small muted">
         {model.runs.map((r) => (
           <div key={r.id}>
@@ -128,8 +129,8 @@ function Summary({ model }: { model: ReportModel }) {
 function ConditionsTable({ model }: { model: ReportModel }) {
   const ks = [...new Set(model.conditions.flatMap((c) => c.passAtK.map((p) => p.k)))].sort((a, b) => a - b);
   return (
-    <div className="table-scroll">
-      <table className="table table-nowrap-heads" data-testid="conditions-table">
+    <div className="table-scroll analysis-table-scroll" data-testid="analysis-table-scroll">
+      <table className="table table-nowrap-heads table-sticky-first" data-testid="conditions-table">
         <thead>
           <tr>
             <th>Condition</th>
@@ -218,8 +219,8 @@ function ConditionsTable({ model }: { model: ReportModel }) {
 /** The paired comparisons: wins / losses / ties, McNemar and Holm p, Δ selected, the Pass@1 permutation p. */
 function ComparisonsTable({ model }: { model: ReportModel }) {
   return (
-    <div className="table-scroll">
-      <table className="table table-nowrap-heads" data-testid="comparisons-table">
+    <div className="table-scroll analysis-table-scroll" data-testid="analysis-table-scroll">
+      <table className="table table-nowrap-heads table-sticky-first" data-testid="comparisons-table">
         <thead>
           <tr>
             <th>A vs B</th>

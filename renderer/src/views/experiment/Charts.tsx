@@ -8,7 +8,7 @@ import {
   Cell,
   ErrorBar,
   Label,
-  Legend,
+  LabelList,
   Line,
   LineChart,
   ReferenceLine,
@@ -25,12 +25,12 @@ import { backendDisplayLabel, mixedBackendLabels, type ConditionSummary, type Fa
 import { Empty } from '../../components/ui.tsx';
 import { isNum, num } from '../../lib/format.ts';
 import { SOURCE_META, seriesColor } from '../../lib/sources.ts';
+import { categoryAxis, effectValueLabel, SeriesLegend, valueAxis, type LegendItem } from './chart-parts.tsx';
 import './Charts.css';
 
 const AXIS = { fontSize: 12, fill: '#4a5566' };
 const GRID = '#e6e9ef';
 const UNIT_TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1];
-const LEGEND = { fontSize: 12, paddingTop: 6 };
 const tooltipStyle = { fontSize: 12, borderRadius: 6, border: '1px solid #d5dae3', boxShadow: '0 2px 8px rgba(20,30,50,.08)' };
 
 /**
@@ -46,7 +46,15 @@ export function condName(model: ReportModel, c: { runId: string; label: string }
 const ciDelta = (v: { estimate: number; lo: number; hi: number }): [number, number] =>
   isNum(v.lo) && isNum(v.hi) ? [Math.max(0, v.estimate - v.lo), Math.max(0, v.hi - v.estimate)] : [0, 0];
 
-function ChartFrame(props: { title: string; subtitle?: string; warning?: string | null; testId: string; height?: number; children: ReactElement }) {
+function ChartFrame(props: {
+  title: string;
+  subtitle?: string;
+  warning?: string | null;
+  testId: string;
+  height?: number;
+  legend?: LegendItem[];
+  children: ReactElement;
+}) {
   return (
     <figure className="chart" data-testid={props.testId}>
       <figcaption>
@@ -63,21 +71,9 @@ function ChartFrame(props: { title: string; subtitle?: string; warning?: string 
           {props.children}
         </ResponsiveContainer>
       </div>
+      {props.legend ? <SeriesLegend items={props.legend} /> : null}
     </figure>
   );
-}
-
-/** Props of a category x-axis whose labels tilt when there are many categories. */
-function categoryAxis(names: string[]) {
-  const tilt = names.length > 4 || names.reduce((n, x) => n + Math.min(24, x.length), 0) > 64;
-  return {
-    dataKey: 'name',
-    tick: tilt ? { ...AXIS, textAnchor: 'end' as const } : AXIS,
-    angle: tilt ? -28 : 0,
-    interval: 0 as const,
-    height: tilt ? 78 : 36,
-    tickFormatter: (s: string) => (s.length > 24 ? `${s.slice(0, 23)}…` : s),
-  };
 }
 
 export function FactorialCharts({ model }: { model: ReportModel }) {
@@ -102,8 +98,10 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
             flag: e.degenerate ? `degenerate: ${e.degenerate}` : e.significant ? 'significant (Holm p < 0.05)' : 'not significant',
             color: e.kind === 'main' && e.factors.length === 1 ? SOURCE_META[e.factors[0]!].color : '#7b8698',
           }));
-          const extent = Math.max(0.05, ...data.flatMap((d) => [Math.abs(isNum(d.lo) ? d.lo : d.estimate), Math.abs(isNum(d.hi) ? d.hi : d.estimate)]));
-          const lim = Math.ceil(extent * 20) / 20;
+          const axis = valueAxis(
+            data.flatMap((d) => [d.estimate, isNum(d.lo) ? d.lo : d.estimate, isNum(d.hi) ? d.hi : d.estimate]),
+            { includeZero: true, count: 6, pad: 0.14 },
+          );
           return (
             <ChartFrame
               key={`${f.runId}-${o.outcome}`}
@@ -122,10 +120,10 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
               }
               height={300}
             >
-              <BarChart data={data} layout="vertical" margin={{ top: 14, right: 24, bottom: 4, left: 8 }}>
+              <BarChart data={data} layout="vertical" margin={{ top: 14, right: 40, bottom: 4, left: 8 }}>
                 <CartesianGrid stroke={GRID} horizontal={false} />
-                <XAxis type="number" domain={[-lim, lim]} tick={AXIS} tickFormatter={(v: number) => v.toFixed(2)} height={46}>
-                  <Label value={`effect on ${o.label} (difference, on − off)`} position="insideBottom" offset={0} style={AXIS} />
+                <XAxis type="number" domain={axis.domain} ticks={axis.ticks} tick={AXIS} tickFormatter={axis.tickFormatter} interval={0} height={46}>
+                  <Label value={`effect on ${o.label} (on − off)`} position="insideBottom" offset={0} style={AXIS} />
                 </XAxis>
                 <YAxis type="category" dataKey="name" width={150} tick={AXIS} />
                 <ReferenceLine x={0} stroke="#8a94a6" />
@@ -141,6 +139,7 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
                     <Cell key={d.name} fill={d.color} />
                   ))}
                   <ErrorBar dataKey="err" width={6} strokeWidth={1.5} stroke="#1f2937" />
+                  <LabelList dataKey="estimate" content={effectValueLabel(data, (v) => num(v))} />
                 </Bar>
               </BarChart>
             </ChartFrame>
@@ -160,8 +159,14 @@ export function PassAtKChart({ model }: { model: ReportModel }) {
     conds.forEach((c, i) => (row[`c${i}`] = c.passAtK.find((p) => p.k === k)?.value.estimate ?? null));
     return row;
   });
+  const names = conds.map((c) => `${condName(model, c)} (n = ${c.tasks}${c.unscored.total ? `; ${c.unscored.total} unscored` : ''})`);
   return (
-    <ChartFrame testId="chart-passk" title="Pass@k per method" subtitle="unbiased estimator, mean over the scored tasks (n; unscored pairs left out)">
+    <ChartFrame
+      testId="chart-passk"
+      title="Pass@k per method"
+      subtitle="unbiased estimator, mean over the scored tasks (n; unscored pairs left out)"
+      legend={names.map((name, i) => ({ name, color: seriesColor(i), mark: 'line' }))}
+    >
       <LineChart data={data} margin={{ top: 14, right: 24, bottom: 4, left: 8 }}>
         <CartesianGrid stroke={GRID} />
         <XAxis dataKey="k" type="number" domain={[ks[0]!, ks[ks.length - 1]!]} ticks={ks} tick={AXIS} allowDecimals={false} height={46}>
@@ -171,12 +176,11 @@ export function PassAtKChart({ model }: { model: ReportModel }) {
           <Label value="Pass@k" angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
         </YAxis>
         <Tooltip contentStyle={tooltipStyle} formatter={(v) => num(v as number)} labelFormatter={(k) => `k = ${k}`} />
-        <Legend verticalAlign="bottom" wrapperStyle={LEGEND} />
         {conds.map((c, i) => (
           <Line
             key={`${c.runId}-${c.condition}`}
             dataKey={`c${i}`}
-            name={`${condName(model, c)} (n = ${c.tasks}${c.unscored.total ? `; ${c.unscored.total} unscored` : ''})`}
+            name={names[i]}
             stroke={seriesColor(i)}
             strokeWidth={2}
             dot={{ r: 3 }}
@@ -202,15 +206,18 @@ export function SelectedVsRawChart({ model }: { model: ReportModel }) {
       testId="chart-selected-vs-raw"
       title="Selected-output correctness vs raw Pass@1"
       subtitle="what the method returns vs a random raw sample · 95 % intervals"
+      legend={[
+        { name: 'selected output correct', color: '#4361c2' },
+        { name: 'raw Pass@1 (c / n)', color: '#a9b8e6' },
+      ]}
     >
-      <BarChart data={data} margin={{ top: 14, right: 16, bottom: 4, left: data.length > 4 ? 56 : 16 }}>
+      <BarChart data={data} margin={{ top: 14, right: 16, bottom: 4, left: 16 }}>
         <CartesianGrid stroke={GRID} vertical={false} />
-        <XAxis {...categoryAxis(data.map((d) => d.name))} />
-        <YAxis domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={48}>
+        <XAxis {...categoryAxis()} />
+        <YAxis domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={60}>
           <Label value="share of tasks correct" angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
         </YAxis>
         <Tooltip contentStyle={tooltipStyle} formatter={(v) => num(v as number)} />
-        <Legend verticalAlign="bottom" wrapperStyle={LEGEND} />
         <Bar dataKey="selected" name="selected output correct" fill="#4361c2" isAnimationActive={false}>
           <ErrorBar dataKey="selectedErr" width={5} stroke="#1f2937" strokeWidth={1.2} />
         </Bar>
@@ -222,54 +229,77 @@ export function SelectedVsRawChart({ model }: { model: ReportModel }) {
   );
 }
 
+const HALF_TICKS = [0, 0.5, 1];
+
+/**
+ * Calibration as small multiples: one reliability diagram per condition (same axes, same diagonal), so eight
+ * conditions whose bins sit at nearly the same spot no longer pile up on one point.
+ */
 export function CalibrationChart({ model }: { model: ReportModel }) {
   const series = model.conditions
     .map((c, i) => ({ c, i, bins: c.uncertainty.bins.filter((b) => b.count > 0).map((b) => ({ x: b.meanPredicted, y: b.observedRate, n: b.count })) }))
     .filter((s) => s.bins.length);
   if (!series.length) return <Empty title="No calibration data" testId="calibration-empty" />;
+  const maxN = Math.max(1, ...series.flatMap((s) => s.bins.map((b) => b.n)));
   return (
-    <ChartFrame
-      testId="chart-calibration"
-      title="Calibration (reliability diagram)"
-      subtitle="generation uncertainty read as P(selected output fails); point size = tasks in the bin"
-      height={320}
-    >
-      <ScatterChart margin={{ top: 14, right: 24, bottom: 4, left: 8 }}>
-        <CartesianGrid stroke={GRID} />
-        <XAxis type="number" dataKey="x" domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} height={46}>
-          <Label value="mean predicted P(fail) in bin" position="insideBottom" offset={0} style={AXIS} />
-        </XAxis>
-        <YAxis type="number" dataKey="y" domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={48}>
-          <Label value="observed failure rate" angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
-        </YAxis>
-        <ZAxis type="number" dataKey="n" range={[30, 260]} name="tasks" />
-        <ReferenceLine
-          segment={[
-            { x: 0, y: 0 },
-            { x: 1, y: 1 },
-          ]}
-          stroke="#9aa3b2"
-          strokeDasharray="4 4"
-          ifOverflow="hidden"
-        />
-        <Tooltip contentStyle={tooltipStyle} formatter={(v, n) => (n === 'tasks' ? String(v) : num(v as number))} />
-        <Legend verticalAlign="bottom" wrapperStyle={LEGEND} />
+    <figure className={`chart${series.length > 2 ? ' chart-wide' : ''}`} data-testid="chart-calibration">
+      <figcaption>
+        <span className="chart-title">Calibration (reliability diagram)</span>
+        <span className="chart-sub">
+          one panel per condition · x: mean predicted P(fail) in bin (generation uncertainty read as P(selected output fails)) · y: observed failure rate ·
+          point size = tasks in the bin · dashed: perfect calibration
+        </span>
+      </figcaption>
+      <div className="calibration-grid">
         {series.map(({ c, i, bins }) => (
-          <Scatter
-            key={`${c.runId}-${c.condition}`}
-            name={`${condName(model, c)} · ECE ${num(c.uncertainty.ece)}`}
-            data={bins}
-            fill={seriesColor(i)}
-            line={{ stroke: seriesColor(i), strokeWidth: 1 }}
-            isAnimationActive={false}
-          />
+          <div className="calibration-panel" key={`${c.runId}-${c.condition}`} data-testid="calibration-panel">
+            <div className="calibration-panel-title" title={condName(model, c)}>
+              <span className="chart-legend-swatch swatch-point" style={{ background: seriesColor(i) }} aria-hidden="true" />
+              <span className="calibration-panel-name">{condName(model, c)}</span>
+              <span className="muted tabular"> · ECE {num(c.uncertainty.ece)}</span>
+            </div>
+            <div style={{ height: 170 }}>
+              <ResponsiveContainer width="100%" height="100%">
+                <ScatterChart margin={{ top: 6, right: 10, bottom: 0, left: 0 }}>
+                  <CartesianGrid stroke={GRID} />
+                  <XAxis type="number" dataKey="x" domain={[0, 1]} ticks={HALF_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} height={22} />
+                  <YAxis type="number" dataKey="y" domain={[0, 1]} ticks={HALF_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={30} />
+                  <ZAxis type="number" dataKey="n" domain={[0, maxN]} range={[24, 200]} name="tasks" />
+                  <ReferenceLine
+                    segment={[
+                      { x: 0, y: 0 },
+                      { x: 1, y: 1 },
+                    ]}
+                    stroke="#9aa3b2"
+                    strokeDasharray="4 4"
+                    ifOverflow="hidden"
+                  />
+                  <Tooltip contentStyle={tooltipStyle} formatter={(v, n) => (n === 'tasks' ? String(v) : num(v as number))} />
+                  <Scatter
+                    name={condName(model, c)}
+                    data={bins}
+                    fill={seriesColor(i)}
+                    line={{ stroke: seriesColor(i), strokeWidth: 1 }}
+                    isAnimationActive={false}
+                  />
+                </ScatterChart>
+              </ResponsiveContainer>
+            </div>
+          </div>
         ))}
-      </ScatterChart>
-    </ChartFrame>
+      </div>
+    </figure>
   );
 }
 
 type ApiAggregate = NonNullable<ConditionSummary['api']>;
+
+/** The API chart's bars, left to right in each group; the legend lists them in this order. */
+const API_BARS = [
+  { key: 'precision', name: 'precision', color: '#9db0e8' },
+  { key: 'recall', name: 'recall', color: '#6f8bd8' },
+  { key: 'f1', name: 'F1', color: '#2f4ea8' },
+] as const;
 type ApiProtocol = 'repository' | 'task-view';
 
 /** What each API-retrieval protocol is and matches (docs/api-retrieval.md), as the chart captions say it. */
@@ -337,11 +367,16 @@ function ApiProtocolChart({ model, protocol }: { model: ReportModel; protocol: A
     meta.over,
   )}`;
   return (
-    <ChartFrame testId={testId} title={`API retrieval — ${meta.label} protocol`} subtitle={`${label} · ${meta.pool}`}>
-      <BarChart data={data} margin={{ top: 14, right: 16, bottom: 4, left: data.length > 4 ? 56 : 16 }}>
+    <ChartFrame
+      testId={testId}
+      title={`API retrieval — ${meta.label} protocol`}
+      subtitle={`${label} · ${meta.pool}`}
+      legend={API_BARS.map((b) => ({ name: b.name, color: b.color }))}
+    >
+      <BarChart data={data} margin={{ top: 14, right: 16, bottom: 4, left: 16 }}>
         <CartesianGrid stroke={GRID} vertical={false} />
-        <XAxis {...categoryAxis(data.map((d) => d.name))} />
-        <YAxis domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={48}>
+        <XAxis {...categoryAxis()} />
+        <YAxis domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={60}>
           <Label value={`score (0–1, mean over ${meta.over})`} angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
         </YAxis>
         <Tooltip
@@ -352,10 +387,9 @@ function ApiProtocolChart({ model, protocol }: { model: ReportModel; protocol: A
             return d ? `${name} · ${meta.label} · ${meta.matching} · ${d.tasks} ${meta.over} · exact ${num(d.exact)}` : String(name);
           }}
         />
-        <Legend verticalAlign="bottom" wrapperStyle={LEGEND} />
-        <Bar dataKey="precision" name="precision" fill="#9db0e8" isAnimationActive={false} />
-        <Bar dataKey="recall" name="recall" fill="#6f8bd8" isAnimationActive={false} />
-        <Bar dataKey="f1" name="F1" fill="#2f4ea8" isAnimationActive={false} />
+        {API_BARS.map((b) => (
+          <Bar key={b.key} dataKey={b.key} name={b.name} fill={b.color} isAnimationActive={false} />
+        ))}
       </BarChart>
     </ChartFrame>
   );

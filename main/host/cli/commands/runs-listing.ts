@@ -1,0 +1,78 @@
+// `opencoder runs`: the experiment runs as a table a user can tell them apart by (label, task or manifest, methods,
+// backend, created, status, results, id), the same fields the Runs list and the Reports menu show; and
+// `opencoder runs --rename RUN --label TEXT` to name one (an empty label goes back to the automatic one).
+
+import { MAX_RUN_LABEL } from '../../../model/run-label.ts';
+import { Store } from '../../../store/store.ts';
+import { runListItem } from '../../calls/experiments.ts';
+import type { RunListItem } from '../../../../contract/index.ts';
+import { dbPathOf, openReadOnlyStore, UsageError, type Command } from '../kit.ts';
+
+const COLUMNS: { head: string; max: number; of: (r: RunListItem) => string }[] = [
+  { head: 'LABEL', max: 60, of: (r) => r.label },
+  { head: 'TASK / MANIFEST', max: 48, of: (r) => r.subject },
+  { head: 'METHODS', max: 40, of: (r) => (r.conditions.length <= 3 ? r.conditions.join(',') : `${r.conditions.length} conditions`) },
+  { head: 'BACKEND', max: 36, of: (r) => r.backend },
+  { head: 'CREATED', max: 20, of: (r) => r.createdAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') },
+  { head: 'STATUS', max: 11, of: (r) => r.state },
+  { head: 'RESULTS', max: 24, of: (r) => `${r.results}/${r.tasks * r.conditions.length}${r.errors ? ` (${r.errors} unscored)` : ''}` },
+  { head: 'ID', max: 40, of: (r) => r.id },
+];
+
+const clip = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+
+/** The runs as aligned columns, a header first. */
+export function runsTable(items: RunListItem[]): string[] {
+  const cells = items.map((r) => COLUMNS.map((c) => clip(c.of(r), c.max)));
+  const widths = COLUMNS.map((c, i) => Math.max(c.head.length, ...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((v, i) => (i === row.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
+  return [line(COLUMNS.map((c) => c.head)), ...cells.map(line)];
+}
+
+function rename(values: Record<string, unknown>): { text: string[]; json: unknown } {
+  const runId = values.rename as string;
+  if (typeof values.label !== 'string') throw new UsageError('--rename needs --label TEXT (an empty --label "" goes back to the automatic label)');
+  const label = values.label.trim() || null;
+  if (label && label.length > MAX_RUN_LABEL) throw new UsageError(`--label is ${label.length} characters; a run label has at most ${MAX_RUN_LABEL}`);
+  const store = Store.open(dbPathOf(values));
+  try {
+    if (!store.experiments.rename(runId, label)) throw new UsageError(`no experiment run ${runId} in ${store.path} (see opencoder runs)`);
+    const item = runListItem(store.experiments.listed(runId)!);
+    return { text: [`Run ${runId} is now labelled "${item.label}"${label ? '' : ' (automatic)'}`], json: { ok: true, command: 'runs', renamed: item } };
+  } finally {
+    store.close();
+  }
+}
+
+export const runsCommand: Command = {
+  summary: 'list experiment runs (label, task or manifest, methods, backend, created, status), or rename one',
+  usage: 'opencoder runs [--rename RUN_ID --label TEXT]',
+  options: { rename: { type: 'string' }, label: { type: 'string' } },
+  async run({ values }) {
+    if (values.rename !== undefined) return rename(values);
+    if (values.label !== undefined) throw new UsageError('--label needs --rename RUN_ID (the run to label)');
+    const store = openReadOnlyStore(values);
+    try {
+      const list = store.experiments.list();
+      const items = list.map(runListItem);
+      const text = items.length ? runsTable(items) : ['No experiment runs yet: start one with opencoder run --manifest FILE'];
+      return {
+        text,
+        json: {
+          ok: true,
+          command: 'runs',
+          runs: list.map(({ conditions, provenance, ...r }, i) => ({
+            ...r,
+            conditions: (conditions as { id: string }[]).map((c) => c.id),
+            label: items[i]!.label,
+            autoLabel: items[i]!.autoLabel,
+            subject: items[i]!.subject,
+            backendLabel: items[i]!.backend,
+          })),
+        },
+      };
+    } finally {
+      store.close();
+    }
+  },
+};

@@ -1,0 +1,79 @@
+// Shared set-up of the end-to-end tests in Debian's Chromium: a fresh renderer build served by `opencoder serve`
+// (browser mode, offline, its own home and database), and a headless Chromium profile that may reach nothing but
+// that server. Kept here so each e2e file starts the same stack the same way.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { REPO_ROOT } from '../validate/helpers.ts';
+import { tmpDir } from '../helpers/tmp-repo.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface Served {
+  server: ChildProcess;
+  /** The server's base URL. */
+  url: string;
+  /** The URL that opens the app with its token. */
+  openUrl: string;
+}
+
+/**
+ * Builds the renderer from this checkout into a fresh home (or serves `prebuilt`, a renderer build folder) and
+ * starts `opencoder serve` on a free port; `prepare` gets the home's database path first (to store runs in it).
+ */
+export async function startServe(prefix: string, prebuilt?: string, prepare?: (db: string) => void): Promise<Served> {
+  const home = tmpDir(prefix);
+  prepare?.(path.join(home, 'w.db'));
+  const rendererDir = prebuilt ?? path.join(home, 'renderer');
+  if (!prebuilt) {
+    const vite = await import('vite');
+    await vite.build({ configFile: path.join(REPO_ROOT, 'renderer', 'vite.config.ts'), logLevel: 'warn', build: { outDir: rendererDir, emptyOutDir: true } });
+  }
+  const server = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, 'bin', 'opencoder.js'), 'serve', '--port', '0', '--json', '--no-demo', '--db', path.join(home, 'w.db'), '--renderer', rendererDir],
+    { cwd: REPO_ROOT, env: { ...process.env, OPENCODER_HOME: home, OPENAI_API_KEY: '', GEMINI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  server.stderr!.on('data', (d) => (stderr += d));
+  const line = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    server.stdout!.on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) resolve(buf.slice(0, nl));
+    });
+    server.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  const info = JSON.parse(line) as { url: string; openUrl: string };
+  return { server, url: info.url, openUrl: info.openUrl };
+}
+
+/** A headless Chromium profile at `width` × `height` whose requests may go only to `allowed` (and blob/data URLs). */
+export async function launchChromium(width: number, height: number, allowed: (url: string) => boolean): Promise<BrowserContext> {
+  const context = await chromium.launchPersistentContext(tmpDir('oc-e2e-chromium-'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width, height },
+    args: CHROMIUM_ARGS,
+  });
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    return allowed(u) || u.startsWith('blob:') || u.startsWith('data:') ? route.continue() : route.abort();
+  });
+  return context;
+}

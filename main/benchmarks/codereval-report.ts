@@ -5,6 +5,7 @@ import path from 'node:path';
 import { CODEREVAL_TEMPLATE_TEST } from './codereval-template.ts';
 import { counts } from '../model/format.ts';
 import { DEFAULT_PLACEHOLDER } from './manifest.ts';
+import { droppedSection } from './import-out.ts';
 import type { CoderEvalImportResult } from './codereval.ts';
 
 export function mdEscape(s: string): string {
@@ -61,17 +62,15 @@ export function renderReport(r: CoderEvalImportResult): string {
     '  the module around the target is then only in the check template.',
     '',
   );
-  L.push('## Not runnable, by reason', '');
-  if (!r.droppedEntries.length) L.push('None.', '');
-  for (const [reason, n] of Object.entries(r.dropped)) {
-    L.push(`### ${reason} (${n})`, '', DROP_REASONS[reason] ?? '', '');
-    for (const d of r.droppedEntries.filter((x) => x.reason === reason)) {
-      L.push(
+  L.push(
+    ...droppedSection(
+      r.dropped,
+      r.droppedEntries,
+      DROP_REASONS,
+      (d) =>
         `- \`${mdEscape(d.id)}\` ${d.name ? `\`${mdEscape(d.name)}\`` : '(no name)'} — ${d.project ? mdEscape(d.project) : 'project unknown'}, ${d.level ?? 'level unknown'}: ${mdEscape(d.message)}`,
-      );
-    }
-    L.push('');
-  }
+    ),
+  );
   L.push('## Warnings', '');
   if (!r.warnings.length) L.push('None.');
   for (const w of r.warnings) L.push(`- ${w.reason}: ${shown(w.file)}${w.line ? `:${w.line}` : ''}: ${mdEscape(w.message)}`);

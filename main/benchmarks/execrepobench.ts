@@ -23,6 +23,7 @@ import {
   checkRelPath,
   collectWarnings,
   countBy,
+  droppedSection,
   jsonlObjects,
   prepareOutDir,
   requirementFromSignature,
@@ -522,17 +523,15 @@ function renderReport(r: ExecRepoBenchImportResult): string {
     `- Tests: the record's \`test_command\`, else \`${EVALUATE_REPO_COMMAND}\` when \`${EVALUATE_REPO}\` is among its context files.`,
     '',
   );
-  L.push('## Not runnable, by reason', '');
-  if (!r.droppedEntries.length) L.push('None.', '');
-  for (const [reason, n] of Object.entries(r.dropped)) {
-    L.push(`### ${reason} (${n})`, '', DROP_REASONS[reason] ?? '', '');
-    for (const d of r.droppedEntries.filter((x) => x.reason === reason)) {
-      L.push(
+  L.push(
+    ...droppedSection(
+      r.dropped,
+      r.droppedEntries,
+      DROP_REASONS,
+      (d) =>
         `- \`${mdEscape(d.id)}\`${d.line ? ` (line ${d.line})` : ''} ${d.repo ? mdEscape(d.repo) : 'repo unknown'}${d.file ? ` \`${mdEscape(d.file)}\`` : ''}: ${mdEscape(d.message)}`,
-      );
-    }
-    L.push('');
-  }
+    ),
+  );
   L.push('## Warnings', '');
   if (!r.warnings.length) L.push('None.');
   for (const w of r.warnings) L.push(`- ${w.reason}: ${w.file}${w.line ? `:${w.line}` : ''}: ${mdEscape(w.message)}`);

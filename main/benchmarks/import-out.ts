@@ -142,3 +142,23 @@ export function countBy<T>(xs: T[], key: (x: T) => string): Record<string, numbe
   for (const x of xs) out[key(x)] = (out[key(x)] ?? 0) + 1;
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
+
+/**
+ * The IMPORT.md section "Not runnable, by reason": a heading per reason with its count and explanation, then one
+ * line per dropped record (`entry` writes it), or "None." when nothing was dropped.
+ */
+export function droppedSection<E extends { reason: string }>(
+  dropped: Record<string, number>,
+  entries: E[],
+  reasons: Record<string, string>,
+  entry: (e: E) => string,
+): string[] {
+  const L = ['## Not runnable, by reason', ''];
+  if (!entries.length) L.push('None.', '');
+  for (const [reason, n] of Object.entries(dropped)) {
+    L.push(`### ${reason} (${n})`, '', reasons[reason] ?? '', '');
+    for (const d of entries.filter((x) => x.reason === reason)) L.push(entry(d));
+    L.push('');
+  }
+  return L;
+}

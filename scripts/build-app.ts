@@ -20,16 +20,15 @@
 // Usage: node bin/run-ts.js scripts/build-app.ts [--out DIR]
 
 import fs from 'node:fs';
-import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { CALLS } from '../contract/index.ts';
+import { copyEngineAssets, ENGINE_EXTERNALS, externalsOf, WORKER_ENTRIES } from './engine-bundle.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Loaded from node_modules at run time: native code, or files found relative to the package. */
-export const ENGINE_EXTERNALS = ['better-sqlite3', 'sqlite-vec', 'onnxruntime-node', 'node-llama-cpp'];
+export { ENGINE_EXTERNALS };
 /** Optional packages required inside try/catch (ws's native speed-ups, debug's colours): absent is fine. */
 const OPTIONAL_EXTERNALS = ['bufferutil', 'utf-8-validate', 'supports-color'];
 
@@ -59,21 +58,6 @@ export interface BuildResult {
   outDir: string;
   files: string[];
   warnings: string[];
-}
-
-/** Packages an output loads at run time (esbuild's metafile: imports marked external), builtins left out. */
-function externalsOf(meta: Metafile | undefined, outDir: string, file: string): string[] {
-  const out = meta?.outputs[path.relative(ROOT, path.join(outDir, file)).split(path.sep).join('/')];
-  if (!out) throw new Error(`build-app: no metafile entry for ${file}`);
-  const found = new Set<string>();
-  for (const imp of out.imports) {
-    if (!imp.external) continue;
-    const spec = imp.path;
-    const bare = spec.startsWith('node:') ? spec.slice(5) : spec;
-    if (builtinModules.includes(bare) || builtinModules.includes(bare.split('/')[0]!)) continue;
-    found.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
-  }
-  return [...found].sort();
 }
 
 export async function buildApp(opts: { outDir?: string; sourcemap?: boolean } = {}): Promise<BuildResult> {
@@ -115,7 +99,7 @@ export async function buildApp(opts: { outDir?: string; sourcemap?: boolean } = 
     }),
     build({
       ...node,
-      entryPoints: { 'engine-process': 'app/engine-process.ts', worker: 'main/embed/worker.ts', 'parse-worker': 'main/index/parse-worker.ts' },
+      entryPoints: { 'engine-process': 'app/engine-process.ts', ...WORKER_ENTRIES },
       outExtension: { '.js': '.js' },
       external: [...ENGINE_EXTERNALS, ...OPTIONAL_EXTERNALS],
     }),
@@ -123,12 +107,7 @@ export async function buildApp(opts: { outDir?: string; sourcemap?: boolean } = 
   const warnings = results.flatMap((r) => r.warnings.map((w) => `${w.location?.file ?? ''}:${w.location?.line ?? ''} ${w.text}`));
 
   fs.writeFileSync(path.join(outDir, 'package.json'), JSON.stringify({ type: 'commonjs', private: true }, null, 2) + '\n');
-  const wts = path.dirname(fileURLToPath(import.meta.resolve('web-tree-sitter')));
-  fs.copyFileSync(path.join(wts, 'tree-sitter.wasm'), path.join(outDir, 'tree-sitter.wasm'));
-  const pyFrom = path.join(ROOT, 'main', 'validate', 'py');
-  const pyTo = path.join(outDir, 'py');
-  fs.mkdirSync(pyTo, { recursive: true });
-  for (const f of fs.readdirSync(pyFrom).filter((n) => n.endsWith('.py'))) fs.copyFileSync(path.join(pyFrom, f), path.join(pyTo, f));
+  copyEngineAssets(ROOT, outDir);
 
   // Checks: every entry exists, and nothing outside the allowed externals is required at run time.
   const expect = ['main.cjs', 'preload.cjs', 'engine-process.js', 'worker.js', 'parse-worker.js', 'tree-sitter.wasm', 'package.json'];
@@ -148,7 +127,7 @@ export async function buildApp(opts: { outDir?: string; sourcemap?: boolean } = 
     'parse-worker.js': results[2].metafile,
   };
   for (const [file, ok] of Object.entries(allowed)) {
-    const extra = externalsOf(metaOf[file], outDir, file).filter((m) => !ok.includes(m));
+    const extra = externalsOf(metaOf[file], ROOT, path.join(outDir, file)).filter((m) => !ok.includes(m));
     if (extra.length) throw new Error(`build-app: ${file} requires ${extra.join(', ')} at run time, which the package does not provide there`);
   }
   const preloadRequires = [...fs.readFileSync(path.join(outDir, 'preload.cjs'), 'utf8').matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);

@@ -1,8 +1,8 @@
-// Shared pieces of the command line: the command shape, common options, errors and formatting.
+// Shared pieces of the command line: the command shape, common options, errors and formatting. main.ts loads this
+// file for `--help` before any command, so it imports nothing heavy (the store is opened from read-store.ts).
 
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { Store } from '../../store/store.ts';
 import { defaultDbPath } from '../paths.ts';
 import { OpenCoderError } from '../../model/errors.ts';
 import { counts } from '../../model/format.ts';
@@ -41,10 +41,14 @@ export interface CommandResult {
   exit?: number;
 }
 
-export interface Command {
+/** What the registry knows of a command without loading it: its help and its flags (commands/specs.ts). */
+export interface CommandSpec {
   summary: string;
   usage: string;
   options: ParseArgsConfig['options'];
+}
+
+export interface Command extends CommandSpec {
   run(args: { values: Record<string, unknown>; positionals: string[] }, io: Io): Promise<CommandResult>;
 }
 
@@ -77,14 +81,6 @@ export async function untilInterrupted<T>(io: Io, message: string, fn: (signal: 
 
 export function dbPathOf(values: Record<string, unknown>): string {
   return path.resolve((values.db as string | undefined) ?? defaultDbPath());
-}
-
-/**
- * The database of a command that only reads (status, runs, report, compare), opened read-only: it works on a read-only file
- * or in a read-only folder, creates nothing when the file does not exist yet, and never migrates an older schema.
- */
-export function openReadOnlyStore(values: Record<string, unknown>): Store {
-  return Store.open(dbPathOf(values), { readonly: true });
 }
 
 /** `a 2, b 1` or `none` (model/format.ts counts). */

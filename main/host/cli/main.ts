@@ -54,7 +54,8 @@ export async function main(argv: string[], io: Io = { out: (l) => console.log(l)
       io.out(`${cmd.summary}\nusage: ${cmd.usage}`);
       return 0;
     }
-    const result = await cmd.run(parsed as { values: Record<string, unknown>; positionals: string[] }, io);
+    const impl = await cmd.load();
+    const result = await impl.run(parsed as { values: Record<string, unknown>; positionals: string[] }, io);
     if (json) io.out(JSON.stringify(result.json));
     else for (const line of result.text) io.out(line);
     return result.exit ?? 0;

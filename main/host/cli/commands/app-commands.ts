@@ -5,19 +5,12 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import { dbPathOf, type Command, type CommandResult, type Io } from '../kit.ts';
 import { packageRoot } from '../../paths.ts';
 import { defaultRendererDir, startServer } from '../../server.ts';
 import { createEngineService } from '../../service.ts';
 import { num } from './generate-commands.ts';
-
-const SERVE_OPTS = {
-  port: { type: 'string' },
-  allow: { type: 'string', multiple: true },
-  'no-demo': { type: 'boolean', default: false },
-  renderer: { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
+import { APP_SPECS } from './specs.ts';
 
 /** Builds renderer/ with Vite into dist/renderer; false (having said why) when it cannot. */
 export async function buildRenderer(io: Io): Promise<boolean> {
@@ -187,15 +180,11 @@ function runElectron(launch: { bin: string; main: string }, values: Record<strin
 
 export const APP_COMMANDS: Record<string, Command> = {
   serve: {
-    summary: 'browser mode: the desktop app on http://127.0.0.1 (prints the address and the token)',
-    usage: 'opencoder serve [--port N] [--db FILE] [--json] [--allow DIR]… [--no-demo] [--renderer DIR]',
-    options: SERVE_OPTS,
+    ...APP_SPECS.serve,
     run: ({ values }, io) => serve(values, io),
   },
   start: {
-    summary: 'start the desktop app (Electron), or browser mode when Electron cannot run here',
-    usage: 'opencoder start [--db FILE] [--port N] [--allow DIR]… [--no-demo] [--json]',
-    options: SERVE_OPTS,
+    ...APP_SPECS.start,
     async run({ values }, io) {
       const launch = electronLaunch();
       let reason: string;

@@ -2,7 +2,6 @@
 // ladder), report (HTML / Markdown / JSON / CSV from the store), compare (two runs, paired), runs (the list).
 
 import path from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import { FACTORIAL_TESTS, type FactorialTest } from '../../../stats/stats.ts';
 import {
   buildReportModel,
@@ -29,53 +28,14 @@ import { displayNames, droppedText, repliesText, scoredText } from '../../../exp
 import { appInfo, type Progress, type RunOutcome } from '../../../experiment/runner.ts';
 import { Store } from '../../../store/store.ts';
 import { runsCommand } from './runs-listing.ts';
-import {
-  factorialConditions,
-  GENERATION_PRESETS,
-  LADDER,
-  METHODS,
-  resolveConditions,
-  withGeneration,
-  withOutputRules,
-  type Condition,
-} from '../../../pipeline/methods.ts';
+import { factorialConditions, LADDER, METHODS, resolveConditions, withGeneration, withOutputRules, type Condition } from '../../../pipeline/methods.ts';
 import { packageRoot } from '../../paths.ts';
-import {
-  allowOf,
-  dbPathOf,
-  openReadOnlyStore,
-  sandboxModeOf,
-  untilInterrupted,
-  UsageError,
-  type Command,
-  type CommandResult,
-  type Io,
-  type SandboxMode,
-} from '../kit.ts';
-import { BACKEND_OPTS, backendChoice, backendOfFlags, num, pricesOf, spendText, type GenerateDeps } from './generate-commands.ts';
-import { ENCODER_OPTS } from './index-commands.ts';
+import { openReadOnlyStore } from '../read-store.ts';
+import { allowOf, dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io, type SandboxMode } from '../kit.ts';
+import { backendChoice, backendOfFlags, num, pricesOf, spendText, type GenerateDeps } from './generate-commands.ts';
+import { EXPERIMENT_SPECS } from './specs.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
 import { counts as fmtCounts, duration as fmtDuration, fixed, usd as fmtUsd } from '../../../model/format.ts';
-
-const RUN_OPTS = {
-  ...ENCODER_OPTS,
-  ...BACKEND_OPTS,
-  manifest: { type: 'string' },
-  ids: { type: 'string' },
-  limit: { type: 'string' },
-  resume: { type: 'string' },
-  parallel: { type: 'string' },
-  sandbox: { type: 'string', default: 'auto' },
-  'validator-workers': { type: 'string' },
-  'estimate-only': { type: 'boolean', default: false },
-  'max-usd': { type: 'string' },
-  candidates: { type: 'string' },
-  temperature: { type: 'string' },
-  preset: { type: 'string' },
-  'factorial-test': { type: 'string' },
-  'unverified-output': { type: 'string' },
-  'after-failed-repairs': { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
 
 const f3 = (x: number | null | undefined) => fixed(x, 3);
 const usd = (x: number | null) => fmtUsd(x, 'unknown (no price)');
@@ -335,15 +295,6 @@ async function runExperimentCommand(
   }
 }
 
-const REPORT_OPTS = {
-  'factorial-test': { type: 'string' },
-  format: { type: 'string', default: 'html' },
-  out: { type: 'string' },
-  resamples: { type: 'string' },
-  seed: { type: 'string' },
-  title: { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
-
 function loadRuns(values: Record<string, unknown>, ids: string[]): { loaded: LoadedRun[]; close(): void } {
   const store = openReadOnlyStore(values);
   try {
@@ -358,9 +309,7 @@ function loadRuns(values: Record<string, unknown>, ids: string[]): { loaded: Loa
 /** The commands that read runs from the store: report, compare, runs. */
 const REPORT_COMMANDS: Record<string, Command> = {
   report: {
-    summary: 'export a run (or several, compared) as HTML, Markdown, JSON or CSV, from the store',
-    usage: 'opencoder report RUN [RUN…] --format html|md|json|csv --out FILE [--resamples N] [--seed N] [--factorial-test t-test|sign-flip] [--title T]',
-    options: REPORT_OPTS,
+    ...EXPERIMENT_SPECS.report,
     async run({ values, positionals }) {
       if (!positionals.length) throw new UsageError('report needs a run id (see opencoder runs)');
       const format = values.format as ReportFormat;
@@ -377,9 +326,7 @@ const REPORT_COMMANDS: Record<string, Command> = {
     },
   },
   compare: {
-    summary: 'compare two runs task by task (paired): W/L/T, exact McNemar, bootstrap differences',
-    usage: 'opencoder compare RUN_A RUN_B [--resamples N] [--seed N]',
-    options: { resamples: { type: 'string' }, seed: { type: 'string' }, 'factorial-test': { type: 'string' } },
+    ...EXPERIMENT_SPECS.compare,
     async run({ values, positionals }) {
       if (positionals.length !== 2) throw new UsageError('compare needs exactly two run ids');
       const { loaded, close } = loadRuns(values, positionals);
@@ -411,11 +358,7 @@ const REPORT_COMMANDS: Record<string, Command> = {
 export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, Command> {
   return {
     run: {
-      summary: 'run methods on a frozen task manifest (stored after every task; resumable)',
-      usage:
-        'opencoder run --manifest FILE [--ids A,B | --limit N] [--method compare|opencoder,baseline-rag,…] [--backend offline|openai|gemini|…] ' +
-        `[--candidates N] [--temperature T] [--preset ${Object.keys(GENERATION_PRESETS).join('|')}] [--unverified-output mode|first] [--after-failed-repairs last|most-tests] [--parallel N] [--sandbox auto|strong|weak] [--estimate-only] [--max-usd X] | opencoder run --resume RUN`,
-      options: { ...RUN_OPTS, method: { type: 'string', default: 'compare' } },
+      ...EXPERIMENT_SPECS.run,
       run: ({ values }, io) =>
         runExperimentCommand(
           'run',
@@ -432,9 +375,7 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
         ),
     },
     ablate: {
-      summary: 'the 2³ factorial over API / context / similar-code evidence (or --ladder: components added in turn)',
-      usage: `opencoder ablate --manifest FILE [--ids …] [--ladder] [--base ${Object.keys(METHODS).join('|')}] [--backend …] [--candidates N] [--temperature T] [--preset ${Object.keys(GENERATION_PRESETS).join('|')}] | opencoder ablate --resume RUN`,
-      options: { ...RUN_OPTS, ladder: { type: 'boolean', default: false }, base: { type: 'string', default: 'opencoder' } },
+      ...EXPERIMENT_SPECS.ablate,
       run: ({ values }, io) => {
         const base = METHODS[values.base as string];
         if (!base) throw new UsageError(`--base must be one of ${Object.keys(METHODS).join(', ')}`);

@@ -4,7 +4,6 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import type { EncoderPreference } from '../../../embed/select.ts';
 import { findTask, readManifest, type Manifest, type Task } from '../../../benchmarks/manifest.ts';
 import { makeConfig, type PipelineConfig } from '../../../model/config.ts';
@@ -23,7 +22,7 @@ import type { CandidateSet, LlmBackend, Provider } from '../../../generate/types
 import { defaultModelsDir, packageRoot, userDataDir } from '../../paths.ts';
 import { allowOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
 import { openEncoderFor, pricesFileIn } from '../../workspace.ts';
-import { ENCODER_OPTS } from './index-commands.ts';
+import { GENERATE_SPECS } from './specs.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
 import { counts, duration, fixed, usd as fmtUsd } from '../../../model/format.ts';
 
@@ -43,42 +42,6 @@ const f3 = (x: number | null | undefined) => fixed(x, 3);
 const usd = (x: number | null) => fmtUsd(x, 'unknown (no price)');
 
 // ---- generate -------------------------------------------------------------------------------------------------
-
-/** Options that choose and tune an LLM backend (generate, run, ablate). */
-export const BACKEND_OPTS = {
-  backend: { type: 'string', default: 'offline' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  samples: { type: 'string' },
-  extract: { type: 'boolean' },
-  'replay-run': { type: 'string' },
-  'replay-provider': { type: 'string' },
-  prices: { type: 'string' },
-  'thinking-budget': { type: 'string' },
-  timeout: { type: 'string' },
-  retries: { type: 'string' },
-  concurrency: { type: 'string' },
-  'max-reply-mib': { type: 'string' },
-  decompose: { type: 'string' },
-  // llama-cpp (the model file is --model, the folder a bare file name is looked up in is --models)
-  threads: { type: 'string' },
-  'context-size': { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
-
-const GENERATE_OPTS = {
-  ...ENCODER_OPTS,
-  ...BACKEND_OPTS,
-  manifest: { type: 'string' },
-  id: { type: 'string' },
-  candidates: { type: 'string' },
-  temperature: { type: 'string' },
-  'max-tokens': { type: 'string' },
-  'top-logprobs': { type: 'string' },
-  seed: { type: 'string' },
-  'baseline-prompt': { type: 'boolean', default: false },
-  'no-record': { type: 'boolean', default: false },
-  'estimate-only': { type: 'boolean', default: false },
-} as const satisfies ParseArgsConfig['options'];
 
 export function num(values: Record<string, unknown>, key: string, opts: { int?: boolean; min?: number } = {}): number | undefined {
   const raw = values[key];
@@ -395,13 +358,7 @@ async function generateTask(
 export function makeGenerateCommand(deps: GenerateDeps = {}): Command {
   const retrieve = deps.retrieve ?? retrieveForTask;
   return {
-    summary: 'generate candidates for one task, with their generation uncertainty, tokens and cost',
-    usage:
-      'opencoder generate --manifest FILE --id ID --backend offline|openai|gemini|replay|imported|llama-cpp [--model M] [--base-url URL] ' +
-      '[--models DIR] [--threads N] [--context-size N] ' +
-      '[--samples FILE] [--replay-run RUN] [--candidates N] [--temperature T] [--max-tokens N] [--max-reply-mib N] [--baseline-prompt] [--estimate-only] ' +
-      '[--no-record] [--prices FILE]',
-    options: GENERATE_OPTS,
+    ...GENERATE_SPECS.generate,
     async run({ values }, io: Io): Promise<CommandResult> {
       const req = generateRequest(values);
       const ws = await openWorkspace(values, io);
@@ -421,15 +378,7 @@ export const GENERATE_COMMAND: Command = makeGenerateCommand();
 export const GENERATE_COMMANDS: Record<string, Command> = {
   generate: GENERATE_COMMAND,
   'uncertainty-eval': {
-    summary: 'failure-detection AUROC / AUPRC of the generation-uncertainty signals on labelled sample sets (default: CoderEval ChatGPT)',
-    usage: 'opencoder uncertainty-eval [--samples FILE] [--encoder default|auto|unixcoder] [--python PATH] [--per-task]',
-    options: {
-      samples: { type: 'string' },
-      encoder: { type: 'string', default: 'default' },
-      models: { type: 'string' },
-      python: { type: 'string' },
-      'per-task': { type: 'boolean', default: false },
-    },
+    ...GENERATE_SPECS['uncertainty-eval'],
     async run({ values }, io) {
       const file = (values.samples as string | undefined) ?? path.join(benchDir(), CODEREVAL_CHATGPT_SAMPLES);
       if (!fs.existsSync(file)) {
@@ -476,9 +425,7 @@ export const GENERATE_COMMANDS: Record<string, Command> = {
     },
   },
   prices: {
-    summary: 'show the price table used for cost figures (--init writes the defaults to edit)',
-    usage: 'opencoder prices [--prices FILE] [--init]',
-    options: { prices: { type: 'string' }, init: { type: 'boolean', default: false } },
+    ...GENERATE_SPECS.prices,
     async run({ values }) {
       const file = (values.prices as string | undefined) ?? defaultPricesPath();
       const text: string[] = [];

@@ -6,6 +6,7 @@ import { importCoderEval, type CoderEvalImportResult, type ImportWarning } from 
 import { importExecRepoBench, type ExecRepoBenchImportResult } from '../../../benchmarks/execrepobench.ts';
 import path from 'node:path';
 import { userDataDir } from '../../paths.ts';
+import { IMPORT_SPECS } from './specs.ts';
 
 /** Importers by benchmark name; each reads its own bench folder layout. */
 const IMPORTERS: Record<string, (bench: string, values: Record<string, unknown>, io: Io) => Promise<CommandResult>> = {
@@ -20,13 +21,6 @@ const INPUT_OF: Record<string, string> = {
   codereval: '<bench/codereval folder>',
   execrepobench: '<records.jsonl>',
 };
-
-const USAGE = [
-  'opencoder import repoexec <bench folder> [--out <dir>] [--subset NAME] [--quiet]',
-  'opencoder import codereval <bench/codereval folder> [--out <dir>] [--records FILE] [--templates DIR] [--docstrings raw|human] [--quiet]',
-  'opencoder import execrepobench <records.jsonl> [--out <dir>] [--quiet]',
-  '(without --out: <user data folder>/benchmarks/<name>[-<subset>], never the current folder)',
-];
 
 /**
  * Where an import writes: --out when given, else a folder of its own in the user data folder (paths.ts), so an
@@ -184,16 +178,7 @@ function jsonOf(r: RepoExecImportResult) {
 
 export const IMPORT_COMMANDS: Record<string, Command> = {
   import: {
-    summary: 'import a benchmark: materialise its repositories and write a task manifest',
-    usage: USAGE.join('\n             '),
-    options: {
-      out: { type: 'string' },
-      subset: { type: 'string' },
-      records: { type: 'string' },
-      templates: { type: 'string' },
-      docstrings: { type: 'string' },
-      quiet: { type: 'boolean', short: 'q', default: false },
-    },
+    ...IMPORT_SPECS.import,
     async run({ values, positionals }, io) {
       const [kind, bench, ...extra] = positionals;
       if (!kind || !IMPORTERS[kind]) {

@@ -1,37 +1,15 @@
-// Commands that build and inspect the repository index: index, demo, status.
+// Commands that build the repository index: index, demo (status, which only reads it, is status-command.ts).
 
 import path from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import type { Store } from '../../../store/store.ts';
-import {
-  otherFilesOfRun,
-  otherFilesText,
-  repositoryCounts,
-  repositoryEmbeddedText,
-  repositoryFilesText,
-  runEmbeddedText,
-  TEXT_MEANING,
-} from '../../../model/index-counts.ts';
+import { otherFilesText, repositoryCounts, repositoryEmbeddedText, repositoryFilesText, runEmbeddedText, TEXT_MEANING } from '../../../model/index-counts.ts';
 import { runIndex, type IndexEvent, type IndexStats } from '../../../index/indexer.ts';
 import { includeRefusal } from '../../../index/walk.ts';
 import type { EncoderPreference } from '../../../embed/select.ts';
 import { defaultModelsDir, sampleRepoPath } from '../../paths.ts';
 import { openEngine } from '../../workspace.ts';
-import { dbPathOf, fmtCounts, openReadOnlyStore, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
-
-/** Options of every command that indexes (or refreshes) a repository before its work. */
-export const ENCODER_OPTS = {
-  encoder: { type: 'string', default: 'auto' },
-  models: { type: 'string' },
-  'rebuild-db': { type: 'boolean', default: false },
-  quiet: { type: 'boolean', short: 'q', default: false },
-} as const satisfies ParseArgsConfig['options'];
-
-/** The index command's own options: include patterns to add to (or drop from) those the repository remembers. */
-const INCLUDE_OPTS = {
-  include: { type: 'string', multiple: true },
-  'drop-include': { type: 'string', multiple: true },
-} as const satisfies ParseArgsConfig['options'];
+import { INDEX_SPECS } from './specs.ts';
+import { dbPathOf, fmtCounts, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
 
 const FORCEABLE = ['generated', 'minified', 'too_large'];
 
@@ -132,10 +110,7 @@ async function indexCommand(root: string, values: Record<string, unknown>, io: I
 
 export const INDEX_COMMANDS: Record<string, Command> = {
   index: {
-    summary: 'index (or incrementally refresh) a repository folder',
-    usage:
-      'opencoder index <folder> [--include PATH_OR_GLOB]… [--drop-include PATTERN]… [--encoder auto|default|unixcoder] [--models DIR] [--rebuild-db] [--quiet]',
-    options: { ...ENCODER_OPTS, ...INCLUDE_OPTS },
+    ...INDEX_SPECS.index,
     async run({ values, positionals }, io) {
       const root = positionals[0];
       if (!root) throw new UsageError('index needs a folder: opencoder index <folder>');
@@ -143,43 +118,9 @@ export const INDEX_COMMANDS: Record<string, Command> = {
     },
   },
   demo: {
-    summary: 'index the bundled sample repository and show what was found',
-    usage: 'opencoder demo [--encoder …]',
-    options: ENCODER_OPTS,
+    ...INDEX_SPECS.demo,
     async run({ values }, io) {
       return indexCommand(sampleRepoPath(), values, io);
-    },
-  },
-  status: {
-    summary: 'show the repositories in the database and their index state',
-    usage: 'opencoder status',
-    options: {},
-    async run({ values }) {
-      const dbPath = dbPathOf(values);
-      const store = openReadOnlyStore(values);
-      try {
-        const repos = store
-          .listRepositories()
-          .map((r) => ({ ...r, stats: store.stats(r.id), lastRun: store.lastRun(r.id) ?? null, include: store.includePatterns(r.id) }));
-        const text = [`Database: ${dbPath}${store.missing ? ' (not created yet)' : ''}`];
-        if (!repos.length) text.push('No repositories indexed yet. Run: opencoder index <folder>');
-        for (const r of repos) {
-          const s = r.stats;
-          text.push(
-            '',
-            `${r.name}  (${r.root})`,
-            `  last indexed: ${r.last_indexed_at ?? 'never completed'}; last run: ${r.lastRun?.status ?? 'none'}${r.lastRun?.status === 'interrupted' ? ' (its process is gone; indexing again resumes it)' : ''}`,
-            `  files: ${s.files.indexed + s.files.partial} indexed (${s.files.partial} partial); skipped: ${fmtCounts(s.skipped)}`,
-            `  units: ${fmtCounts(s.units)}; chunks ${s.chunks}; API entries ${s.apiEntries}`,
-            `  encoder: ${s.encoder ? `${s.encoder.name} (${s.encoder.dim}-d)` : 'none yet'}; embedded: unit ${s.embedded.unit}, chunk ${s.embedded.chunk}, api ${s.embedded.api}`,
-            `  ${repositoryFilesText(repositoryCounts(s, otherFilesOfRun(r.lastRun?.stats)))}; ${repositoryEmbeddedText(repositoryCounts(s, null))} (${TEXT_MEANING})`,
-          );
-          if (r.include.length > 0) text.push(`  include patterns (files forced in): ${r.include.join(', ')}`);
-        }
-        return { text, json: { ok: true, command: 'status', db: dbPath, repositories: repos } };
-      } finally {
-        store.close();
-      }
     },
   },
 };

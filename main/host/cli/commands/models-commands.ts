@@ -4,7 +4,6 @@
 // with the `opencoder generate` flags that use it. With --json, the same document as the app's models.detect.
 
 import path from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import type { ModelSources } from '../../../../contract/index.ts';
 import { resolveApiKey } from '../../../generate/backends.ts';
 import {
@@ -21,12 +20,7 @@ import { modelSourcesOf } from '../../calls/models.ts';
 import { defaultModelsDir } from '../../paths.ts';
 import { UsageError, type Command, type CommandResult } from '../kit.ts';
 import { num } from './generate-commands.ts';
-
-const OPTIONS = {
-  models: { type: 'string' },
-  port: { type: 'string', multiple: true },
-  timeout: { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
+import { MODELS_SPECS } from './specs.ts';
 
 const KEY_VARS = { openai: 'OPENAI_API_KEY', gemini: 'GEMINI_API_KEY (or GOOGLE_API_KEY)' } as const;
 
@@ -92,9 +86,7 @@ export interface ModelsDeps {
 
 export function makeModelsCommand(deps: ModelsDeps = {}): Command {
   return {
-    summary: 'list the models this machine can use: GGUF files, local servers (Ollama, llama.cpp, LM Studio, vLLM) and hosted providers',
-    usage: 'opencoder models [--models DIR] [--port N …] [--timeout MS] [--json]',
-    options: OPTIONS,
+    ...MODELS_SPECS.models,
     async run({ values }): Promise<CommandResult> {
       const env = deps.env ?? process.env;
       const modelsDir = path.resolve((values.models as string | undefined) ?? defaultModelsDir());

@@ -1,24 +1,57 @@
-// Every command of the CLI. Each group of commands lives in its own file beside this one.
+// Every command of the CLI: what help and the argument parser need of each (specs.ts), and how to load the file
+// beside this one that implements it. A command's file, and whatever it imports (encoders, parsers, the LLM SDKs),
+// is loaded only when that command runs, so `opencoder --help` and `opencoder <command> --help` load none of them.
 
-import type { Command } from '../kit.ts';
-import { INDEX_COMMANDS } from './index-commands.ts';
-import { IMPORT_COMMANDS } from './import-commands.ts';
-import { RETRIEVE_COMMANDS } from './retrieve-commands.ts';
-import { GENERATE_COMMANDS } from './generate-commands.ts';
-import { VALIDATE_COMMANDS } from './validate-commands.ts';
-import { EXPERIMENT_COMMANDS } from './experiment-commands.ts';
-import { APP_COMMANDS } from './app-commands.ts';
-import { SAMPLES_COMMANDS } from './samples-commands.ts';
-import { MODELS_COMMANDS } from './models-commands.ts';
+import type { Command, CommandSpec } from '../kit.ts';
+import {
+  APP_SPECS,
+  EXPERIMENT_SPECS,
+  GENERATE_SPECS,
+  IMPORT_SPECS,
+  INDEX_SPECS,
+  MODELS_SPECS,
+  RETRIEVE_SPECS,
+  SAMPLES_SPECS,
+  STATUS_SPECS,
+  VALIDATE_SPECS,
+} from './specs.ts';
 
-export const COMMANDS: Record<string, Command> = {
-  ...INDEX_COMMANDS,
-  ...IMPORT_COMMANDS,
-  ...RETRIEVE_COMMANDS,
-  ...GENERATE_COMMANDS,
-  ...MODELS_COMMANDS,
-  ...VALIDATE_COMMANDS,
-  ...EXPERIMENT_COMMANDS,
-  ...SAMPLES_COMMANDS,
-  ...APP_COMMANDS,
-};
+/** A command as the registry holds it: its spec, and `load` for its implementation. */
+export interface CommandEntry extends CommandSpec {
+  load(): Promise<Command>;
+}
+
+/** One command file: the specs of the commands it implements, in help order, and the import that loads it. */
+export interface CommandGroup {
+  file: string;
+  specs: Record<string, CommandSpec>;
+  load(): Promise<Record<string, Command>>;
+}
+
+export const GROUPS: CommandGroup[] = [
+  { file: 'index-commands.ts', specs: INDEX_SPECS, load: async () => (await import('./index-commands.ts')).INDEX_COMMANDS },
+  { file: 'status-command.ts', specs: STATUS_SPECS, load: async () => (await import('./status-command.ts')).STATUS_COMMANDS },
+  { file: 'import-commands.ts', specs: IMPORT_SPECS, load: async () => (await import('./import-commands.ts')).IMPORT_COMMANDS },
+  { file: 'retrieve-commands.ts', specs: RETRIEVE_SPECS, load: async () => (await import('./retrieve-commands.ts')).RETRIEVE_COMMANDS },
+  { file: 'generate-commands.ts', specs: GENERATE_SPECS, load: async () => (await import('./generate-commands.ts')).GENERATE_COMMANDS },
+  { file: 'models-commands.ts', specs: MODELS_SPECS, load: async () => (await import('./models-commands.ts')).MODELS_COMMANDS },
+  { file: 'validate-commands.ts', specs: VALIDATE_SPECS, load: async () => (await import('./validate-commands.ts')).VALIDATE_COMMANDS },
+  { file: 'experiment-commands.ts', specs: EXPERIMENT_SPECS, load: async () => (await import('./experiment-commands.ts')).EXPERIMENT_COMMANDS },
+  { file: 'samples-commands.ts', specs: SAMPLES_SPECS, load: async () => (await import('./samples-commands.ts')).SAMPLES_COMMANDS },
+  { file: 'app-commands.ts', specs: APP_SPECS, load: async () => (await import('./app-commands.ts')).APP_COMMANDS },
+];
+
+function entryOf(group: CommandGroup, name: string, spec: CommandSpec): CommandEntry {
+  return {
+    ...spec,
+    async load() {
+      const cmd = (await group.load())[name];
+      if (!cmd) throw new Error(`internal: ${group.file} does not implement the command "${name}" that specs.ts lists for it`);
+      return cmd;
+    },
+  };
+}
+
+export const COMMANDS: Record<string, CommandEntry> = Object.fromEntries(
+  GROUPS.flatMap((g) => Object.entries(g.specs).map(([name, spec]) => [name, entryOf(g, name, spec)] as const)),
+);

@@ -1,6 +1,5 @@
 // Commands over task manifests that need retrieval: retrieve (one task) and eval-api (RQ4).
 
-import type { ParseArgsConfig } from 'node:util';
 import { runIndex } from '../../../index/indexer.ts';
 import type { EncoderPreference } from '../../../embed/select.ts';
 import { findTask, readManifest, type Task } from '../../../benchmarks/manifest.ts';
@@ -12,13 +11,9 @@ import type { RetrievalTrace } from '../../../model/trace.ts';
 import { defaultModelsDir } from '../../paths.ts';
 import { openEngine, type EngineCore } from '../../workspace.ts';
 import { allowOf, dbPathOf, UsageError, type Command, type Io } from '../kit.ts';
-import { ENCODER_OPTS, progressPrinter } from './index-commands.ts';
+import { progressPrinter } from './index-commands.ts';
+import { RETRIEVE_SPECS } from './specs.ts';
 import { fixed } from '../../../model/format.ts';
-
-const MANIFEST_OPTS = {
-  ...ENCODER_OPTS,
-  manifest: { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
 
 /** A CLI command's engine: the Store and the encoder its flags ask for (host/workspace.ts composes them). */
 export type Workspace = EngineCore;
@@ -87,9 +82,7 @@ export function traceLines(trace: RetrievalTrace): string[] {
 
 export const RETRIEVE_COMMANDS: Record<string, Command> = {
   retrieve: {
-    summary: 'retrieve, score and fuse the evidence for one task of a manifest',
-    usage: 'opencoder retrieve --manifest FILE --id ID [--no-refine] [--encoder …]',
-    options: { ...MANIFEST_OPTS, id: { type: 'string' }, 'no-refine': { type: 'boolean', default: false } },
+    ...RETRIEVE_SPECS.retrieve,
     async run({ values }, io) {
       const manifest = manifestOf(values);
       if (!values.id) throw new UsageError('--id ID is required');
@@ -105,15 +98,7 @@ export const RETRIEVE_COMMANDS: Record<string, Command> = {
     },
   },
   'eval-api': {
-    summary: 'API-retrieval quality under both protocols (task-view, repository): P / R / F1, exact match, count reliability, uncertainty AUROC / ECE',
-    usage: 'opencoder eval-api --manifest FILE [--protocol repository|task-view] [--scope kept|retrieved|fused] [--ids A,B,…] [--no-refine] [--encoder …]',
-    options: {
-      ...MANIFEST_OPTS,
-      ids: { type: 'string' },
-      'no-refine': { type: 'boolean', default: false },
-      protocol: { type: 'string', default: 'repository' },
-      scope: { type: 'string', default: 'kept' },
-    },
+    ...RETRIEVE_SPECS['eval-api'],
     async run({ values }, io) {
       const protocol = values.protocol as ApiProtocol;
       if (!API_PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be one of ${API_PROTOCOLS.join(', ')} (got ${protocol})`);

@@ -6,7 +6,9 @@ import { MAX_RUN_LABEL } from '../../../model/run-label.ts';
 import { Store } from '../../../store/store.ts';
 import { runListItem } from '../../calls/experiments.ts';
 import type { RunListItem } from '../../../../contract/index.ts';
-import { dbPathOf, openReadOnlyStore, UsageError, type Command } from '../kit.ts';
+import { dbPathOf, UsageError, type Command } from '../kit.ts';
+import { openReadOnlyStore } from '../read-store.ts';
+import { EXPERIMENT_SPECS } from './specs.ts';
 
 const COLUMNS: { head: string; max: number; of: (r: RunListItem) => string }[] = [
   { head: 'LABEL', max: 60, of: (r) => r.label },
@@ -45,9 +47,7 @@ function rename(values: Record<string, unknown>): { text: string[]; json: unknow
 }
 
 export const runsCommand: Command = {
-  summary: 'list experiment runs (label, task or manifest, methods, backend, created, status), or rename one',
-  usage: 'opencoder runs [--rename RUN_ID --label TEXT]',
-  options: { rename: { type: 'string' }, label: { type: 'string' } },
+  ...EXPERIMENT_SPECS.runs,
   async run({ values }) {
     if (values.rename !== undefined) return rename(values);
     if (values.label !== undefined) throw new UsageError('--label needs --rename RUN_ID (the run to label)');

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { allowOf, sandboxModeOf, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
 import { num } from './generate-commands.ts';
+import { SAMPLES_SPECS } from './specs.ts';
 import { readManifest, type Task } from '../../../benchmarks/manifest.ts';
 import { extractCode } from '../../../generate/extract.ts';
 import { signatureName } from '../../../generate/prompts.ts';
@@ -154,9 +155,7 @@ function parseKs(raw: string): number[] {
 
 export const SAMPLES_COMMANDS: Record<string, Command> = {
   samples: {
-    summary: 'import a published sample set (RepoExec, CoderEval, bigcode-evaluation-harness, EvalPlus) as data',
-    usage: `opencoder samples import FILE|DIR [--format auto|${SAMPLE_FORMATS.join('|')}] [--index-map FILE] --out SET.jsonl`,
-    options: { format: { type: 'string' }, out: { type: 'string' }, 'index-map': { type: 'string' } },
+    ...SAMPLES_SPECS.samples,
     async run({ values, positionals }) {
       const [sub, input, ...extra] = positionals;
       if (sub !== 'import') throw new UsageError('usage: opencoder samples import FILE|DIR --out SET.jsonl');
@@ -194,22 +193,7 @@ export const SAMPLES_COMMANDS: Record<string, Command> = {
     },
   },
   passk: {
-    summary: 'Pass@k of a sample set from its official labels (per task and overall)',
-    usage:
-      'opencoder passk SET|FILE|DIR [--k 1,5,10] [--k-over-n refuse|humaneval] [--format …] [--json]\n' +
-      '       opencoder passk SET --labels executed --manifest FILE [--extract] [--limit N] [--sandbox auto|strong|weak]',
-    options: {
-      k: { type: 'string', default: '1,5,10' },
-      labels: { type: 'string', default: 'official' },
-      'k-over-n': { type: 'string', default: 'refuse' },
-      format: { type: 'string' },
-      'index-map': { type: 'string' },
-      manifest: { type: 'string' },
-      extract: { type: 'boolean' },
-      limit: { type: 'string' },
-      sandbox: { type: 'string', default: 'auto' },
-      quiet: { type: 'boolean', default: false },
-    },
+    ...SAMPLES_SPECS.passk,
     async run({ values, positionals }, io) {
       const [input, ...extra] = positionals;
       if (!input) throw new UsageError('passk needs a sample set (from samples import) or a published file or folder');

@@ -8,6 +8,7 @@ import { createValidator } from '../../../validate/validator.ts';
 import type { Verdict } from '../../../model/verdict.ts';
 import { allowOf, sandboxModeOf, UsageError, type Command, type CommandResult } from '../kit.ts';
 import { bytes } from '../../../model/format.ts';
+import { VALIDATE_SPECS } from './specs.ts';
 
 export function verdictLines(v: Verdict): string[] {
   const lines = [
@@ -54,16 +55,7 @@ export function verdictLines(v: Verdict): string[] {
 
 export const VALIDATE_COMMANDS: Record<string, Command> = {
   validate: {
-    summary: "run a candidate (or the task's reference) against the task's tests in the sandbox",
-    usage: 'opencoder validate --manifest FILE --id ID (--candidate FILE | --reference) [--sandbox auto|strong|weak] [--timeout-ms N]',
-    options: {
-      manifest: { type: 'string' },
-      id: { type: 'string' },
-      candidate: { type: 'string' },
-      reference: { type: 'boolean', default: false },
-      sandbox: { type: 'string', default: 'auto' },
-      'timeout-ms': { type: 'string' },
-    },
+    ...VALIDATE_SPECS.validate,
     async run({ values }): Promise<CommandResult> {
       const manifestFile = values.manifest as string | undefined;
       const id = values.id as string | undefined;

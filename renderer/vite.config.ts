@@ -1,36 +1,25 @@
-// Builds the React UI into dist/renderer. `base: './'` keeps every asset path relative, and the bundle is one
-// classic (non-module) script: Chromium refuses module scripts and `crossorigin` stylesheets from file://
-// (origin "null"), so the same index.html loads from the browser-mode server and from a file:// URL.
+// Builds the React UI into dist/renderer. `base: './'` keeps every asset path relative, and every script is a
+// classic (non-module) one: Chromium refuses module scripts and `crossorigin` stylesheets from file:// (origin
+// "null"), so the same index.html loads from the browser-mode server and from a file:// URL.
+//
+// The code is split all the same (see classic-chunks.ts): the parts no first screen needs (renderer/src/lazy/chunks.ts,
+// the charts first) are entries of their own, code they share with the main bundle (React, the store, the
+// components) lives in shared chunks that index.html loads up front, and a lazy part's own scripts are added to the
+// page by a small loader when the part is first shown. Each chunk is CommonJS wrapped in a function that registers
+// itself under its script's URL, so nothing depends on module scripts or on the page's origin.
 
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig } from 'vite';
+import { classicChunks, readLazyChunks } from './classic-chunks.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-
-/** Rewrites the built index.html: `<script type="module" crossorigin>` → `<script defer>`, no `crossorigin`. */
-function classicScript(): Plugin {
-  return {
-    name: 'opencoder-classic-script',
-    apply: 'build',
-    enforce: 'post',
-    transformIndexHtml: {
-      order: 'post',
-      handler(html) {
-        return html
-          .replace(/<script type="module" crossorigin src=/g, '<script defer src=')
-          .replace(/<script type="module" src=/g, '<script defer src=')
-          .replace(/<link rel="stylesheet" crossorigin href=/g, '<link rel="stylesheet" href=')
-          .replace(/<link rel="modulepreload"[^>]*>\s*/g, '');
-      },
-    },
-  };
-}
+const lazyChunks = readLazyChunks(fileURLToPath(new URL('./src/lazy/chunks.ts', import.meta.url)));
 
 export default defineConfig({
   root,
   base: './',
-  plugins: [react(), classicScript()],
+  plugins: [react(), classicChunks(lazyChunks)],
   build: {
     outDir: fileURLToPath(new URL('../dist/renderer', import.meta.url)),
     emptyOutDir: true,
@@ -40,7 +29,8 @@ export default defineConfig({
     modulePreload: false,
     cssCodeSplit: false,
     rolldownOptions: {
-      output: { format: 'iife', codeSplitting: false },
+      input: { index: fileURLToPath(new URL('./index.html', import.meta.url)), ...lazyChunks.entries },
+      preserveEntrySignatures: 'exports-only',
     },
   },
   server: { host: '127.0.0.1', fs: { allow: [fileURLToPath(new URL('..', import.meta.url))] } },

@@ -3,12 +3,9 @@
 import { useEffect, useState } from 'react';
 import { rovingKeyDown } from './components/roving.ts';
 import { useApp, getStore, type ViewId } from './store.ts';
+import { AblationPart, ExperimentPart, SettingsPart, TaskPart } from './lazy/parts.tsx';
 import { RepositoryView } from './views/RepositoryView.tsx';
-import { TaskView } from './views/TaskView.tsx';
-import { AblationView } from './views/AblationView.tsx';
-import { ExperimentView } from './views/ExperimentView.tsx';
 import { ReportsView } from './views/ReportsView.tsx';
-import { SettingsView } from './views/SettingsView.tsx';
 import './App.css';
 
 const NAV: { id: ViewId; label: string; hint: string; icon: string }[] = [
@@ -149,11 +146,11 @@ export function App() {
       <main className="main" id="main" data-testid={`view-${view}`}>
         <ReconnectBanner />
         {view === 'repository' ? <RepositoryView /> : null}
-        {view === 'task' ? <TaskView /> : null}
-        {view === 'ablation' ? <AblationView /> : null}
-        {view === 'experiment' ? <ExperimentView /> : null}
+        {view === 'task' ? <TaskPart /> : null}
+        {view === 'ablation' ? <AblationPart /> : null}
+        {view === 'experiment' ? <ExperimentPart /> : null}
         {view === 'reports' ? <ReportsView /> : null}
-        {view === 'settings' ? <SettingsView /> : null}
+        {view === 'settings' ? <SettingsPart /> : null}
       </main>
       <Notices />
     </div>

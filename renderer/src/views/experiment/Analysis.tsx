@@ -24,7 +24,8 @@ import { Badge, Empty, ErrorBox, Loading, Section, Tabs } from '../../components
 import { VirtualList } from '../../components/VirtualList.tsx';
 import { duration, int, interval, num, usd } from '../../lib/format.ts';
 import { modelKey, useApp } from '../../store.ts';
-import { ApiChart, CalibrationChart, condName, FactorialCharts, PassAtKChart, SelectedVsRawChart } from './Charts.tsx';
+import { ChartsPart } from '../../lazy/parts.tsx';
+import { condName } from './cond-name.ts';
 import './Analysis.css';
 
 type AnalysisTab = 'summary' | 'charts' | 'tasks';
@@ -77,7 +78,7 @@ export function RunAnalysis() {
             ]}
           />
           <div role="tabpanel" id="analysis-panel" aria-labelledby={`analysis-tab-${tab}`} className="tab-panel">
-            {tab === 'summary' ? <Summary model={model.data} /> : tab === 'charts' ? <ChartsPanel model={model.data} /> : <TasksTable model={model.data} />}
+            {tab === 'summary' ? <Summary model={model.data} /> : tab === 'charts' ? <ChartsPart model={model.data} /> : <TasksTable model={model.data} />}
           </div>
         </>
       ) : null}
@@ -262,20 +263,6 @@ function ComparisonsTable({ model }: { model: ReportModel }) {
           ))}
         </tbody>
       </table>
-    </div>
-  );
-}
-
-function ChartsPanel({ model }: { model: ReportModel }) {
-  return (
-    <div data-testid="analysis-charts">
-      <FactorialCharts model={model} />
-      <div className="chart-grid">
-        <PassAtKChart model={model} />
-        <SelectedVsRawChart model={model} />
-        <CalibrationChart model={model} />
-        <ApiChart model={model} />
-      </div>
     </div>
   );
 }

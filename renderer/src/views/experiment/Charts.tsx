@@ -21,27 +21,20 @@ import {
   ZAxis,
 } from 'recharts';
 import type { ReactElement } from 'react';
-import { backendDisplayLabel, mixedBackendLabels, type ConditionSummary, type FactorialAnalysis, type ReportModel } from '../../api/contract.ts';
+import { backendDisplayLabel, type ConditionSummary, type FactorialAnalysis, type ReportModel } from '../../api/contract.ts';
 import { Empty } from '../../components/ui.tsx';
 import { isNum, num } from '../../lib/format.ts';
 import { SOURCE_META, seriesColor } from '../../lib/sources.ts';
 import { categoryAxis, effectValueLabel, SeriesLegend, valueAxis, type LegendItem } from './chart-parts.tsx';
+import { condName } from './cond-name.ts';
 import './Charts.css';
+
+export { condName };
 
 const AXIS = { fontSize: 12, fill: '#4a5566' };
 const GRID = '#e6e9ef';
 const UNIT_TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1];
 const tooltipStyle = { fontSize: 12, borderRadius: 6, border: '1px solid #d5dae3', boxShadow: '0 2px 8px rgba(20,30,50,.08)' };
-
-/**
- * A condition's display name; the run id is added when the model compares runs, and the run's backend when those
- * runs came from different backends (retrieval-only results never stand unlabelled beside a model's).
- */
-export function condName(model: ReportModel, c: { runId: string; label: string }): string {
-  const name = model.runs.length > 1 ? `${c.label} (${c.runId.slice(-6)})` : c.label;
-  const backends = mixedBackendLabels(model.runs);
-  return backends ? `${name} · ${backends.get(c.runId) ?? 'unknown backend'}` : name;
-}
 
 const ciDelta = (v: { estimate: number; lo: number; hi: number }): [number, number] =>
   isNum(v.lo) && isNum(v.hi) ? [Math.max(0, v.estimate - v.lo), Math.max(0, v.hi - v.estimate)] : [0, 0];

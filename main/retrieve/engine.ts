@@ -11,6 +11,7 @@ import {
   apiEntryModules,
   bm25Match,
   fileUnitCalls,
+  indexState,
   itemCount,
   itemPaths,
   moduleHeaderChunks,
@@ -23,7 +24,7 @@ import { ftsQuery, queryTerms } from '../store/lexical.ts';
 import { isTestFile } from '../index/test-files.ts';
 import { decompose, signatureWords, type Decomposer } from './decompose.ts';
 import { fuse } from './fuse.ts';
-import { fetchItems, type Item } from '../store/items.ts';
+import { chunkModules, fetchItems, type Item } from '../store/items.ts';
 import { refineApi } from './refine.ts';
 import {
   candidateFeatures,
@@ -36,7 +37,7 @@ import {
 } from './select-api.ts';
 import { resolveTarget, type RetrievalTask, type TargetInfo } from './target.ts';
 import { importSource, localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
-import { VectorIndexCache, type VectorIndex } from './vector-index.ts';
+import { VectorIndexCache, type Exclusion, type Hit, type VectorIndex } from './vector-index.ts';
 import type { Evidence, Finder, RetrievalTrace, Step } from '../model/trace.ts';
 import { OpenCoderError } from '../model/errors.ts';
 
@@ -61,8 +62,12 @@ export interface RetrieveOptions {
   cache?: VectorIndexCache;
   /** Store the trace (default true). */
   persist?: boolean;
-  /** Vector search: the sign-code prefilter with exact rescoring (default), or an exact scan (benchmark baseline). */
-  search?: 'approx' | 'exact';
+  /**
+   * Vector search: 'approx' (default) — the sign-code prefilter with exact rescoring over the index without test-file
+   * items; 'exact' — an exact scan of the same; 'brute-force' — an exact scan of every stored vector with the
+   * excluded ones masked (what every search was before; the benchmark's baseline).
+   */
+  search?: 'approx' | 'exact' | 'brute-force';
   /**
    * The API selector used by API refinement (default: the one shipped in resources/api-selector.json);
    * null switches selection off and leaves only the refinement rules (what the selector's fit needs).
@@ -75,11 +80,6 @@ export interface RetrieveOptions {
 }
 
 const defaultCache = new VectorIndexCache();
-
-/** Items a search must skip. */
-interface Excluded {
-  has(id: number): boolean;
-}
 
 interface Candidate {
   id: number;
@@ -105,8 +105,8 @@ function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
 
 const docCounts = new Map<string, number>();
 
-function docCount(store: Store, repoId: number, kind: ItemKind): number {
-  const key = `${store.path}|${kind}|${store.getRepository(repoId)?.last_indexed_at ?? ''}`;
+function docCount(store: Store, kind: ItemKind, state: string): number {
+  const key = `${store.path}|${kind}|${state}`;
   let n = docCounts.get(key);
   if (n === undefined) {
     n = itemCount(store, kind);
@@ -116,30 +116,57 @@ function docCount(store: Store, repoId: number, kind: ItemKind): number {
 }
 
 /**
- * BM25 recall over the FTS5 index with the query's most informative terms: those in at most 1 % of
- * the documents (rarest first, at most 4). Common words would make every document a match and BM25
- * would have to score them all; they add nothing the embedding does not already capture.
+ * Document frequency of every term of each kind's full-text index, loaded once per index state (like the vector
+ * indexes: a one-time cost per process, ~0.5 s at 120k units, instead of a vocabulary query per source and task).
  */
-function lexicalHits(store: Store, kind: ItemKind, repoId: number, query: string, limit: number, masked: Excluded): number[] {
+const dfCache = new Map<string, Map<string, number>>();
+
+function docFrequencies(store: Store, kind: ItemKind, state: string): Map<string, number> {
+  const key = `${store.path}|${kind}|${state}`;
+  let df = dfCache.get(key);
+  if (!df) {
+    for (const k of dfCache.keys()) if (k.startsWith(`${store.path}|${kind}|`)) dfCache.delete(k);
+    df = new Map(termDocFrequencies(store, kind).map((d) => [d.term, d.doc]));
+    dfCache.set(key, df);
+  }
+  return df;
+}
+
+/** Terms of a source's queries that BM25 recall uses, rarest first: at most LEXICAL_TERMS. */
+const LEXICAL_TERMS = 6;
+/** A term is informative for BM25 recall when it occurs in at most 20 documents or this share of them. */
+const LEXICAL_RARITY = 0.001;
+
+/**
+ * BM25 recall over the FTS5 index, once per source for all its step queries, with the queries' rarest terms:
+ * those in at most max(20, 0.1 %) of the documents, rarest first, at most LEXICAL_TERMS. Lexical recall pays
+ * where it adds candidates: identifier-like terms that pin down a few documents the embedding may rank low.
+ * A commoner term makes BM25 score thousands of documents to return what the vector search finds anyway (bench
+ * corpus, 120k units, 40 tasks: of ~1,100 kept items, 4 came from BM25 alone with a 1 % bound, 2 with 0.1 %,
+ * and the kept sets of the two bounds agree on 99 %). The hits are candidates of every step of the source,
+ * each ranked by its cosine to that step's query, like the structural candidates.
+ */
+function lexicalHits(run: Run, kind: ItemKind, texts: string[], limit: number): number[] {
   if (limit <= 0) return [];
-  const terms = queryTerms(query);
+  const { store, repoId } = run;
+  const terms = [...new Set(texts.flatMap((t) => queryTerms(t)))];
   if (!terms.length) return [];
-  const docs = docCount(store, repoId, kind);
-  const df = termDocFrequencies(store, kind, terms);
-  const informative = df
-    .filter((d) => d.doc <= Math.max(20, docs * 0.01))
-    .sort((a, b) => a.doc - b.doc)
-    .slice(0, 4)
-    .map((d) => d.term);
+  const docs = docCount(store, kind, run.indexState);
+  const df = docFrequencies(store, kind, run.indexState);
+  const informative = terms
+    .filter((t) => (df.get(t) ?? 0) > 0 && df.get(t)! <= Math.max(20, docs * LEXICAL_RARITY))
+    .sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : 1))
+    .slice(0, LEXICAL_TERMS);
   const q = ftsQuery(informative);
   if (!q) return [];
   // Over-fetch so that masked and test-file hits can be dropped afterwards.
+  const masked = run.masked[kind];
   return bm25Match(store, kind, repoId, q, limit * 4 + 16)
     .filter((id) => !masked.has(id))
     .slice(0, limit);
 }
 
-function structuralChunks(store: Store, repoId: number, target: TargetInfo, masked: Excluded): number[] {
+function structuralChunks(store: Store, repoId: number, target: TargetInfo, masked: Exclusion): number[] {
   if (!target.file) return [];
   const ids: number[] = [];
   for (const c of structureChunks(store, repoId, target.file)) {
@@ -148,12 +175,12 @@ function structuralChunks(store: Store, repoId: number, target: TargetInfo, mask
   return ids.filter((id) => !masked.has(id));
 }
 
-function importedHeaders(store: Store, repoId: number, modules: string[], masked: Excluded): number[] {
+function importedHeaders(store: Store, repoId: number, modules: string[], masked: Exclusion): number[] {
   return moduleHeaderChunks(store, repoId, modules).filter((id) => !masked.has(id));
 }
 
 /** Top-level API entries the target's module imports by name (`from .m import a, b`; at most 16). */
-function importedApis(store: Store, repoId: number, module: string, imports: string[], masked: Excluded): number[] {
+function importedApis(store: Store, repoId: number, module: string, imports: string[], masked: Exclusion): number[] {
   const wanted: { module: string; name: string }[] = [];
   for (const imp of imports) {
     const src = importSource(imp, module);
@@ -177,7 +204,11 @@ interface Run {
   targetCtx: TargetContext;
   steps: Step[];
   /** Items each kind's search must skip. */
-  masked: Record<ItemKind, Excluded>;
+  masked: Record<ItemKind, Exclusion>;
+  /** The same for the vector search: the test-file items (searched as an index without them) and the rest. */
+  vectorMasked: Record<ItemKind, VectorExclusion>;
+  /** indexState() when the task started (keys the database-wide lexical caches). */
+  indexState: string;
   timings: Record<string, number>;
   /** What the phases produce: the evidence in order, and the item behind each evidence key. */
   evidence: Evidence[];
@@ -199,6 +230,12 @@ interface StructuralIds {
   api: number[];
 }
 
+/** What the vector search of a kind skips: test-file items (null: none), and the rest as an exclusion. */
+interface VectorExclusion {
+  tests: Set<number> | null;
+  rest: Exclusion;
+}
+
 type Selection = Map<string, { p: number; selected: boolean; why: string }>;
 
 /** Adds the time since `since` to `timings[key]` (phases that run once per source or step). */
@@ -216,7 +253,7 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   let t = performance.now();
   const target = resolveTarget(store, repoId, task);
   const targetCtx: TargetContext = { module: target.module, imports: target.imports, arity: signatureWords(task.signature).params.length };
-  const masked = exclusions(store, repoId, config, target, opts.apiModules);
+  const { masked, vector: vectorMasked } = exclusions(store, repoId, config, target, opts.apiModules);
   timings.target = performance.now() - t;
 
   t = performance.now();
@@ -228,11 +265,13 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   timings.decompose = performance.now() - t;
 
   const sources = SOURCES.filter((s) => config.retrieval.sources[s]);
-  t = performance.now();
   const queries: Query[] = [];
   for (const step of dec.steps) for (const s of sources) queries.push({ step: step.index, source: s, text: step.queries[s] });
-  const qvecs = queries.length ? await encoder.embed(queries.map((q) => q.text)) : [];
-  timings.embed = performance.now() - t;
+  // The encoder runs in its own thread: the candidates that need no query vector (structural and lexical) are
+  // found while it embeds the queries. timings.embed is the wait for the vectors that remains after them.
+  const embedding = queries.length ? encoder.embed(queries.map((q) => q.text)) : Promise.resolve([] as Float32Array[]);
+  // A rejected embedding is awaited below; until then it must not count as unhandled.
+  embedding.catch(() => {});
 
   const cache = opts.cache ?? defaultCache;
   const run: Run = {
@@ -246,14 +285,32 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
     targetCtx,
     steps: dec.steps,
     masked,
+    vectorMasked,
+    indexState: indexState(store),
     timings,
     evidence: [],
     itemByKey: new Map(),
   };
   t = performance.now();
   const structural = structuralIds(run);
-  for (const source of sources) sourceEvidence(run, source, queries, qvecs, structural);
-  timings.retrieve = performance.now() - t;
+  const lexical = new Map<Source, number[]>();
+  const tl = performance.now();
+  for (const source of sources)
+    lexical.set(
+      source,
+      lexicalHits(
+        run,
+        SOURCE_KIND[source],
+        queries.filter((q) => q.source === source).map((q) => q.text),
+        config.retrieval.lexicalCandidates,
+      ),
+    );
+  timings.lexical = performance.now() - tl;
+  const te = performance.now();
+  const qvecs = await embedding;
+  timings.embed = performance.now() - te;
+  for (const source of sources) sourceEvidence(run, source, queries, qvecs, structural, lexical.get(source)!);
+  timings.retrieve = performance.now() - t - timings.embed;
 
   t = performance.now();
   const refineTarget = { module: target.module, qualname: task.qualname ?? null, name: target.name, signature: task.signature };
@@ -319,27 +376,36 @@ function checkedEncoder(store: Store, encoder: Encoder, repoId: number): Encoder
   return enc;
 }
 
-/** Excluded per kind: the masked items, test-file items (a cached set: checked, not copied), and API entries outside `apiModules`. */
-function exclusions(store: Store, repoId: number, config: PipelineConfig, target: TargetInfo, apiModules: Set<string> | undefined): Record<ItemKind, Excluded> {
-  const excluded = (masked: Set<number>, kind: ItemKind): Excluded => {
-    const tests = config.retrieval.excludeTests ? testItems(store, repoId, kind) : null;
-    return { has: (id: number) => masked.has(id) || (tests?.has(id) ?? false) };
-  };
-  const maskedByKind: Record<ItemKind, Excluded> = {
-    unit: excluded(target.masked.units, 'unit'),
-    chunk: excluded(target.masked.chunks, 'chunk'),
-    api: excluded(target.masked.api, 'api'),
-  };
+/**
+ * Excluded per kind: the masked items, test-file items (a cached set: checked, not copied), and API entries outside
+ * `apiModules`; and, for the vector search, the test-file items apart (searched as an index without them) and the rest.
+ */
+function exclusions(
+  store: Store,
+  repoId: number,
+  config: PipelineConfig,
+  target: TargetInfo,
+  apiModules: Set<string> | undefined,
+): { masked: Record<ItemKind, Exclusion>; vector: Record<ItemKind, VectorExclusion> } {
+  const excluded = (sets: Set<number>[]): Exclusion => ({ has: (id: number) => sets.some((s) => s.has(id)), sets });
+  const rest: Record<ItemKind, Set<number>[]> = { unit: [target.masked.units], chunk: [target.masked.chunks], api: [target.masked.api] };
   if (apiModules) {
-    const outside = new Set(
-      apiEntryModules(store, repoId)
-        .filter((r) => !apiModules.has(r.module))
-        .map((r) => r.id),
+    rest.api.push(
+      new Set(
+        apiEntryModules(store, repoId)
+          .filter((r) => !apiModules.has(r.module))
+          .map((r) => r.id),
+      ),
     );
-    const base = maskedByKind.api;
-    maskedByKind.api = { has: (id: number) => base.has(id) || outside.has(id) };
   }
-  return maskedByKind;
+  const masked = {} as Record<ItemKind, Exclusion>;
+  const vector = {} as Record<ItemKind, VectorExclusion>;
+  for (const kind of ['unit', 'chunk', 'api'] as const) {
+    const tests = config.retrieval.excludeTests ? testItems(store, repoId, kind) : null;
+    masked[kind] = excluded(tests ? [...rest[kind], tests] : rest[kind]);
+    vector[kind] = { tests, rest: excluded(rest[kind]) };
+  }
+  return { masked, vector };
 }
 
 /** The candidates that come from the target's place in the repository rather than from a query. */
@@ -368,33 +434,62 @@ function structuralIds(run: Run): StructuralIds {
 }
 
 /** One source: candidates for each step's query, ranked, cut to top k and scored, appended to the run's evidence. */
-function sourceEvidence(run: Run, source: Source, queries: Query[], qvecs: Float32Array[], structural: StructuralIds): void {
+function sourceEvidence(run: Run, source: Source, queries: Query[], qvecs: Float32Array[], structural: StructuralIds, lexical: number[]): void {
   const { store, timings } = run;
   const kind = SOURCE_KIND[source];
   const index = run.cache.get(store, run.repoId, run.enc.id, kind, run.enc.dim);
   const lists: { step: number; query: string; found: Candidate[] }[] = [];
   const allIds = new Set<number>();
+  const shared = { structure: source === 'context' ? structural.context : source === 'api' ? structural.api : [], lexical };
+  // Vector search for all the source's step queries at once (one pass over the index's codes).
+  const tv = performance.now();
+  const mineVecs = queries.flatMap((q, qi) => (q.source === source ? [qvecs[qi]!] : []));
+  const k = run.config.retrieval.perSourceTopK;
+  const { tests, rest } = run.vectorMasked[kind];
+  const view = tests ? index.without(tests) : index;
+  const vectorHits =
+    run.search === 'brute-force'
+      ? mineVecs.map((v) => index.exactSearch(v, k * 2, run.masked[kind]))
+      : run.search === 'exact'
+        ? mineVecs.map((v) => view.exactSearch(v, k * 2, rest))
+        : view.searchMany(mineVecs, k * 2, rest);
+  addTime(timings, 'vector', tv);
+  let mi = 0;
   queries.forEach((q, qi) => {
     if (q.source !== source) return;
-    const found = stepCandidates(run, index, kind, q, qvecs[qi]!, source === 'context' ? structural.context : source === 'api' ? structural.api : []);
+    const found = stepCandidates(index, qvecs[qi]!, vectorHits[mi++]!, shared);
     for (const c of found) allIds.add(c.id);
     lists.push({ step: q.step, query: q.text, found });
   });
+  // Ranking needs only r, the finders and (repository context) the module: the full items (texts, bodies) are read
+  // for each list's top k only. An item that cannot be read leaves its place to the next candidate.
   const tf = performance.now();
-  const items = fetchItems(store, kind, [...allIds]);
-  addTime(timings, 'fetch', tf);
-  for (const list of lists) {
-    const withItems: (ScoredItem & Candidate)[] = [];
-    for (const c of list.found) {
-      const item = items.get(c.id);
-      if (item) withItems.push({ ...c, item });
+  const modules = source === 'context' ? chunkModules(store, [...allIds]) : null;
+  const rankKey = (c: Candidate): number =>
+    modules ? c.r + 0.1 * (1 - localityOf(modules.get(c.id) ?? '', run.targetCtx)) : source === 'api' && c.finders.includes('structure') ? c.r + 0.2 : c.r;
+  const ranked = lists.map((list) =>
+    list.found
+      .filter((c) => !modules || modules.has(c.id))
+      .map((c) => ({ c, key: rankKey(c) }))
+      .sort((a, b) => b.key - a.key || a.c.id - b.c.id)
+      .map((x) => x.c),
+  );
+  const items = new Map<number, Item>();
+  const unreadable = new Set<number>();
+  const topOf = (cands: Candidate[]) => cands.filter((c) => !unreadable.has(c.id)).slice(0, k);
+  for (;;) {
+    const want = [...new Set(ranked.flatMap((cands) => topOf(cands).map((c) => c.id)))].filter((id) => !items.has(id));
+    if (!want.length) break;
+    const got = fetchItems(store, kind, want);
+    for (const id of want) {
+      const item = got.get(id);
+      if (item) items.set(id, item);
+      else unreadable.add(id);
     }
-    // Rank by cosine; repository context favours the target's own module, its imports and its class.
-    // API knowledge favours what the target's module imports by name.
-    const rankKey = (x: { r: number; item: Item; finders: Finder[] }) =>
-      source === 'context' ? x.r + 0.1 * (1 - localityOf(x.item.module, run.targetCtx)) : source === 'api' && x.finders.includes('structure') ? x.r + 0.2 : x.r;
-    withItems.sort((a, b) => rankKey(b) - rankKey(a) || a.id - b.id);
-    const top = withItems.slice(0, run.config.retrieval.perSourceTopK);
+  }
+  addTime(timings, 'fetch', tf);
+  lists.forEach((list, li) => {
+    const top: (ScoredItem & Candidate)[] = topOf(ranked[li]!).map((c) => ({ ...c, item: items.get(c.id)! }));
     const w = run.steps[list.step]!.weights[source];
     const ts = performance.now();
     const scores = scoreList(source, top, list.query, run.targetCtx);
@@ -403,28 +498,20 @@ function sourceEvidence(run: Run, source: Source, queries: Query[], qvecs: Float
       run.itemByKey.set(x.item.key, x.item);
       run.evidence.push(evidenceOf(x, source, list.step, rank, w, scores[rank]!));
     });
-  }
+  });
 }
 
-/** One query's candidates (vector, lexical and structural finders merged), each with its cosine r; items without a vector are left out. */
-function stepCandidates(run: Run, index: VectorIndex, kind: ItemKind, q: Query, qv: Float32Array, structural: number[]): Candidate[] {
-  const { timings, config } = run;
-  const k = config.retrieval.perSourceTopK;
-  const masked = run.masked[kind];
+/** One query's candidates (its vector hits, and the source's lexical and structural ones), each with its cosine r; items without a vector are left out. */
+function stepCandidates(index: VectorIndex, qv: Float32Array, hits: Hit[], shared: { structure: number[]; lexical: number[] }): Candidate[] {
   const found = new Map<number, Set<Finder>>();
   const add = (id: number, f: Finder) => {
     let s = found.get(id);
     if (!s) found.set(id, (s = new Set()));
     s.add(f);
   };
-  let tt = performance.now();
-  const hits = run.search === 'exact' ? index.exactSearch(qv, k * 2, masked) : index.search(qv, k * 2, masked);
   for (const h of hits) add(h.id, 'vector');
-  addTime(timings, 'vector', tt);
-  tt = performance.now();
-  for (const id of lexicalHits(run.store, kind, run.repoId, q.text, config.retrieval.lexicalCandidates, masked)) add(id, 'lexical');
-  addTime(timings, 'lexical', tt);
-  for (const id of structural) add(id, 'structure');
+  for (const id of shared.lexical) add(id, 'lexical');
+  for (const id of shared.structure) add(id, 'structure');
   const candidates: Candidate[] = [];
   for (const [id, finders] of found) {
     const r = index.cosine(id, qv);

@@ -73,13 +73,19 @@ export function importSource(imp: string, fromModule: string): { module: string;
 }
 
 /** How close `module` is to the target's module: 0 same, 0.2 imported by it, 0.4 same package, 0.8 elsewhere. */
+/** The target's imports as absolute dotted names, resolved once per target (every candidate of every list asks). */
+const resolvedImports = new WeakMap<TargetContext, string[]>();
+
+function absoluteImports(target: TargetContext): string[] {
+  let abs = resolvedImports.get(target);
+  if (!abs) resolvedImports.set(target, (abs = target.imports.map((imp) => resolveImport(imp, target.module!))));
+  return abs;
+}
+
 export function localityOf(module: string, target: TargetContext): number {
   if (!target.module) return 0.4;
   if (module === target.module) return 0;
-  const imported = target.imports.some((imp) => {
-    const abs = resolveImport(imp, target.module!);
-    return abs === module || abs.startsWith(`${module}.`);
-  });
+  const imported = absoluteImports(target).some((abs) => abs === module || abs.startsWith(`${module}.`));
   if (imported) return 0.2;
   if (topPackage(module) && topPackage(module) === topPackage(target.module)) return 0.4;
   return 0.8;

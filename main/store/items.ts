@@ -41,7 +41,7 @@ export function fetchItems(store: Store, kind: ItemKind, ids: number[]): Map<num
   if (!ids.length) return out;
   const arg = JSON.stringify(ids);
   if (kind === 'chunk') {
-    for (const r of store.db.prepare(chunkSql).all(arg) as Record<string, unknown>[]) {
+    for (const r of store.prepared(chunkSql).all(arg) as Record<string, unknown>[]) {
       out.set(r.id as number, {
         kind,
         id: r.id as number,
@@ -64,7 +64,7 @@ export function fetchItems(store: Store, kind: ItemKind, ids: number[]): Map<num
       });
     }
   } else if (kind === 'unit') {
-    for (const r of store.db.prepare(unitSql).all(arg) as Record<string, unknown>[]) {
+    for (const r of store.prepared(unitSql).all(arg) as Record<string, unknown>[]) {
       const doc = r.docstring as string | null;
       out.set(r.id as number, {
         kind,
@@ -88,7 +88,7 @@ export function fetchItems(store: Store, kind: ItemKind, ids: number[]): Map<num
       });
     }
   } else {
-    for (const r of store.db.prepare(apiSql).all(arg) as Record<string, unknown>[]) {
+    for (const r of store.prepared(apiSql).all(arg) as Record<string, unknown>[]) {
       const unitId = (r.unit_id as number | null) ?? null;
       out.set(r.id as number, {
         kind,
@@ -113,4 +113,13 @@ export function fetchItems(store: Store, kind: ItemKind, ids: number[]): Map<num
     }
   }
   return out;
+}
+
+/** The module of each chunk (what ranking repository context needs before the full items are read). */
+export function chunkModules(store: Store, ids: number[]): Map<number, string> {
+  if (!ids.length) return new Map();
+  const rows = store
+    .prepared('SELECT c.id, f.module FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(ids)) as { id: number; module: string }[];
+  return new Map(rows.map((r) => [r.id, r.module]));
 }

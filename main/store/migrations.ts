@@ -316,6 +316,11 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'Experiment runs carry a label (made from their task or manifest, methods and backend when frozen; editable) so runs can be told apart',
     sql: `ALTER TABLE experiment_runs ADD COLUMN label TEXT;`,
   },
+  {
+    version: 12,
+    description: "Retrieval looks up the files of imported modules for every task: an index on (repo_id, module) instead of a scan of the repository's files",
+    sql: `CREATE INDEX IF NOT EXISTS files_module ON files(repo_id, module);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

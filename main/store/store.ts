@@ -137,6 +137,11 @@ export class Store {
     if (this.db.open) this.db.close();
   }
 
+  /** The statement for `sql`, prepared once per store (retrieval runs the same few queries for every step and task). */
+  prepared(sql: string): Statement {
+    return this.stmt(sql);
+  }
+
   private stmt(sql: string): Statement {
     let s = this.stmts.get(sql);
     if (!s) {

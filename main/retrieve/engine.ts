@@ -103,33 +103,21 @@ function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
   return ids;
 }
 
-const docCounts = new Map<string, number>();
-
-function docCount(store: Store, kind: ItemKind, state: string): number {
-  const key = `${store.path}|${kind}|${state}`;
-  let n = docCounts.get(key);
-  if (n === undefined) {
-    n = itemCount(store, kind);
-    docCounts.set(key, n);
-  }
-  return n;
-}
-
 /**
- * Document frequency of every term of each kind's full-text index, loaded once per index state (like the vector
- * indexes: a one-time cost per process, ~0.5 s at 120k units, instead of a vocabulary query per source and task).
+ * Per kind's full-text index: its document count and the document frequency of every term, loaded once per
+ * index state (like the vector indexes: a one-time cost per process, ~0.5 s at 120k units, instead of a
+ * vocabulary query per source and task). Only the latest state of each store and kind is kept.
  */
-const dfCache = new Map<string, Map<string, number>>();
+const lexicalStatsCache = new Map<string, { state: string; docs: number; df: Map<string, number> }>();
 
-function docFrequencies(store: Store, kind: ItemKind, state: string): Map<string, number> {
-  const key = `${store.path}|${kind}|${state}`;
-  let df = dfCache.get(key);
-  if (!df) {
-    for (const k of dfCache.keys()) if (k.startsWith(`${store.path}|${kind}|`)) dfCache.delete(k);
-    df = new Map(termDocFrequencies(store, kind).map((d) => [d.term, d.doc]));
-    dfCache.set(key, df);
+function lexicalStats(store: Store, kind: ItemKind, state: string): { docs: number; df: Map<string, number> } {
+  const key = `${store.path}|${kind}`;
+  let stats = lexicalStatsCache.get(key);
+  if (stats?.state !== state) {
+    stats = { state, docs: itemCount(store, kind), df: new Map(termDocFrequencies(store, kind).map((d) => [d.term, d.doc])) };
+    lexicalStatsCache.set(key, stats);
   }
-  return df;
+  return stats;
 }
 
 /** Terms of a source's queries that BM25 recall uses, rarest first: at most LEXICAL_TERMS. */
@@ -151,8 +139,7 @@ function lexicalHits(run: Run, kind: ItemKind, texts: string[], limit: number): 
   const { store, repoId } = run;
   const terms = [...new Set(texts.flatMap((t) => queryTerms(t)))];
   if (!terms.length) return [];
-  const docs = docCount(store, kind, run.indexState);
-  const df = docFrequencies(store, kind, run.indexState);
+  const { docs, df } = lexicalStats(store, kind, run.indexState);
   const informative = terms
     .filter((t) => (df.get(t) ?? 0) > 0 && df.get(t)! <= Math.max(20, docs * LEXICAL_RARITY))
     .sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : 1))

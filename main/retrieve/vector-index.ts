@@ -39,8 +39,6 @@ export class VectorIndex {
   private readonly pos = new Map<number, number>();
   private readonly space: KernelSpace;
   private readonly setMasks = new WeakMap<ReadonlySet<number>, Uint8Array>();
-  /** The exclusion the kernel's mask now holds (a task's steps query with the same one). */
-  private maskedFor: Exclusion | ReadonlySet<number> | null = null;
 
   /** `vectors`: row-major, L2-normalised, `dim` per item (copied). */
   constructor(
@@ -118,8 +116,6 @@ export class VectorIndex {
   /** Marks the excluded items in the kernel's mask; false when nothing is excluded. */
   private prepareMask(exclude: Exclusion | ReadonlySet<number> | undefined): boolean {
     if (!exclude) return false;
-    if (exclude === this.maskedFor) return true;
-    this.maskedFor = null;
     const mask = this.space.mask;
     mask.fill(0);
     const sets = exclude instanceof Set ? [exclude as ReadonlySet<number>] : (exclude as Exclusion).sets;
@@ -146,12 +142,10 @@ export class VectorIndex {
         }
       }
     }
-    // Only an exclusion made of sets can be reused: sets do not change once passed, a bare `has` might.
-    if (sets) this.maskedFor = exclude;
     return true;
   }
 
-  /** The best k of `m` scored positions (scores[j] for position positions[j]), by r then id. */
+  /** The best k of the first `m` scores (scores[j] belongs to the item at position positionOf(j)), by r then id. */
   private best(k: number, m: number, positionOf: (j: number) => number, skip: Uint8Array | null): Hit[] {
     const scores = this.space.scores;
     const topR: number[] = [];

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../main/host/cli/main.ts';
+import { cli } from '../helpers/cli.ts';
 import { startMock, type MockServer } from '../generate/mock-http.ts';
 import { GOOD_OPENAI_KEY, openAiHandler } from '../generate/wire.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
@@ -37,13 +37,6 @@ afterAll(async () => {
   if (env === undefined) delete process.env.OPENAI_API_KEY;
   else process.env.OPENAI_API_KEY = env;
 });
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err, text: [...out, ...err].join('\n') };
-}
 
 const runArgs = (manifest: string, db: string, extra: string[] = []) => [
   'run',

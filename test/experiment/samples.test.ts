@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectFormat, humanEvalEstimator, officialCounts, passAtKOf, readSampleSetFile, readSamples, sampleSetLines } from '../../main/benchmarks/samples.ts';
 import { loadSampleSets } from '../../main/generate/imported-backend.ts';
-import { main } from '../../main/host/cli/main.ts';
+import { cli } from '../helpers/cli.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -30,13 +30,6 @@ const tmp = (files: Record<string, string>) => {
 afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
-
-async function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
-}
 
 // A sample without a code fence, with trailing spaces and a second function: kept exactly as published.
 const RAW = 'def f(x):  \n    return helper(x)\n\ndef helper(y):\n    return y\n';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../main/host/cli/main.ts';
+import { cli } from '../helpers/cli.ts';
 import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -11,13 +11,6 @@ const cleanup: string[] = [];
 afterEach(() => {
   for (const d of cleanup.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err, json: () => JSON.parse(out.at(-1) ?? 'null') };
-}
 
 function workspace() {
   const dir = tmpDir('oc-cli-');

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../main/host/cli/main.ts';
+import { cli } from '../helpers/cli.ts';
 import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
@@ -13,13 +13,6 @@ const SAMPLE = path.join(ROOT, 'resources', 'sample-repo', 'tasks.jsonl');
 const dir = tmpDir('oc-experiment-cli-');
 const db = path.join(dir, 'w.db');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err, json: () => JSON.parse(out.at(-1)!) };
-}
 
 describe('experiment commands', () => {
   let ablateId: string;

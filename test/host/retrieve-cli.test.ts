@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../main/host/cli/main.ts';
+import { cli } from '../helpers/cli.ts';
 import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
@@ -12,13 +12,6 @@ const BENCH = process.env.OPENCODER_BENCH_DIR ?? path.resolve(ROOT, '..', 'share
 const hasBench = fs.existsSync(path.join(BENCH, 'repoexec', 'repoexec_inline.jsonl'));
 const dir = tmpDir('oc-retrieve-cli-');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err, json: () => JSON.parse(out.at(-1)!) };
-}
 
 describe('opencoder retrieve / eval-api', () => {
   it('retrieve indexes the task repository on a fresh database and prints r, w, u, γ and reasons', async () => {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../main/host/cli/main.ts';
+import { cli } from '../helpers/cli.ts';
 import { OFFLINE_LABEL } from '../../main/model/backend-label.ts';
 import { Store } from '../../main/store/store.ts';
 import { copyIndexedSample } from '../helpers/indexed-sample.ts';
@@ -18,13 +18,6 @@ const SAMPLE = path.join(ROOT, 'resources', 'sample-repo', 'tasks.jsonl');
 const dir = tmpDir('oc-runs-labels-');
 const db = path.join(dir, 'w.db');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err, json: () => JSON.parse(out.at(-1)!) };
-}
 
 describe('opencoder runs: labels and columns', () => {
   let runId: string;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeManifest } from '../../main/benchmarks/manifest.ts';
-import { main } from '../../main/host/cli/main.ts';
+import { cli } from '../helpers/cli.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { GOOD, PLACEHOLDER, TEMPLATE } from './helpers.ts';
 
@@ -34,13 +34,6 @@ writeManifest(manifest, [
     placeholder: PLACEHOLDER,
   },
 ]);
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err, json: () => JSON.parse(out.at(-1) ?? 'null') };
-}
 
 describe('opencoder validate', () => {
   it('validates the reference (--reference) and prints the verdict', async () => {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../main/host/cli/main.ts';
+import { cli } from '../helpers/cli.ts';
 import { isWithheld, listRepository, snapshotRepository } from '../../main/validate/workspace.ts';
 import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
 
@@ -47,13 +47,6 @@ function repoWithSecrets(): string {
   // The sandbox user must reach the repository itself (a temp folder is private to root by default).
   fs.chmodSync(repo, 0o755);
   return repo;
-}
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
 }
 
 describe('workspace copies', () => {

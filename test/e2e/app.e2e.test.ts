@@ -6,16 +6,15 @@
 // task and read its evidence and verdicts, toggle a source and see the comparison, run a small factorial and see
 // its charts, export a report and open it. Each view is saved as a screenshot under test/e2e/artifacts/.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../validate/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
+import { CHROMIUM, HAVE_CHROMIUM as present, launchChromium, startServe } from './helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = fs.existsSync(CHROMIUM);
 if (!present) console.warn(`[e2e] ${CHROMIUM} not found (apt-get install chromium): skipping the end-to-end UI tests`);
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test', 'e2e', 'artifacts');
@@ -42,59 +41,22 @@ describe.skipIf(!present)('the desktop UI in browser mode', () => {
   const foreignRequests: string[] = [];
 
   beforeAll(async () => {
-    const home = tmpDir('oc-e2e-home-');
-    const rendererDir = path.join(home, 'renderer');
     // A fresh build of the renderer from this checkout (a stale dist/ must not be what is tested).
-    const vite = await import('vite');
-    await vite.build({ configFile: path.join(REPO_ROOT, 'renderer', 'vite.config.ts'), logLevel: 'warn', build: { outDir: rendererDir, emptyOutDir: true } });
-
-    server = spawn(
-      process.execPath,
-      [path.join(REPO_ROOT, 'bin', 'opencoder.js'), 'serve', '--port', '0', '--json', '--no-demo', '--db', path.join(home, 'w.db'), '--renderer', rendererDir],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, OPENCODER_HOME: home, OPENAI_API_KEY: '', GEMINI_API_KEY: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const served = await startServe('oc-e2e-home-');
+    server = served.server;
+    url = served.url;
+    openUrl = served.openUrl;
+    // Nothing may leave the machine: every request must go to the local server (or be a blob / data / file URL).
+    context = await launchChromium(
+      1440,
+      960,
+      (u) => {
+        if (u.startsWith(url) || u.startsWith('file:')) return true;
+        foreignRequests.push(u);
+        return false;
       },
+      { acceptDownloads: true },
     );
-    let stderr = '';
-    server.stderr!.on('data', (d) => (stderr += d));
-    const line = await new Promise<string>((resolve, reject) => {
-      let buf = '';
-      server.stdout!.on('data', (d) => {
-        buf += d;
-        const nl = buf.indexOf('\n');
-        if (nl >= 0) resolve(buf.slice(0, nl));
-      });
-      server.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-    });
-    const info = JSON.parse(line) as { url: string; openUrl: string; token: string };
-    url = info.url;
-    openUrl = info.openUrl;
-
-    context = await chromium.launchPersistentContext(tmpDir('oc-e2e-chromium-'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      acceptDownloads: true,
-      viewport: { width: 1440, height: 960 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    // Nothing may leave the machine: every request must go to the local server (or be a blob / data URL).
-    await context.route('**/*', (route) => {
-      const u = route.request().url();
-      if (u.startsWith(url) || u.startsWith('blob:') || u.startsWith('data:') || u.startsWith('file:')) return route.continue();
-      foreignRequests.push(u);
-      return route.abort();
-    });
     page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => pageErrors.push(e.message));
   }, 180_000);

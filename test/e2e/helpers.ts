@@ -63,9 +63,18 @@ export async function startServe(prefix: string, prebuilt?: string, prepare?: (d
   return { server, url: info.url, openUrl: info.openUrl };
 }
 
-/** A headless Chromium profile at `width` × `height` whose requests may go only to `allowed` (and blob/data URLs). */
-export async function launchChromium(width: number, height: number, allowed: (url: string) => boolean): Promise<BrowserContext> {
+/**
+ * A headless Chromium profile at `width` × `height` whose requests may go only to blob/data URLs and to those
+ * `allowed` accepts (asked only about the others, so it may record what it refuses); `options` adds launch options.
+ */
+export async function launchChromium(
+  width: number,
+  height: number,
+  allowed: (url: string) => boolean,
+  options: { acceptDownloads?: boolean } = {},
+): Promise<BrowserContext> {
   const context = await chromium.launchPersistentContext(tmpDir('oc-e2e-chromium-'), {
+    ...options,
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width, height },
@@ -73,7 +82,7 @@ export async function launchChromium(width: number, height: number, allowed: (ur
   });
   await context.route('**/*', (route) => {
     const u = route.request().url();
-    return allowed(u) || u.startsWith('blob:') || u.startsWith('data:') ? route.continue() : route.abort();
+    return u.startsWith('blob:') || u.startsWith('data:') || allowed(u) ? route.continue() : route.abort();
   });
   return context;
 }

@@ -12,10 +12,9 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../../main/experiment/report.ts';
 import { buildReportFixture } from '../helpers/report-fixture.ts';
+import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM } from '../e2e/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
 const CHARTS = ['factorial-effects', 'pass-at-k', 'uncertainty-vs-correctness', 'api-f1'] as const;
 const ARTIFACTS = path.resolve(import.meta.dirname, '../e2e/artifacts');
 
@@ -38,16 +37,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`HTML report in Chromium (${CHROMIUM})`, () => {
       executablePath: CHROMIUM,
       headless: true,
       viewport: { width: 1500, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
     await context.route('**/*', async (route) => {
       const url = route.request().url();

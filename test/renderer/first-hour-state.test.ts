@@ -5,6 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { CallInput, CallName, CallOutput, EngineApi, JobInfo, RunListItem, TaskSummary } from '../../contract/index.ts';
+import { jobInfo } from '../helpers/job-info.ts';
 import { formatRoute, parseRoute, routeOfState } from '../../renderer/src/route.ts';
 import { createAppStore } from '../../renderer/src/store.ts';
 import { loadCustomDraft, saveCustomDraft, emptyDraft } from '../../renderer/src/views/task/custom-draft.ts';
@@ -23,17 +24,7 @@ function apiOf(handlers: Handlers): EngineApi {
   };
 }
 
-const running: JobInfo = {
-  id: 'index-1',
-  kind: 'index',
-  state: 'running',
-  title: 'Index repo',
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: null,
-  progress: { phase: 'parse', done: 1, total: 10 },
-  error: null,
-  result: null,
-};
+const running = jobInfo({ id: 'index-1' });
 
 const summary = (id: string): TaskSummary =>
   ({ id, file: 'm.py', qualname: id, requirement: 'r', signature: 's', shape: 'repository', hasReference: true }) as TaskSummary;

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
-import type { CallInput, CallName, CallOutput, EngineApi, EngineEvent, JobInfo, ReportModel } from '../../contract/index.ts';
+import type { CallInput, CallName, CallOutput, EngineApi, EngineEvent, ReportModel } from '../../contract/index.ts';
+import { jobInfo } from '../helpers/job-info.ts';
 import { createAppStore } from '../../renderer/src/store.ts';
 import { taskResult } from './fixtures.ts';
 
@@ -20,18 +21,7 @@ function fakeApi(handlers: Handlers) {
   return { api, calls, count: (n: CallName) => calls.filter((c) => c.name === n).length };
 }
 
-const job = (over: Partial<JobInfo>): JobInfo => ({
-  id: 'job-1',
-  kind: 'index',
-  state: 'running',
-  title: 'Index repo',
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: null,
-  progress: { phase: 'parse', done: 1, total: 10 },
-  error: null,
-  result: null,
-  ...over,
-});
+const job = jobInfo;
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 

@@ -11,6 +11,7 @@ import { resumeExperiment, startExperiment, type ExperimentContext } from '../..
 import type { TaskFailure } from '../../main/model/results.ts';
 import { DEFAULT_PRICES } from '../../main/generate/cost.ts';
 import { OfflineBackend } from '../../main/generate/offline-backend.ts';
+import { wrapBackend } from '../../main/generate/reply-cap.ts';
 import type { ChatRequest, LlmBackend } from '../../main/generate/types.ts';
 import { runIndex } from '../../main/index/indexer.ts';
 import { METHODS } from '../../main/pipeline/methods.ts';
@@ -26,18 +27,10 @@ const tasks = manifest.tasks.slice(0, 4);
 /** The offline backend, except that generation for `failTask` fails like an API error would. */
 function flaky(failTask: string | null): LlmBackend {
   const inner = new OfflineBackend();
-  return {
-    id: inner.id,
-    provider: inner.provider,
-    model: inner.model,
-    label: inner.label,
-    billing: inner.billing,
-    capabilities: inner.capabilities,
-    async chat(req: ChatRequest) {
-      if (req.grounding?.task.id === failTask) throw new Error('HTTP 500 from the mock: internal error');
-      return inner.chat(req);
-    },
-  };
+  return wrapBackend(inner, async (req: ChatRequest) => {
+    if (req.grounding?.task.id === failTask) throw new Error('HTTP 500 from the mock: internal error');
+    return inner.chat(req);
+  });
 }
 
 describe('experiment runner', () => {

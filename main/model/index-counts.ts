@@ -66,7 +66,7 @@ export function repositoryFilesText(c: Pick<RepositoryCounts, 'files' | 'otherFi
   ].join(' · ');
 }
 
-/** A repository's stats as the store gives them (store.ts RepositoryStats, structurally). */
+/** A repository's stats as the store gives them (store.ts RepositoryStats extends it). */
 export interface StoredIndexStats {
   files: { indexed: number; partial: number };
   skipped: Record<string, number>;

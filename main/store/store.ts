@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Database, Statement } from 'better-sqlite3';
 import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProblem } from '../model/code.ts';
 import type { EncoderInfo } from '../model/encoder.ts';
+import type { StoredIndexStats } from '../model/index-counts.ts';
 import { openWorkspaceDatabase, type OpenOptions } from './db.ts';
 import { ExchangeStore } from './exchanges.ts';
 import { ExperimentStore } from './experiments.ts';
@@ -75,12 +76,8 @@ export interface PendingText {
   text: string;
 }
 
-export interface RepositoryStats {
-  files: { indexed: number; partial: number };
-  skipped: Record<string, number>;
-  units: Record<string, number>;
-  chunks: number;
-  apiEntries: number;
+/** What index-counts.ts counts from (StoredIndexStats), per item kind, with the repository's encoder. */
+export interface RepositoryStats extends StoredIndexStats {
   embedded: Record<ItemKind, number>;
   encoder: EncoderRow | null;
 }

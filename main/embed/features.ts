@@ -346,13 +346,17 @@ function fmix(h: number): number {
   return h >>> 0;
 }
 
-// Code repeats its names across texts, so the hashes of each distinct identifier and sub-token are
-// computed once and cached (bounded; cleared when full). Results are identical to computing them afresh.
+// Kinds of feature, as the counting table stores them.
+const KIND_SUB = 0;
+const KIND_WHOLE = 1;
+const KIND_TRI = 2;
+
+// Code repeats its names across texts, so each distinct identifier's feature hashes are computed once and
+// cached (bounded; cleared when full), as are its sub-tokens'. Results are identical to computing them afresh.
 interface IdentInfo {
-  /** Hash of the whole-identifier feature, or null when it has none. */
-  whole: number | null;
-  /** Sub-tokens (empty for identifiers without letters, which give no features). */
-  subs: string[];
+  /** Every feature hash of the identifier (whole identifier, sub-tokens, trigrams), with its kind at the same index. */
+  hashes: Int32Array;
+  kinds: Uint8Array;
 }
 interface SubtokenInfo {
   sub: number | null;
@@ -375,11 +379,37 @@ function remember<V>(m: Map<string, V>, k: string, v: V): void {
   m.set(k, v);
 }
 
-function identInfo(ident: string, config: FeatureConfig, seedW: number): IdentInfo {
-  if (!HAS_LETTER_RE.test(ident)) return { whole: null, subs: [] };
-  const subs = splitIdentifier(ident);
-  const whole = subs.length >= 2 && config.identifierWeight !== 0 ? fmix(fnvStep(seedW, subs.join('_'))) : null;
-  return { whole, subs };
+function identInfo(ident: string, config: FeatureConfig, stop: Set<string>, seeds: Seeds, subs: Map<string, SubtokenInfo>): IdentInfo {
+  if (!HAS_LETTER_RE.test(ident)) return { hashes: new Int32Array(0), kinds: new Uint8Array(0) };
+  const parts = splitIdentifier(ident);
+  const hashes: number[] = [];
+  const kinds: number[] = [];
+  if (parts.length >= 2 && config.identifierWeight !== 0) {
+    hashes.push(fmix(fnvStep(seeds.w, parts.join('_'))));
+    kinds.push(KIND_WHOLE);
+  }
+  for (const x of parts) {
+    let si = subs.get(x);
+    if (!si) {
+      si = subtokenInfo(x, config, stop, seeds.s, seeds.t);
+      remember(subs, x, si);
+    }
+    if (si.sub !== null) {
+      hashes.push(si.sub);
+      kinds.push(KIND_SUB);
+    }
+    for (const h of si.tris) {
+      hashes.push(h);
+      kinds.push(KIND_TRI);
+    }
+  }
+  return { hashes: Int32Array.from(hashes), kinds: Uint8Array.from(kinds) };
+}
+
+interface Seeds {
+  s: number;
+  w: number;
+  t: number;
 }
 
 function subtokenInfo(x: string, config: FeatureConfig, stop: Set<string>, seedS: number, seedT: number): SubtokenInfo {
@@ -409,10 +439,6 @@ function subtokenInfo(x: string, config: FeatureConfig, stop: Set<string>, seedS
   }
   return info;
 }
-
-const KIND_SUB = 0;
-const KIND_WHOLE = 1;
-const KIND_TRI = 2;
 
 /** Counts per (32-bit feature hash, kind), reset in O(1) by a generation stamp. Grows when half full. */
 class FeatureTable {
@@ -476,6 +502,38 @@ class FeatureTable {
 const featureTable = new FeatureTable(1 << 14);
 
 let scratch = new Float64Array(0);
+let touchedScratch = new Int32Array(0);
+
+// 1 + ln(n) for the small whole counts almost every feature has; larger or fractional counts use Math.log.
+const LOG_TABLE = Float64Array.from({ length: 256 }, (_, n) => (n === 0 ? 0 : 1 + Math.log(n)));
+const sublinear = (n: number) => (n < 256 && n === (n | 0) ? LOG_TABLE[n]! : 1 + Math.log(n));
+
+/** Counts of the distinct identifier-like words of a text; ASCII texts are scanned by char code, the rest by IDENTIFIER_RE. */
+function countIdentifiers(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  if (NON_ASCII_RE.test(text)) {
+    for (const m of text.matchAll(IDENTIFIER_RE)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+    return counts;
+  }
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (!isWordChar(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    do c = text.charCodeAt(++i);
+    while (i < n && isWordChar(c));
+    const w = text.slice(start, i);
+    counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  return counts;
+}
+
+// [A-Za-z0-9_$]: the ASCII part of IDENTIFIER_RE
+const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
 
 /**
  * Hashes a text's features into signed, weighted buckets: the sparse input to the ONNX model. Same result as
@@ -484,11 +542,8 @@ let scratch = new Float64Array(0);
 export function hashFeatures(text: string, config: FeatureConfig = DEFAULT_FEATURE_CONFIG): HashedFeatures {
   const stop = stopSet(config);
   const seed = (0x811c9dc5 ^ config.hashSeed) >>> 0;
-  const seedS = fnvStep(seed, 's:');
-  const seedW = fnvStep(seed, 'w:');
-  const seedT = fnvStep(seed, 't:');
-  const identCounts = new Map<string, number>();
-  for (const m of text.matchAll(IDENTIFIER_RE)) identCounts.set(m[0], (identCounts.get(m[0]) ?? 0) + 1);
+  const seeds: Seeds = { s: fnvStep(seed, 's:'), w: fnvStep(seed, 'w:'), t: fnvStep(seed, 't:') };
+  const identCounts = countIdentifiers(text);
   // Feature counts live in a typed open-addressing table keyed by (hash, kind): far cheaper than Maps.
   const table = featureTable;
   table.reset();
@@ -496,53 +551,64 @@ export function hashFeatures(text: string, config: FeatureConfig = DEFAULT_FEATU
   for (const [ident, n] of identCounts) {
     let info = cache.idents.get(ident);
     if (!info) {
-      info = identInfo(ident, config, seedW);
+      info = identInfo(ident, config, stop, seeds, cache.subs);
       remember(cache.idents, ident, info);
     }
-    if (info.whole !== null) table.add(info.whole, KIND_WHOLE, n);
-    for (const x of info.subs) {
-      let si = cache.subs.get(x);
-      if (!si) {
-        si = subtokenInfo(x, config, stop, seedS, seedT);
-        remember(cache.subs, x, si);
-      }
-      if (si.sub !== null) table.add(si.sub, KIND_SUB, n);
-      for (const h of si.tris) table.add(h, KIND_TRI, n);
-    }
+    const { hashes, kinds } = info;
+    for (let i = 0; i < hashes.length; i++) table.add(hashes[i]!, kinds[i]!, n);
   }
   const V = config.buckets;
   if (scratch.length < V) scratch = new Float64Array(V);
+  if (touchedScratch.length < table.usedCount) touchedScratch = new Int32Array(Math.max(1024, table.usedCount * 2));
   const acc = scratch;
-  const touched: number[] = [];
-  const kindWeights = [config.subtokenWeight, config.identifierWeight, config.trigramWeight];
+  const touched = touchedScratch;
+  let nTouched = 0;
+  const w0 = config.subtokenWeight;
+  const w1 = config.identifierWeight;
+  const w2 = config.trigramWeight;
   for (let u = 0; u < table.usedCount; u++) {
     const slot = table.used[u]!;
     const h = table.keys[slot]! >>> 0;
     const b = h % V;
-    const w = (h & 0x80000000 ? -1 : 1) * kindWeights[table.kinds[slot]!]! * (1 + Math.log(table.counts[slot]!));
-    if (acc[b] === 0) touched.push(b);
+    const kind = table.kinds[slot]!;
+    const kw = kind === KIND_SUB ? w0 : kind === KIND_WHOLE ? w1 : w2;
+    const w = (h & 0x80000000 ? -kw : kw) * sublinear(table.counts[slot]!);
+    if (acc[b] === 0) touched[nTouched++] = b;
     acc[b]! += w;
     if (acc[b] === 0) acc[b] = Number.MIN_VALUE; // keep it marked as touched; dropped below
   }
-  let entries: Array<[number, number]> = [];
-  for (const b of touched) {
-    const w = acc[b]!;
+  // Buckets in ascending order; cancelled ones (|w| at most MIN_VALUE) dropped.
+  const sorted = touched.subarray(0, nTouched).sort();
+  let kept = 0;
+  for (let i = 0; i < nTouched; i++) {
+    const b = sorted[i]!;
+    if (Math.abs(acc[b]!) > Number.MIN_VALUE) sorted[kept++] = b;
+    else acc[b] = 0;
+  }
+  if (kept === 0) return { ids: Int32Array.of(bucketOf(EMPTY_FEATURE, config).bucket), weights: Float32Array.of(1) };
+  if (kept > config.maxFeatures) return strongest(sorted.subarray(0, kept), acc, config.maxFeatures);
+  const ids = new Int32Array(kept);
+  const weights = new Float32Array(kept);
+  for (let i = 0; i < kept; i++) {
+    const b = sorted[i]!;
+    ids[i] = b;
+    weights[i] = acc[b]!;
     acc[b] = 0;
-    if (Math.abs(w) > Number.MIN_VALUE) entries.push([b, w]);
-  }
-  if (entries.length === 0) entries = [[bucketOf(EMPTY_FEATURE, config).bucket, 1]];
-  if (entries.length > config.maxFeatures) {
-    entries.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0] - b[0]);
-    entries.length = config.maxFeatures;
-  }
-  entries.sort((a, b) => a[0] - b[0]);
-  const ids = new Int32Array(entries.length);
-  const weights = new Float32Array(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    ids[i] = entries[i]![0];
-    weights[i] = entries[i]![1];
   }
   return { ids, weights };
+}
+
+/** The `max` buckets with the largest |weight| (ties: lower bucket), ascending by bucket; clears their accumulators. */
+function strongest(buckets: Int32Array, acc: Float64Array, max: number): HashedFeatures {
+  const entries: Array<[number, number]> = [];
+  for (const b of buckets) {
+    entries.push([b, acc[b]!]);
+    acc[b] = 0;
+  }
+  entries.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0] - b[0]);
+  entries.length = max;
+  entries.sort((a, b) => a[0] - b[0]);
+  return { ids: Int32Array.from(entries, (e) => e[0]), weights: Float32Array.from(entries, (e) => e[1]) };
 }
 
 /** Plain version of hashFeatures built on countFeatures() and bucketOf(): the reference it is tested against. */

@@ -86,6 +86,16 @@ describe('default encoder', () => {
     for (let d = 0; d < spec.dim; d++) expect(v![d]).toBeCloseTo(ref[d]!, 5);
   });
 
+  it('gives each text the same vector in a large mixed batch (several runs, padded rows) as alone', async () => {
+    // widths from 1 to ~1500 features: the batch spans several runs under the cell bound, with padding
+    const texts = Array.from({ length: 40 }, (_, i) => Array.from({ length: 1 + ((i * 37) % 400) }, (_, j) => `name${i}_${j}Word`).join(' '));
+    const together = await enc.embed(texts);
+    for (const i of [0, 7, 19, 39]) {
+      const [alone] = await enc.embed([texts[i]!]);
+      for (let d = 0; d < alone!.length; d++) expect(together[i]![d]).toBeCloseTo(alone![d]!, 5);
+    }
+  });
+
   it('ranks code with the same identifiers above unrelated code', async () => {
     const [q, same, other] = await enc.embed(['def parse_http_response(resp)', 'parseHttpResponse', 'def compute_checksum(data)']);
     expect(cos(q!, same!)).toBeGreaterThan(cos(q!, other!) + 0.3);

@@ -41,7 +41,11 @@ export interface Progress {
   resumed: number;
   etaMs: number | null;
   spentUsd: number | null;
-  last: { taskId: string; condition: string; ok: boolean; correct: boolean | null; error?: string } | null;
+  last: { taskId: string; condition: string; ok: boolean; correct: boolean | null; error?: string; worker?: string } | null;
+  /** A queued run: the workers seen on its queue, each with the jobs it holds now and has finished for this run. */
+  workers?: { name: string; active: number; done: number }[];
+  /** A queued run: its jobs waiting in the queue. */
+  queued?: number;
 }
 
 export interface ExecuteOptions {
@@ -217,83 +221,138 @@ export function estimateRun(
   };
 }
 
-/** Runs every (task, condition) of the run that has no stored ok result yet. */
-export async function executeRun(run: ExperimentRunRecord, tasks: Task[], conditions: Condition[], opts: ExecuteOptions): Promise<RunOutcome> {
-  const started = performance.now();
-  const { experiments, services, signal } = opts;
-  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 2));
+/** What one (task, condition) came to, as the store keeps it: a scored result, or a failure that is unscored. */
+export type PairOutcome =
+  | { taskId: string; condition: string; status: 'ok'; costUsd: number | null; result: TaskResult }
+  | { taskId: string; condition: string; status: 'error'; costUsd: number | null; result: TaskFailure };
+
+/**
+ * Runs one (task, condition) and says what to store; null when it was cancelled (a pair finished by a cancel is
+ * not trusted: it runs again on resume). A local run and a queue worker both come through here, so a pair gives
+ * the same stored outcome wherever it ran.
+ */
+export async function runPair(task: Task, cond: Condition, services: TaskServices & { runId: string }, signal?: AbortSignal): Promise<PairOutcome | null> {
+  let result: TaskResult;
+  try {
+    result = await runTask(task, cond, services, signal);
+  } catch (err) {
+    if (signal?.aborted || (err as Error)?.name === 'AbortError') return null;
+    return { taskId: task.id, condition: cond.id, status: 'error', costUsd: null, result: thrownFailure(task, cond, err) };
+  }
+  if (signal?.aborted) return null;
+  if (result.unscored) {
+    return { taskId: task.id, condition: cond.id, status: 'error', costUsd: result.generation.costUsd, result: unscoredFailure(result, result.unscored) };
+  }
+  return { taskId: task.id, condition: cond.id, status: 'ok', costUsd: result.generation.costUsd, result };
+}
+
+/** The (task, condition) pairs of a run in task-major order, and those without a stored ok result. */
+export function pairsOf(run: ExperimentRunRecord, tasks: Task[], conditions: Condition[], experiments: ExperimentStore) {
   const done = experiments.doneKeys(run.id);
   const pairs: { task: Task; cond: Condition }[] = [];
   // Task-major order: a partial run has every condition of the tasks it reached, so it stays paired.
   for (const task of tasks) for (const cond of conditions) pairs.push({ task, cond });
   const todo = pairs.filter((p) => !done.has(`${p.task.id}\u0000${p.cond.id}`));
-  const resumed = pairs.length - todo.length;
-  experiments.claim(run.id);
+  return { pairs, todo };
+}
 
-  let finished = resumed;
-  let failed = 0;
-  const failures: Record<string, number> = {};
-  const unscored: Record<string, number> = {};
-  let ran = 0;
-  const durations: number[] = [];
-  const spent = () => {
-    const usd = experiments.spent(run.id);
-    return Number.isFinite(usd) ? usd : null;
-  };
-  const report = (last: Progress['last']) => {
-    if (!opts.onProgress) return;
-    const remaining = pairs.length - finished;
-    const avg = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : null;
-    opts.onProgress({
-      runId: run.id,
-      done: finished,
-      total: pairs.length,
-      failed,
-      resumed,
-      etaMs: avg === null ? null : Math.round((avg * remaining) / concurrency),
-      spentUsd: spent(),
+/** Counts, progress and storing of a run's outcomes as they arrive, for a local run and a queued one alike. */
+export class RunTally {
+  finished: number;
+  failed = 0;
+  ran = 0;
+  readonly failures: Record<string, number> = {};
+  readonly unscored: Record<string, number> = {};
+  private readonly durations: number[] = [];
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly run: ExperimentRunRecord,
+    private readonly total: number,
+    readonly resumed: number,
+    private readonly experiments: ExperimentStore,
+    private readonly onProgress: ((p: Progress) => void) | undefined,
+    private readonly concurrency: number,
+  ) {
+    this.finished = resumed;
+  }
+
+  /** Stores one outcome (an upsert keyed by run, task and condition) and reports progress. */
+  record(o: PairOutcome, durationMs: number, worker?: string): void {
+    this.ran++;
+    this.finished++;
+    this.durations.push(durationMs);
+    this.experiments.saveResult(this.run.id, { taskId: o.taskId, condition: o.condition, status: o.status, costUsd: o.costUsd, result: o.result });
+    const at = worker ? { worker } : {};
+    if (o.status === 'error') {
+      const failure = o.result;
+      const key = `${failure.stage}/${failure.kind}`;
+      this.failures[key] = (this.failures[key] ?? 0) + 1;
+      this.unscored[failure.cause!] = (this.unscored[failure.cause!] ?? 0) + 1;
+      this.failed++;
+      this.report({ taskId: o.taskId, condition: o.condition, ok: false, correct: null, error: failure.error, ...at });
+    } else {
+      this.report({ taskId: o.taskId, condition: o.condition, ok: true, correct: o.result.selected.correct, ...at });
+    }
+  }
+
+  /** A queued run's workers and waiting jobs, added to every report. */
+  queueState: (() => Pick<Progress, 'workers' | 'queued'>) | null = null;
+
+  report(last: Progress['last']): void {
+    if (!this.onProgress) return;
+    const remaining = this.total - this.finished;
+    const avg = this.durations.length ? this.durations.reduce((a, b) => a + b, 0) / this.durations.length : null;
+    const usd = this.experiments.spent(this.run.id);
+    this.onProgress({
+      runId: this.run.id,
+      done: this.finished,
+      total: this.total,
+      failed: this.failed,
+      resumed: this.resumed,
+      etaMs: avg === null ? null : Math.round((avg * remaining) / this.concurrency),
+      spentUsd: Number.isFinite(usd) ? usd : null,
       last,
+      ...(this.queueState ? this.queueState() : {}),
     });
-  };
-  report(null);
+  }
+
+  outcome(status: RunOutcome['status']): RunOutcome {
+    return {
+      runId: this.run.id,
+      status,
+      total: this.total,
+      ran: this.ran,
+      failed: this.failed,
+      failures: this.failures,
+      unscored: this.unscored,
+      resumed: this.resumed,
+      durationMs: Math.round(performance.now() - this.started),
+    };
+  }
+}
+
+/** Runs every (task, condition) of the run that has no stored ok result yet. */
+export async function executeRun(run: ExperimentRunRecord, tasks: Task[], conditions: Condition[], opts: ExecuteOptions): Promise<RunOutcome> {
+  const { experiments, services, signal } = opts;
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 2));
+  const { pairs, todo } = pairsOf(run, tasks, conditions, experiments);
+  experiments.claim(run.id);
+  const tally = new RunTally(run, pairs.length, pairs.length - todo.length, experiments, opts.onProgress, concurrency);
+  tally.report(null);
 
   let next = 0;
-  const fail = (failure: TaskFailure, costUsd: number | null) => {
-    const key = `${failure.stage}/${failure.kind}`;
-    failures[key] = (failures[key] ?? 0) + 1;
-    unscored[failure.cause!] = (unscored[failure.cause!] ?? 0) + 1;
-    experiments.saveResult(run.id, { taskId: failure.taskId, condition: failure.condition, status: 'error', costUsd, result: failure });
-    failed++;
-    report({ taskId: failure.taskId, condition: failure.condition, ok: false, correct: null, error: failure.error });
-  };
   const worker = async () => {
     while (next < todo.length && !signal?.aborted) {
       const { task, cond } = todo[next++]!;
       const t = performance.now();
-      let result: TaskResult;
-      try {
-        result = await runTask(task, cond, { ...services, runId: run.id }, signal);
-      } catch (err) {
-        if (signal?.aborted || (err as Error)?.name === 'AbortError') return;
-        ran++;
-        finished++;
-        durations.push(performance.now() - t);
-        fail(thrownFailure(task, cond, err), null);
-        continue;
-      }
-      if (signal?.aborted) return; // a task finished by a cancel is not trusted: it runs again on resume
-      ran++;
-      finished++;
-      durations.push(performance.now() - t);
-      if (result.unscored) fail(unscoredFailure(result, result.unscored), result.generation.costUsd);
-      else {
-        experiments.saveResult(run.id, { taskId: task.id, condition: cond.id, status: 'ok', costUsd: result.generation.costUsd, result });
-        report({ taskId: task.id, condition: cond.id, ok: true, correct: result.selected.correct });
-      }
+      const outcome = await runPair(task, cond, { ...services, runId: run.id }, signal);
+      if (!outcome) return;
+      tally.record(outcome, performance.now() - t);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
   const status = signal?.aborted ? 'cancelled' : 'done';
   experiments.finish(run.id, status);
-  return { runId: run.id, status, total: pairs.length, ran, failed, failures, unscored, resumed, durationMs: Math.round(performance.now() - started) };
+  return tally.outcome(status);
 }

@@ -5,6 +5,7 @@
 // A pause or cancel is acknowledged at once: the job's `stopping` is set and its event sent when the request
 // arrives, while the job finishes its current step.
 
+import { setMaxListeners } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { EngineEvent, JobInfo, JobKind, JobProgress } from '../../contract/index.ts';
 import { OpenCoderError } from '../model/errors.ts';
@@ -173,6 +174,9 @@ export class JobManager {
 
   private launch(e: Entry): void {
     const controller = new AbortController();
+    // One run's signal is awaited by every reference check and candidate in flight at once (a manifest's worth):
+    // many listeners is expected, not a leak, so Node's warning at 10 would only alarm.
+    setMaxListeners(0, controller.signal);
     e.controller = controller;
     e.stopAs = null;
     e.info.stopping = null;

@@ -1,6 +1,7 @@
 // Shared pieces of the command line: the command shape, common options, errors and formatting. main.ts loads this
 // file for `--help` before any command, so it imports nothing heavy (the store is opened from read-store.ts).
 
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { defaultDbPath } from '../paths.ts';
@@ -67,6 +68,9 @@ export function sandboxModeOf(values: Record<string, unknown>): SandboxMode {
  */
 export async function untilInterrupted<T>(io: Io, message: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
+  // One run's signal is awaited by every reference check and candidate in flight at once (a manifest's worth):
+  // many listeners is expected, not a leak, so Node's warning at 10 would only alarm.
+  setMaxListeners(0, controller.signal);
   const onSigint = () => {
     io.err(message);
     controller.abort();

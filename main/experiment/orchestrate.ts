@@ -20,6 +20,8 @@ import { TaskError } from '../validate/workspace.ts';
 import { preflightTasks } from '../validate/preflight.ts';
 import type { StoredProvenance } from './analysis.ts';
 import { readManifest, type Manifest, type Task } from '../benchmarks/manifest.ts';
+import type { QueueAddress } from './queue/url.ts';
+import type { BundleRef } from './queue/bundles.ts';
 import {
   appInfo,
   configHashes,
@@ -65,6 +67,13 @@ export interface ExperimentContext {
   allow?: readonly string[];
   /** Called once the run exists in the store, before any work: a run prints its id. */
   onStart?: (run: ExperimentRunRecord) => void;
+  /**
+   * Run the pairs through a BullMQ queue on this Redis instead of in this process: workers elsewhere do retrieval,
+   * generation and validation; indexing, reference checks and the store stay here (queue/coordinator.ts).
+   */
+  queue?: QueueAddress;
+  /** A queued run: called once its bundles are published and its jobs queued. */
+  onQueued?: (info: { queue: string; jobs: number; bundles: BundleRef[] }) => void;
 }
 
 export interface NewRun {
@@ -160,13 +169,31 @@ async function execute(
   run: ExperimentRunRecord,
   tasks: Task[],
   conditions: Condition[],
-  decompose: 'llm' | 'fallback',
+  backend: StoredBackend,
   validator: Validator,
 ): Promise<RunOutcome> {
+  const decompose = backend.decompose;
   try {
     ctx.onStart?.(run);
     const exchanges = ctx.store.exchanges;
     const repoIds = await ctx.ensureIndexed(tasks);
+    if (ctx.queue) {
+      const { executeQueued } = await import('./queue/coordinator.ts');
+      return await executeQueued(run, tasks, conditions, {
+        experiments,
+        store: ctx.store,
+        queue: ctx.queue,
+        repoIds,
+        backend,
+        encoderId: ctx.encoder.id,
+        sandbox: ctx.sandbox?.mode ?? 'auto',
+        decompose,
+        ...(ctx.detail ? { detail: ctx.detail } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
+        ...(ctx.onQueued ? { onQueued: ctx.onQueued } : {}),
+      });
+    }
     const llm =
       ctx.backend.provider === 'imported' || ctx.backend.id.startsWith('replay')
         ? ctx.backend
@@ -258,7 +285,7 @@ export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Pro
     validator.close();
     throw err;
   }
-  return execute(ctx, frozen.experiments, frozen.run, spec.tasks, spec.conditions, spec.storedBackend.decompose, validator);
+  return execute(ctx, frozen.experiments, frozen.run, spec.tasks, spec.conditions, spec.storedBackend, validator);
 }
 
 /** The stored run, checked resumable: not finished, not running in another live process. */
@@ -285,7 +312,7 @@ export async function resumeExperiment(ctx: ExperimentContext, id: string): Prom
     validator.close();
     throw err;
   }
-  return execute(ctx, experiments, run, tasks, conditions, run.backend.decompose, validator);
+  return execute(ctx, experiments, run, tasks, conditions, run.backend, validator);
 }
 
 export { estimateRun };

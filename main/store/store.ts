@@ -3,7 +3,7 @@
 
 import os from 'node:os';
 import path from 'node:path';
-import type { Database, Statement } from 'better-sqlite3';
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { ApiEntry, ExtractedChunk, ExtractedUnit, ParseResult, SyntaxProblem } from '../model/code.ts';
 import type { EncoderInfo } from '../model/encoder.ts';
 import type { StoredIndexStats } from '../model/index-counts.ts';
@@ -165,6 +165,29 @@ export class Store {
   getRepository(idOrRoot: number | string): RepositoryRow | undefined {
     if (typeof idOrRoot === 'number') return this.stmt('SELECT * FROM repositories WHERE id = ?').get(idOrRoot) as RepositoryRow | undefined;
     return this.stmt('SELECT * FROM repositories WHERE root = ?').get(idOrRoot) as RepositoryRow | undefined;
+  }
+
+  /** Points a repository at another folder holding the same files (a queue worker's unpacked copy). */
+  relocateRepository(repoId: number, root: string): void {
+    this.write(`repository ${repoId}`, () => {
+      this.stmt('UPDATE repositories SET root = ? WHERE id = ?').run(root, repoId);
+    });
+  }
+
+  /**
+   * A compacted copy of this database in `file` (VACUUM INTO) with the rows of `omit` tables removed: what a queue
+   * worker gets as its index, without the results and exchange logs the coordinator keeps to itself.
+   */
+  snapshotTo(file: string, omit: readonly string[]): void {
+    this.db.prepare('VACUUM INTO ?').run(file);
+    const copy = new BetterSqlite3(file);
+    try {
+      const have = new Set((copy.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+      for (const t of omit) if (have.has(t)) copy.prepare(`DELETE FROM "${t.replace(/"/g, '""')}"`).run();
+      copy.exec('VACUUM');
+    } finally {
+      copy.close();
+    }
   }
 
   listRepositories(): RepositoryRow[] {

@@ -48,7 +48,7 @@ function countResults(db: string, runId: string): number {
   }
 }
 
-function storedResults(db: string, runId: string): Map<string, unknown> {
+export function storedResults(db: string, runId: string): Map<string, unknown> {
   const conn = new Database(db, { readonly: true, fileMustExist: true });
   try {
     const rows = conn.prepare('SELECT task_id, condition, status, result FROM experiment_results WHERE run_id = ?').all(runId) as {

@@ -34,6 +34,11 @@ import { openReadOnlyStore } from '../read-store.ts';
 import { allowOf, dbPathOf, sandboxModeOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io, type SandboxMode } from '../kit.ts';
 import { backendChoice, backendOfFlags, num, pricesOf, spendText, type GenerateDeps } from './generate-commands.ts';
 import { EXPERIMENT_SPECS } from './specs.ts';
+import { parseQueueUrl } from '../../../experiment/queue/url.ts';
+import { defaultBundleCache } from '../../../experiment/queue/bundles.ts';
+import { QUEUED_BACKENDS } from '../../../experiment/queue/jobs.ts';
+import { openConfiguredEncoder, type EncoderPreference } from '../../../embed/select.ts';
+import { defaultModelsDir } from '../../paths.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
 import { counts as fmtCounts, duration as fmtDuration, fixed, usd as fmtUsd } from '../../../model/format.ts';
 
@@ -44,9 +49,12 @@ const duration = (ms: number | null): string => fmtDuration(ms, '?');
 
 function progressLine(p: Progress): string {
   const last = p.last
-    ? ` — ${p.last.taskId} / ${p.last.condition}: ${p.last.ok ? (p.last.correct ? 'correct' : 'wrong') : `UNSCORED ${p.last.error?.slice(0, 120)}`}`
+    ? ` — ${p.last.taskId} / ${p.last.condition}: ${p.last.ok ? (p.last.correct ? 'correct' : 'wrong') : `UNSCORED ${p.last.error?.slice(0, 120)}`}${p.last.worker ? ` (on ${p.last.worker})` : ''}`
     : '';
-  return `[run ${p.runId}] ${p.done}/${p.total}${p.failed ? ` (${p.failed} unscored)` : ''}${p.resumed ? `, ${p.resumed} from before` : ''}; ETA ${duration(p.etaMs)}; spent ${usd(p.spentUsd)}${last}`;
+  const workers = p.workers
+    ? `; queue: ${p.queued ?? 0} waiting, workers ${p.workers.map((w) => `${w.name} ${w.active} running/${w.done} done`).join(', ') || 'none seen yet'}`
+    : '';
+  return `[run ${p.runId}] ${p.done}/${p.total}${p.failed ? ` (${p.failed} unscored)` : ''}${p.resumed ? `, ${p.resumed} from before` : ''}; ETA ${duration(p.etaMs)}; spent ${usd(p.spentUsd)}${workers}${last}`;
 }
 
 /** The run's record of the backend flags (main/generate/backends.ts backendSpecOfRecord reads it back for the app). */
@@ -256,9 +264,13 @@ async function runExperimentCommand(
   const parallel = num(values, 'parallel', { int: true, min: 1 });
   const validatorWorkers = num(values, 'validator-workers', { int: true, min: 1 });
   const quiet = values.quiet === true;
+  const queue = values.queue ? parseQueueUrl(values.queue as string) : undefined;
 
   const plan = resume ? null : planOf(conditionsOf, values);
   const storedBackend = resume ? frozenBackend(values, resume) : storedBackendOf(values);
+  if (queue && storedBackend.kind === 'replay') {
+    throw new UsageError('--queue does not take --backend replay: the recorded exchanges stay in this store; replay the run locally');
+  }
   const backendValues = resume ? { ...values, ...valuesOfBackend(storedBackend) } : values;
   const ws = await openWorkspace(values, io);
   try {
@@ -276,6 +288,15 @@ async function runExperimentCommand(
         sandbox: { mode: sandbox },
         ...(validatorWorkers ? { validatorConcurrency: validatorWorkers } : {}),
         ...(parallel ? { parallel } : {}),
+        ...(queue
+          ? {
+              queue,
+              onQueued: (q: { queue: string; jobs: number; bundles: { kind: string; sha256: string; bytes: number }[] }) =>
+                io.err(
+                  `Queued ${q.jobs} job(s) on ${q.queue} at ${queue.display}; bundles: ${q.bundles.map((b) => `${b.kind} ${b.sha256.slice(0, 12)} (${(b.bytes / 2 ** 20).toFixed(1)} MiB)`).join(', ')}. Start workers with: opencoder worker --queue ${queue.display}`,
+                ),
+            }
+          : {}),
         signal,
         onStart: (run) =>
           io.err(
@@ -382,8 +403,74 @@ export function makeExperimentCommands(deps: GenerateDeps = {}): Record<string, 
         return runExperimentCommand(values.ladder ? 'ladder' : 'ablate', () => (values.ladder ? LADDER : factorialConditions(base)), values, io, deps);
       },
     },
+    worker: {
+      ...EXPERIMENT_SPECS.worker,
+      run: ({ values }, io) => workerCommand(values, io, deps),
+    },
     ...REPORT_COMMANDS,
   };
+}
+
+/** `--rate-limit 60/min`: MAX jobs per PERIOD (s, min, h, or a number of milliseconds). */
+export function rateLimitOf(text: string): { max: number; durationMs: number } {
+  const m = /^(\d+)\s*\/\s*(s|sec|min|h|\d+)$/.exec(text.trim());
+  const unit: Record<string, number> = { s: 1000, sec: 1000, min: 60_000, h: 3_600_000 };
+  const max = m ? Number(m[1]) : NaN;
+  const durationMs = m ? (unit[m[2]!] ?? Number(m[2])) : NaN;
+  if (!m || !(max >= 1) || !(durationMs >= 1))
+    throw new UsageError(`--rate-limit must be MAX/PERIOD, e.g. 60/min, 5/s or 100/60000 (got ${JSON.stringify(text)})`);
+  return { max, durationMs };
+}
+
+/** `opencoder worker`: runs queued (task, condition) jobs until interrupted (Ctrl-C finishes the running ones first). */
+async function workerCommand(values: Record<string, unknown>, io: Io, deps: GenerateDeps): Promise<CommandResult> {
+  if (!values.queue) throw new UsageError('--queue redis://HOST:PORT is required');
+  const queue = parseQueueUrl(values.queue as string);
+  const concurrency = num(values, 'concurrency', { int: true, min: 1 }) ?? 1;
+  const validatorConcurrency = num(values, 'validator-workers', { int: true, min: 1 });
+  const lockMs = num(values, 'lock-ms', { int: true, min: 1000 });
+  const rateLimit = values['rate-limit'] ? rateLimitOf(values['rate-limit'] as string) : undefined;
+  const backends = values.backends ? (values.backends as string).split(',').map((s) => s.trim()) : undefined;
+  const unknown = (backends ?? []).filter((b) => !(QUEUED_BACKENDS as readonly string[]).includes(b));
+  if (unknown.length) throw new UsageError(`--backends: unknown kind ${unknown.join(', ')} (one of ${QUEUED_BACKENDS.join(', ')})`);
+  const { encoder, notice } = await openConfiguredEncoder({
+    prefer: (values.encoder as EncoderPreference | undefined) ?? 'auto',
+    modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
+  });
+  if (notice && !values.quiet) io.err(`note: ${notice}`);
+  const { table: prices } = pricesOf(values);
+  const { startQueueWorker } = await import('../../../experiment/queue/worker.ts');
+  try {
+    return await untilInterrupted(io, 'stopping… the running jobs finish first (Ctrl-C again to kill; their jobs go back to the queue)', async (signal) => {
+      const w = await startQueueWorker({
+        queue,
+        encoder,
+        prices,
+        makeBackend: (b, exchanges) => backendOfFlags(valuesOfBackend(b), exchanges, deps, io),
+        concurrency,
+        ...(validatorConcurrency ? { validatorConcurrency } : {}),
+        ...(rateLimit ? { rateLimit } : {}),
+        ...(backends ? { backends } : {}),
+        ...(lockMs ? { lockMs } : {}),
+        cacheDir: (values.cache as string | undefined) ?? defaultBundleCache(),
+        onEvent: (line) => {
+          if (!values.quiet) io.err(`[worker] ${line}`);
+        },
+      });
+      // Ctrl-C, or SIGTERM from a service manager: stop taking jobs, let the running ones finish.
+      await new Promise<void>((resolve) => {
+        signal.addEventListener('abort', () => resolve(), { once: true });
+        process.once('SIGTERM', () => {
+          io.err('SIGTERM: stopping… the running jobs finish first');
+          resolve();
+        });
+      });
+      await w.close();
+      return { text: [`Worker ${w.name} stopped after ${w.finished} job(s)`], json: { ok: true, command: 'worker', name: w.name, finished: w.finished } };
+    });
+  } finally {
+    await encoder.dispose();
+  }
 }
 
 export const EXPERIMENT_COMMANDS = makeExperimentCommands();

@@ -80,6 +80,7 @@ const RUN_OPTS = {
   'factorial-test': { type: 'string' },
   'unverified-output': { type: 'string' },
   'after-failed-repairs': { type: 'string' },
+  queue: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 const REPORT_OPTS = {
@@ -221,13 +222,29 @@ export const EXPERIMENT_SPECS = {
     summary: 'run methods on a frozen task manifest (stored after every task; resumable)',
     usage:
       'opencoder run --manifest FILE [--ids A,B | --limit N] [--method compare|opencoder,baseline-rag,…] [--backend offline|openai|gemini|…] ' +
-      `[--candidates N] [--temperature T] [--preset ${PRESETS}] [--unverified-output mode|first] [--after-failed-repairs last|most-tests] [--parallel N] [--sandbox auto|strong|weak] [--estimate-only] [--max-usd X] | opencoder run --resume RUN`,
+      `[--candidates N] [--temperature T] [--preset ${PRESETS}] [--unverified-output mode|first] [--after-failed-repairs last|most-tests] [--parallel N] [--sandbox auto|strong|weak] [--estimate-only] [--max-usd X] [--queue redis://HOST:PORT] | opencoder run --resume RUN [--queue URL]`,
     options: { ...RUN_OPTS, method: { type: 'string', default: 'compare' } },
   },
   ablate: {
     summary: 'the 2³ factorial over API / context / similar-code evidence (or --ladder: components added in turn)',
     usage: `opencoder ablate --manifest FILE [--ids …] [--ladder] [--base ${Object.keys(METHODS).join('|')}] [--backend …] [--candidates N] [--temperature T] [--preset ${PRESETS}] | opencoder ablate --resume RUN`,
     options: { ...RUN_OPTS, ladder: { type: 'boolean', default: false }, base: { type: 'string', default: 'opencoder' } },
+  },
+  worker: {
+    summary: 'take (task, condition) jobs of queued runs from Redis and run them here (see docs/queue.md)',
+    usage:
+      'opencoder worker --queue redis://[:PASSWORD@]HOST:PORT[/DB] [--concurrency N] [--rate-limit MAX/PERIOD] [--backends KIND,…] [--cache DIR] [--validator-workers N] [--lock-ms MS] [--encoder …]',
+    options: {
+      ...ENCODER_OPTS,
+      queue: { type: 'string' },
+      concurrency: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      backends: { type: 'string' },
+      cache: { type: 'string' },
+      'validator-workers': { type: 'string' },
+      'lock-ms': { type: 'string' },
+      prices: { type: 'string' },
+    },
   },
   report: {
     summary: 'export a run (or several, compared) as HTML, Markdown, JSON or CSV, from the store',

@@ -1,0 +1,147 @@
+// Bundles: what a worker needs of the coordinator's disk, moved through Redis and named by the sha256 of their
+// bytes. A repository bundle is a gzipped tar of the repository's files (sorted, without times or owners, so the
+// same files give the same hash and a worker's cache hits across runs); an index bundle is a gzipped snapshot
+// of the coordinator's index store; a file bundle is one file (an imported sample set) gzipped. A worker checks
+// every bundle's hash before it uses it, keeps the verified bytes in its cache and unpacks private copies.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import * as tar from 'tar';
+import type { Redis } from 'ioredis';
+import { OpenCoderError } from '../../model/errors.ts';
+import type { Store } from '../../store/store.ts';
+
+export const BUNDLE_KEY_PREFIX = 'opencoder:bundle:';
+/** Bundles stay in Redis this long after their last publication. */
+export const BUNDLE_TTL_S = 7 * 24 * 3600;
+
+export type BundleKind = 'repo' | 'index' | 'file';
+
+export interface BundleRef {
+  kind: BundleKind;
+  sha256: string;
+  bytes: number;
+}
+
+export class BundleError extends OpenCoderError {
+  constructor(message: string) {
+    super('engine', message);
+  }
+}
+
+const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
+
+/** Folders never packed: version control, caches and virtualenvs (a worker's sandbox makes its own). */
+const SKIP = new Set(['.git', '.hg', '.svn', '__pycache__', 'node_modules', '.mypy_cache', '.pytest_cache', '.venv', 'venv', '.tox']);
+
+function filesOf(root: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    const entries = fs.readdirSync(path.join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        if (!SKIP.has(e.name)) walk(r);
+      } else if (e.isFile()) out.push(r);
+    }
+  };
+  walk('');
+  return out;
+}
+
+/** The gzipped tar of a repository folder's files. */
+export function packRepository(root: string): Buffer {
+  const files = filesOf(root);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opencoder-pack-'));
+  try {
+    const file = path.join(tmp, 'repo.tar');
+    tar.c({ cwd: root, file, sync: true, portable: true, noMtime: true }, files.length ? files : []);
+    return zlib.gzipSync(fs.readFileSync(file), { level: 6 });
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Tables of a store that a worker does not need and the coordinator keeps to itself: results and exchange logs. */
+const PRIVATE_TABLES = ['experiment_results', 'generation_results', 'llm_exchanges', 'retrieval_traces'];
+
+/** A gzipped snapshot of the store's database, without past results and exchange logs. */
+export function snapshotIndex(store: Store): Buffer {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opencoder-snap-'));
+  try {
+    const file = path.join(tmp, 'index.db');
+    store.snapshotTo(file, PRIVATE_TABLES);
+    return zlib.gzipSync(fs.readFileSync(file), { level: 6 });
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+export function packFile(file: string): Buffer {
+  return zlib.gzipSync(fs.readFileSync(file), { level: 6 });
+}
+
+/**
+ * Puts a bundle into Redis under its hash, with a fresh expiry; returns its reference. It is written even when
+ * the key exists, so that a copy damaged or replaced in Redis is mended by the next run or resume.
+ */
+export async function publishBundle(redis: Redis, kind: BundleKind, bytes: Buffer): Promise<BundleRef> {
+  const hash = sha256(bytes);
+  await redis.set(BUNDLE_KEY_PREFIX + hash, bytes, 'EX', BUNDLE_TTL_S);
+  return { kind, sha256: hash, bytes: bytes.length };
+}
+
+/** Default cache: $XDG_CACHE_HOME/opencoder/bundles, else ~/.cache/opencoder/bundles. */
+export function defaultBundleCache(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'opencoder', 'bundles');
+}
+
+/**
+ * The verified bytes of a bundle: from the cache when a copy with the right hash is there, else from Redis. A
+ * bundle whose bytes do not hash to its name is refused (and not cached), naming both hashes.
+ */
+export async function fetchBundle(redis: Redis, ref: BundleRef, cacheDir: string): Promise<Buffer> {
+  const cached = path.join(cacheDir, `${ref.sha256}.gz`);
+  if (fs.existsSync(cached)) {
+    const bytes = fs.readFileSync(cached);
+    if (sha256(bytes) === ref.sha256) return bytes;
+    fs.rmSync(cached, { force: true }); // damaged on disk: fetch it again
+  }
+  const bytes = await redis.getBuffer(BUNDLE_KEY_PREFIX + ref.sha256);
+  if (!bytes) {
+    throw new BundleError(
+      `the ${ref.kind} bundle ${ref.sha256.slice(0, 12)}… is not in Redis (expired or never published); resume the run on the coordinator to publish it again`,
+    );
+  }
+  const got = sha256(bytes);
+  if (got !== ref.sha256) {
+    throw new BundleError(`the ${ref.kind} bundle named ${ref.sha256.slice(0, 12)}… hashes to ${got.slice(0, 12)}…: refused (altered in Redis or in transit)`);
+  }
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const tmp = `${cached}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, bytes);
+  fs.renameSync(tmp, cached);
+  return bytes;
+}
+
+/** Unpacks a repository bundle into `dir` (created; must not exist). */
+export function unpackRepository(bytes: Buffer, dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  const tmp = path.join(dir, '..', `${path.basename(dir)}.tar`);
+  fs.writeFileSync(tmp, zlib.gunzipSync(bytes));
+  try {
+    tar.x({ file: tmp, cwd: dir, sync: true, strict: true, preservePaths: false });
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/** Writes the gunzipped bytes of an index or file bundle to `file`. */
+export function unpackFile(bytes: Buffer, file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, zlib.gunzipSync(bytes));
+}

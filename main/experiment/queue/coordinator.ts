@@ -1,0 +1,230 @@
+// The coordinator's side of a queued run: publish what workers need (repositories, the index, sample files) as
+// bundles, put one BullMQ job per (task, condition) still to do on the backend's queue, and store each outcome
+// the moment its job finishes. The run's manifest, conditions, store and statistics never leave this machine.
+
+import path from 'node:path';
+import { Job, Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Task } from '../../benchmarks/manifest.ts';
+import type { Condition } from '../../pipeline/methods.ts';
+import type { ExperimentRunRecord, ExperimentStore } from '../../store/experiments.ts';
+import type { Store } from '../../store/store.ts';
+import type { TaskFailure } from '../../model/results.ts';
+import type { StoredBackend } from '../orchestrate.ts';
+import { pairsOf, RunTally, type PairOutcome, type Progress, type RunOutcome } from '../runner.ts';
+import { packFile, packRepository, publishBundle, snapshotIndex, type BundleRef } from './bundles.ts';
+import { FINISHED_TTL_S, JOB_ATTEMPTS, jobIdOf, PAYLOAD_VERSION, queueNameOf, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
+import { connectionOptions, type QueueAddress } from './url.ts';
+
+/** Backend options that name a file on the coordinator; the file goes to workers as a bundle. */
+const FILE_OPTIONS = ['samples'];
+const POLL_MS = 1000;
+/** Polls between two sweeps over every outstanding job's state. */
+const SWEEP_EVERY = 10;
+
+export interface QueuedRunOptions {
+  experiments: ExperimentStore;
+  store: Store;
+  queue: QueueAddress;
+  repoIds: Map<string, number>;
+  backend: StoredBackend;
+  encoderId: string;
+  sandbox: string;
+  decompose: 'llm' | 'fallback';
+  detail?: 'compact' | 'full' | 'none';
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+  /** Called once the bundles are published and the jobs queued. */
+  onQueued?: (info: { queue: string; jobs: number; bundles: BundleRef[] }) => void;
+}
+
+/** The failure stored for a job BullMQ gave up on (every attempt failed, or it stalled too often). */
+function queueFailure(task: Task, cond: Condition, job: Job): PairOutcome {
+  const tries = job.attemptsMade;
+  const failure: TaskFailure = {
+    taskId: task.id,
+    condition: cond.id,
+    stage: 'queue',
+    kind: 'worker',
+    cause: 'queue',
+    error: `${task.id} / ${cond.id}: the job failed on its worker${tries > 1 ? ` in all ${tries} attempts` : ''}: ${job.failedReason || 'no reason given'}`,
+  };
+  return { taskId: task.id, condition: cond.id, status: 'error', costUsd: null, result: failure };
+}
+
+/** Publishes the run's bundles; returns the payload of each pair. */
+async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runId: string, manifestHash: string) {
+  const bundles: BundleRef[] = [];
+  const repos = new Map<string, BundleRef>();
+  for (const root of new Set(tasks.flatMap((t) => [t.repoPath, ...(t.taskViewPath ? [t.taskViewPath] : [])]))) {
+    const ref = await publishBundle(redis, 'repo', packRepository(root));
+    repos.set(root, ref);
+    bundles.push(ref);
+  }
+  const index = await publishBundle(redis, 'index', snapshotIndex(opts.store));
+  bundles.push(index);
+  const files: Record<string, BundleRef & { name: string }> = {};
+  for (const k of FILE_OPTIONS) {
+    const file = opts.backend.extra[k];
+    if (typeof file !== 'string') continue;
+    const ref = await publishBundle(redis, 'file', packFile(path.resolve(file)));
+    // The file keeps its name on the worker: backends name themselves after it (`imported:phi2.jsonl`).
+    files[k] = { ...ref, name: path.basename(file) };
+    bundles.push(ref);
+  }
+  const backend = opts.backend;
+  const payloadOf = (task: Task, cond: Condition): QueueJobPayload => {
+    const { repoPath, taskViewPath, ...rest } = task;
+    const repoId = opts.repoIds.get(repoPath);
+    if (repoId === undefined) throw new Error(`internal: ${repoPath} was not indexed before queueing`);
+    return {
+      v: PAYLOAD_VERSION,
+      runId,
+      manifestHash,
+      task: rest,
+      repo: { bundle: repos.get(repoPath)!, repoId },
+      ...(taskViewPath ? { taskView: repos.get(taskViewPath)! } : {}),
+      index,
+      condition: cond,
+      backend,
+      files,
+      encoderId: opts.encoderId,
+      sandbox: opts.sandbox,
+      decompose: opts.decompose,
+      ...(opts.detail ? { detail: opts.detail } : {}),
+    };
+  };
+  return { bundles, payloadOf };
+}
+
+/** Runs every (task, condition) of the run without a stored ok result through the queue. */
+export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], conditions: Condition[], opts: QueuedRunOptions): Promise<RunOutcome> {
+  const { experiments, signal } = opts;
+  const connection = connectionOptions(opts.queue);
+  const name = queueNameOf(opts.backend.kind);
+  const redis = new Redis({ ...connection, lazyConnect: true });
+  redis.on('error', () => {}); // failures surface as rejected commands below
+  await redis.connect().catch((err: Error) => {
+    throw new Error(`cannot reach the queue at ${opts.queue.display}: ${err.message}`);
+  });
+  const queue = new Queue(name, { connection });
+  const events = new QueueEvents(name, { connection });
+  queue.on('error', () => {});
+  events.on('error', () => {});
+  try {
+    const { pairs, todo } = pairsOf(run, tasks, conditions, experiments);
+    experiments.claim(run.id);
+    const tally = new RunTally(run, pairs.length, pairs.length - todo.length, experiments, opts.onProgress, 1);
+    tally.report(null);
+    const { bundles, payloadOf } = await publish(redis, tasks, opts, run.id, run.manifestHash);
+
+    const outstanding = new Map<string, { task: Task; cond: Condition }>();
+    for (const p of todo) outstanding.set(jobIdOf(run.id, p.task.id, p.cond.id), p);
+    const doneBy = new Map<string, number>();
+    let activeBy = new Map<string, number>();
+    let waiting = 0;
+    tally.queueState = () => ({
+      workers: [...new Set([...doneBy.keys(), ...activeBy.keys()])].sort().map((n) => ({ name: n, active: activeBy.get(n) ?? 0, done: doneBy.get(n) ?? 0 })),
+      queued: waiting,
+    });
+    const settle = (id: string, outcome: PairOutcome, durationMs: number, worker?: string) => {
+      if (!outstanding.delete(id)) return; // already stored: a job is stored once
+      if (worker) doneBy.set(worker, (doneBy.get(worker) ?? 0) + 1);
+      tally.record(outcome, durationMs, worker);
+    };
+    /** Stores a finished job's outcome; true when the job is finished (completed, or failed for good). */
+    const collect = async (id: string): Promise<boolean> => {
+      const p = outstanding.get(id);
+      if (!p) return true;
+      // The state first: a job read before it finished would have no return value yet.
+      const state = await queue.getJobState(id);
+      if (state !== 'completed' && state !== 'failed') return false;
+      const job = await Job.fromId(queue, id);
+      if (!job) return false;
+      if (state === 'completed') {
+        const rv = job.returnvalue as QueueJobResult;
+        // Stored with the outcome, once: settle() ignores a pair already stored.
+        if (outstanding.has(id)) for (const ex of rv.exchanges ?? []) opts.store.exchanges.record(ex);
+        settle(id, rv.outcome, rv.durationMs, rv.worker);
+        return true;
+      }
+      if (state === 'failed') {
+        settle(id, queueFailure(p.task, p.cond, job), 0);
+        return true;
+      }
+      return false;
+    };
+
+    // Queue what is not there yet; a job left failed by an earlier attempt of this run is retried.
+    await events.waitUntilReady();
+    const fresh: { name: string; data: QueueJobPayload; opts: { jobId: string } }[] = [];
+    for (const [id, p] of outstanding) {
+      const job = await Job.fromId(queue, id);
+      if (!job) fresh.push({ name: 'pair', data: payloadOf(p.task, p.cond), opts: { jobId: id } });
+      else if ((await job.getState()) === 'failed') await job.retry('failed');
+    }
+    await queue.addBulk(
+      fresh.map((j) => ({
+        ...j,
+        opts: {
+          ...j.opts,
+          attempts: JOB_ATTEMPTS,
+          backoff: { type: 'fixed', delay: 1000 },
+          removeOnComplete: { age: FINISHED_TTL_S },
+          removeOnFail: { age: FINISHED_TTL_S },
+        },
+      })),
+    );
+    opts.onQueued?.({ queue: name, jobs: outstanding.size, bundles });
+
+    const onDone = ({ jobId }: { jobId: string }) => {
+      if (outstanding.has(jobId)) void collect(jobId).catch(() => {});
+    };
+    events.on('completed', onDone);
+    events.on('failed', onDone);
+    // Jobs that finished while nobody listened (a resume, or before the events connection was up) are found by a poll.
+    for (const id of [...outstanding.keys()]) await collect(id);
+    let polls = 0;
+    while (outstanding.size > 0 && !signal?.aborted) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(t);
+          signal?.removeEventListener('abort', wake);
+          resolve();
+        };
+        const t = setTimeout(wake, POLL_MS);
+        signal?.addEventListener('abort', wake, { once: true });
+      });
+      if (signal?.aborted) break;
+      // Events bring results as they finish; a full sweep now and then catches any missed while disconnected.
+      if (++polls % SWEEP_EVERY === 0) for (const id of [...outstanding.keys()]) await collect(id);
+      const active = await queue.getJobs(['active']);
+      waiting = await queue.getWaitingCount();
+      activeBy = new Map();
+      for (const j of active) {
+        if ((j.data as QueueJobPayload).runId !== run.id) continue;
+        const w = j.processedBy ?? '?';
+        activeBy.set(w, (activeBy.get(w) ?? 0) + 1);
+      }
+      tally.report(null);
+    }
+    events.off('completed', onDone);
+    events.off('failed', onDone);
+
+    if (signal?.aborted) {
+      // Take back the jobs no worker has started; running ones finish and are collected by a resume.
+      for (const id of outstanding.keys()) {
+        const job = await Job.fromId(queue, id);
+        const state = job ? await job.getState() : null;
+        if (job && (state === 'waiting' || state === 'delayed' || state === 'prioritized')) await job.remove().catch(() => {});
+      }
+    }
+    const status = signal?.aborted ? 'cancelled' : 'done';
+    experiments.finish(run.id, status);
+    return tally.outcome(status);
+  } finally {
+    await events.close().catch(() => {});
+    await queue.close().catch(() => {});
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,57 @@
+// What coordinator and workers agree on: queue names, job ids and the job payload. A payload carries no secret:
+// the backend as the run froze it (kind, model, base URL, non-secret options), never a key.
+
+import crypto from 'node:crypto';
+import type { Task } from '../../benchmarks/manifest.ts';
+import type { Condition } from '../../pipeline/methods.ts';
+import type { PairOutcome } from '../runner.ts';
+import type { StoredBackend } from '../orchestrate.ts';
+import type { BundleRef } from './bundles.ts';
+import type { ExchangeRecord } from '../../store/exchanges.ts';
+
+export const PAYLOAD_VERSION = 1;
+export const QUEUE_PREFIX = 'opencoder-';
+/** BullMQ attempts per job: a worker that dies mid-job hands it on; a job that keeps failing is stored as failed. */
+export const JOB_ATTEMPTS = 3;
+/** Finished jobs (and their results) stay in Redis this long, so a coordinator that was away can collect them. */
+export const FINISHED_TTL_S = 7 * 24 * 3600;
+/** Backend kinds that have queues; a worker takes jobs from all of them. */
+export const QUEUED_BACKENDS = ['offline', 'openai', 'gemini', 'replay', 'imported', 'llama-cpp'] as const;
+
+/** One queue per backend kind, so each backend's rate limit (BullMQ's limiter) holds across all workers. */
+export function queueNameOf(backendKind: string): string {
+  return `${QUEUE_PREFIX}${backendKind}`;
+}
+
+/** The job id of a (run, task, condition): the same pair is queued once, however often the coordinator adds it. */
+export function jobIdOf(runId: string, taskId: string, condition: string): string {
+  return crypto.createHash('sha256').update(`${runId}\u0000${taskId}\u0000${condition}`).digest('hex').slice(0, 40);
+}
+
+export interface QueueJobPayload {
+  v: number;
+  runId: string;
+  manifestHash: string;
+  /** The task with its paths left out: a worker puts its own unpacked copies there. */
+  task: Omit<Task, 'repoPath' | 'taskViewPath'>;
+  repo: { bundle: BundleRef; repoId: number };
+  taskView?: BundleRef;
+  index: BundleRef;
+  condition: Condition;
+  backend: StoredBackend;
+  /** Files the backend reads (an imported sample set), by the option that names them, with their file names. */
+  files: Record<string, BundleRef & { name: string }>;
+  encoderId: string;
+  sandbox: string;
+  decompose: 'llm' | 'fallback';
+  detail?: 'compact' | 'full' | 'none';
+}
+
+/** What a worker returns: the outcome to store, and who ran it. */
+export interface QueueJobResult {
+  outcome: PairOutcome;
+  worker: string;
+  durationMs: number;
+  /** The LLM exchanges the job made (none for imported samples), for the coordinator's store. */
+  exchanges: ExchangeRecord[];
+}

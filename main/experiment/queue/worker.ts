@@ -1,0 +1,249 @@
+// A queue worker: takes (task, condition) jobs from the backends' queues, fetches and verifies the bundles a job
+// names, and runs retrieval, generation and sandboxed validation through runPair, exactly as a local run does.
+// It keeps private, unpacked copies of the bundles for as long as it runs; the verified bundles stay cached.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Encoder } from '../../model/encoder.ts';
+import type { PriceTable } from '../../generate/cost.ts';
+import { llmDecomposer } from '../../generate/generate.ts';
+import { recordExchanges } from '../../generate/record.ts';
+import type { LlmBackend } from '../../generate/types.ts';
+import type { ExchangeRecord, ExchangeStore } from '../../store/exchanges.ts';
+import type { Task } from '../../benchmarks/manifest.ts';
+import type { TaskServices } from '../../pipeline/run-task.ts';
+import { VectorIndexCache } from '../../retrieve/vector-index.ts';
+import { Store } from '../../store/store.ts';
+import type { SandboxOptions } from '../../validate/sandbox.ts';
+import { createValidator, type Validator } from '../../validate/validator.ts';
+import type { StoredBackend } from '../orchestrate.ts';
+import { runPair } from '../runner.ts';
+import { fetchBundle, unpackFile, unpackRepository, type BundleRef } from './bundles.ts';
+import { PAYLOAD_VERSION, QUEUED_BACKENDS, queueNameOf, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
+import { connectionOptions, type QueueAddress } from './url.ts';
+
+export interface QueueWorkerOptions {
+  queue: QueueAddress;
+  encoder: Encoder;
+  /** Builds the run's backend from what it froze; keys come from this machine's environment or keychain. */
+  makeBackend: (backend: StoredBackend, exchanges: ExchangeStore) => LlmBackend;
+  prices: PriceTable;
+  /** Jobs at once over all queues (default 1). */
+  concurrency?: number;
+  /** BullMQ's limiter: at most `max` jobs per `durationMs` on each queue, across every worker of it. */
+  rateLimit?: { max: number; durationMs: number };
+  /** Backend kinds to take jobs for (default: all). */
+  backends?: readonly string[];
+  cacheDir: string;
+  /** Lock on a running job (renewed at half this); a job whose worker died goes back to the queue after it. */
+  lockMs?: number;
+  /** Sandboxed runs at once within one job (the validator's concurrency). */
+  validatorConcurrency?: number;
+  name?: string;
+  onEvent?: (line: string) => void;
+}
+
+export interface RunningWorker {
+  name: string;
+  /** Jobs finished (completed or failed) by this worker. */
+  readonly finished: number;
+  close(): Promise<void>;
+}
+
+/** Runs `fn` for one key at a time (the first caller computes, the others wait for it). */
+function once<T>(cache: Map<string, Promise<T>>, key: string, fn: () => Promise<T>): Promise<T> {
+  let p = cache.get(key);
+  if (!p) {
+    p = fn();
+    cache.set(key, p);
+    p.catch(() => cache.delete(key));
+  }
+  return p;
+}
+
+/** A simple counting semaphore: the worker's concurrency over all its queues. */
+class Slots {
+  private waiting: (() => void)[] = [];
+  constructor(private free: number) {}
+  async take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+interface IndexCopy {
+  store: Store;
+  cache: VectorIndexCache;
+  validators: Map<string, Promise<Validator>>;
+}
+
+export async function startQueueWorker(opts: QueueWorkerOptions): Promise<RunningWorker> {
+  const connection = connectionOptions(opts.queue);
+  const name = opts.name ?? `${os.hostname()}-${process.pid}`;
+  const log = opts.onEvent ?? (() => {});
+  const redis = new Redis({ ...connection, lazyConnect: true });
+  redis.on('error', () => {});
+  await redis.connect().catch((err: Error) => {
+    throw new Error(`cannot reach the queue at ${opts.queue.display}: ${err.message}`);
+  });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'opencoder-worker-'));
+  const repos = new Map<string, Promise<string>>();
+  const indexes = new Map<string, Promise<IndexCopy>>();
+  const files = new Map<string, Promise<string>>();
+  const backends = new Map<string, LlmBackend>();
+  const slots = new Slots(Math.max(1, opts.concurrency ?? 1));
+  let finished = 0;
+
+  const repoDir = (ref: BundleRef) =>
+    once(repos, ref.sha256, async () => {
+      const dir = path.join(work, `repo-${ref.sha256.slice(0, 16)}`);
+      unpackRepository(await fetchBundle(redis, ref, opts.cacheDir), dir);
+      return dir;
+    });
+  const fileOf = (ref: BundleRef & { name: string }) =>
+    once(files, `${ref.sha256}/${ref.name}`, async () => {
+      const file = path.join(work, `file-${ref.sha256.slice(0, 16)}`, path.basename(ref.name));
+      unpackFile(await fetchBundle(redis, ref, opts.cacheDir), file);
+      return file;
+    });
+  const indexOf = (ref: BundleRef) =>
+    once(indexes, ref.sha256, async () => {
+      const file = path.join(work, `index-${ref.sha256.slice(0, 16)}.db`);
+      unpackFile(await fetchBundle(redis, ref, opts.cacheDir), file);
+      return { store: Store.open(file), cache: new VectorIndexCache(), validators: new Map() };
+    });
+  const validatorOf = (copy: IndexCopy, manifestHash: string, sandbox: string) =>
+    once(copy.validators, `${manifestHash}\u0000${sandbox}`, () => {
+      const experiments = copy.store.experiments;
+      return createValidator({
+        sandbox: { mode: sandbox } as SandboxOptions,
+        ...(opts.validatorConcurrency ? { concurrency: opts.validatorConcurrency } : {}),
+        expectations: {
+          get: (taskId, key) => experiments.referenceCheck(manifestHash, taskId, key),
+          put: (taskId, check) => experiments.saveReferenceCheck(manifestHash, taskId, check),
+        },
+      });
+    });
+
+  async function backendOf(job: QueueJobPayload, copy: IndexCopy): Promise<LlmBackend> {
+    const extra = { ...job.backend.extra };
+    for (const [k, ref] of Object.entries(job.files)) extra[k] = await fileOf(ref);
+    const stored: StoredBackend = { ...job.backend, extra };
+    const key = `${job.index.sha256}\u0000${JSON.stringify(stored)}`;
+    let b = backends.get(key);
+    if (!b) {
+      b = opts.makeBackend(stored, copy.store.exchanges);
+      backends.set(key, b);
+    }
+    return b;
+  }
+
+  async function handle(job: Job<QueueJobPayload, QueueJobResult>): Promise<QueueJobResult> {
+    const p = job.data;
+    if (p.v !== PAYLOAD_VERSION) {
+      throw new UnrecoverableError(
+        `job payload version ${p.v}, this worker reads version ${PAYLOAD_VERSION}: run the same OpenCoder version as the coordinator`,
+      );
+    }
+    if (p.encoderId !== opts.encoder.id) {
+      throw new UnrecoverableError(
+        `run ${p.runId} was indexed with encoder ${p.encoderId}; this worker has ${opts.encoder.id}: start it with the same encoder (and model files) as the coordinator`,
+      );
+    }
+    await slots.take();
+    const started = performance.now();
+    try {
+      const [repo, view, copy] = await Promise.all([repoDir(p.repo.bundle), p.taskView ? repoDir(p.taskView) : Promise.resolve(null), indexOf(p.index)]);
+      // The snapshot names the coordinator's folders; here the repository is this worker's unpacked copy.
+      copy.store.relocateRepository(p.repo.repoId, repo);
+      const task: Task = { ...p.task, repoPath: repo, ...(view ? { taskViewPath: view } : {}) } as Task;
+      const inner = await backendOf(p, copy);
+      // The exchanges this job makes are recorded here and returned with its outcome, so the coordinator's store
+      // holds them as a local run's would (record / replay, spend).
+      const exchanges: ExchangeRecord[] = [];
+      const capturing = Object.create(copy.store.exchanges) as ExchangeStore;
+      capturing.record = (ex: ExchangeRecord) => {
+        exchanges.push(ex);
+        return copy.store.exchanges.record(ex);
+      };
+      const llm =
+        inner.provider === 'imported' || inner.id.startsWith('replay') ? inner : recordExchanges(inner, capturing, { runId: p.runId, prices: opts.prices });
+      const services: TaskServices & { runId: string } = {
+        store: copy.store,
+        encoder: opts.encoder,
+        repoIds: new Map([[repo, p.repo.repoId]]),
+        backend: llm,
+        validator: await validatorOf(copy, p.manifestHash, p.sandbox),
+        prices: opts.prices,
+        cache: copy.cache,
+        runId: p.runId,
+        ...(p.detail ? { detail: p.detail } : {}),
+        ...(p.decompose === 'llm'
+          ? { decomposer: (t: Task, signal?: AbortSignal) => llmDecomposer(llm, { taskId: t.id, runId: p.runId, ...(signal ? { signal } : {}) }) }
+          : {}),
+      };
+      log(
+        `${p.task.id} / ${p.condition.id}: started (run ${p.runId}, attempt ${job.attemptsMade + 1}${job.stalledCounter ? `, after ${job.stalledCounter} stalled` : ''})`,
+      );
+      const outcome = await runPair(task, p.condition, services);
+      if (!outcome) throw new Error(`${p.task.id} / ${p.condition.id} was cancelled on ${name}`);
+      const durationMs = Math.round(performance.now() - started);
+      const verdict = outcome.status === 'ok' ? (outcome.result.selected.correct ? 'correct' : 'wrong') : `unscored (${outcome.result.cause})`;
+      log(`${p.task.id} / ${p.condition.id}: ${verdict} in ${(durationMs / 1000).toFixed(1)} s`);
+      return { outcome, worker: name, durationMs, exchanges };
+    } finally {
+      slots.give();
+    }
+  }
+
+  const kinds = opts.backends ?? QUEUED_BACKENDS;
+  const workers = kinds.map((kind) => {
+    const w = new Worker<QueueJobPayload, QueueJobResult>(queueNameOf(kind), handle, {
+      connection,
+      name,
+      concurrency: Math.max(1, opts.concurrency ?? 1),
+      lockDuration: opts.lockMs ?? 30_000,
+      stalledInterval: opts.lockMs ?? 30_000,
+      maxStalledCount: 2,
+      ...(opts.rateLimit ? { limiter: { max: opts.rateLimit.max, duration: opts.rateLimit.durationMs } } : {}),
+    });
+    w.on('error', (err) => log(`queue ${queueNameOf(kind)}: ${err.message}`));
+    w.on('failed', (job, err) => {
+      finished++;
+      if (job) log(`${job.data.task.id} / ${job.data.condition.id}: job failed on attempt ${job.attemptsMade}: ${err.message}`);
+    });
+    w.on('completed', () => finished++);
+    return w;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  log(`worker ${name} on ${opts.queue.display}: queues ${kinds.map(queueNameOf).join(', ')}; ${opts.concurrency ?? 1} job(s) at once; cache ${opts.cacheDir}`);
+
+  return {
+    name,
+    get finished() {
+      return finished;
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      for (const p of indexes.values()) {
+        const copy = await p.catch(() => null);
+        if (!copy) continue;
+        for (const v of copy.validators.values()) (await v.catch(() => null))?.close();
+        copy.store.close();
+      }
+      redis.disconnect();
+      fs.rmSync(work, { recursive: true, force: true });
+    },
+  };
+}

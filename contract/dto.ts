@@ -232,6 +232,10 @@ export const JobProgressSchema = z.object({
   message: z.string().optional(),
   etaMs: z.number().nullable().optional(),
   spentUsd: z.number().nullable().optional(),
+  /** A queued run: the workers seen on its queue, each with the jobs it runs now and has finished for this run. */
+  workers: z.array(z.object({ name: z.string(), active: z.number().int().min(0), done: z.number().int().min(0) })).optional(),
+  /** A queued run: its jobs waiting in the queue. */
+  queued: z.number().int().min(0).optional(),
 });
 export type JobProgress = z.infer<typeof JobProgressSchema>;
 

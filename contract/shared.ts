@@ -94,6 +94,11 @@ export const SettingsSchema = z.object({
   encoder: z.enum(['auto', 'default', 'unixcoder']),
   parallel: z.number().int().min(1).max(16),
   pipeline: PipelineOverridesSchema,
+  /**
+   * Run experiments through a BullMQ queue on this Redis (redis:// or rediss://, no password: that comes from
+   * OPENCODER_REDIS_PASSWORD in the app's environment); null or absent: run them in this process. Saving checks it.
+   */
+  queue: z.string().max(500).nullable().optional(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

@@ -168,6 +168,60 @@ describe('engine service', () => {
     await ok(s, 'settings.set', { parallel: 2, pipeline: {} });
   });
 
+  it('a queue URL is checked when saved: redis on loopback, a password only from the environment, never in the file', async () => {
+    const file = path.join(dir, 'main', 'settings.json');
+    const refused = async (svc: EngineService, queue: string, why: RegExp) => {
+      const r = await svc.call('settings.set', { queue });
+      expect(r, queue).toMatchObject({ ok: false, error: { code: 'invalid-input', issues: [{ path: 'queue' }] } });
+      if (!r.ok) expect(r.error.message).toMatch(why);
+    };
+    await refused(s, 'redis://10.0.0.5:6379', /refusing the queue at 10\.0\.0\.5:6379 without a password.*OPENCODER_REDIS_PASSWORD/);
+    await refused(s, 'redis://:hunter2@queue.lab.example:6379', /holds a password.*plain text.*OPENCODER_REDIS_PASSWORD/);
+    await refused(s, 'redis://:hunter2@127.0.0.1:6379', /holds a password/);
+    await refused(s, 'http://127.0.0.1:6379', /the queue URL must be a redis:\/\/ or rediss:\/\/ URL/);
+    await refused(s, 'not a url', /is not a URL/);
+    expect((await s.call('settings.set', { queue: `redis://127.0.0.1/${'0'.repeat(500)}` })).ok).toBe(false);
+    expect(await ok<Settings>(s, 'settings.get')).toEqual(DEFAULT_SETTINGS);
+    expect(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '').not.toContain('hunter2');
+
+    const saved = await ok<Settings>(s, 'settings.set', { queue: ' redis://127.0.0.1:6379 ' });
+    expect(saved).toEqual({ ...DEFAULT_SETTINGS, queue: 'redis://127.0.0.1:6379' });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).queue).toBe('redis://127.0.0.1:6379');
+    expect(await ok<Settings>(s, 'settings.set', { parallel: 3 })).toMatchObject({ parallel: 3, queue: 'redis://127.0.0.1:6379' });
+    // Empty or null: run in this process (the field leaves the file).
+    expect(await ok<Settings>(s, 'settings.set', { queue: '', parallel: 2 })).toEqual(DEFAULT_SETTINGS);
+    expect(await ok<Settings>(s, 'settings.set', { queue: null })).toEqual(DEFAULT_SETTINGS);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).not.toHaveProperty('queue');
+
+    // With the password in the app's environment a queue on another host is taken, and the file holds no password.
+    const withEnv = await open('queue-env', { env: { OPENCODER_REDIS_PASSWORD: 'from-the-environment' } });
+    try {
+      expect(await ok<Settings>(withEnv, 'settings.set', { queue: 'rediss://worker@queue.lab.example:6380/2' })).toMatchObject({
+        queue: 'rediss://worker@queue.lab.example:6380/2',
+      });
+      await refused(withEnv, 'rediss://worker:pw@queue.lab.example:6380', /holds a password/);
+      expect(fs.readFileSync(path.join(dir, 'queue-env', 'settings.json'), 'utf8')).not.toMatch(/from-the-environment|:pw@/);
+    } finally {
+      await withEnv.close();
+    }
+  });
+
+  it('a queue in the settings file that does not parse fails the run with its reason, before anything runs', async () => {
+    const home = path.join(dir, 'queue-bad');
+    fs.mkdirSync(home, { recursive: true });
+    fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, queue: 'redis://10.0.0.5:6379' }));
+    const b = await open('queue-bad');
+    try {
+      const { jobId } = await ok<{ jobId: string }>(b, 'task.run', { manifest: MANIFEST, taskId: 'inventory/apply_discount', methods: ['opencoder'] });
+      const job = await settled(b, jobId);
+      expect(job).toMatchObject({ state: 'failed', result: null });
+      expect(job.error).toMatch(/refusing the queue at 10\.0\.0\.5:6379 without a password/);
+      expect(await ok<RunListItem[]>(b, 'experiment.list')).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+
   it('prices: the defaults until edited, then the saved table (validated), used from then on', async () => {
     const before = await ok<PricesInfo>(s, 'prices.get');
     expect(before.source).toBe('built-in defaults');

@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CallName, EngineApi, Settings } from '../../contract/index.ts';
+import { EngineCallError, type CallName, type EngineApi, type Settings } from '../../contract/index.ts';
 import { App } from '../../renderer/src/App.tsx';
 import { createAppStore, installStore, type AppStore } from '../../renderer/src/store.ts';
 import { DEFAULT_CONFIG } from '../../main/model/config.ts';
@@ -30,7 +30,14 @@ function fakeApi() {
   const api: EngineApi = {
     async call(name, input) {
       calls.push({ name, input });
-      if (name === 'settings.set') return { ...SETTINGS, ...(input as object) } as never;
+      if (name === 'settings.set') {
+        const queue = (input as Settings).queue;
+        if (queue?.includes('example.com')) {
+          const message = 'refusing the queue at example.com:6379 without a password';
+          throw new EngineCallError({ code: 'invalid-input', message, issues: [{ path: 'queue', message }] });
+        }
+        return { ...SETTINGS, ...(input as object) } as never;
+      }
       if (!(name in answers)) throw new Error(`unexpected ${name}`);
       return answers[name] as never;
     },
@@ -164,7 +171,29 @@ describe('app shell', () => {
       alpha.dispatchEvent(new Event('input', { bubbles: true }));
     });
     await act(async () => $('[data-testid=settings-save]')!.click());
-    expect(calls.find((c) => c.name === 'settings.set')!.input).toMatchObject({ pipeline: { alpha: 0.25 }, parallel: 2 });
+    expect(calls.find((c) => c.name === 'settings.set')!.input).toMatchObject({ pipeline: { alpha: 0.25 }, parallel: 2, queue: null });
     expect($('[data-testid=settings-saved]')).not.toBeNull();
+  });
+
+  it('saves a queue URL and shows the engine refusing one beside the field', async () => {
+    await act(async () => $('[data-testid=nav-settings]')!.click());
+    const queue = $('[data-testid=settings-queue]') as HTMLInputElement;
+    expect(container.querySelector('[data-testid=settings-execution]')!.textContent).toContain('password in OPENCODER_REDIS_PASSWORD');
+    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+    const type = async (text: string) =>
+      act(async () => {
+        setter.call(queue, text);
+        queue.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+    await type('redis://example.com:6379');
+    await act(async () => $('[data-testid=settings-save]')!.click());
+    expect(container.querySelector('[data-testid=settings-execution] [data-testid=field-error]')!.textContent).toContain('without a password');
+    expect($('[data-testid=settings-form]')!.textContent).toContain('The engine did not accept the settings');
+    expect($('[data-testid=settings-saved]')).toBeNull();
+    await type(' redis://127.0.0.1:6379 ');
+    await act(async () => $('[data-testid=settings-save]')!.click());
+    expect(calls.filter((c) => c.name === 'settings.set').at(-1)!.input).toMatchObject({ queue: 'redis://127.0.0.1:6379' });
+    expect($('[data-testid=settings-saved]')).not.toBeNull();
+    expect(container.querySelector('[data-testid=settings-execution] [data-testid=field-error]')).toBeNull();
   });
 });

@@ -2,9 +2,10 @@
 // backend over a sample set), the experiment context over the workspace, and the job that starts a run or
 // continues a stored one (job.resume, experiment.resume). Used by task.run, experiment.* and the demo.
 
-import type { JobInfo, Settings } from '../../../contract/index.ts';
+import type { JobInfo, JobProgress, Settings } from '../../../contract/index.ts';
 import type { Manifest, Task } from '../../benchmarks/manifest.ts';
 import { resumableRun, resumeExperiment, startExperiment, type ExperimentContext, type StoredBackend } from '../../experiment/orchestrate.ts';
+import { parseQueueUrl, type QueueAddress } from '../../experiment/queue/url.ts';
 import type { Progress } from '../../experiment/runner.ts';
 import { backendSpecOfRecord, type BackendSpec } from '../../generate/backends.ts';
 import type { LlmBackend } from '../../generate/types.ts';
@@ -76,10 +77,37 @@ export interface NewRun {
 }
 
 function lastLine(last: NonNullable<Progress['last']>): string {
-  return `${last.taskId} / ${last.condition}: ${last.ok ? (last.correct ? 'correct' : 'wrong') : `unscored: ${(last.error ?? '').slice(0, 200)}`}`;
+  const line = `${last.taskId} / ${last.condition}: ${last.ok ? (last.correct ? 'correct' : 'wrong') : `unscored: ${(last.error ?? '').slice(0, 200)}`}`;
+  return last.worker ? `${line} (on ${last.worker})` : line;
 }
 
-function context(ws: Workspace, job: JobContext, backend: LlmBackend, detail: ExperimentContext['detail'], onRun: (id: string) => void): ExperimentContext {
+/** The Settings queue, checked (a bad URL fails the job with parseQueueUrl's message); undefined: run in this process. */
+function settingsQueue(ws: Workspace): QueueAddress | undefined {
+  const text = ws.settings.queue?.trim();
+  return text ? parseQueueUrl(text, ws.env) : undefined;
+}
+
+function context(
+  ws: Workspace,
+  job: JobContext,
+  backend: LlmBackend,
+  detail: ExperimentContext['detail'],
+  queue: QueueAddress | undefined,
+  onRun: (id: string) => void,
+): ExperimentContext {
+  // A queued run reports its workers and waiting jobs on each poll, a finished pair without them: the job keeps
+  // the latest of each (and of the last pair's line), so the card does not lose them between reports.
+  let latest: Progress | null = null;
+  let message: string | undefined;
+  let workers: Progress['workers'];
+  let queued: number | undefined;
+  const send = (p: Progress) => {
+    const out: JobProgress = { phase: 'run', done: p.done, total: p.total, etaMs: p.etaMs, spentUsd: p.spentUsd };
+    if (message) out.message = message;
+    if (workers) out.workers = workers.map((w) => ({ name: w.name, active: w.active, done: w.done }));
+    if (queued !== undefined) out.queued = queued;
+    job.progress(out);
+  };
   return {
     store: ws.store,
     encoder: ws.encoder,
@@ -95,14 +123,30 @@ function context(ws: Workspace, job: JobContext, backend: LlmBackend, detail: Ex
     sandbox: { mode: ws.settings.sandbox },
     parallel: ws.settings.parallel,
     ...(detail ? { detail } : {}),
+    ...(queue
+      ? {
+          queue,
+          onQueued: (info: { jobs: number }) => {
+            workers ??= [];
+            queued ??= info.jobs;
+            message = `queued ${info.jobs.toLocaleString('en-US')} pair${info.jobs === 1 ? '' : 's'} on ${queue.display}`;
+            if (latest) send(latest);
+          },
+        }
+      : {}),
     signal: job.signal,
     onStart: (run) => {
       onRun(run.id);
       job.setResult({ runId: run.id });
       ws.emit({ type: 'runs-changed' });
     },
-    onProgress: (p: Progress) =>
-      job.progress({ phase: 'run', done: p.done, total: p.total, etaMs: p.etaMs, spentUsd: p.spentUsd, ...(p.last ? { message: lastLine(p.last) } : {}) }),
+    onProgress: (p: Progress) => {
+      latest = p;
+      if (p.last) message = lastLine(p.last);
+      if (p.workers) workers = p.workers;
+      if (p.queued !== undefined) queued = p.queued;
+      send(p);
+    },
   };
 }
 
@@ -127,8 +171,9 @@ export function startExperimentJob(ws: Workspace, jobKind: 'task' | 'experiment'
     jobKind,
     title,
     async (job) => {
+      const queue = settingsQueue(ws);
       const backend = ws.backend(runId ? storedRunSpec(ws, runId) : fresh!.backend.spec);
-      const ctx = context(ws, job, backend, fresh?.detail, (id) => {
+      const ctx = context(ws, job, backend, fresh?.detail, queue, (id) => {
         runId = id;
       });
       try {

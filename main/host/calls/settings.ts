@@ -3,17 +3,19 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { SettingsSchema } from '../../../contract/index.ts';
+import { SettingsSchema, type Settings } from '../../../contract/index.ts';
+import { QUEUE_PASSWORD_ENV, parseQueueUrl } from '../../experiment/queue/url.ts';
 import { PriceTableSchema } from '../../generate/cost.ts';
 import { registerSecret } from '../../generate/errors.ts';
-import type { Workspace } from '../workspace.ts';
+import { messageOf } from '../jobs.ts';
+import { fail, type Workspace } from '../workspace.ts';
 import type { CallTable } from './index.ts';
 
 export function settingsCalls(ws: Workspace): CallTable<'settings.get' | 'settings.set' | 'prices.get' | 'prices.set' | 'keys.set'> {
   return {
     'settings.get': () => structuredClone(ws.settings),
     'settings.set': (patch) => {
-      const next = SettingsSchema.parse({ ...ws.settings, ...patch });
+      const next = withQueue(SettingsSchema.parse({ ...ws.settings, ...patch }), 'queue' in patch, ws.env);
       const encoderChanged = next.encoder !== ws.settings.encoder;
       ws.saveSettings(next);
       if (encoderChanged)
@@ -39,4 +41,32 @@ export function settingsCalls(ws: Workspace): CallTable<'settings.get' | 'settin
       return ws.keyFlags();
     },
   };
+}
+
+/**
+ * The settings with their queue URL checked when the patch sets one (parseQueueUrl: redis:// or rediss://, a
+ * password for a Redis off loopback), and refused when it holds a password: the settings file is plain text, so
+ * the password comes from OPENCODER_REDIS_PASSWORD in the app's environment. An empty or null queue is dropped
+ * (run in this process).
+ */
+function withQueue(next: Settings, changed: boolean, env: NodeJS.ProcessEnv): Settings {
+  const text = next.queue?.trim();
+  const rest: Settings = { ...next };
+  delete rest.queue;
+  if (!text) return rest;
+  if (changed) {
+    const refuse = (message: string): never => fail('invalid-input', message, [{ path: 'queue', message }]);
+    try {
+      parseQueueUrl(text, env);
+    } catch (err) {
+      const message = messageOf(err).replace(/^--queue(?=[\s:])/, 'the queue URL');
+      refuse(/without a password/.test(message) ? `${message} Settings keep no password: set ${QUEUE_PASSWORD_ENV} where OpenCoder starts.` : message);
+    }
+    if (new URL(text).password) {
+      refuse(
+        `the queue URL holds a password, and the settings file is plain text: remove it from the URL and set ${QUEUE_PASSWORD_ENV} in the environment OpenCoder starts in instead.`,
+      );
+    }
+  }
+  return { ...rest, queue: text };
 }

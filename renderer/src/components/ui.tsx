@@ -2,7 +2,7 @@
 // fields, tabs and switches. Every state is designed, so a view never shows a blank area.
 
 import { useId, useState, type CSSProperties, type ReactNode } from 'react';
-import type { CallError, JobInfo } from '../api/contract.ts';
+import type { CallError, JobInfo, JobProgress } from '../api/contract.ts';
 import { duration, usd } from '../lib/format.ts';
 import { rovingKeyDown } from './roving.ts';
 import './ui.css';
@@ -140,6 +140,7 @@ export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause'
               {p.message}
             </div>
           ) : null}
+          {p.workers ? <JobWorkers workers={p.workers} queued={p.queued} active={active} /> : null}
         </>
       ) : active ? (
         <ProgressBar done={0} total={0} indeterminate label={job.title} testId="job-progress" />
@@ -168,6 +169,38 @@ export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause'
           </button>
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/** A queued run's workers: the jobs waiting, and per worker the jobs it runs now and has finished for this run. */
+function JobWorkers(props: { workers: NonNullable<JobProgress['workers']>; queued: number | undefined; active: boolean }) {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return (
+    <div className="job-workers tabular" data-testid="job-workers">
+      {props.queued !== undefined ? <div className="job-queued">queue: {n(props.queued)} waiting</div> : null}
+      {props.workers.length === 0 ? (
+        <div className="job-workers-none">
+          {props.active ? (
+            <>
+              no worker has taken a job yet — start one with: <code>opencoder worker --queue URL</code>
+            </>
+          ) : (
+            'no worker took a job'
+          )}
+        </div>
+      ) : (
+        <ul className="job-worker-list">
+          {props.workers.map((w) => (
+            <li key={w.name} className="job-worker" data-testid="job-worker">
+              <span className="job-worker-name mono" title={w.name}>
+                {w.name}
+              </span>{' '}
+              — {n(w.active)} running, {n(w.done)} done
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

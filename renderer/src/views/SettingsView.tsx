@@ -1,6 +1,6 @@
 // Settings: the generation backend (no model — the retrieval-only baseline —, OpenAI, Gemini, an OpenAI-compatible
-// local server, or a GGUF file run by llama.cpp), model, write-only API keys, sandbox, encoder, parallel tasks and
-// the pipeline constants, validated before saving; the model picker (GGUF files, detected local servers, hosted
+// local server, or a GGUF file run by llama.cpp), model, write-only API keys, sandbox, encoder, parallel tasks, the
+// queue experiments run through (a Redis URL, checked by the engine when saved) and the pipeline constants, validated before saving; the model picker (GGUF files, detected local servers, hosted
 // providers) is settings/ModelPicker.tsx, the price table settings/PricesSection.tsx.
 
 import { useEffect, useState } from 'react';
@@ -48,6 +48,7 @@ interface Draft {
   sandbox: Settings['sandbox'];
   encoder: Settings['encoder'];
   parallel: string;
+  queue: string;
   pipeline: Record<keyof PipelineOverrides, string>;
 }
 
@@ -59,6 +60,7 @@ function toDraft(s: Settings): Draft {
     sandbox: s.sandbox,
     encoder: s.encoder,
     parallel: String(s.parallel),
+    queue: s.queue ?? '',
     pipeline: Object.fromEntries(CONSTANTS.map((c) => [c.key, s.pipeline[c.key] === undefined ? '' : String(s.pipeline[c.key])])) as Draft['pipeline'],
   };
 }
@@ -94,8 +96,14 @@ export function fromDraft(d: Draft): { ok: true; value: Settings } | { ok: false
     encoder: d.encoder,
     parallel,
     pipeline: p.success ? p.data : pipeline,
+    // Null clears a saved queue (a patch without the field would keep it); the engine checks a URL when saving.
+    queue: d.queue.trim() || null,
   });
-  if (!s.success) for (const i of s.error.issues) if (i.path[0] === 'parallel') errors.parallel = 'a whole number from 1 to 16';
+  if (!s.success)
+    for (const i of s.error.issues) {
+      if (i.path[0] === 'parallel') errors.parallel = 'a whole number from 1 to 16';
+      if (i.path[0] === 'queue') errors.queue = 'at most 500 characters';
+    }
   if (Object.keys(errors).length || !s.success) return { ok: false, errors: Object.keys(errors).length ? errors : { form: 'invalid settings' } };
   return { ok: true, value: s.data };
 }
@@ -297,6 +305,8 @@ const MODEL_PLACEHOLDER: Record<BackendChoiceUi, string> = {
   'llama-cpp': 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
 };
 
+const QUEUE_HINT = 'empty: run in this app; redis://127.0.0.1:6379 or rediss://host:port; password in OPENCODER_REDIS_PASSWORD; see docs/queue.md';
+
 function ExecutionSection({ draft, errors, patch }: DraftProps) {
   return (
     <Section title="Execution" testId="settings-execution" className="settings-execution">
@@ -344,6 +354,24 @@ function ExecutionSection({ draft, errors, patch }: DraftProps) {
               value={draft.parallel}
               onChange={(e) => patch({ parallel: e.target.value })}
               data-testid="settings-parallel"
+            />
+          )}
+        </Field>
+      </div>
+      <div className="form-row settings-queue">
+        <Field label="Queue (Redis URL)" error={errors.queue} hint={QUEUE_HINT}>
+          {(id, d) => (
+            <input
+              id={id}
+              aria-describedby={d}
+              aria-invalid={!!errors.queue}
+              className="input input-wide mono"
+              value={draft.queue}
+              onChange={(e) => patch({ queue: e.target.value })}
+              placeholder="empty: run in this app"
+              data-testid="settings-queue"
+              spellCheck={false}
+              autoComplete="off"
             />
           )}
         </Field>

@@ -184,10 +184,29 @@ export class Store {
     try {
       const have = new Set((copy.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
       for (const t of omit) if (have.has(t)) copy.prepare(`DELETE FROM "${t.replace(/"/g, '""')}"`).run();
+      // When each repository was last indexed is the coordinator's business, and would change the bytes on every run.
+      copy.prepare('UPDATE repositories SET last_indexed_at = NULL').run();
       copy.exec('VACUUM');
     } finally {
       copy.close();
     }
+  }
+
+  /**
+   * A cheap fingerprint of what the index holds (repositories, encoders and the size and newest row of each
+   * indexed table): equal fingerprints mean no file was indexed since, so a snapshot taken then still holds.
+   */
+  indexFingerprint(): string {
+    const parts: unknown[] = [this.stmt('SELECT id, root, encoder_id FROM repositories ORDER BY id').all()];
+    parts.push(this.stmt('SELECT id, key FROM encoders ORDER BY id').all());
+    for (const t of ['files', 'units', 'chunks', 'api_entries', 'repository_includes', 'skipped_paths']) {
+      parts.push(this.stmt(`SELECT count(*) AS n, max(rowid) AS last FROM ${t}`).get());
+    }
+    const vec = (this.stmt("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'vec_e*_rowids' ORDER BY name").all() as { name: string }[]).map(
+      (r) => [r.name, this.stmt(`SELECT count(*) AS n, max(rowid) AS last FROM "${r.name}"`).get()],
+    );
+    parts.push(vec);
+    return JSON.stringify(parts);
   }
 
   listRepositories(): RepositoryRow[] {

@@ -35,6 +35,18 @@ export interface ValidatorOptions {
   expectations?: ReferenceCheckStore;
   /** A run that ends this close to its time limit (a share of it) counts as timing-dependent and is rerun. Default 0.2. */
   flakyMargin?: number;
+  /**
+   * Verdicts shared beyond this process (queue workers share them through Redis): a candidate already judged
+   * elsewhere for the same files, task, limit and expectations is not run again, as a local run reuses its own.
+   */
+  sharedVerdicts?: SharedVerdictStore;
+}
+
+export interface SharedVerdictStore {
+  /** What names the task's files wherever they lie (a repository bundle's hash); null: do not share this task's. */
+  scope(task: Task): string | null;
+  get(key: string): Promise<Verdict | null>;
+  put(key: string, verdict: Verdict): Promise<void>;
 }
 
 // Within 20 % of the limit a slower machine (or a busier one) could have turned the verdict.
@@ -187,9 +199,7 @@ export class Validator {
    */
   referenceCheck(task: Task, opts: Pick<ValidateOptions, 'signal'> = {}): Promise<ReferenceCheck> {
     if (!task.reference) return Promise.reject(new TaskError('it has no reference solution', task.id));
-    const key = createHash('sha256')
-      .update(`${planKey(task)}\0${normalise(task.reference)}`)
-      .digest('hex');
+    const key = referenceCheckKey(task);
     let p = this.referenceChecks.get(key);
     if (!p) {
       const stored = this.opts.expectations?.get(task.id, key);
@@ -226,7 +236,7 @@ export class Validator {
       cached = false;
       const controller = new AbortController();
       const e: Shared = { controller, waiters: 0, promise: Promise.resolve(null as unknown as Verdict) };
-      e.promise = this.runCandidate(task, code, staticOnly, opts.timeoutMs, controller.signal, expected);
+      e.promise = this.runShared(task, code, staticOnly, opts.timeoutMs, controller.signal, expected);
       e.promise.catch(() => {
         if (this.verdicts.get(key) === e) this.verdicts.delete(key);
       });
@@ -267,6 +277,21 @@ export class Validator {
         },
       );
     });
+  }
+
+  /** runCandidate, through the shared verdicts when there are some (a failure to reach them only loses the reuse). */
+  private async runShared(task: Task, code: string, staticOnly: boolean, timeoutMs: number | undefined, signal: AbortSignal, expected: ReferenceCheck | null) {
+    const store = this.opts.sharedVerdicts;
+    const scope = store?.scope(task) ?? null;
+    if (!store || scope === null) return this.runCandidate(task, code, staticOnly, timeoutMs, signal, expected);
+    const key = createHash('sha256')
+      .update(`${scope}\0${planKey({ ...task, repoPath: '' })}\0${staticOnly ? 's' : 'r'}\0${timeoutMs ?? ''}\0${expected?.key ?? ''}\0${normalise(code)}`)
+      .digest('hex');
+    const hit = await store.get(key).catch(() => null);
+    if (hit) return hit;
+    const v = await this.runCandidate(task, code, staticOnly, timeoutMs, signal, expected);
+    await store.put(key, v).catch(() => {});
+    return v;
   }
 
   private async runCandidate(
@@ -384,6 +409,13 @@ function assertTraversable(dir: string, uid: number, taskId?: string): void {
 
 export function createValidator(opts: ValidatorOptions = {}): Promise<Validator> {
   return Validator.create(opts);
+}
+
+/** The key a task's reference check is kept under: its plan (paths, harness, tests) and its reference. */
+export function referenceCheckKey(task: Task): string {
+  return createHash('sha256')
+    .update(`${planKey(task)}\0${normalise(task.reference ?? '')}`)
+    .digest('hex');
 }
 
 function planKey(task: Task): string {

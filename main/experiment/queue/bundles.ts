@@ -66,9 +66,41 @@ export function packRepository(root: string): Buffer {
 }
 
 /** Tables of a store that a worker does not need and the coordinator keeps to itself: results and exchange logs. */
-const PRIVATE_TABLES = ['experiment_results', 'generation_results', 'llm_exchanges', 'retrieval_traces'];
+// Reference checks travel in each job instead, and exchanges are captured by the worker and sent back, so the
+// snapshot is the index alone and keeps its hash from run to run while no file is indexed again.
+const PRIVATE_TABLES = [
+  'experiment_results',
+  'experiment_runs',
+  'reference_checks',
+  'generation_results',
+  'generation_runs',
+  'llm_exchanges',
+  'retrieval_traces',
+  'index_runs',
+];
 
-/** A gzipped snapshot of the store's database, without past results and exchange logs. */
+const MEMO_PREFIX = 'opencoder:index-memo:';
+
+/**
+ * The index bundle of a store, published: the one published before when the store's index fingerprint is the
+ * same and that bundle is still in Redis (a run over an unchanged index then costs no snapshot), else a new one.
+ */
+export async function publishIndex(redis: Redis, store: Store): Promise<BundleRef> {
+  const memo = MEMO_PREFIX + crypto.createHash('sha256').update(`${store.path}\u0000${store.indexFingerprint()}`).digest('hex');
+  const known = await redis.get(memo);
+  if (known) {
+    const ref = JSON.parse(known) as BundleRef;
+    if ((await redis.expire(BUNDLE_KEY_PREFIX + ref.sha256, BUNDLE_TTL_S)) === 1) {
+      await redis.expire(memo, BUNDLE_TTL_S);
+      return ref;
+    }
+  }
+  const ref = await publishBundle(redis, 'index', snapshotIndex(store));
+  await redis.set(memo, JSON.stringify(ref), 'EX', BUNDLE_TTL_S);
+  return ref;
+}
+
+/** A gzipped snapshot of the store's index: no results, runs, reference checks or exchange logs. */
 export function snapshotIndex(store: Store): Buffer {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opencoder-snap-'));
   try {

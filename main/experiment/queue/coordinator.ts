@@ -1,6 +1,7 @@
 // The coordinator's side of a queued run: publish what workers need (repositories, the index, sample files) as
 // bundles, put one BullMQ job per (task, condition) still to do on the backend's queue, and store each outcome
-// the moment its job finishes. The run's manifest, conditions, store and statistics never leave this machine.
+// the moment its job finishes. The manifest file, the results store and the statistics stay on this machine; a job
+// carries only its task, its condition and the bundles' hashes.
 
 import path from 'node:path';
 import { Job, Queue, QueueEvents } from 'bullmq';
@@ -11,8 +12,9 @@ import type { ExperimentRunRecord, ExperimentStore } from '../../store/experimen
 import type { Store } from '../../store/store.ts';
 import type { TaskFailure } from '../../model/results.ts';
 import type { StoredBackend } from '../orchestrate.ts';
+import { referenceCheckKey } from '../../validate/validator.ts';
 import { pairsOf, RunTally, type PairOutcome, type Progress, type RunOutcome } from '../runner.ts';
-import { packFile, packRepository, publishBundle, snapshotIndex, type BundleRef } from './bundles.ts';
+import { packFile, packRepository, publishBundle, publishIndex, type BundleRef } from './bundles.ts';
 import { FINISHED_TTL_S, JOB_ATTEMPTS, jobIdOf, PAYLOAD_VERSION, queueNameOf, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
 import { connectionOptions, type QueueAddress } from './url.ts';
 
@@ -61,7 +63,7 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
     repos.set(root, ref);
     bundles.push(ref);
   }
-  const index = await publishBundle(redis, 'index', snapshotIndex(opts.store));
+  const index = await publishIndex(redis, opts.store);
   bundles.push(index);
   const files: Record<string, BundleRef & { name: string }> = {};
   for (const k of FILE_OPTIONS) {
@@ -83,6 +85,7 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
       manifestHash,
       task: rest,
       repo: { bundle: repos.get(repoPath)!, repoId },
+      reference: task.reference !== undefined ? opts.experiments.referenceCheck(manifestHash, task.id, referenceCheckKey(task)) : null,
       ...(taskViewPath ? { taskView: repos.get(taskViewPath)! } : {}),
       index,
       condition: cond,
@@ -127,8 +130,10 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
       workers: [...new Set([...doneBy.keys(), ...activeBy.keys()])].sort().map((n) => ({ name: n, active: activeBy.get(n) ?? 0, done: doneBy.get(n) ?? 0 })),
       queued: waiting,
     });
+    let wakeNow: (() => void) | null = null;
     const settle = (id: string, outcome: PairOutcome, durationMs: number, worker?: string) => {
       if (!outstanding.delete(id)) return; // already stored: a job is stored once
+      if (outstanding.size === 0) wakeNow?.(); // the last one: do not wait out the poll
       if (worker) doneBy.set(worker, (doneBy.get(worker) ?? 0) + 1);
       tally.record(outcome, durationMs, worker);
     };
@@ -194,7 +199,10 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
         };
         const t = setTimeout(wake, POLL_MS);
         signal?.addEventListener('abort', wake, { once: true });
+        wakeNow = wake;
       });
+      wakeNow = null;
+      if (outstanding.size === 0) break;
       if (signal?.aborted) break;
       // Events bring results as they finish; a full sweep now and then catches any missed while disconnected.
       if (++polls % SWEEP_EVERY === 0) for (const id of [...outstanding.keys()]) await collect(id);

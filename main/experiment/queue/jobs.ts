@@ -7,10 +7,13 @@ import type { Condition } from '../../pipeline/methods.ts';
 import type { PairOutcome } from '../runner.ts';
 import type { StoredBackend } from '../orchestrate.ts';
 import type { BundleRef } from './bundles.ts';
+import type { ReferenceCheck } from '../../validate/validator.ts';
 import type { ExchangeRecord } from '../../store/exchanges.ts';
 
 export const PAYLOAD_VERSION = 1;
 export const QUEUE_PREFIX = 'opencoder-';
+/** Verdicts workers share (keyed by files, task, limit, expectations and code), so a candidate is run once. */
+export const VERDICT_KEY_PREFIX = 'opencoder:verdict:';
 /** BullMQ attempts per job: a worker that dies mid-job hands it on; a job that keeps failing is stored as failed. */
 export const JOB_ATTEMPTS = 3;
 /** Finished jobs (and their results) stay in Redis this long, so a coordinator that was away can collect them. */
@@ -35,6 +38,11 @@ export interface QueueJobPayload {
   /** The task with its paths left out: a worker puts its own unpacked copies there. */
   task: Omit<Task, 'repoPath' | 'taskViewPath'>;
   repo: { bundle: BundleRef; repoId: number };
+  /**
+   * The reference check the coordinator ran for this task (null: none stored, or the task has no reference): the
+   * worker judges candidates against it instead of running the reference again at its own paths.
+   */
+  reference: ReferenceCheck | null;
   taskView?: BundleRef;
   index: BundleRef;
   condition: Condition;

@@ -18,11 +18,12 @@ import type { TaskServices } from '../../pipeline/run-task.ts';
 import { VectorIndexCache } from '../../retrieve/vector-index.ts';
 import { Store } from '../../store/store.ts';
 import type { SandboxOptions } from '../../validate/sandbox.ts';
-import { createValidator, type Validator } from '../../validate/validator.ts';
+import type { Verdict } from '../../model/verdict.ts';
+import { createValidator, type ReferenceCheck, type Validator } from '../../validate/validator.ts';
 import type { StoredBackend } from '../orchestrate.ts';
 import { runPair } from '../runner.ts';
 import { fetchBundle, unpackFile, unpackRepository, type BundleRef } from './bundles.ts';
-import { PAYLOAD_VERSION, QUEUED_BACKENDS, queueNameOf, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
+import { FINISHED_TTL_S, PAYLOAD_VERSION, QUEUED_BACKENDS, VERDICT_KEY_PREFIX, queueNameOf, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
 import { connectionOptions, type QueueAddress } from './url.ts';
 
 export interface QueueWorkerOptions {
@@ -86,6 +87,40 @@ interface IndexCopy {
   store: Store;
   cache: VectorIndexCache;
   validators: Map<string, Promise<Validator>>;
+  /** The coordinator's reference check of each task seen (by manifest hash and task id). */
+  references: Map<string, ReferenceCheck>;
+  /** The bundle hash of each unpacked repository folder: what names its files on every worker. */
+  repoBundles: Map<string, string>;
+  file: string;
+  /** Jobs using this copy now. */
+  inUse: number;
+}
+
+async function closeCopy(copy: IndexCopy): Promise<void> {
+  for (const v of copy.validators.values()) (await v.catch(() => null))?.close();
+  copy.store.close();
+  for (const f of [copy.file, `${copy.file}-wal`, `${copy.file}-shm`]) fs.rmSync(f, { force: true });
+}
+
+const WORK_PREFIX = 'opencoder-worker-';
+
+/** Removes the private folders of workers on this machine that were killed (their process is gone). */
+function removeStaleWorkDirs(): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(os.tmpdir());
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const m = new RegExp(`^${WORK_PREFIX}(\\d+)-`).exec(n);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') fs.rmSync(path.join(os.tmpdir(), n), { recursive: true, force: true });
+    }
+  }
 }
 
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<RunningWorker> {
@@ -97,7 +132,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   await redis.connect().catch((err: Error) => {
     throw new Error(`cannot reach the queue at ${opts.queue.display}: ${err.message}`);
   });
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'opencoder-worker-'));
+  removeStaleWorkDirs();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `${WORK_PREFIX}${process.pid}-`));
   const repos = new Map<string, Promise<string>>();
   const indexes = new Map<string, Promise<IndexCopy>>();
   const files = new Map<string, Promise<string>>();
@@ -121,20 +157,77 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     once(indexes, ref.sha256, async () => {
       const file = path.join(work, `index-${ref.sha256.slice(0, 16)}.db`);
       unpackFile(await fetchBundle(redis, ref, opts.cacheDir), file);
-      return { store: Store.open(file), cache: new VectorIndexCache(), validators: new Map() };
+      return {
+        store: Store.open(file),
+        cache: new VectorIndexCache(),
+        validators: new Map(),
+        references: new Map(),
+        repoBundles: new Map(),
+        file,
+        inUse: 0,
+      };
     });
-  const validatorOf = (copy: IndexCopy, manifestHash: string, sandbox: string) =>
-    once(copy.validators, `${manifestHash}\u0000${sandbox}`, () => {
+  // One validator per run, as a local run has: verdicts are reused within a run (here and, through Redis, on the
+  // other workers), never carried into another run. A run's validator is closed once a newer run's job arrives and
+  // none of its own is running.
+  const validatorOf = (copy: IndexCopy, runId: string, manifestHash: string, sandbox: string) =>
+    once(copy.validators, `${runId}\u0000${manifestHash}\u0000${sandbox}`, () => {
       const experiments = copy.store.experiments;
       return createValidator({
         sandbox: { mode: sandbox } as SandboxOptions,
         ...(opts.validatorConcurrency ? { concurrency: opts.validatorConcurrency } : {}),
+        sharedVerdicts: {
+          scope: (task) => copy.repoBundles.get(task.repoPath) ?? null,
+          get: async (key) => {
+            const text = await redis.get(`${VERDICT_KEY_PREFIX}${runId}:${key}`);
+            return text ? (JSON.parse(text) as Verdict) : null;
+          },
+          put: async (key, v) => {
+            await redis.set(`${VERDICT_KEY_PREFIX}${runId}:${key}`, JSON.stringify(v), 'EX', FINISHED_TTL_S);
+          },
+        },
         expectations: {
-          get: (taskId, key) => experiments.referenceCheck(manifestHash, taskId, key),
+          // The coordinator's check, which the snapshot holds, before one made here: both judge the same files, and
+          // using the coordinator's keeps every verdict's expectations those of a local run.
+          get: (taskId, key) => copy.references.get(`${manifestHash}\u0000${taskId}`) ?? experiments.referenceCheck(manifestHash, taskId, key),
           put: (taskId, check) => experiments.saveReferenceCheck(manifestHash, taskId, check),
         },
       });
     });
+
+  /** Jobs running now, by run; the run of the newest job. */
+  const runs = new Map<string, number>();
+  let latestRun: string | null = null;
+  async function retireValidators(): Promise<void> {
+    for (const p of indexes.values()) {
+      const copy = await p.catch(() => null);
+      if (!copy) continue;
+      for (const [key, v] of [...copy.validators]) {
+        const run = key.split('\u0000')[0]!;
+        if (run === latestRun || (runs.get(run) ?? 0) > 0) continue;
+        copy.validators.delete(key);
+        (await v.catch(() => null))?.close();
+      }
+    }
+    for (const [run, n] of [...runs]) if (n === 0 && run !== latestRun) runs.delete(run);
+  }
+
+  // A copy of an index that a newer snapshot has replaced is closed once no job uses it.
+  let latestIndex: string | null = null;
+  async function retireIndexes(): Promise<void> {
+    for (const [sha, p] of [...indexes]) {
+      if (sha === latestIndex) continue;
+      const copy = await p.catch(() => null);
+      if (!copy || copy.inUse > 0) continue;
+      indexes.delete(sha);
+      for (const [k, b] of [...backends]) {
+        if (!k.startsWith(`${sha}\u0000`)) continue;
+        backends.delete(k);
+        await b.dispose?.().catch(() => {});
+      }
+      await closeCopy(copy);
+    }
+  }
 
   async function backendOf(job: QueueJobPayload, copy: IndexCopy): Promise<LlmBackend> {
     const extra = { ...job.backend.extra };
@@ -163,20 +256,31 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     }
     await slots.take();
     const started = performance.now();
+    let held: IndexCopy | null = null;
+    let heldRun: string | null = null;
     try {
       const [repo, view, copy] = await Promise.all([repoDir(p.repo.bundle), p.taskView ? repoDir(p.taskView) : Promise.resolve(null), indexOf(p.index)]);
+      held = copy;
+      copy.inUse++;
+      runs.set(p.runId, (runs.get(p.runId) ?? 0) + 1);
+      heldRun = p.runId;
+      latestRun = p.runId;
+      latestIndex = p.index.sha256;
       // The snapshot names the coordinator's folders; here the repository is this worker's unpacked copy.
       copy.store.relocateRepository(p.repo.repoId, repo);
+      copy.repoBundles.set(repo, p.repo.bundle.sha256);
+      if (p.reference) copy.references.set(`${p.manifestHash}\u0000${p.task.id}`, p.reference);
       const task: Task = { ...p.task, repoPath: repo, ...(view ? { taskViewPath: view } : {}) } as Task;
       const inner = await backendOf(p, copy);
       // The exchanges this job makes are recorded here and returned with its outcome, so the coordinator's store
       // holds them as a local run's would (record / replay, spend).
       const exchanges: ExchangeRecord[] = [];
-      const capturing = Object.create(copy.store.exchanges) as ExchangeStore;
-      capturing.record = (ex: ExchangeRecord) => {
-        exchanges.push(ex);
-        return copy.store.exchanges.record(ex);
-      };
+      const capturing = {
+        record: (ex: ExchangeRecord) => {
+          exchanges.push(ex);
+          return exchanges.length;
+        },
+      } as unknown as ExchangeStore;
       const llm =
         inner.provider === 'imported' || inner.id.startsWith('replay') ? inner : recordExchanges(inner, capturing, { runId: p.runId, prices: opts.prices });
       const services: TaskServices & { runId: string } = {
@@ -184,7 +288,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
         encoder: opts.encoder,
         repoIds: new Map([[repo, p.repo.repoId]]),
         backend: llm,
-        validator: await validatorOf(copy, p.manifestHash, p.sandbox),
+        validator: await validatorOf(copy, p.runId, p.manifestHash, p.sandbox),
         prices: opts.prices,
         cache: copy.cache,
         runId: p.runId,
@@ -203,6 +307,10 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       log(`${p.task.id} / ${p.condition.id}: ${verdict} in ${(durationMs / 1000).toFixed(1)} s`);
       return { outcome, worker: name, durationMs, exchanges };
     } finally {
+      if (held) held.inUse--;
+      if (heldRun) runs.set(heldRun, runs.get(heldRun)! - 1);
+      await retireIndexes();
+      await retireValidators();
       slots.give();
     }
   }
@@ -220,7 +328,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     });
     w.on('error', (err) => log(`queue ${queueNameOf(kind)}: ${err.message}`));
     w.on('failed', (job, err) => {
-      finished++;
+      // Counted once per job: when BullMQ gives up on it (attempts spent, or unrecoverable), not per attempt.
+      if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) finished++;
       if (job) log(`${job.data.task.id} / ${job.data.condition.id}: job failed on attempt ${job.attemptsMade}: ${err.message}`);
     });
     w.on('completed', () => finished++);
@@ -238,9 +347,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       await Promise.all(workers.map((w) => w.close()));
       for (const p of indexes.values()) {
         const copy = await p.catch(() => null);
-        if (!copy) continue;
-        for (const v of copy.validators.values()) (await v.catch(() => null))?.close();
-        copy.store.close();
+        if (copy) await closeCopy(copy);
       }
       redis.disconnect();
       fs.rmSync(work, { recursive: true, force: true });

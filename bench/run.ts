@@ -1,7 +1,7 @@
 // `npm run bench`: speed and memory of the engine, each figure beside a baseline measured in the same
 // run so ratios hold on a noisy machine. Not a test: nothing here fails the build.
 //
-//   npm run bench [-- --json FILE]     BENCH_ONLY=index,encoder,retrieve,validate,llama,cli,ui (default: all)
+//   npm run bench [-- --json FILE]     BENCH_ONLY=index,encoder,retrieve,validate,llama,cli,ui,queue (default: all)
 //
 // --json FILE also writes every figure as data under a stable dotted name (retrieval.p50Ms, index.coldMs,
 // cli.helpMs, …; README "Benchmarks" lists them), with the machine, the commit and the date.
@@ -23,6 +23,7 @@ import { benchRetrieval, retrievalCorpus } from './retrieve.ts';
 import { benchValidate } from './validate.ts';
 import { benchCli } from './cli.ts';
 import { benchUi } from './ui.ts';
+import { benchQueue } from './queue.ts';
 
 const rows: { what: string; value: string; baseline: string; ratio: string; target: string }[] = [];
 /** Every figure as data, by stable name (written by --json FILE). */
@@ -50,7 +51,7 @@ function record(what: string, value: string, baseline: string, ratio: string, ta
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder,retrieve,validate,llama,cli,ui').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder,retrieve,validate,llama,cli,ui,queue').split(','));
 
 async function parseAlone(root: string): Promise<{ ms: number; files: number; units: number }> {
   const t = performance.now();
@@ -206,6 +207,7 @@ if (only.has('validate')) await benchValidate(record);
 if (only.has('llama')) await benchLlama(record);
 if (only.has('cli')) await benchCli(record, put);
 if (only.has('ui')) await benchUi(record, put);
+if (only.has('queue')) await benchQueue(record, put);
 console.log('\nSummary');
 console.table(rows);
 if (jsonOut) {

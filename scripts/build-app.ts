@@ -29,8 +29,11 @@ import { copyEngineAssets, ENGINE_EXTERNALS, externalsOf, WORKER_ENTRIES } from 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export { ENGINE_EXTERNALS };
-/** Optional packages required inside try/catch (ws's native speed-ups, debug's colours): absent is fine. */
-const OPTIONAL_EXTERNALS = ['bufferutil', 'utf-8-validate', 'supports-color'];
+/**
+ * Optional packages required inside try/catch (ws's native speed-ups, debug's colours), or only on a path the
+ * engine never takes (BullMQ's Valkey client: our queues use ioredis): absent is fine.
+ */
+const OPTIONAL_EXTERNALS = ['bufferutil', 'utf-8-validate', 'supports-color', '@valkey/valkey-glide'];
 
 // import.meta.url in CommonJS output: the bundle's own file URL (esbuild would otherwise leave it empty).
 const META_URL = '__opencoder_import_meta_url';

@@ -18,7 +18,7 @@ import { tmpDir } from '../helpers/tmp-repo.ts';
 import { startMock } from '../generate/mock-http.ts';
 import { GOOD_OPENAI_KEY, openAiHandler } from '../generate/wire.ts';
 import { redisServerPath, startRedis, type TestRedis } from '../helpers/redis.ts';
-import { bench, importStringUtils, present, start, storedResults } from './run-resume-helpers.ts';
+import { bench, importStringUtils, present, promptTask, start, storedResults } from './run-resume-helpers.ts';
 
 const HAVE_REDIS = redisServerPath() !== null;
 if (!HAVE_REDIS) console.warn('[queue] redis-server not found (apt-get install redis-server): skipping the tests that need a queue');
@@ -61,7 +61,7 @@ describe('queue URL', () => {
   });
 });
 
-describe.skipIf(!HAVE_REDIS)('bundles', () => {
+describe.skipIf(!HAVE_REDIS)('bundles and the rate limit', () => {
   let redis: TestRedis;
   beforeAll(async () => {
     redis = await startRedis();
@@ -106,18 +106,8 @@ describe.skipIf(!HAVE_REDIS)('bundles', () => {
     // Gone from Redis (and not cached): a clear error.
     await expect(fetchBundle(c, { ...ref, sha256: '0'.repeat(64) }, cache)).rejects.toThrow(/not in Redis/);
   });
-});
 
-describe.skipIf(!HAVE_REDIS)('rate limit', () => {
-  let redis: TestRedis;
-  beforeAll(async () => {
-    redis = await startRedis();
-  }, 30_000);
-  afterAll(async () => {
-    await redis?.stop();
-  });
-
-  it('holds across workers: two workers with --rate-limit 2/s start at most 2 jobs in any second, together', async () => {
+  it('rate limit holds across workers: two workers with --rate-limit 2/s start at most 2 jobs in any second, together', async () => {
     const address = parseQueueUrl(redis.url, {});
     const encoder = { id: 'stub-encoder', name: 'stub', dim: 1, description: '', embed: async () => [], dispose: async () => {} };
     const common = {
@@ -241,10 +231,7 @@ describe.skipIf(!HAVE_REDIS || !present || !fs.existsSync(PHI2))('a run through 
 
   it('with a model behind an API: the worker uses its own key, and its exchanges come back to the coordinator', async () => {
     const { tasks } = await importStringUtils(path.join(dir, 'mock'));
-    const taskOf = (text: string) => {
-      const m = /## Target\nFile: (\S+)\nQualified name: (\S+)/.exec(text);
-      return m ? tasks.find((t) => t.file === m[1] && t.qualname === m[2]) : undefined;
-    };
+    const taskOf = promptTask(tasks);
     // A wrong first candidate for every other task, the reference in every repair prompt.
     const mock = await startMock(
       openAiHandler({

@@ -133,3 +133,11 @@ export async function importStringUtils(dir: string): Promise<{ manifest: string
   const imported = await importRepoExec({ benchDir: bench, outDir: path.join(dir, 'bench'), subset: 'python_string_utils_inline' });
   return { manifest: imported.manifestFile, tasks: readManifest(imported.manifestFile).tasks };
 }
+
+/** The task a generation prompt is for: its "## Target" section names the file and qualified name (evidence may quote other signatures). */
+export function promptTask(tasks: Task[]): (prompt: string) => Task | undefined {
+  return (text) => {
+    const m = /## Target\nFile: (\S+)\nQualified name: (\S+)/.exec(text);
+    return m ? tasks.find((t) => t.file === m[1] && t.qualname === m[2]) : undefined;
+  };
+}

@@ -11,7 +11,7 @@ import type { TaskResult } from '../../main/model/results.ts';
 import { startMock, type MockServer } from '../generate/mock-http.ts';
 import { GOOD_OPENAI_KEY, openAiHandler } from '../generate/wire.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
-import { CONDITIONS, importStringUtils, killAndResume, present, start } from './run-resume-helpers.ts';
+import { CONDITIONS, importStringUtils, killAndResume, present, promptTask, start } from './run-resume-helpers.ts';
 
 describe.skipIf(!present)('three methods on python_string_utils with a scripted model, killed halfway and resumed', () => {
   let dir: string;
@@ -25,11 +25,7 @@ describe.skipIf(!present)('three methods on python_string_utils with a scripted 
     // Scripted candidates, chosen by the task the prompt names: a third of the tasks get a right first
     // candidate, a third a right later one, and a third none (their repair prompt gets the reference).
     const wrong = (t: Task) => `${t.signature.trimEnd().replace(/:$/, '')}:\n    raise NotImplementedError\n`;
-    // The prompt's "## Target" section names the file and qualified name (evidence may quote other signatures).
-    const taskOf = (text: string) => {
-      const m = /## Target\nFile: (\S+)\nQualified name: (\S+)/.exec(text);
-      return m ? tasks.find((t) => t.file === m[1] && t.qualname === m[2]) : undefined;
-    };
+    const taskOf = promptTask(tasks);
     mock = await startMock(
       openAiHandler({
         key: GOOD_OPENAI_KEY,

@@ -14,6 +14,7 @@ import type { TaskServices } from '../pipeline/run-task.ts';
 import { VectorIndexCache } from '../retrieve/vector-index.ts';
 import { ExperimentStore, newExperimentId, type ExperimentRunRecord } from '../store/experiments.ts';
 import type { Store } from '../store/store.ts';
+import type { ExchangeStore } from '../store/exchanges.ts';
 import type { SandboxOptions } from '../validate/sandbox.ts';
 import { createValidator, type Validator } from '../validate/validator.ts';
 import { TaskError } from '../validate/workspace.ts';
@@ -162,6 +163,44 @@ function preflight(manifest: Manifest, tasks: Task[], conditions: Condition[]): 
   );
 }
 
+/**
+ * What runTask needs for one run's pairs, wherever they run (here, or on a queue worker): the backend recording its
+ * exchanges in `exchanges` (unless it calls no model: imported samples, a replay), and an LLM decomposer when the
+ * run decomposes with one.
+ */
+export function pairServices(o: {
+  store: Store;
+  encoder: Encoder;
+  repoIds: Map<string, number>;
+  backend: LlmBackend;
+  exchanges: ExchangeStore;
+  validator: Validator;
+  prices: PriceTable;
+  cache: VectorIndexCache;
+  runId: string;
+  decompose: 'llm' | 'fallback';
+  detail?: 'compact' | 'full' | 'none';
+}): TaskServices & { runId: string } {
+  const llm =
+    o.backend.provider === 'imported' || o.backend.id.startsWith('replay')
+      ? o.backend
+      : recordExchanges(o.backend, o.exchanges, { runId: o.runId, prices: o.prices });
+  return {
+    store: o.store,
+    encoder: o.encoder,
+    repoIds: o.repoIds,
+    backend: llm,
+    validator: o.validator,
+    prices: o.prices,
+    cache: o.cache,
+    runId: o.runId,
+    ...(o.detail ? { detail: o.detail } : {}),
+    ...(o.decompose === 'llm'
+      ? { decomposer: (task: Task, signal?: AbortSignal) => llmDecomposer(llm, { taskId: task.id, runId: o.runId, ...(signal ? { signal } : {}) }) }
+      : {}),
+  };
+}
+
 /** Runs what is left of `run` with `validator`, and closes it. */
 async function execute(
   ctx: ExperimentContext,
@@ -187,30 +226,25 @@ async function execute(
         backend,
         encoderId: ctx.encoder.id,
         sandbox: ctx.sandbox?.mode ?? 'auto',
-        decompose,
         ...(ctx.detail ? { detail: ctx.detail } : {}),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
         ...(ctx.onQueued ? { onQueued: ctx.onQueued } : {}),
       });
     }
-    const llm =
-      ctx.backend.provider === 'imported' || ctx.backend.id.startsWith('replay')
-        ? ctx.backend
-        : recordExchanges(ctx.backend, exchanges, { runId: run.id, prices: ctx.prices });
-    const services: TaskServices = {
+    const services = pairServices({
       store: ctx.store,
       encoder: ctx.encoder,
       repoIds,
-      backend: llm,
+      backend: ctx.backend,
+      exchanges,
       validator,
       prices: ctx.prices,
       cache: new VectorIndexCache(),
+      runId: run.id,
+      decompose,
       ...(ctx.detail ? { detail: ctx.detail } : {}),
-      ...(decompose === 'llm'
-        ? { decomposer: (task: Task, signal?: AbortSignal) => llmDecomposer(llm, { taskId: task.id, runId: run.id, ...(signal ? { signal } : {}) }) }
-        : {}),
-    };
+    });
     return await executeRun(run, tasks, conditions, {
       experiments,
       services,

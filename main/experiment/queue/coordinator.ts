@@ -32,7 +32,6 @@ export interface QueuedRunOptions {
   backend: StoredBackend;
   encoderId: string;
   sandbox: string;
-  decompose: 'llm' | 'fallback';
   detail?: 'compact' | 'full' | 'none';
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
@@ -93,7 +92,6 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
       files,
       encoderId: opts.encoderId,
       sandbox: opts.sandbox,
-      decompose: opts.decompose,
       ...(opts.detail ? { detail: opts.detail } : {}),
     };
   };
@@ -146,27 +144,24 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
       if (state !== 'completed' && state !== 'failed') return false;
       const job = await Job.fromId(queue, id);
       if (!job) return false;
-      if (state === 'completed') {
-        const rv = job.returnvalue as QueueJobResult;
-        // Stored with the outcome, once: settle() ignores a pair already stored.
-        if (outstanding.has(id)) for (const ex of rv.exchanges ?? []) opts.store.exchanges.record(ex);
-        settle(id, rv.outcome, rv.durationMs, rv.worker);
-        return true;
-      }
       if (state === 'failed') {
         settle(id, queueFailure(p.task, p.cond, job), 0);
         return true;
       }
-      return false;
+      const rv = job.returnvalue as QueueJobResult;
+      // Stored with the outcome, once: settle() ignores a pair already stored.
+      if (outstanding.has(id)) for (const ex of rv.exchanges) opts.store.exchanges.record(ex);
+      settle(id, rv.outcome, rv.durationMs, rv.worker);
+      return true;
     };
 
     // Queue what is not there yet; a job left failed by an earlier attempt of this run is retried.
     await events.waitUntilReady();
     const fresh: { name: string; data: QueueJobPayload; opts: { jobId: string } }[] = [];
     for (const [id, p] of outstanding) {
-      const job = await Job.fromId(queue, id);
-      if (!job) fresh.push({ name: 'pair', data: payloadOf(p.task, p.cond), opts: { jobId: id } });
-      else if ((await job.getState()) === 'failed') await job.retry('failed');
+      const state = await queue.getJobState(id);
+      if (state === 'unknown') fresh.push({ name: 'pair', data: payloadOf(p.task, p.cond), opts: { jobId: id } });
+      else if (state === 'failed') await (await Job.fromId(queue, id))?.retry('failed');
     }
     await queue.addBulk(
       fresh.map((j) => ({
@@ -202,8 +197,7 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
         wakeNow = wake;
       });
       wakeNow = null;
-      if (outstanding.size === 0) break;
-      if (signal?.aborted) break;
+      if (outstanding.size === 0 || signal?.aborted) break;
       // Events bring results as they finish; a full sweep now and then catches any missed while disconnected.
       if (++polls % SWEEP_EVERY === 0) for (const id of [...outstanding.keys()]) await collect(id);
       const active = await queue.getJobs(['active']);
@@ -222,9 +216,8 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
     if (signal?.aborted) {
       // Take back the jobs no worker has started; running ones finish and are collected by a resume.
       for (const id of outstanding.keys()) {
-        const job = await Job.fromId(queue, id);
-        const state = job ? await job.getState() : null;
-        if (job && (state === 'waiting' || state === 'delayed' || state === 'prioritized')) await job.remove().catch(() => {});
+        const state = await queue.getJobState(id);
+        if (state === 'waiting' || state === 'delayed' || state === 'prioritized') await queue.remove(id).catch(() => {});
       }
     }
     const status = signal?.aborted ? 'cancelled' : 'done';

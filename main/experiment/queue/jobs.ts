@@ -51,7 +51,6 @@ export interface QueueJobPayload {
   files: Record<string, BundleRef & { name: string }>;
   encoderId: string;
   sandbox: string;
-  decompose: 'llm' | 'fallback';
   detail?: 'compact' | 'full' | 'none';
 }
 

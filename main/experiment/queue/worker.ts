@@ -9,18 +9,17 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Encoder } from '../../model/encoder.ts';
 import type { PriceTable } from '../../generate/cost.ts';
-import { llmDecomposer } from '../../generate/generate.ts';
-import { recordExchanges } from '../../generate/record.ts';
+import { Limiter } from '../../generate/reliability.ts';
 import type { LlmBackend } from '../../generate/types.ts';
 import type { ExchangeRecord, ExchangeStore } from '../../store/exchanges.ts';
 import type { Task } from '../../benchmarks/manifest.ts';
-import type { TaskServices } from '../../pipeline/run-task.ts';
 import { VectorIndexCache } from '../../retrieve/vector-index.ts';
 import { Store } from '../../store/store.ts';
 import type { SandboxOptions } from '../../validate/sandbox.ts';
 import type { Verdict } from '../../model/verdict.ts';
+import { processTempDir } from '../../validate/cleanup.ts';
 import { createValidator, type ReferenceCheck, type Validator } from '../../validate/validator.ts';
-import type { StoredBackend } from '../orchestrate.ts';
+import { pairServices, type StoredBackend } from '../orchestrate.ts';
 import { runPair } from '../runner.ts';
 import { fetchBundle, unpackFile, unpackRepository, type BundleRef } from './bundles.ts';
 import { FINISHED_TTL_S, PAYLOAD_VERSION, QUEUED_BACKENDS, VERDICT_KEY_PREFIX, queueNameOf, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
@@ -65,32 +64,12 @@ function once<T>(cache: Map<string, Promise<T>>, key: string, fn: () => Promise<
   return p;
 }
 
-/** A simple counting semaphore: the worker's concurrency over all its queues. */
-class Slots {
-  private waiting: (() => void)[] = [];
-  constructor(private free: number) {}
-  async take(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
-}
-
 interface IndexCopy {
   store: Store;
   cache: VectorIndexCache;
   validators: Map<string, Promise<Validator>>;
   /** The coordinator's reference check of each task seen (by manifest hash and task id). */
   references: Map<string, ReferenceCheck>;
-  /** The bundle hash of each unpacked repository folder: what names its files on every worker. */
-  repoBundles: Map<string, string>;
   file: string;
   /** Jobs using this copy now. */
   inUse: number;
@@ -102,27 +81,6 @@ async function closeCopy(copy: IndexCopy): Promise<void> {
   for (const f of [copy.file, `${copy.file}-wal`, `${copy.file}-shm`]) fs.rmSync(f, { force: true });
 }
 
-const WORK_PREFIX = 'opencoder-worker-';
-
-/** Removes the private folders of workers on this machine that were killed (their process is gone). */
-function removeStaleWorkDirs(): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(os.tmpdir());
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    const m = new RegExp(`^${WORK_PREFIX}(\\d+)-`).exec(n);
-    if (!m || Number(m[1]) === process.pid) continue;
-    try {
-      process.kill(Number(m[1]), 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') fs.rmSync(path.join(os.tmpdir(), n), { recursive: true, force: true });
-    }
-  }
-}
-
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<RunningWorker> {
   const connection = connectionOptions(opts.queue);
   const name = opts.name ?? `${os.hostname()}-${process.pid}`;
@@ -132,19 +90,22 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   await redis.connect().catch((err: Error) => {
     throw new Error(`cannot reach the queue at ${opts.queue.display}: ${err.message}`);
   });
-  removeStaleWorkDirs();
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), `${WORK_PREFIX}${process.pid}-`));
+  // Named after this process; the folders of killed workers are removed on the way.
+  const work = processTempDir('opencoder-worker-');
   const repos = new Map<string, Promise<string>>();
   const indexes = new Map<string, Promise<IndexCopy>>();
   const files = new Map<string, Promise<string>>();
   const backends = new Map<string, LlmBackend>();
-  const slots = new Slots(Math.max(1, opts.concurrency ?? 1));
+  const slots = new Limiter(Math.max(1, opts.concurrency ?? 1));
+  /** The bundle hash of each unpacked repository folder: what names its files on every worker. */
+  const bundleOfDir = new Map<string, string>();
   let finished = 0;
 
   const repoDir = (ref: BundleRef) =>
     once(repos, ref.sha256, async () => {
       const dir = path.join(work, `repo-${ref.sha256.slice(0, 16)}`);
       unpackRepository(await fetchBundle(redis, ref, opts.cacheDir), dir);
+      bundleOfDir.set(dir, ref.sha256);
       return dir;
     });
   const fileOf = (ref: BundleRef & { name: string }) =>
@@ -162,7 +123,6 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
         cache: new VectorIndexCache(),
         validators: new Map(),
         references: new Map(),
-        repoBundles: new Map(),
         file,
         inUse: 0,
       };
@@ -177,7 +137,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
         sandbox: { mode: sandbox } as SandboxOptions,
         ...(opts.validatorConcurrency ? { concurrency: opts.validatorConcurrency } : {}),
         sharedVerdicts: {
-          scope: (task) => copy.repoBundles.get(task.repoPath) ?? null,
+          scope: (task) => bundleOfDir.get(task.repoPath) ?? null,
           get: async (key) => {
             const text = await redis.get(`${VERDICT_KEY_PREFIX}${runId}:${key}`);
             return text ? (JSON.parse(text) as Verdict) : null;
@@ -254,7 +214,11 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
         `run ${p.runId} was indexed with encoder ${p.encoderId}; this worker has ${opts.encoder.id}: start it with the same encoder (and model files) as the coordinator`,
       );
     }
-    await slots.take();
+    return slots.run(() => runJob(job));
+  }
+
+  async function runJob(job: Job<QueueJobPayload, QueueJobResult>): Promise<QueueJobResult> {
+    const p = job.data;
     const started = performance.now();
     let held: IndexCopy | null = null;
     let heldRun: string | null = null;
@@ -268,12 +232,11 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       latestIndex = p.index.sha256;
       // The snapshot names the coordinator's folders; here the repository is this worker's unpacked copy.
       copy.store.relocateRepository(p.repo.repoId, repo);
-      copy.repoBundles.set(repo, p.repo.bundle.sha256);
       if (p.reference) copy.references.set(`${p.manifestHash}\u0000${p.task.id}`, p.reference);
       const task: Task = { ...p.task, repoPath: repo, ...(view ? { taskViewPath: view } : {}) } as Task;
       const inner = await backendOf(p, copy);
-      // The exchanges this job makes are recorded here and returned with its outcome, so the coordinator's store
-      // holds them as a local run's would (record / replay, spend).
+      // The exchanges this job makes are captured and returned with its outcome, so the coordinator's store holds
+      // them as a local run's would (record / replay, spend).
       const exchanges: ExchangeRecord[] = [];
       const capturing = {
         record: (ex: ExchangeRecord) => {
@@ -281,22 +244,19 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
           return exchanges.length;
         },
       } as unknown as ExchangeStore;
-      const llm =
-        inner.provider === 'imported' || inner.id.startsWith('replay') ? inner : recordExchanges(inner, capturing, { runId: p.runId, prices: opts.prices });
-      const services: TaskServices & { runId: string } = {
+      const services = pairServices({
         store: copy.store,
         encoder: opts.encoder,
         repoIds: new Map([[repo, p.repo.repoId]]),
-        backend: llm,
+        backend: inner,
+        exchanges: capturing,
         validator: await validatorOf(copy, p.runId, p.manifestHash, p.sandbox),
         prices: opts.prices,
         cache: copy.cache,
         runId: p.runId,
+        decompose: p.backend.decompose,
         ...(p.detail ? { detail: p.detail } : {}),
-        ...(p.decompose === 'llm'
-          ? { decomposer: (t: Task, signal?: AbortSignal) => llmDecomposer(llm, { taskId: t.id, runId: p.runId, ...(signal ? { signal } : {}) }) }
-          : {}),
-      };
+      });
       log(
         `${p.task.id} / ${p.condition.id}: started (run ${p.runId}, attempt ${job.attemptsMade + 1}${job.stalledCounter ? `, after ${job.stalledCounter} stalled` : ''})`,
       );
@@ -311,7 +271,6 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       if (heldRun) runs.set(heldRun, runs.get(heldRun)! - 1);
       await retireIndexes();
       await retireValidators();
-      slots.give();
     }
   }
 

@@ -76,6 +76,7 @@ describe.skipIf(!HAVE_REDIS)('bundles and the rate limit', () => {
     fs.mkdirSync(path.join(repo, 'pkg', '__pycache__'), { recursive: true });
     fs.writeFileSync(path.join(repo, 'pkg', 'a.py'), 'def a():\n    return 1\n');
     fs.writeFileSync(path.join(repo, 'pkg', '__pycache__', 'a.pyc'), 'junk');
+    fs.writeFileSync(path.join(repo, '.env'), 'OPENAI_API_KEY=sk-not-for-redis\n');
     const c = redis.client();
     const ref = await publishBundle(c, 'repo', packRepository(repo));
     fs.utimesSync(path.join(repo, 'pkg', 'a.py'), new Date(0), new Date(0));
@@ -87,6 +88,7 @@ describe.skipIf(!HAVE_REDIS)('bundles and the rate limit', () => {
     unpackRepository(bytes, out);
     expect(fs.readFileSync(path.join(out, 'pkg', 'a.py'), 'utf8')).toBe('def a():\n    return 1\n');
     expect(fs.existsSync(path.join(out, 'pkg', '__pycache__'))).toBe(false);
+    expect(fs.existsSync(path.join(out, '.env'))).toBe(false); // credentials stay out, as from every workspace
     expect(fs.existsSync(path.join(cache, `${ref.sha256}.gz`))).toBe(true);
 
     // Altered in Redis: refused with both hashes, and not cached.

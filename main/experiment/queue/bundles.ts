@@ -13,6 +13,7 @@ import * as tar from 'tar';
 import type { Redis } from 'ioredis';
 import { OpenCoderError } from '../../model/errors.ts';
 import type { Store } from '../../store/store.ts';
+import { listRepository } from '../../validate/workspace.ts';
 
 export const BUNDLE_KEY_PREFIX = 'opencoder:bundle:';
 /** Bundles stay in Redis this long after their last publication. */
@@ -34,40 +35,28 @@ export class BundleError extends OpenCoderError {
 
 const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
 
-/** Folders never packed: version control, caches and virtualenvs (a worker's sandbox makes its own). */
-const SKIP = new Set(['.git', '.hg', '.svn', '__pycache__', 'node_modules', '.mypy_cache', '.pytest_cache', '.venv', 'venv', '.tox']);
-
-function filesOf(root: string): string[] {
-  const out: string[] = [];
-  const walk = (rel: string) => {
-    const entries = fs.readdirSync(path.join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        if (!SKIP.has(e.name)) walk(r);
-      } else if (e.isFile()) out.push(r);
-    }
-  };
-  walk('');
-  return out;
-}
-
-/** The gzipped tar of a repository folder's files. */
+/**
+ * The gzipped tar of what a workspace gets of a repository (validate/workspace.ts listRepository: no version
+ * control, caches or virtualenvs, and no credentials or keys, which never leave the coordinator either).
+ */
 export function packRepository(root: string): Buffer {
-  const files = filesOf(root);
+  const listing = listRepository(root, root);
+  const files = [...listing.files, ...listing.links.map(([rel]) => rel)].sort();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opencoder-pack-'));
   try {
     const file = path.join(tmp, 'repo.tar');
-    tar.c({ cwd: root, file, sync: true, portable: true, noMtime: true }, files.length ? files : []);
+    tar.c({ cwd: root, file, sync: true, portable: true, noMtime: true }, files);
     return zlib.gzipSync(fs.readFileSync(file), { level: 6 });
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-/** Tables of a store that a worker does not need and the coordinator keeps to itself: results and exchange logs. */
-// Reference checks travel in each job instead, and exchanges are captured by the worker and sent back, so the
-// snapshot is the index alone and keeps its hash from run to run while no file is indexed again.
+/**
+ * Tables a worker does not get: runs, results and exchange logs stay with the coordinator, reference checks travel
+ * in each job, and exchanges come back with it. The snapshot is then the index alone, and keeps its hash from run
+ * to run while nothing is indexed again.
+ */
 const PRIVATE_TABLES = [
   'experiment_results',
   'experiment_runs',

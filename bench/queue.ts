@@ -9,15 +9,16 @@
 // one-worker run; then a second worker, a queued warm-up and the two-worker run. Every run is its own run id in
 // the same store. Every run validates one candidate at a time per process (--validator-workers 1; the local run
 // also --parallel 1), so one worker is one core's worth; workers reuse verdicts within a run only (as a local run
-// does), so no measured run profits from the warm-up's. Figures: each run's own duration (outcome.durationMs) beside its process's wall clock.
+// does), so no measured run profits from the warm-up's. Figures: each run's own duration (outcome.durationMs)
+// beside its process's wall clock.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
+import { redisServerPath, startRedisServer, type RedisServer } from '../scripts/redis-server.ts';
 
 type Record = (what: string, value: string, baseline: string, ratio: string, target?: string) => void;
 type Put = (name: string, value: number) => void;
@@ -55,34 +56,6 @@ function opencoder(args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
       if (code === 0) return resolve({ stdout, stderr, wallMs, cpuMs });
       const tail = (stderr || stdout).trim().split('\n').slice(-4).join(' | ');
       reject(new Error(`opencoder ${args[0]} exited ${code ?? signal}: ${tail}`));
-    });
-  });
-}
-
-/** A loopback port nobody listens on (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** True once something on the port answers PING with PONG. */
-function pong(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = net.connect(port, '127.0.0.1');
-    let got = '';
-    const done = (ok: boolean) => (sock.destroy(), resolve(ok));
-    sock.setTimeout(500, () => done(false));
-    sock.once('error', () => done(false));
-    sock.once('connect', () => sock.write('PING\r\n'));
-    sock.on('data', (b) => {
-      got += b.toString();
-      if (got.includes('\r\n')) done(got.startsWith('+PONG'));
     });
   });
 }
@@ -167,8 +140,7 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
     console.log(`queue: skipped: RepoExec data not found at ${repoexec} (with phi-2-results; set OPENCODER_BENCH_DIR)`);
     return;
   }
-  const redisServer = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((f) => fs.existsSync(f)) ?? 'redis-server';
-  if (spawnSync(redisServer, ['--version'], { stdio: 'ignore' }).status !== 0) {
+  if (!redisServerPath()) {
     console.log('queue: skipped: redis-server not found (install redis to measure queued runs)');
     return;
   }
@@ -176,18 +148,12 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-bench-queue-'));
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: path.join(dir, 'cache') };
   const children: ChildProcess[] = [];
-  let redis: ChildProcess | null = null;
+  let server: RedisServer | null = null;
   let queue: Queue | null = null;
   try {
-    const port = await freePort();
-    const url = `redis://127.0.0.1:${port}`;
-    redis = spawn(redisServer, ['--save', '', '--appendonly', 'no', '--port', String(port), '--bind', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const redisLog = tailOf(redis);
-    const deadline = performance.now() + 10_000;
-    while (!(await pong(port))) {
-      if (redis.exitCode !== null || performance.now() > deadline) throw new Error(`redis-server did not start on port ${port}: ${redisLog()}`);
-      await sleep(50);
-    }
+    server = await startRedisServer();
+    const { port, url } = server;
+    const redis = server.child;
     queue = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null } });
     queue.on('error', () => {});
 
@@ -217,11 +183,11 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
     const run = async (extra: string[]): Promise<Measured> => {
       const ticks0 = machineTicks();
       const cpu0 = workerCpu();
-      const redis0 = processCpuMs(redis?.pid);
+      const redis0 = processCpuMs(redis.pid);
       const r = await opencoder([...runArgs, ...extra], env);
       const ticks1 = machineTicks();
       const cpu1 = workerCpu();
-      const redis1 = processCpuMs(redis?.pid);
+      const redis1 = processCpuMs(redis.pid);
       const busyPct = ticks0 && ticks1 ? (100 * (ticks1.busy - ticks0.busy)) / Math.max(1, ticks1.total - ticks0.total) : null;
       const doc = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
         runId: string;
@@ -352,7 +318,7 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
   } finally {
     await Promise.all(children.map((c) => stop(c, 'SIGINT', 10_000)));
     await queue?.close().catch(() => {});
-    if (redis) await stop(redis, 'SIGTERM', 5000);
+    await server?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -4,7 +4,7 @@
 import type { Source } from '../model/config.ts';
 import { cellSources } from '../pipeline/methods.ts';
 import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
-import type { VerdictStatus } from '../model/verdict.ts';
+import { isolationOf, type VerdictIsolation, type VerdictStatus } from '../model/verdict.ts';
 import { auprc, auroc, ece, mean } from '../stats/metrics.ts';
 import type {
   ApiAggregate,
@@ -12,16 +12,18 @@ import type {
   ConditionSummary,
   FactorialAnalysis,
   FlakyCounts,
+  InProcessCounts,
   Interval,
   PairedComparison,
   ReportModel,
   RunProvenance,
   TaskRow,
+  VerdictsApart,
 } from '../model/report.ts';
 import { MIN_INFORMATIVE_TASKS } from '../model/report.ts';
-import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskFailure, TaskResult } from '../model/results.ts';
+import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskFailure, TaskResult, VerdictSummary } from '../model/results.ts';
 import type { StoredCondition } from './runner.ts';
-import { causeOf, repliesOf, REPLIES_NOTE, replyTally, UNSCORED_NOTE, unscoredCounts } from './scoring.ts';
+import { causeOf, ISOLATION_NOTE, repliesOf, REPLIES_NOTE, replyTally, UNSCORED_NOTE, unscoredCounts } from './scoring.ts';
 import {
   bootstrapMean,
   cellIndex,
@@ -185,6 +187,7 @@ export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Re
       outputTokens: rs.reduce((s, r) => s + r.generation.outputTokens, 0),
     },
     flaky: flakyCounts(rs),
+    inProcess: inProcessCounts(rs),
   };
 }
 
@@ -241,21 +244,49 @@ export function selectedStatus(r: TaskResult): VerdictStatus | null {
   return r.candidates.find((c) => c.index === r.selected.candidateIndex)?.verdict.status ?? null;
 }
 
-/** Flaky verdicts of one condition's results (an unknown selected status counts as not flaky). */
-export function flakyCounts(rs: TaskResult[]): FlakyCounts {
+/**
+ * Where the selected output's evaluation verdict was decided. Results stored before it was recorded say nothing,
+ * and every verdict then was decided in-process (isolationOf).
+ */
+export function selectedIsolation(r: TaskResult): VerdictIsolation {
+  return isolationOf(r.selected);
+}
+
+/** Verdicts of one kind in one condition's results: the raw candidates' of the kind, and the selected outputs'. */
+function verdictsApart(rs: TaskResult[], candidate: (v: VerdictSummary) => boolean, selectedIs: (r: TaskResult) => boolean): VerdictsApart {
   const taskIds = new Set<string>();
   let candidates = 0;
   let candidateVerdicts = 0;
   let selected = 0;
   for (const r of rs) {
-    const flakyCands = r.candidates.filter((c) => c.verdict.status === 'flaky').length;
-    const flakySelected = selectedStatus(r) === 'flaky';
-    candidates += flakyCands;
+    const cands = r.candidates.filter((c) => candidate(c.verdict)).length;
+    const sel = selectedIs(r);
+    candidates += cands;
     candidateVerdicts += r.candidates.length;
-    if (flakySelected) selected++;
-    if (flakyCands || flakySelected) taskIds.add(r.taskId);
+    if (sel) selected++;
+    if (cands || sel) taskIds.add(r.taskId);
   }
   return { candidates, candidateVerdicts, selected, taskIds: [...taskIds].sort() };
+}
+
+/** Flaky verdicts of one condition's results (an unknown selected status counts as not flaky). */
+export function flakyCounts(rs: TaskResult[]): FlakyCounts {
+  return verdictsApart(
+    rs,
+    (v) => v.status === 'flaky',
+    (r) => selectedStatus(r) === 'flaky',
+  );
+}
+
+/** In-process verdicts of one condition's results (a verdict stored before isolation was recorded counts as in-process), and the share decided isolated. */
+export function inProcessCounts(rs: TaskResult[]): InProcessCounts {
+  const counts = verdictsApart(
+    rs,
+    (v) => isolationOf(v) === 'in-process',
+    (r) => selectedIsolation(r) === 'in-process',
+  );
+  const { candidates, candidateVerdicts } = counts;
+  return { ...counts, isolatedShare: candidateVerdicts ? (candidateVerdicts - candidates) / candidateVerdicts : null };
 }
 
 function passAtK1(r: TaskResult, k: number): number {
@@ -495,6 +526,7 @@ function taskRows(l: LoadedRun): TaskRow[] {
     selectedCorrect: r.selected.correct,
     selectedOrigin: r.selected.origin,
     selectedIndex: r.selected.candidateIndex,
+    selectedIsolation: selectedIsolation(r),
     repairRounds: r.repairs.length,
     repairRecovered: r.repairRecovered,
     uncertainty: r.generation.uncertainty.aggregate,
@@ -517,6 +549,7 @@ function taskRows(l: LoadedRun): TaskRow[] {
       selectedCorrect: false,
       selectedOrigin: 'candidate',
       selectedIndex: null,
+      selectedIsolation: null,
       repairRounds: 0,
       repairRecovered: false,
       uncertainty: Number.NaN,
@@ -548,6 +581,7 @@ function candidateRows(l: LoadedRun): CandidateRow[] {
       index: c.index,
       group: c.group,
       status: c.verdict.status,
+      isolation: isolationOf(c.verdict),
       passed: c.passed,
       passedTests: c.verdict.passedTests,
       totalTests: c.verdict.totalTests,
@@ -588,6 +622,7 @@ export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): Repor
     'McNemar: exact two-sided binomial test on wins vs losses of selected-output correctness; Holm-adjusted within each family: the comparisons of one backend (or one pair of backends) among the runs reported. `compare A B` and `report A B` use the same comparisons and families.',
     `Paired permutation tests: Pass@k and selected-output differences by a sign-flip test on the per-task differences (exact over all sign patterns up to ${SIGN_FLIP_EXACT_UP_TO} differing tasks, seeded Monte Carlo with 20 000 draws beyond); for binary outcomes it equals the exact McNemar test.`,
     'Flaky verdicts: an outcome that depended on timing is run twice; when the two runs disagree the verdict is flaky and counts as not passed in every figure. Per condition the report counts flaky raw-candidate verdicts (of all raw-candidate verdicts) and tasks whose selected output was flaky (of the tasks with a result), and lists the tasks with either.',
+    ISOLATION_NOTE,
     UNSCORED_NOTE,
     REPLIES_NOTE,
     `Factorial effects: per-task 2³ contrasts (main effect = mean with the source on − mean with it off; two-way interaction = half the difference of simple effects), ${factorialTest === 'sign-flip' ? 'sign-flip permutation' : 'one-sample t'} p-values, Holm-adjusted over the six effects of each run and outcome. An effect resting on fewer than ${MIN_INFORMATIVE_TASKS} informative tasks, without spread, or on a constant signal (e.g. identical candidates) is flagged degenerate and never marked significant.`,

@@ -5,6 +5,7 @@
 
 import type { ReplyTally, UnscoredCounts } from '../model/report.ts';
 import type { ReplyCounts, TaskFailure, TaskResult } from '../model/results.ts';
+import type { VerdictIsolation } from '../model/verdict.ts';
 
 /** Why a stored pair is unscored: its recorded cause, or for failures stored before causes were recorded, its kind. */
 export function causeOf(f: TaskFailure): string {
@@ -50,3 +51,15 @@ export const UNSCORED_NOTE =
 
 export const REPLIES_NOTE =
   'Replies without code: a raw candidate whose reply was empty, prose without any code, or a refusal is a failed sample of the model (it counts in n and never passes); reports count them by kind. Results stored before the reply kind was recorded count as unknown, not as code.';
+
+/** What a verdict's isolation promises (model/verdict.ts), as the notes, the reports and the CLI say it. */
+export const ISOLATION_PROMISE: Record<VerdictIsolation, string> = {
+  isolated:
+    'the tests ran in a process the candidate never ran in and only data crossed, so a wrong candidate can pass only by returning what the tests accept',
+  'in-process': 'the candidate ran inside the test process under hardening, and hardening inside one interpreter is a best effort, never a guarantee',
+};
+
+/** What no verdict promises, whatever its isolation. */
+export const THIN_TESTS = 'Neither can make thin tests thick.';
+
+export const ISOLATION_NOTE = `Isolation: every verdict records where it was decided. Isolated: ${ISOLATION_PROMISE.isolated}. In-process: ${ISOLATION_PROMISE['in-process']}. ${THIN_TESTS} Per condition the report counts in-process raw-candidate verdicts (of all raw-candidate verdicts) and tasks whose selected output’s verdict was in-process (of the tasks with a result), lists the tasks with either, and gives the share of raw-candidate verdicts decided isolated; a verdict stored before isolation was recorded counts as in-process (every such verdict was).`;

@@ -5,6 +5,7 @@
 import type { Source } from './config.ts';
 import type { CalibrationBin } from './estimates.ts';
 import type { Interval } from './estimates.ts';
+import type { VerdictIsolation } from './verdict.ts';
 
 export type { Interval };
 
@@ -81,6 +82,11 @@ export interface ConditionSummary {
   cost: { usd: number | null; inputTokens: number; outputTokens: number };
   /** Verdicts whose outcome depended on timing (status `flaky`), counted apart: every figure above treats them as not passed. */
   flaky: FlakyCounts;
+  /**
+   * Verdicts decided in-process (model/verdict.ts VerdictIsolation), counted apart as flaky ones are: every figure
+   * above counts them as they came out, and these counts say how many of its verdicts rest on best-effort hardening.
+   */
+  inProcess: InProcessCounts;
 }
 
 /** Unscored (task, condition) pairs by cause (`network`, `sandbox`, `harness`, `workspace`, …; model/results.ts TaskFailure). */
@@ -123,18 +129,31 @@ export interface ApiAggregate {
   count: { over: number; exact: number; under: number };
 }
 
-/**
- * A `flaky` verdict: the outcome depended on timing, so the candidate ran twice and the two runs disagreed.
- * Never a pass; these counts say how many of a condition's figures rest on such verdicts.
- */
-export interface FlakyCounts {
-  /** Raw-candidate verdicts with status `flaky`, out of `candidateVerdicts` (all raw-candidate verdicts of the condition). */
+/** Verdicts of one kind (flaky, in-process) counted apart per condition: how many of its figures rest on such verdicts. */
+export interface VerdictsApart {
+  /** Raw-candidate verdicts of the kind, out of `candidateVerdicts` (all raw-candidate verdicts of the condition). */
   candidates: number;
   candidateVerdicts: number;
-  /** Tasks whose selected output's verdict was `flaky`, out of the condition's tasks with a result (a missing status counts as not flaky). */
+  /** Tasks whose selected output's verdict was of the kind, out of the condition's tasks with a result. */
   selected: number;
-  /** Tasks with any flaky candidate or selected verdict, sorted. */
+  /** Tasks with any such candidate or selected verdict, sorted. */
   taskIds: string[];
+}
+
+/**
+ * `flaky` verdicts: the outcome depended on timing, so the candidate ran twice and the two runs disagreed. Never a
+ * pass. A selected output whose status was not stored counts as not flaky.
+ */
+export type FlakyCounts = VerdictsApart;
+
+/**
+ * Verdicts decided `in-process`: the candidate ran inside the test process under best-effort hardening, where an
+ * `isolated` verdict ran the tests in a process the candidate never ran in (model/verdict.ts VerdictIsolation). A
+ * verdict stored before isolation was recorded counts as in-process: every such verdict was.
+ */
+export interface InProcessCounts extends VerdictsApart {
+  /** Raw-candidate verdicts decided isolated, as a share of `candidateVerdicts`; null when there are none. */
+  isolatedShare: number | null;
 }
 
 export interface PermutationTest {
@@ -226,6 +245,8 @@ export interface TaskRow {
   selectedCorrect: boolean;
   selectedOrigin: 'candidate' | 'repair';
   selectedIndex: number | null;
+  /** Where the selected output's verdict was decided (`in-process` for results stored before it was recorded); null when unscored. */
+  selectedIsolation: VerdictIsolation | null;
   repairRounds: number;
   repairRecovered: boolean;
   uncertainty: number;
@@ -252,6 +273,8 @@ export interface CandidateRow {
   index: number;
   group: number;
   status: string;
+  /** Where the verdict was decided (model/verdict.ts); `in-process` for results stored before it was recorded. */
+  isolation: VerdictIsolation;
   passed: boolean;
   passedTests: number;
   totalTests: number;

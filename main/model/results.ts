@@ -2,7 +2,7 @@
 // needs is in here, so they are regenerated from the store without re-running anything.
 
 import type { Source } from './config.ts';
-import type { InfrastructureFault, VerdictStatus } from './verdict.ts';
+import type { InfrastructureFault, VerdictIsolation, VerdictStatus } from './verdict.ts';
 
 /**
  * What a model's reply held: code (`code`), nothing at all (`empty`), prose without any code (`no-code`), or a
@@ -28,6 +28,8 @@ export interface VerdictSummary {
   durationMs: number;
   /** Set when the infrastructure, not the candidate, decided the verdict (the pair is then unscored). */
   infrastructure?: InfrastructureFault;
+  /** Where the verdict was decided (model/verdict.ts); absent in results stored before it was recorded: read with isolationOf (in-process). */
+  isolation?: VerdictIsolation;
 }
 
 export interface CandidateOutcome {
@@ -178,6 +180,11 @@ export interface TaskResult {
      * timing-dependent `flaky` outputs apart. Absent in results stored before it was recorded.
      */
     status?: VerdictStatus;
+    /**
+     * Where the selected output's evaluation verdict was decided, so reports can count in-process verdicts apart.
+     * Absent in results stored before it was recorded: read with isolationOf (those were all in-process).
+     */
+    isolation?: VerdictIsolation;
     code: string;
   };
   repairs: { round: number; passed: boolean; code: string; reason: string }[];

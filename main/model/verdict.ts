@@ -56,6 +56,8 @@ export type SandboxEventKind =
   | 'tampering'
   /** The tests never loaded the candidate from the workspace, or never called it. */
   | 'not-exercised'
+  /** Isolated: a call of the target could not cross between the test process and the candidate's (a value that is not data, a dead candidate process). */
+  | 'crossing'
   | 'rerun'
   | 'sandbox-failure';
 
@@ -131,6 +133,20 @@ export interface Verdict {
   flaky: { outcomes: [VerdictStatus, VerdictStatus]; reasons: [string, string] } | null;
   /** Set when the infrastructure, not the candidate, decided this verdict; absent or null otherwise. */
   infrastructure?: InfrastructureFault | null;
+  /**
+   * Where the verdict was decided. `isolated`: the tests ran in a process the candidate never ran in, and only
+   * data crossed between the two (a wrong candidate can pass only by returning what the tests accept).
+   * `in-process`: the candidate ran inside the test process under the runner's hardening (best effort). Absent in
+   * verdicts stored before isolation existed: those were all decided in-process.
+   */
+  isolation?: VerdictIsolation;
+}
+
+export type VerdictIsolation = 'isolated' | 'in-process';
+
+/** A verdict's isolation, reading verdicts stored before the field existed as in-process (they all were). */
+export function isolationOf(v: Pick<Verdict, 'isolation'>): VerdictIsolation {
+  return v.isolation ?? 'in-process';
 }
 
 export interface TargetUse {

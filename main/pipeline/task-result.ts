@@ -5,7 +5,7 @@
 import { SOURCES, type Source } from '../model/config.ts';
 import type { ApiScore, CandidateOutcome, ReplyCounts, ReplyKind, TaskDetail, TaskResult, VerdictSummary } from '../model/results.ts';
 import type { Task } from '../model/task.ts';
-import { passedCount, type Verdict } from '../model/verdict.ts';
+import { isolationOf, passedCount, type Verdict } from '../model/verdict.ts';
 import type { Candidate, CandidateSet } from '../generate/types.ts';
 import type { RetrievalTrace } from '../model/trace.ts';
 import type { Selection } from '../validate/select.ts';
@@ -34,6 +34,7 @@ export function summariseVerdict(v: Verdict): VerdictSummary {
     totalTests: v.expectedTests?.length ?? v.tests.length,
     durationMs: v.durationMs,
     ...(v.infrastructure ? { infrastructure: v.infrastructure } : {}),
+    isolation: isolationOf(v),
   };
 }
 
@@ -116,6 +117,7 @@ export function buildTaskResult(o: TaskOutcome, timingsMs: TaskResult['timingsMs
       repairRound: selection.repairRound,
       correct: selectedVerdict.status === 'passed',
       status: selectedVerdict.status,
+      isolation: isolationOf(selectedVerdict),
       verified: config.validation.verify ? selection.passed : null,
       code: selection.code,
     },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportModel, crossRunComparisons, factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
 import type { ApiProtocolScore, ApiScore, ApiSetScore, ReplyKind, TaskFailure, TaskResult } from '../../main/model/results.ts';
-import type { VerdictStatus } from '../../main/model/verdict.ts';
+import type { VerdictIsolation, VerdictStatus } from '../../main/model/verdict.ts';
 import { DEFAULT_BOOTSTRAP, passAtK } from '../../main/stats/stats.ts';
 import { factorialConditions, METHODS } from '../../main/pipeline/methods.ts';
 import { storedConditions } from '../../main/experiment/runner.ts';
@@ -27,6 +27,10 @@ interface Spec {
   selectedStatus?: VerdictStatus;
   /** Where the selected output came from (default: repair when the repair recovered, else the candidate). */
   origin?: 'candidate' | 'repair';
+  /** Each raw candidate's stored isolation by index; a missing entry (or none) is absent, as in results stored before it. */
+  isolation?: (VerdictIsolation | undefined)[];
+  /** The selected output's stored isolation; absent as in results stored before it was recorded. */
+  selectedIsolation?: VerdictIsolation;
 }
 
 const setScore = (f1: number): ApiSetScore => ({ precision: f1 / 2, recall: f1, f1, exact: f1 === 1, count: 'over' });
@@ -94,7 +98,14 @@ function result(s: Spec, n = 5): TaskResult {
         group: 0,
         origin: null,
         passed: status === 'passed',
-        verdict: { status, reason: '', passedTests: status === 'passed' ? 3 : 0, totalTests: 3, durationMs: 5 },
+        verdict: {
+          status,
+          reason: '',
+          passedTests: status === 'passed' ? 3 : 0,
+          totalTests: 3,
+          durationMs: 5,
+          ...(s.isolation?.[i] ? { isolation: s.isolation[i] } : {}),
+        },
       };
     }),
     n,
@@ -107,6 +118,7 @@ function result(s: Spec, n = 5): TaskResult {
       verified: null,
       code: 'c0',
       ...(s.selectedStatus ? { status: s.selectedStatus } : {}),
+      ...(s.selectedIsolation ? { isolation: s.selectedIsolation } : {}),
     },
     repairs: s.repaired ? [{ round: 1, passed: s.repaired === 'recovered', code: 'r', reason: '' }] : [],
     repairRecovered: s.repaired === 'recovered',
@@ -304,6 +316,70 @@ describe('flaky verdicts', () => {
     expect(flakyRows.map((c) => `${c.condition}|${c.taskId}|${c.index}`)).toEqual(['baseline-rag|t1|0', 'baseline-rag|t2|3', 'opencoder|t3|0']);
     expect(flakyRows.every((c) => !c.passed)).toBe(true);
     expect(model.statistics.notes.join(' ')).toMatch(/Flaky verdicts:.*not passed/);
+  });
+});
+
+describe('in-process verdicts', () => {
+  const iso = (inProcess: number[] = []): VerdictIsolation[] => Array.from({ length: 5 }, (_, i) => (inProcess.includes(i) ? 'in-process' : 'isolated'));
+  const specs: Spec[] = [
+    // Baseline RAG returns candidate 0, decided in-process; the other four were isolated.
+    { task: 't1', cond: 'baseline-rag', c: 1, correct: true, isolation: iso([0]), selectedIsolation: 'in-process' },
+    { task: 't2', cond: 'baseline-rag', c: 2, correct: true, isolation: iso(), selectedIsolation: 'isolated' },
+    // Stored before isolation was recorded: every verdict, the selected output's too, counts as in-process.
+    { task: 't3', cond: 'baseline-rag', c: 0, correct: false },
+    // An in-process raw candidate that OpenCoder did not select.
+    { task: 't1', cond: 'opencoder', c: 1, correct: true, isolation: iso([2]), selectedIsolation: 'isolated' },
+    // Every raw candidate isolated; the selected repair's verdict was decided in-process.
+    { task: 't2', cond: 'opencoder', c: 0, correct: false, repaired: 'failed', origin: 'repair', isolation: iso(), selectedIsolation: 'in-process' },
+    { task: 't3', cond: 'opencoder', c: 3, correct: true, isolation: iso(), selectedIsolation: 'isolated' },
+  ];
+  const run = loaded('r7', 'run', methods, specs);
+
+  it('counts in-process candidate and selected verdicts per condition, lists their tasks, and gives the share decided isolated', () => {
+    const [base, oc] = [summariseCondition(run, methods[0]!, BOOT), summariseCondition(run, methods[1]!, BOOT)];
+    expect(base.inProcess).toEqual({ candidates: 6, candidateVerdicts: 15, selected: 2, taskIds: ['t1', 't3'], isolatedShare: 9 / 15 });
+    expect(oc.inProcess).toEqual({ candidates: 1, candidateVerdicts: 15, selected: 1, taskIds: ['t1', 't2'], isolatedShare: 14 / 15 });
+    // Counted apart, not out: the figures still count every verdict as it came out.
+    expect(base.tasks).toBe(3);
+    expect(base.selectedCorrect.estimate).toBeCloseTo(2 / 3, 12);
+    expect(base.flaky).toEqual({ candidates: 0, candidateVerdicts: 15, selected: 0, taskIds: [] });
+  });
+
+  it('says none for an all-isolated condition, and null share for a condition without verdicts', () => {
+    const clean = loaded('r8', 'run', methods, [{ task: 't1', cond: 'opencoder', c: 2, correct: true, isolation: iso(), selectedIsolation: 'isolated' }]);
+    expect(summariseCondition(clean, methods[1]!, BOOT).inProcess).toEqual({ candidates: 0, candidateVerdicts: 5, selected: 0, taskIds: [], isolatedShare: 1 });
+    expect(summariseCondition(clean, methods[0]!, BOOT).inProcess).toEqual({
+      candidates: 0,
+      candidateVerdicts: 0,
+      selected: 0,
+      taskIds: [],
+      isolatedShare: null,
+    });
+  });
+
+  it('rows carry each verdict’s isolation (absent read as in-process) and the notes say what each promises', () => {
+    const model = buildReportModel([run], { tool: { name: 'opencoder', version: 't' }, bootstrap: BOOT });
+    const rows = model.candidates.filter((c) => c.isolation === 'in-process').map((c) => `${c.condition}|${c.taskId}|${c.index}`);
+    expect(rows).toEqual([
+      'baseline-rag|t1|0',
+      'baseline-rag|t3|0',
+      'baseline-rag|t3|1',
+      'baseline-rag|t3|2',
+      'baseline-rag|t3|3',
+      'baseline-rag|t3|4',
+      'opencoder|t1|2',
+    ]);
+    expect(model.tasks.map((t) => `${t.condition}|${t.taskId}|${t.selectedIsolation}`)).toEqual([
+      'baseline-rag|t1|in-process',
+      'baseline-rag|t2|isolated',
+      'baseline-rag|t3|in-process',
+      'opencoder|t1|isolated',
+      'opencoder|t2|in-process',
+      'opencoder|t3|isolated',
+    ]);
+    const notes = model.statistics.notes.join(' ');
+    expect(notes).toMatch(/Isolation: .*a wrong candidate can pass only by returning what the tests accept/);
+    expect(notes).toMatch(/In-process: .*a best effort, never a guarantee\. Neither can make thin tests thick\./);
   });
 });
 

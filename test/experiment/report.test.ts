@@ -3,7 +3,18 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { csvField, formatInterval, formatP, formatRate, renderCsv, renderHtml, renderJson, renderMarkdown, writeReport } from '../../main/experiment/report.ts';
 import type { ReportModel } from '../../main/model/report.ts';
-import { buildReportFixture, EMPTY_TRUTH_TASK, FLAKY_PLANTED, HOSTILE_ERROR, HOSTILE_NOTE, HOSTILE_TASK_ID } from '../helpers/report-fixture.ts';
+import {
+  buildReportFixture,
+  EMPTY_TRUTH_TASK,
+  FLAKY_PLANTED,
+  HOSTILE_ERROR,
+  HOSTILE_NOTE,
+  HOSTILE_TASK_ID,
+  IN_PROCESS_PLANTED,
+  IN_PROCESS_RUN,
+  TASK_IDS,
+} from '../helpers/report-fixture.ts';
+import { IN_PROCESS_MEANING } from '../../main/experiment/report/format.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const CHARTS = ['factorial-effects', 'pass-at-k', 'uncertainty-vs-correctness', 'api-f1'] as const;
@@ -501,17 +512,27 @@ describe('renderCsv', () => {
   });
 });
 
+const key = (c: { runId: string; condition: string }) => `${c.runId}|${c.condition}`;
+
+/** The items of every `<ul data-list="NAME">` (one per run), by `runId|condition`, as text. */
+const listItems = (html: string, name: string) =>
+  new Map(
+    [...html.matchAll(new RegExp(`<ul data-list="${name}">([\\s\\S]*?)</ul>`, 'g'))]
+      .flatMap((m) => [...m[1]!.matchAll(/<li data-run="([^"]*)" data-condition="([^"]*)">([\s\S]*?)<\/li>/g)])
+      .map((li) => [`${decodeEntities(li[1]!)}|${decodeEntities(li[2]!)}`, decodeEntities(li[3]!.replace(/<[^>]+>/g, ''))]),
+  );
+
+/** A condition's line in a Markdown report, from `from` on (the first after that section's title). */
+const mdLine = (md: string, label: string, condition: string, from = '') =>
+  md
+    .slice(md.indexOf(from))
+    .split('\n')
+    .find((l) => l.startsWith(`- ${label} (\`${condition}\`): `));
+
 describe('flaky verdicts in every format', () => {
   const model = buildReportFixture();
   const clean = buildReportFixture({ flaky: false });
-  const key = (c: { runId: string; condition: string }) => `${c.runId}|${c.condition}`;
-  const flakyListItems = (html: string) =>
-    new Map(
-      [...html.matchAll(/<ul data-list="flaky">([\s\S]*?)<\/ul>/g)]
-        .flatMap((m) => [...m[1]!.matchAll(/<li data-run="([^"]*)" data-condition="([^"]*)">([\s\S]*?)<\/li>/g)])
-        .map((li) => [`${decodeEntities(li[1]!)}|${decodeEntities(li[2]!)}`, decodeEntities(li[3]!.replace(/<[^>]+>/g, ''))]),
-    );
-  const mdLine = (md: string, label: string, condition: string) => md.split('\n').find((l) => l.startsWith(`- ${label} (\`${condition}\`): `));
+  const flakyListItems = (html: string) => listItems(html, 'flaky');
 
   it('counts the planted flaky verdicts per condition, recounted from the candidate rows', () => {
     for (const c of model.conditions) {
@@ -598,6 +619,146 @@ describe('flaky verdicts in every format', () => {
     const conds = records(renderCsv(clean).conditions);
     expect(conds.every((r) => r.flakyCandidates === '0' && r.flakySelected === '0' && r.flakyTaskIds === '[]')).toBe(true);
     expect(records(renderCsv(clean).candidates).some((r) => r.status === 'flaky')).toBe(false);
+  });
+});
+
+describe('in-process verdicts in every format', () => {
+  const model = buildReportFixture();
+  const clean = buildReportFixture({ inProcess: false });
+  const cond = (m: ReportModel, condition: string) => m.conditions.find((c) => c.condition === condition)!;
+  const SECTION = '**In-process verdicts.**';
+
+  it('counts the planted in-process verdicts per condition, recounted from the candidate and task rows', () => {
+    for (const c of model.conditions) {
+      const rows = model.candidates.filter((x) => key(x) === key(c));
+      const tasks = model.tasks.filter((t) => key(t) === key(c) && t.error === null);
+      const inCands = rows.filter((x) => x.isolation === 'in-process');
+      const inSelected = tasks.filter((t) => t.selectedIsolation === 'in-process');
+      expect(c.inProcess, key(c)).toEqual({
+        candidates: inCands.length,
+        candidateVerdicts: rows.length,
+        selected: inSelected.length,
+        taskIds: [...new Set([...inCands, ...inSelected].map((x) => x.taskId))].sort(),
+        isolatedShare: (rows.length - inCands.length) / rows.length,
+      });
+      if (c.runId === IN_PROCESS_RUN) expect(c.inProcess, key(c)).toMatchObject({ candidates: rows.length, selected: c.tasks, isolatedShare: 0 });
+    }
+    // The planted verdicts, exactly: Baseline RAG's in-process candidate 0 is its selected output; OpenCoder's
+    // in-process candidate 1 is not the one it selects, and its selected repair was decided in-process.
+    expect(IN_PROCESS_PLANTED).toHaveLength(3);
+    expect(cond(model, 'baseline-rag').inProcess).toEqual({
+      candidates: 2,
+      candidateVerdicts: 30,
+      selected: 1,
+      taskIds: ['repo-a/fmt_date'],
+      isolatedShare: 28 / 30,
+    });
+    expect(cond(model, 'rag-verify-repair').inProcess).toEqual({ candidates: 0, candidateVerdicts: 30, selected: 0, taskIds: [], isolatedShare: 1 });
+    expect(cond(model, 'opencoder').inProcess).toEqual({
+      candidates: 1,
+      candidateVerdicts: 30,
+      selected: 1,
+      taskIds: ['repo-a/fmt_date', 'repo-c/json "merge"'],
+      isolatedShare: 29 / 30,
+    });
+    // The interrupted ablation: one task never reached and one unscored in f111, so 4 tasks and 20 verdicts, all in-process.
+    expect(cond(model, 'f111').inProcess).toEqual({
+      candidates: 20,
+      candidateVerdicts: 20,
+      selected: 4,
+      taskIds: TASK_IDS.slice(0, 4).sort(),
+      isolatedShare: 0,
+    });
+    expect(model.tasks.find((t) => t.condition === 'opencoder' && t.taskId === 'repo-c/json "merge"')).toMatchObject({
+      selectedOrigin: 'repair',
+      selectedIsolation: 'in-process',
+    });
+    expect(model.tasks.filter((t) => t.error !== null).every((t) => t.selectedIsolation === null)).toBe(true);
+  });
+
+  it('HTML lists each condition’s counts, what they are over, the share decided isolated, and the task ids', () => {
+    const html = renderHtml(model);
+    expect(html).toContain(`<h4>In-process verdicts</h4>\n<p class="muted">${IN_PROCESS_MEANING}</p>`);
+    const items = listItems(html, 'in-process');
+    expect([...items.keys()]).toEqual(model.conditions.map(key));
+    const at = (condition: string) => items.get(key(cond(model, condition)))!;
+    expect(at('baseline-rag')).toBe(
+      'Baseline RAG baseline-rag: 2 of 30 candidate verdicts and 1 of 6 selected outputs in-process (93.3 % of candidate verdicts isolated), on 1 task(s): repo-a/fmt_date',
+    );
+    expect(at('rag-verify-repair')).toBe(
+      'RAG + verify + repair rag-verify-repair: no in-process verdicts (0 of 30 candidate verdicts, 0 of 6 selected outputs; 100.0 % of candidate verdicts isolated).',
+    );
+    expect(at('opencoder')).toBe(
+      'OpenCoder (uncertainty-aware) opencoder: 1 of 30 candidate verdicts and 1 of 6 selected outputs in-process (96.7 % of candidate verdicts isolated), on 2 task(s): repo-a/fmt_date, repo-c/json "merge"',
+    );
+    expect(at('f111')).toContain('20 of 20 candidate verdicts and 4 of 4 selected outputs in-process (0.0 % of candidate verdicts isolated), on 4 task(s):');
+  });
+
+  it('Markdown has a line per condition with counts, the share decided isolated and ids', () => {
+    const md = renderMarkdown(model);
+    expect(md).toContain(`${SECTION} An in-process verdict: the candidate ran inside the test process under hardening`);
+    expect(mdLine(md, 'Baseline RAG', 'baseline-rag', SECTION)).toBe(
+      '- Baseline RAG (`baseline-rag`): 2 of 30 candidate verdicts and 1 of 6 selected outputs in-process (93.3 % of candidate verdicts isolated), on 1 task(s): `repo-a/fmt_date`',
+    );
+    expect(mdLine(md, 'RAG + verify + repair', 'rag-verify-repair', SECTION)).toBe(
+      '- RAG + verify + repair (`rag-verify-repair`): no in-process verdicts (0 of 30 candidate verdicts, 0 of 6 selected outputs; 100.0 % of candidate verdicts isolated).',
+    );
+    expect(mdLine(md, 'OpenCoder (uncertainty-aware)', 'opencoder', SECTION)).toBe(
+      '- OpenCoder (uncertainty-aware) (`opencoder`): 1 of 30 candidate verdicts and 1 of 6 selected outputs in-process (96.7 % of candidate verdicts isolated), on 2 task(s): `repo-a/fmt_date`, <code>repo-c/json "merge"</code>',
+    );
+    // The ablation run's section comes later, and counts every verdict of it in-process.
+    const summary = md.slice(md.indexOf('## Summary by condition'));
+    const abl = summary.slice(summary.indexOf('### Run `abl-20250302-b2`'));
+    expect(mdLine(abl, 'No evidence', 'f000', SECTION)).toContain(
+      '30 of 30 candidate verdicts and 6 of 6 selected outputs in-process (0.0 % of candidate verdicts isolated), on 6 task(s):',
+    );
+  });
+
+  it('CSV carries the counts in the conditions table and each verdict’s isolation in the candidates and tasks tables; JSON the same', () => {
+    const csv = renderCsv(model);
+    const conds = records(csv.conditions);
+    model.conditions.forEach((c, i) => {
+      const r = conds[i]!;
+      expect([r.inProcessCandidates, r.candidateVerdicts, r.inProcessSelected, r.isolatedShare]).toEqual(
+        [c.inProcess.candidates, c.inProcess.candidateVerdicts, c.inProcess.selected, c.inProcess.isolatedShare].map(expected),
+      );
+      expect(JSON.parse(r.inProcessTaskIds!)).toEqual(c.inProcess.taskIds);
+    });
+    expect(conds.find((r) => r.condition === 'opencoder')).toMatchObject({
+      inProcessCandidates: '1',
+      candidateVerdicts: '30',
+      inProcessSelected: '1',
+      inProcessTaskIds: '["repo-a/fmt_date","repo-c/json \\"merge\\""]',
+    });
+    const cands = records(csv.candidates).filter((r) => r.runId === 'run-20250301-a1' && r.isolation === 'in-process');
+    expect(cands.map((r) => `${r.condition}|${r.taskId}|${r.index}`)).toEqual([
+      'baseline-rag|repo-a/fmt_date|0',
+      'baseline-rag|repo-a/fmt_date|3',
+      'opencoder|repo-a/fmt_date|1',
+    ]);
+    const tasks = records(csv.tasks).filter((r) => r.runId === 'run-20250301-a1' && r.selectedIsolation === 'in-process');
+    expect(tasks.map((r) => `${r.condition}|${r.taskId}`)).toEqual(['baseline-rag|repo-a/fmt_date', 'opencoder|repo-c/json "merge"']);
+    const json = JSON.parse(renderJson(model)) as ReportModel;
+    expect(json.conditions.map((c) => c.inProcess)).toEqual(model.conditions.map((c) => c.inProcess));
+    expect(json.candidates.map((c) => c.isolation)).toEqual(model.candidates.map((c) => c.isolation));
+  });
+
+  it('says none in every format when every verdict was isolated', () => {
+    expect(clean.conditions.every((c) => c.inProcess.candidates === 0 && c.inProcess.selected === 0 && c.inProcess.isolatedShare === 1)).toBe(true);
+    const items = listItems(renderHtml(clean), 'in-process');
+    expect(items.size).toBe(clean.conditions.length);
+    for (const text of items.values())
+      expect(text).toMatch(/no in-process verdicts \(0 of \d+ candidate verdicts, 0 of \d+ selected outputs; 100\.0 % of candidate verdicts isolated\)\.$/);
+    const md = renderMarkdown(clean);
+    expect(
+      md.match(/: no in-process verdicts \(0 of \d+ candidate verdicts, 0 of \d+ selected outputs; 100\.0 % of candidate verdicts isolated\)\./g),
+    ).toHaveLength(clean.conditions.length);
+    expect(md).not.toMatch(/selected outputs in-process/);
+    const conds = records(renderCsv(clean).conditions);
+    expect(conds.every((r) => r.inProcessCandidates === '0' && r.inProcessSelected === '0' && r.inProcessTaskIds === '[]' && r.isolatedShare === '1')).toBe(
+      true,
+    );
+    expect(records(renderCsv(clean).candidates).every((r) => r.isolation === 'isolated')).toBe(true);
   });
 });
 

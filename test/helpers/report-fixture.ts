@@ -2,10 +2,13 @@
 // rag-verify-repair, opencoder) over six tasks with five candidates each, and one interrupted 2³ ablation
 // run with eight factorial cells and a factorial analysis. Summaries are computed from the task rows (with a
 // seeded bootstrap), so tables can be checked against the rows. Strings include hostile characters. A few
-// candidate verdicts are planted as flaky (FLAKY_PLANTED), so reports must count and list them.
+// candidate verdicts are planted as flaky (FLAKY_PLANTED), and a few verdicts of the method run as decided
+// in-process (IN_PROCESS_PLANTED; the rest of that run isolated, the whole ablation run in-process as a run stored
+// before isolation was recorded reads), so reports must count and list them.
 
 import crypto from 'node:crypto';
 import type { Source } from '../../main/model/config.ts';
+import type { VerdictIsolation } from '../../main/model/verdict.ts';
 import { auprc, auroc, ece, mean, quantile } from '../../main/stats/metrics.ts';
 import { apiAggregate } from '../../main/experiment/analysis.ts';
 import type {
@@ -39,6 +42,21 @@ export const FLAKY_PLANTED: { runId: string; condition: string; taskId: string; 
   { runId: 'run-20250301-a1', condition: 'opencoder', taskId: HOSTILE_TASK_ID, candidates: [2, 4] },
   { runId: 'run-20250301-a1', condition: 'opencoder', taskId: 'repo-b/retry, backoff', candidates: [1] },
 ];
+/**
+ * Verdicts of the method run decided in-process, the rest of that run isolated: raw candidates by index, and
+ * `repair` when the selected output is a repair whose verdict was in-process. Baseline RAG returns candidate 0, so
+ * its in-process candidate 0 is also an in-process selected output; OpenCoder's in-process candidate 1 on
+ * repo-a/fmt_date is not the one it selects; its repair on repo-c/json "merge" was decided in-process.
+ */
+export const IN_PROCESS_PLANTED: { runId: string; condition: string; taskId: string; candidates: number[]; repair?: boolean }[] = [
+  { runId: 'run-20250301-a1', condition: 'baseline-rag', taskId: 'repo-a/fmt_date', candidates: [0, 3] },
+  { runId: 'run-20250301-a1', condition: 'opencoder', taskId: 'repo-a/fmt_date', candidates: [1] },
+  { runId: 'run-20250301-a1', condition: 'opencoder', taskId: 'repo-c/json "merge"', candidates: [], repair: true },
+];
+
+/** The ablation run reads as one stored before isolation was recorded: every verdict in it counts as in-process. */
+export const IN_PROCESS_RUN = 'abl-20250302-b2';
+
 const FLAKY_REASON = 'flaky: run 1 timed out after 10000 ms, run 2 failed (AssertionError, 9870 ms)';
 
 const KS = [1, 3, 5];
@@ -53,6 +71,8 @@ export interface ReportFixtureOptions {
   api?: boolean;
   /** Plant the FLAKY_PLANTED verdicts (default true); false leaves no flaky verdict anywhere. */
   flaky?: boolean;
+  /** Plant IN_PROCESS_PLANTED and the in-process ablation run (default true); false decides every verdict isolated. */
+  inProcess?: boolean;
   seed?: number;
 }
 
@@ -157,6 +177,7 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
   const withFactorial = options.factorial ?? true;
   const withApi = options.api ?? true;
   const withFlaky = options.flaky ?? true;
+  const withInProcess = options.inProcess ?? true;
   const rnd = mulberry32(options.seed ?? 20250301);
   const difficulty = new Map(TASK_IDS.map((t) => [t, 0.25 + rnd() * 0.8]));
 
@@ -250,6 +271,7 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
           selectedCorrect: false,
           selectedOrigin: 'candidate',
           selectedIndex: null,
+          selectedIsolation: null,
           repairRounds: 0,
           repairRecovered: false,
           uncertainty: Number.NaN,
@@ -267,6 +289,9 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
       }
       const p = sigmoid(5 * (spec.strength - difficulty.get(taskId)!));
       const planted = withFlaky ? (FLAKY_PLANTED.find((f) => f.runId === runId && f.condition === spec.id && f.taskId === taskId)?.candidates ?? []) : [];
+      const inProcess = withInProcess ? IN_PROCESS_PLANTED.find((f) => f.runId === runId && f.condition === spec.id && f.taskId === taskId) : undefined;
+      const isolationOf = (inProcessHere: boolean): VerdictIsolation =>
+        withInProcess && (runId === IN_PROCESS_RUN || inProcessHere) ? 'in-process' : 'isolated';
       const passed: boolean[] = [];
       for (let i = 0; i < N; i++) {
         const ok = rnd() < p;
@@ -280,6 +305,7 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
           index: i,
           group: ok ? 0 : 1 + Math.floor(rnd() * 2),
           status: ok ? 'pass' : reason.startsWith('timed out') ? 'timeout' : reason.startsWith('SyntaxError') ? 'error' : 'fail',
+          isolation: isolationOf(!!inProcess?.candidates.includes(i)),
           passed: ok,
           passedTests: ok ? totalTests : Math.floor(rnd() * totalTests),
           totalTests,
@@ -313,6 +339,8 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
           selectedIndex = null;
         }
       }
+      const selectedIsolation =
+        selectedOrigin === 'candidate' ? isolationOf(!!inProcess?.candidates.includes(selectedIndex ?? 0)) : isolationOf(!!inProcess?.repair);
       const uncertainty = clamp(0.12 + 0.72 * (1 - c / N) + (rnd() - 0.5) * 0.3, 0.01, 0.99);
       let apiF1: number | null = null;
       let apiF1TaskView: number | null = null;
@@ -351,6 +379,7 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         selectedCorrect,
         selectedOrigin,
         selectedIndex,
+        selectedIsolation,
         repairRounds,
         repairRecovered,
         uncertainty,
@@ -385,6 +414,8 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
     const cands = candidates.filter((c) => c.runId === runId && c.condition === spec.id);
     const flakyCands = cands.filter((c) => c.status === 'flaky');
     const flakySelected = ok.filter((t) => t.selectedOrigin === 'candidate' && flakyCands.some((c) => c.taskId === t.taskId && c.index === t.selectedIndex));
+    const inProcessCands = cands.filter((c) => c.isolation === 'in-process');
+    const inProcessSelected = ok.filter((t) => t.selectedIsolation === 'in-process');
     return {
       runId,
       condition: spec.id,
@@ -425,6 +456,13 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         candidateVerdicts: cands.length,
         selected: flakySelected.length,
         taskIds: [...new Set([...flakyCands.map((c) => c.taskId), ...flakySelected.map((t) => t.taskId)])].sort(),
+      },
+      inProcess: {
+        candidates: inProcessCands.length,
+        candidateVerdicts: cands.length,
+        selected: inProcessSelected.length,
+        taskIds: [...new Set([...inProcessCands.map((c) => c.taskId), ...inProcessSelected.map((t) => t.taskId)])].sort(),
+        isolatedShare: cands.length ? (cands.length - inProcessCands.length) / cands.length : null,
       },
     };
   };

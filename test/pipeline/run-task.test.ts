@@ -401,6 +401,19 @@ describe('runTask: Baseline RAG (no verification)', () => {
   });
 });
 
+describe('runTask: where verdicts were decided', () => {
+  it('stores each verdict’s isolation and the selected output’s, reading one the validator left out as in-process', async () => {
+    const isolation: Record<string, Verdict['isolation']> = { [GOOD_A]: 'isolated', [BAD_2]: 'in-process' };
+    const fake: Pick<Validator, 'validate'> = {
+      validate: async (_task, code) => ({ ...verdict(code), ...(isolation[code] ? { isolation: isolation[code] } : {}) }),
+    };
+    const cond = withConfig(METHODS['baseline-rag']!, { validation: { unverifiedOutput: 'first' } });
+    const { result } = await run(cond, { candidates: [GOOD_A, BAD_2, GOOD_B, BAD_2, GOOD_A] }, { validator: fake as Validator });
+    expect(result.candidates.map((c) => c.verdict.isolation)).toEqual(['isolated', 'in-process', 'in-process', 'in-process', 'isolated']);
+    expect(result.selected).toMatchObject({ candidateIndex: 0, isolation: 'isolated' });
+  });
+});
+
 describe('runTask: failures', () => {
   it('a repair call that fails is recorded in the trace; the candidates and their verdicts are kept', async () => {
     const err = new LlmError('server', 'scripted:test', 'HTTP 500 from the script: internal error', { status: 500 });

@@ -44,6 +44,7 @@ function modelFor(runId: string, conditions: string[]): ReportModel {
       selectedCorrect: false,
       selectedOrigin: 'candidate',
       selectedIndex: 0,
+      selectedIsolation: 'isolated',
       repairRounds: 0,
       repairRecovered: false,
       uncertainty: 0.5,

@@ -37,6 +37,7 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       'selectedCorrect',
       'selectedOrigin',
       'selectedIndex',
+      'selectedIsolation',
       'repairRounds',
       'repairRecovered',
       'uncertainty',
@@ -60,6 +61,7 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       t.selectedCorrect,
       t.selectedOrigin,
       t.selectedIndex,
+      t.selectedIsolation,
       t.repairRounds,
       t.repairRecovered,
       t.uncertainty,
@@ -76,7 +78,7 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
   );
 
   const candidates = csv(
-    ['runId', 'condition', 'taskId', 'index', 'group', 'status', 'passed', 'passedTests', 'totalTests', 'durationMs', 'reason', 'reply'],
+    ['runId', 'condition', 'taskId', 'index', 'group', 'status', 'isolation', 'passed', 'passedTests', 'totalTests', 'durationMs', 'reason', 'reply'],
     model.candidates.map((c) => [
       c.runId,
       c.condition,
@@ -84,6 +86,7 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       c.index,
       c.group,
       c.status,
+      c.isolation,
       c.passed,
       c.passedTests,
       c.totalTests,
@@ -148,6 +151,11 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       'candidateVerdicts',
       'flakySelected',
       'flakyTaskIds',
+      // In-process verdicts, over the same candidateVerdicts and tasks as the flaky ones, and the share decided isolated.
+      'inProcessCandidates',
+      'inProcessSelected',
+      'inProcessTaskIds',
+      'isolatedShare',
       'warnings',
     ],
     model.conditions.map((c) => [
@@ -202,6 +210,10 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       c.flaky.candidateVerdicts,
       c.flaky.selected,
       JSON.stringify(c.flaky.taskIds),
+      c.inProcess.candidates,
+      c.inProcess.selected,
+      JSON.stringify(c.inProcess.taskIds),
+      c.inProcess.isolatedShare,
       JSON.stringify(c.warnings ?? []),
     ]),
   );

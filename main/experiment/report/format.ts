@@ -2,6 +2,7 @@
 
 import { backendDisplayLabel, mixedBackendLabels } from '../../model/backend-label.ts';
 import * as fmt from '../../model/format.ts';
+import { ISOLATION_PROMISE, THIN_TESTS } from '../scoring.ts';
 import type {
   ApiAggregate,
   ConditionSummary,
@@ -13,6 +14,7 @@ import type {
   RunProvenance,
   TaskRow,
   UnscoredCounts,
+  VerdictsApart,
 } from '../../model/report.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -122,13 +124,37 @@ export const API_COLUMNS_NOTE = `API P / R / F1: ${API_PROTOCOL.repository.name}
 export const FLAKY_MEANING =
   'A flaky verdict: the outcome depended on timing, so the candidate ran twice and the two runs disagreed. It never counts as a pass.';
 
-/** A condition's flaky counts and what each is over, ending where the task ids go (shared by HTML and Markdown). */
-export function flakyCountsText(c: ConditionSummary): string {
-  const f = c.flaky;
-  const cands = `${formatInt(f.candidates)} of ${formatInt(f.candidateVerdicts)} candidate verdicts`;
-  const sel = `${formatInt(f.selected)} of ${formatInt(c.tasks)} selected outputs`;
-  return f.taskIds.length ? `${cands} and ${sel} flaky, on ${formatInt(f.taskIds.length)} task(s):` : `no flaky verdicts (${cands}, ${sel}).`;
+export const IN_PROCESS_MEANING = `An in-process verdict: ${ISOLATION_PROMISE['in-process']}. An isolated verdict: ${ISOLATION_PROMISE.isolated}. ${THIN_TESTS} A verdict stored before isolation was recorded counts as in-process.`;
+
+/** A condition's counts of one kind of verdict and what each is over, ending where the task ids go; `extra` rides along. */
+function apartText(c: ConditionSummary, v: VerdictsApart, kind: string, extra?: string): string {
+  const cands = `${formatInt(v.candidates)} of ${formatInt(v.candidateVerdicts)} candidate verdicts`;
+  const sel = `${formatInt(v.selected)} of ${formatInt(c.tasks)} selected outputs`;
+  return v.taskIds.length
+    ? `${cands} and ${sel} ${kind}${extra ? ` (${extra})` : ''}, on ${formatInt(v.taskIds.length)} task(s):`
+    : `no ${kind} verdicts (${cands}, ${sel}${extra ? `; ${extra}` : ''}).`;
 }
+
+/** A condition's flaky counts and what each is over, ending where the task ids go (shared by HTML and Markdown). */
+export const flakyCountsText = (c: ConditionSummary): string => apartText(c, c.flaky, 'flaky');
+
+/** `80.0 % of candidate verdicts isolated`: the share of a condition's raw-candidate verdicts decided isolated. */
+export const isolatedShareText = (c: ConditionSummary): string => `${fmt.percent(c.inProcess.isolatedShare)} of candidate verdicts isolated`;
+
+/** A condition's in-process counts, what each is over and the share decided isolated, ending where the task ids go. */
+export const inProcessCountsText = (c: ConditionSummary): string => apartText(c, c.inProcess, 'in-process', isolatedShareText(c));
+
+/** The verdicts every format counts apart per condition, in the order they are shown: a title, what they mean, the counts. */
+export const VERDICTS_APART: {
+  list: string;
+  title: string;
+  meaning: string;
+  of: (c: ConditionSummary) => VerdictsApart;
+  text: (c: ConditionSummary) => string;
+}[] = [
+  { list: 'flaky', title: 'Flaky verdicts', meaning: FLAKY_MEANING, of: (c) => c.flaky, text: flakyCountsText },
+  { list: 'in-process', title: 'In-process verdicts', meaning: IN_PROCESS_MEANING, of: (c) => c.inProcess, text: inProcessCountsText },
+];
 
 /** `2 unscored (sandbox 1, network 1)`, or `none unscored`. */
 export function unscoredText(u: UnscoredCounts): string {

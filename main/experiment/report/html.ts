@@ -24,8 +24,6 @@ import {
   mixedBackends,
   droppedText,
   finite,
-  FLAKY_MEANING,
-  flakyCountsText,
   formatDuration,
   formatInt,
   formatInterval,
@@ -45,6 +43,7 @@ import {
   taskRepliesText,
   testName,
   UNSCORED_MEANING,
+  VERDICTS_APART,
 } from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -258,12 +257,18 @@ export function scoringHtml(conditions: ConditionSummary[]): string {
   ].join('\n');
 }
 
-export function flakyHtml(conditions: ConditionSummary[]): string {
-  const items = conditions.map((c) => {
-    const ids = c.flaky.taskIds.map((t) => `<code>${h(t)}</code>`).join(', ');
-    return `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)} <code class="muted">${h(c.condition)}</code>: ${h(flakyCountsText(c))}${ids ? ` ${ids}` : ''}</li>`;
-  });
-  return `<h4>Flaky verdicts</h4>\n<p class="muted">${h(FLAKY_MEANING)}</p>\n<ul data-list="flaky">\n${items.join('\n')}\n</ul>`;
+/** Per kind of verdict counted apart (flaky, in-process): what it means, and a line per condition with its counts and task ids. */
+export function verdictsApartHtml(conditions: ConditionSummary[]): string {
+  return VERDICTS_APART.map((kind) => {
+    const items = conditions.map((c) => {
+      const ids = kind
+        .of(c)
+        .taskIds.map((t) => `<code>${h(t)}</code>`)
+        .join(', ');
+      return `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)} <code class="muted">${h(c.condition)}</code>: ${h(kind.text(c))}${ids ? ` ${ids}` : ''}</li>`;
+    });
+    return `<h4>${h(kind.title)}</h4>\n<p class="muted">${h(kind.meaning)}</p>\n<ul data-list="${h(kind.list)}">\n${items.join('\n')}\n</ul>`;
+  }).join('\n');
 }
 
 export function comparisonsHtml(model: ReportModel, name: (r: string, c: string, l: string) => string, level: string): string {
@@ -642,7 +647,7 @@ export function renderHtml(model: ReportModel): string {
     .filter((g) => g.conditions.length)
     .map(
       (g) =>
-        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(backendName(g.run))}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}\n${scoringHtml(g.conditions)}\n${flakyHtml(g.conditions)}`,
+        `<h3>Run <code>${h(g.runId)}</code>${g.run ? ` <span class="muted">${h(KIND_LABEL[g.run.kind])} · ${h(backendName(g.run))}</span>` : ''} ${isPartial(g.run) ? `<span class="badge partial">partial</span>` : ''}</h3>\n${summaryTableHtml(g.conditions, level)}\n${scoringHtml(g.conditions)}\n${verdictsApartHtml(g.conditions)}`,
     )
     .join('\n');
 

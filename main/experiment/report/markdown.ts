@@ -11,8 +11,6 @@ import {
   displayNames,
   droppedText,
   finite,
-  FLAKY_MEANING,
-  flakyCountsText,
   formatDuration,
   formatInt,
   formatInterval,
@@ -31,6 +29,7 @@ import {
   taskRepliesText,
   testName,
   UNSCORED_MEANING,
+  VERDICTS_APART,
 } from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -128,7 +127,7 @@ function runsMd(model: ReportModel): string[] {
   return out;
 }
 
-/** Per run with conditions: the summary table, the API retrieval table by protocol, and the flaky verdicts. */
+/** Per run with conditions: the summary table, the API retrieval table by protocol, and the flaky and in-process verdicts. */
 function summaryMd(model: ReportModel, level: string): string[] {
   const out: string[] = ['## Summary by condition', ''];
   for (const g of conditionsByRun(model).filter((x) => x.conditions.length)) {
@@ -142,14 +141,22 @@ function summaryMd(model: ReportModel, level: string): string[] {
     if (warned.length) out.push(...warned, '');
     out.push(...apiByProtocolMd(g.conditions));
     out.push(...scoringMd(g.conditions));
-    out.push(`**Flaky verdicts.** ${md(FLAKY_MEANING)}`, '');
-    for (const c of g.conditions) {
-      const ids = c.flaky.taskIds.map(mdId).join(', ');
-      out.push(`- ${md(c.label)} (${mdCode(c.condition)}): ${md(flakyCountsText(c))}${ids ? ` ${ids}` : ''}`);
-    }
-    out.push('');
+    out.push(...verdictsApartMd(g.conditions));
   }
   return out;
+}
+
+/** Per kind of verdict counted apart (flaky, in-process): what it means, and a line per condition with its counts and task ids. */
+function verdictsApartMd(conditions: ConditionSummary[]): string[] {
+  return VERDICTS_APART.flatMap((kind) => [
+    `**${md(kind.title)}.** ${md(kind.meaning)}`,
+    '',
+    ...conditions.map((c) => {
+      const ids = kind.of(c).taskIds.map(mdId).join(', ');
+      return `- ${md(c.label)} (${mdCode(c.condition)}): ${md(kind.text(c))}${ids ? ` ${ids}` : ''}`;
+    }),
+    '',
+  ]);
 }
 
 /** Per condition: what its figures are over and what they leave out (unscored pairs), and its replies without code. */

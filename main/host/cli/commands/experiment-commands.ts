@@ -24,7 +24,7 @@ import {
 } from '../../../experiment/orchestrate.ts';
 import type { ReportModel } from '../../../model/report.ts';
 import { writeReport, type ReportFormat } from '../../../experiment/report.ts';
-import { displayNames, droppedText, repliesText, scoredText } from '../../../experiment/report/format.ts';
+import { displayNames, droppedText, repliesText, scoredText, VERDICTS_APART } from '../../../experiment/report/format.ts';
 import { appInfo, type Progress, type RunOutcome } from '../../../experiment/runner.ts';
 import { Store } from '../../../store/store.ts';
 import { runsCommand } from './runs-listing.ts';
@@ -87,6 +87,22 @@ function scoringLines(model: ReportModel, name: ReturnType<typeof displayNames>)
     );
 }
 
+/** Task ids a summary line lists before it points to the report, which lists them all. */
+const SUMMARY_IDS = 10;
+
+/** Per kind of verdict counted apart (flaky, in-process), a line per condition with any: its counts and (the first) task ids. */
+export function verdictsApartLines(model: ReportModel, name: ReturnType<typeof displayNames>): string[] {
+  return VERDICTS_APART.flatMap((kind) =>
+    model.conditions
+      .map((c) => ({ c, ids: kind.of(c).taskIds }))
+      .filter(({ ids }) => ids.length)
+      .map(
+        ({ c, ids }) =>
+          `${name(c.runId, c.condition, c.label)}: ${kind.text(c)} ${ids.slice(0, SUMMARY_IDS).join(', ')}${ids.length > SUMMARY_IDS ? ` and ${ids.length - SUMMARY_IDS} more (the report lists them all)` : ''}`,
+      ),
+  );
+}
+
 /**
  * The summary table and comparisons. A condition's name is the report's display name (displayNames): with its run id
  * when another run shows the same name, so two runs of one method are told apart; `runLabels` (compare) first lists
@@ -104,7 +120,7 @@ function summaryLines(model: ReportModel, runLabels?: ReadonlyMap<string, string
       `${names[i]!.padEnd(width)} ${String(c.tasks).padStart(5)} ${String(c.unscored.total).padStart(5)}  ${(p1 ? fmtInterval(p1) : 'n/a').padEnd(22)} ${fmtInterval(c.selectedCorrect).padEnd(22)} ${f3(c.rawPass1.estimate).padStart(10)}  ${f3(c.uncertainty.mean).padStart(7)}  ${`${c.api ? f3(c.api.f1) : 'n/a'} / ${c.apiTaskView ? f3(c.apiTaskView.f1) : 'n/a'}`.padStart(17)}  ${usd(c.cost.usd)}`,
     );
   });
-  lines.push(...scoringLines(model, name));
+  lines.push(...scoringLines(model, name), ...verdictsApartLines(model, name));
   for (const cmp of model.comparisons) {
     const dropped = droppedText(cmp);
     lines.push(

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findTask, readManifest } from '../../../benchmarks/manifest.ts';
 import { createValidator } from '../../../validate/validator.ts';
-import type { Verdict } from '../../../model/verdict.ts';
+import { isolationOf, type Verdict } from '../../../model/verdict.ts';
+import { ISOLATION_PROMISE } from '../../../experiment/scoring.ts';
 import { allowOf, sandboxModeOf, UsageError, type Command, type CommandResult } from '../kit.ts';
 import { bytes } from '../../../model/format.ts';
 import { VALIDATE_SPECS } from './specs.ts';
@@ -15,6 +16,7 @@ export function verdictLines(v: Verdict): string[] {
     `Verdict: ${v.status.toUpperCase()} — ${v.reason}`,
     `Duration: ${v.durationMs} ms (limit ${v.timeoutMs} ms)${v.peakMemoryBytes !== null ? `; peak memory ${bytes(v.peakMemoryBytes)}` : ''}${v.cached ? ' (reused verdict of an identical candidate)' : ''}`,
     `Sandbox: ${v.sandbox.label}`,
+    `Isolation: ${isolationOf(v)} (${ISOLATION_PROMISE[isolationOf(v)]})`,
     `Interpreter: ${
       v.environment
         ? `${v.environment.python} (Python ${v.environment.version})${
@@ -28,7 +30,7 @@ export function verdictLines(v: Verdict): string[] {
     }`,
     ...(v.environment?.withheld?.length
       ? [
-          `Withheld from the workspace (credentials and keys): ${v.environment.withheld.slice(0, 5).join(', ')}${v.environment.withheld.length > 5 ? ` and ${v.environment.withheld.length - 5} more` : ''}`,
+          `Withheld from the workspace (credentials, keys and task manifests): ${v.environment.withheld.slice(0, 6).join(', ')}${v.environment.withheld.length > 6 ? ` and ${v.environment.withheld.length - 6} more` : ''}`,
         ]
       : []),
     `Target: ${v.target ? `${v.target.expectedFile}, loaded from ${v.target.loadedFrom ?? 'nowhere (never imported)'}, called ${v.target.calls ?? 'an unknown number of'} time(s) while tests ran` : 'not observed'}`,
@@ -86,7 +88,14 @@ export const VALIDATE_COMMANDS: Record<string, Command> = {
         const verdict = await validator.validate(task, code, { timeoutMs });
         return {
           text: [`Task: ${task.id} (${task.check_template !== undefined ? 'check template' : `repository, ${task.test_command}`})`, ...verdictLines(verdict)],
-          json: { ok: true, command: 'validate', task: task.id, candidate: useReference ? 'reference' : path.resolve(candidateFile!), verdict },
+          // The verdict as decided, with its isolation said even where the validator left it out (then in-process).
+          json: {
+            ok: true,
+            command: 'validate',
+            task: task.id,
+            candidate: useReference ? 'reference' : path.resolve(candidateFile!),
+            verdict: { ...verdict, isolation: isolationOf(verdict) },
+          },
           exit: verdict.status === 'passed' ? 0 : 4,
         };
       } finally {

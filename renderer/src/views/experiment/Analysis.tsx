@@ -2,7 +2,7 @@
 // comparisons, notes), the charts, and every task with a drill-down to its stored result. Styled by
 // ExperimentView.css, which the view imports, and Analysis.css (tables that scroll with a sticky first column).
 
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { backendDisplayLabel, type ReportModel, type TaskRow } from '../../api/contract.ts';
 
 type ConditionRow = ReportModel['conditions'][number];
@@ -20,13 +20,44 @@ function repliesTitle(c: ConditionRow): string {
   const r = c.replies;
   return `${r.empty} empty, ${r.noCode} prose without code, ${r.refused} refused of ${r.candidates} raw candidates (failed samples)${r.unknown ? `; ${r.unknown} stored before reply kinds were recorded` : ''}`;
 }
+
 import { Badge, Empty, ErrorBox, Loading, Section, Tabs } from '../../components/ui.tsx';
 import { VirtualList } from '../../components/VirtualList.tsx';
-import { duration, int, interval, num, usd } from '../../lib/format.ts';
+import { duration, int, interval, num, pct, plural, usd } from '../../lib/format.ts';
 import { modelKey, useApp } from '../../store.ts';
 import { ChartsPart } from '../../lazy/parts.tsx';
 import { condName } from './cond-name.ts';
 import './Analysis.css';
+
+/** The verdicts counted apart per condition: flaky ones (never a pass) and in-process ones (best-effort hardening only). */
+const APART = {
+  flaky: { word: 'flaky', of: (c: ConditionRow) => c.flaky, why: 'the outcome depended on timing and two runs disagreed; never a pass' },
+  'in-process': {
+    word: 'in-process',
+    of: (c: ConditionRow) => c.inProcess,
+    why: 'the candidate ran inside the test process, where hardening is a best effort, never a guarantee (verdicts stored before isolation was recorded count here)',
+  },
+} as const;
+
+/** `1 of 25 candidate verdicts and 0 of 5 selected outputs flaky, on 1 task: t1 — why`. */
+function apartTitle(c: ConditionRow, kind: keyof typeof APART): string {
+  const { word, of, why } = APART[kind];
+  const v = of(c);
+  const counts = `${int(v.candidates)} of ${int(v.candidateVerdicts)} candidate verdicts and ${int(v.selected)} of ${int(c.tasks)} selected outputs ${word}`;
+  return `${counts}${v.taskIds.length ? `, on ${plural(v.taskIds.length, 'task')}: ${v.taskIds.join(', ')}` : ''} — ${why}`;
+}
+
+/** A condition's raw-candidate verdicts of one kind counted apart, of all its raw-candidate verdicts; the rest is in the title. */
+function ApartCell({ c, kind, children }: { c: ConditionRow; kind: keyof typeof APART; children?: ReactNode }) {
+  const v = APART[kind].of(c);
+  return (
+    <td className="num" data-testid={`${kind}-verdicts`} title={apartTitle(c, kind)}>
+      {v.candidates ? <span className="text-warn">{int(v.candidates)}</span> : 0}
+      <span className="muted small"> / {int(v.candidateVerdicts)}</span>
+      {children}
+    </td>
+  );
+}
 
 type AnalysisTab = 'summary' | 'charts' | 'tasks';
 
@@ -127,7 +158,7 @@ function Summary({ model }: { model: ReportModel }) {
 }
 
 /** One row per condition: tasks, Pass@k, selected correctness, repair, uncertainty, both API protocols, cost. */
-function ConditionsTable({ model }: { model: ReportModel }) {
+export function ConditionsTable({ model }: { model: ReportModel }) {
   const ks = [...new Set(model.conditions.flatMap((c) => c.passAtK.map((p) => p.k)))].sort((a, b) => a - b);
   return (
     <div className="table-scroll analysis-table-scroll" data-testid="analysis-table-scroll">
@@ -141,6 +172,15 @@ function ConditionsTable({ model }: { model: ReportModel }) {
             </th>
             <th className="num" title="Raw candidates whose reply held no code (empty, prose, refused): failed samples of the model">
               No-code replies
+            </th>
+            <th className="num" title="Raw-candidate verdicts whose outcome depended on timing (two runs disagreed): never a pass">
+              Flaky
+            </th>
+            <th
+              className="num"
+              title="Raw-candidate verdicts decided in-process (best-effort hardening inside the test process), and the share decided isolated (tests in a process the candidate never ran in)"
+            >
+              In-process <span className="muted small">· isolated</span>
             </th>
             {ks.map((k) => (
               <th key={k} className="num">
@@ -177,6 +217,13 @@ function ConditionsTable({ model }: { model: ReportModel }) {
                 {int(c.replies.empty + c.replies.noCode + c.replies.refused)}
                 <span className="muted small"> / {int(c.replies.candidates)}</span>
               </td>
+              <ApartCell c={c} kind="flaky" />
+              <ApartCell c={c} kind="in-process">
+                <span className="muted small" data-testid="isolated-share">
+                  {' '}
+                  · {pct(c.inProcess.isolatedShare)}
+                </span>
+              </ApartCell>
               {ks.map((k) => (
                 <td key={k} className="num">
                   {num(c.passAtK.find((p) => p.k === k)?.value.estimate)}

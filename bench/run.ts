@@ -203,7 +203,7 @@ async function encoderBench() {
 if (only.has('index')) await indexBench();
 if (only.has('encoder')) await encoderBench();
 if (only.has('retrieve')) await retrieveBench();
-if (only.has('validate')) await benchValidate(record);
+if (only.has('validate')) await benchValidate(record, put);
 if (only.has('llama')) await benchLlama(record);
 if (only.has('cli')) await benchCli(record, put);
 if (only.has('ui')) await benchUi(record, put);

@@ -12,6 +12,7 @@ import { DEFAULT_LIMITS, defaultPython, detectSandbox, runSandboxed } from '../m
 import { createValidator } from '../main/validate/validator.ts';
 
 type Record = (what: string, value: string, baseline: string, ratio: string, target?: string) => void;
+type Put = (name: string, value: number) => void;
 
 interface Row {
   task_id: string;
@@ -53,7 +54,7 @@ function loadTasks(): { tasks: Task[]; rows: Row[]; source: string } {
   return { tasks, rows, source: file };
 }
 
-export async function benchValidate(record: Record): Promise<void> {
+export async function benchValidate(record: Record, put: Put): Promise<void> {
   const { tasks, rows, source } = loadTasks();
   const info = await detectSandbox();
   console.log(`validate: ${tasks.length} RepoExec-inline tasks from ${source}; sandbox ${info.label}`);
@@ -74,6 +75,7 @@ export async function benchValidate(record: Record): Promise<void> {
   const bare: number[] = [];
   const sandboxOnly: number[] = [];
   const full: number[] = [];
+  const isolated: number[] = [];
   const execFromStdin = 'import sys; src = sys.stdin.read(); exec(compile(src, "/ws/program.py", "exec"), {"__name__": "__main__"})';
   try {
     for (let k = 0; k < runs; k++) {
@@ -86,9 +88,13 @@ export async function benchValidate(record: Record): Promise<void> {
       sandboxOnly.push(performance.now() - t);
       if (s.exit.code !== 0) throw new Error(`sandboxed program failed: ${s.stderr.slice(-500)}`);
       t = performance.now();
-      const v = await validator.validate(task, `${row.solution}\n# run ${k}\n`); // distinct text: no cache hit
+      const v = await validator.validate(task, `${row.solution}\n# run ${k}\n`, { isolation: 'in-process' }); // distinct text: no cache hit
       full.push(performance.now() - t);
       if (v.status !== 'passed') throw new Error(`validation failed: ${v.reason}`);
+      t = performance.now();
+      const iso = await validator.validate(task, `${row.solution}\n# isolated run ${k}\n`, { isolation: 'isolated' });
+      isolated.push(performance.now() - t);
+      if (iso.status !== 'passed' || iso.isolation !== 'isolated') throw new Error(`isolated validation failed: ${iso.reason}`);
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -96,6 +102,11 @@ export async function benchValidate(record: Record): Promise<void> {
   const mb = median(bare);
   const ms = median(sandboxOnly);
   const mf = median(full);
+  const mi = median(isolated);
+  put('validate.bareMs', mb);
+  put('validate.inProcessMs', mf);
+  put('validate.isolatedMs', mi);
+  put('validate.isolatedOverBare', mi / mb);
   record(
     'sandbox overhead per candidate',
     `${(ms - mb).toFixed(1)} ms (bwrap + setpriv + prlimit: ${ms.toFixed(1)} ms per run)`,
@@ -104,10 +115,17 @@ export async function benchValidate(record: Record): Promise<void> {
     '< 50 ms',
   );
   record(
-    'full validation per candidate',
+    'full validation per candidate (in-process)',
     `${mf.toFixed(1)} ms (+${(mf - mb).toFixed(1)} ms: sandbox, static checks, splice, authenticated per-test report)`,
     `bare python3 -I ${mb.toFixed(1)} ms`,
     `${(mf / mb).toFixed(2)}× bare`,
+  );
+  record(
+    'isolated validation per candidate',
+    `${mi.toFixed(1)} ms (tests and candidate in two sandboxes, every call as data; in-process ${mf.toFixed(1)} ms)`,
+    `bare python3 -I ${mb.toFixed(1)} ms`,
+    `${(mi / mb).toFixed(2)}× bare`,
+    '≤ 1.6× bare',
   );
   validator.close();
 
@@ -137,4 +155,6 @@ export async function benchValidate(record: Record): Promise<void> {
     `${(pooled / one).toFixed(2)}×`,
     cores >= 2 ? `≥ 1.7× on 2 cores` : 'needs ≥ 2 cores',
   );
+  put('validate.poolPerSec', pooled);
+  put('validate.oneWorkerPerSec', one);
 }

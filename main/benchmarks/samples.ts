@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { passAtK } from '../stats/stats.ts';
 import { OpenCoderError } from '../model/errors.ts';
+import type { VerdictIsolation } from '../model/verdict.ts';
 
 export const SAMPLE_FORMATS = ['repoexec', 'codereval', 'bigcode', 'evalplus'] as const;
 export type SampleFormat = (typeof SAMPLE_FORMATS)[number];
@@ -355,6 +356,8 @@ export interface ExecutedSample {
   executed: boolean;
   status: string;
   reason: string;
+  /** Where the verdict was decided (absent: in-process, as before isolation existed). */
+  isolation?: VerdictIsolation;
 }
 
 export interface ExecutedTask {
@@ -362,6 +365,17 @@ export interface ExecutedTask {
   /** The manifest task the set's task was matched to. */
   manifestTaskId: string;
   samples: ExecutedSample[];
+}
+
+/** How many executed samples (and tasks, by their first sample) were decided isolated, the rest in-process. */
+export function isolationCounts(tasks: ExecutedTask[]): { samples: number; isolated: number; tasks: number; tasksIsolated: number } {
+  const all = tasks.flatMap((t) => t.samples);
+  return {
+    samples: all.length,
+    isolated: all.filter((s) => s.isolation === 'isolated').length,
+    tasks: tasks.length,
+    tasksIsolated: tasks.filter((t) => t.samples.length && t.samples.every((s) => s.isolation === 'isolated')).length,
+  };
 }
 
 export interface Agreement {

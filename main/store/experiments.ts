@@ -6,6 +6,7 @@ import os from 'node:os';
 import type { Database } from 'better-sqlite3';
 import { inTransaction } from './errors.ts';
 import { processAlive } from './process.ts';
+import type { VerdictIsolation } from '../model/verdict.ts';
 
 export type RunStatus = 'running' | 'done' | 'cancelled';
 /** `interrupted`: stored as running, but the process that ran it is gone (a crash or a kill). */
@@ -70,6 +71,9 @@ export interface StoredReferenceCheck {
   passes: boolean;
   tests: string[];
   reason: string;
+  /** Where the task's candidates are validated, as the reference's two runs decided it, and why. */
+  isolation: VerdictIsolation;
+  isolationReason: string;
 }
 
 export class ExperimentStore {
@@ -87,17 +91,39 @@ export class ExperimentStore {
    * none is stored or the stored one was made for other inputs (`key` differs).
    */
   referenceCheck(manifestHash: string, taskId: string, key: string): StoredReferenceCheck | null {
-    const r = this.db.prepare('SELECT key, passes, tests, reason FROM reference_checks WHERE manifest_hash = ? AND task_id = ?').get(manifestHash, taskId) as
-      { key: string; passes: number; tests: string; reason: string } | undefined;
-    if (!r || r.key !== key) return null;
-    return { key: r.key, passes: r.passes === 1, tests: JSON.parse(r.tests) as string[], reason: r.reason };
+    const r = this.db
+      .prepare('SELECT key, passes, tests, reason, isolation, isolation_reason FROM reference_checks WHERE manifest_hash = ? AND task_id = ?')
+      .get(manifestHash, taskId) as
+      { key: string; passes: number; tests: string; reason: string; isolation: string | null; isolation_reason: string | null } | undefined;
+    // A check stored before isolation existed cannot say where its task is validated: it is made again.
+    if (!r || r.key !== key || (r.isolation !== 'isolated' && r.isolation !== 'in-process')) return null;
+    return {
+      key: r.key,
+      passes: r.passes === 1,
+      tests: JSON.parse(r.tests) as string[],
+      reason: r.reason,
+      isolation: r.isolation,
+      isolationReason: r.isolation_reason ?? '',
+    };
   }
 
   saveReferenceCheck(manifestHash: string, taskId: string, check: StoredReferenceCheck): void {
     this.write('save a reference check', () =>
       this.db
-        .prepare('INSERT OR REPLACE INTO reference_checks (manifest_hash, task_id, key, passes, tests, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(manifestHash, taskId, check.key, check.passes ? 1 : 0, JSON.stringify(check.tests), check.reason, new Date().toISOString()),
+        .prepare(
+          'INSERT OR REPLACE INTO reference_checks (manifest_hash, task_id, key, passes, tests, reason, isolation, isolation_reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          manifestHash,
+          taskId,
+          check.key,
+          check.passes ? 1 : 0,
+          JSON.stringify(check.tests),
+          check.reason,
+          check.isolation,
+          check.isolationReason,
+          new Date().toISOString(),
+        ),
     );
   }
 

@@ -321,6 +321,15 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "Retrieval looks up the files of imported modules for every task: an index on (repo_id, module) instead of a scan of the repository's files",
     sql: `CREATE INDEX IF NOT EXISTS files_module ON files(repo_id, module);`,
   },
+  {
+    version: 13,
+    description:
+      'Reference checks record where their task is validated (isolated: tests and candidate in two processes; in-process) and why, as the reference decided it',
+    sql: `
+      ALTER TABLE reference_checks ADD COLUMN isolation TEXT;
+      ALTER TABLE reference_checks ADD COLUMN isolation_reason TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

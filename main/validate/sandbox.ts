@@ -149,11 +149,17 @@ export interface SandboxRunSpec {
   repoBytes?: number;
   /** Command to run instead of the harness (probes, benchmarks). */
   argv?: string[];
+  /** Which of the harness's programs runs: the test supervisor (default) or an isolated run's candidate process. */
+  entry?: 'harness' | 'serve';
   /** The task's own interpreter (bound read-only with its prefix or virtualenv), instead of the sandbox's. */
   python?: string;
   signal?: AbortSignal;
   /** Where weak-mode workspaces are made (default: the OS temp folder). */
   workRoot?: string;
+  /** Strong mode: files laid read-only over paths of the repository (relative to it), e.g. the target's file with the target masked. */
+  overlays?: { rel: string; host: string }[];
+  /** Strong mode: repository paths (relative) no process of this run may read: folders become empty, files empty files. */
+  hidden?: { rel: string; dir: boolean }[];
 }
 
 export interface SandboxRunResult {
@@ -166,6 +172,8 @@ export interface SandboxRunResult {
   events: SandboxEvent[];
   killedBy: 'wall-timeout' | 'output-limit' | 'aborted' | null;
   outputBytes: number;
+  /** A pair's candidate side: the engine ended it because the tests were done (its exit says nothing then). */
+  endedWithPartner?: boolean;
 }
 
 // What of /etc the sandbox sees: the account list (tests look users and groups up; the
@@ -228,9 +236,9 @@ function harnessDirFor(info: SandboxInfo): string {
   return harnessCopy;
 }
 
-function harnessEntry(harnessDir: string): string {
+function harnessEntry(harnessDir: string, entry: SandboxRunSpec['entry'] = 'harness'): string {
   const dir = JSON.stringify(harnessDir);
-  return `import sys; sys.path.insert(0, ${dir}); import _opencoder_harness as h; sys.path.remove(${dir}); h.main(${dir})`;
+  return `import sys; sys.path.insert(0, ${dir}); import _opencoder_${entry} as h; sys.path.remove(${dir}); h.main(${dir})`;
 }
 
 const sigOf = (code: number | null): string | null => {
@@ -338,17 +346,59 @@ interface Running {
   killGroup: () => void;
   /** Kills the group and records why (the first reason only). */
   kill: (why: NonNullable<SandboxRunResult['killedBy']>, detail: string) => void;
+  /** Set when the engine ended the program because its partner finished (a pair's candidate side). */
+  ended?: boolean;
 }
 
 /** Runs the harness (or spec.argv) in the sandbox `info` describes. Never throws for what the program does. */
 export async function runSandboxed(info: SandboxInfo, spec: SandboxRunSpec): Promise<SandboxRunResult> {
-  const strong = info.strength === 'strong';
-  const python = spec.python ?? info.tools.python;
-  const launch = strong ? strongLaunch(info, spec, python) : weakLaunch(info, spec, python);
-  const events: SandboxEvent[] = [];
+  const launch = launchFor(info, spec);
   const started = performance.now();
-  const run = startChild(launch, spec.limits, events);
+  const run = startChild(launch, spec.limits, []);
   const exit = await waitForExit(run, launch.stdinText, spec);
+  return finish(info, launch, run, exit, started);
+}
+
+/**
+ * Runs two programs in two sandboxes of their own (two PID namespaces: neither can see, signal or trace the
+ * other), connected by one socket and nothing else: fd 3 of `candidate`, fd 4 of `tests`. The tests' run decides
+ * how long both take: once it ends, the candidate's is killed.
+ */
+export async function runSandboxedPair(
+  info: SandboxInfo,
+  tests: SandboxRunSpec,
+  candidate: SandboxRunSpec,
+): Promise<{ tests: SandboxRunResult; candidate: SandboxRunResult }> {
+  const cLaunch = launchFor(info, candidate);
+  const tLaunch = launchFor(info, tests);
+  const started = performance.now();
+  const cRun = startChild(cLaunch, candidate.limits, [], null);
+  // Node's end of the candidate's socket goes to the test process as its fd 4, and Node lets go of it.
+  const socket = cRun.child.stdio[3] as Duplex;
+  const tRun = startChild(tLaunch, tests.limits, [], socket);
+  socket.destroy();
+  const cExit = waitForExit(cRun, cLaunch.stdinText, candidate);
+  const tExit = await waitForExit(tRun, tLaunch.stdinText, tests);
+  cRun.ended = true;
+  cRun.killGroup();
+  const [t, c] = await Promise.all([finish(info, tLaunch, tRun, tExit, started), cExit.then((exit) => finish(info, cLaunch, cRun, exit, started))]);
+  return { tests: t, candidate: c };
+}
+
+function launchFor(info: SandboxInfo, spec: SandboxRunSpec): Launch {
+  const python = spec.python ?? info.tools.python;
+  return info.strength === 'strong' ? strongLaunch(info, spec, python) : weakLaunch(info, spec, python);
+}
+
+async function finish(
+  info: SandboxInfo,
+  launch: Launch,
+  run: Running,
+  exit: { code: number | null; signal: string | null },
+  started: number,
+): Promise<SandboxRunResult> {
+  const strong = info.strength === 'strong';
+  const { events } = run;
   // Whatever is left of the group (weak mode has no PID namespace to take it down).
   run.killGroup();
   if (!strong && launch.cleanupDir) killStragglers(info.uid, launch.ws);
@@ -376,12 +426,16 @@ export async function runSandboxed(info: SandboxInfo, spec: SandboxRunSpec): Pro
     events,
     killedBy: run.killedBy,
     outputBytes: run.out.total,
+    ...(run.ended ? { endedWithPartner: true } : {}),
   };
 }
 
 /** The program inside the sandbox: prlimit's limits (when there is prlimit) around the harness or spec.argv. */
 function innerCommand(info: SandboxInfo, spec: SandboxRunSpec, python: string, harness: string): string[] {
-  return [...(info.tools.prlimit ? limitArgs(info.tools.prlimit, spec.limits) : []), ...(spec.argv ?? [python, '-I', '-B', '-c', harnessEntry(harness)])];
+  return [
+    ...(info.tools.prlimit ? limitArgs(info.tools.prlimit, spec.limits) : []),
+    ...(spec.argv ?? [python, '-I', '-B', '-c', harnessEntry(harness, spec.entry)]),
+  ];
 }
 
 /** Strong mode: bwrap (started through setpriv when privileges must be dropped first) with an empty environment. */
@@ -438,6 +492,7 @@ function strongLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): 
     harnessDirFor(info),
     harness,
     ...(spec.repo ? ['--ro-bind', spec.repo, '/base'] : []),
+    ...(spec.repo ? repositoryCovers(spec) : []),
     '--chdir',
     '/ws',
     '--remount-ro',
@@ -464,6 +519,14 @@ function strongLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): 
   return { ...launch, file: info.tools.bwrap!, args: [...bw, ...inner] };
 }
 
+/** Binds over the repository at /base: masked files in place of originals, hidden paths emptied. */
+function repositoryCovers(spec: SandboxRunSpec): string[] {
+  const out: string[] = [];
+  for (const h of spec.hidden ?? []) out.push(...(h.dir ? ['--tmpfs', `/base/${h.rel}`] : ['--ro-bind', '/dev/null', `/base/${h.rel}`]));
+  for (const o of spec.overlays ?? []) out.push('--ro-bind', o.host, `/base/${o.rel}`);
+  return out;
+}
+
 /** Weak mode: a fresh host folder as workspace, a clean environment, setpriv's privilege drop when running as root. */
 function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): Launch {
   const parent = spec.workRoot ?? os.tmpdir();
@@ -488,9 +551,13 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   return { file, args, cwd: ws, env: childEnv, stdinText, ws, cleanupDir };
 }
 
-/** Spawns the program in its own process group and captures its output, killing it when the output passes its cap. */
-function startChild(l: Launch, limits: Limits, events: SandboxEvent[]): Running {
-  const child = spawn(l.file, l.args, { cwd: l.cwd, env: l.env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+/**
+ * Spawns the program in its own process group and captures its output, killing it when the output passes its cap.
+ * fd 3 is the report channel (read), or with `peer === null` a socket the caller hands on; `peer` becomes fd 4.
+ */
+function startChild(l: Launch, limits: Limits, events: SandboxEvent[], peer?: Duplex | null): Running {
+  const stdio = ['pipe', 'pipe', 'pipe', 'pipe', ...(peer ? [peer] : [])] as ('pipe' | Duplex)[];
+  const child = spawn(l.file, l.args, { cwd: l.cwd, env: l.env, stdio, detached: true, windowsHide: true });
   const run: Running = {
     child,
     ch: child.stdio[3] as Duplex,
@@ -534,11 +601,13 @@ function startChild(l: Launch, limits: Limits, events: SandboxEvent[]): Running 
   };
   child.stdout!.on('data', onOutput('stdout'));
   child.stderr!.on('data', onOutput('stderr'));
-  ch.on('data', (b: Buffer) => {
-    run.channelBytes += b.length;
-    if (run.channelBytes > limits.outputKillBytes) run.kill('output-limit', 'report channel flooded');
-    else run.channel.push(b);
-  });
+  if (peer !== null) {
+    ch.on('data', (b: Buffer) => {
+      run.channelBytes += b.length;
+      if (run.channelBytes > limits.outputKillBytes) run.kill('output-limit', 'report channel flooded');
+      else run.channel.push(b);
+    });
+  }
   for (const s of [child.stdin!, ch, child.stdout!, child.stderr!] as (Readable | Writable)[]) s.on('error', () => {});
   return run;
 }

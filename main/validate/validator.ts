@@ -10,10 +10,31 @@ import path from 'node:path';
 import type { Task } from '../model/task.ts';
 import { DEFAULT_CONFIG, type PipelineConfig } from '../model/config.ts';
 import { abortError, Pool } from './pool.ts';
-import { DEFAULT_LIMITS, detectSandbox, newNonce, runSandboxed, SandboxUnavailableError, type SandboxOptions, type SandboxRunResult } from './sandbox.ts';
-import type { Limits, SandboxEvent, SandboxInfo, StaticFinding, TargetUse, TestEnvironment, TestResult, TestOutcome, Verdict } from '../model/verdict.ts';
+import {
+  DEFAULT_LIMITS,
+  detectSandbox,
+  newNonce,
+  runSandboxed,
+  runSandboxedPair,
+  SandboxUnavailableError,
+  type SandboxOptions,
+  type SandboxRunResult,
+  type SandboxRunSpec,
+} from './sandbox.ts';
+import type {
+  Limits,
+  SandboxEvent,
+  SandboxInfo,
+  StaticFinding,
+  TargetUse,
+  TestEnvironment,
+  TestResult,
+  TestOutcome,
+  Verdict,
+  VerdictIsolation,
+} from '../model/verdict.ts';
 import { processTempDir, removeTree } from './cleanup.ts';
-import { listRepository, planTask, snapshotRepository, TaskError, type RepoListing, type TaskPlan } from './workspace.ts';
+import { listRepository, planTask, snapshotRepository, TaskError, testPaths, withoutPaths, type RepoListing, type TaskPlan } from './workspace.ts';
 
 export interface ValidatorOptions {
   /** Time limits (floor, ceiling, factor); the rest of PipelineConfig.validation is the pipeline's. */
@@ -40,6 +61,12 @@ export interface ValidatorOptions {
    * elsewhere for the same files, task, limit and expectations is not run again, as a local run reuses its own.
    */
   sharedVerdicts?: SharedVerdictStore;
+  /**
+   * Where verdicts are decided. 'auto' (default): isolated (tests and candidate in two processes, only data
+   * between them) wherever the task's reference passes the same tests that way as in-process, else in-process;
+   * isolated for a task without a reference. 'isolated' or 'in-process' decides it for every task.
+   */
+  isolation?: 'auto' | VerdictIsolation;
 }
 
 export interface SharedVerdictStore {
@@ -60,6 +87,10 @@ export interface ReferenceCheck {
   reason: string;
   /** Hash of what the check depends on (plan and reference): a stored check with another is stale. */
   key: string;
+  /** Where this task's candidates are validated: isolated where the reference passes the same tests that way as in-process. */
+  isolation: VerdictIsolation;
+  /** Why (the two runs' outcomes when they differ). */
+  isolationReason: string;
 }
 
 export interface ReferenceCheckStore {
@@ -71,11 +102,19 @@ export interface ValidateOptions {
   signal?: AbortSignal;
   /** Overrides the task's calibrated time limit. */
   timeoutMs?: number;
+  /** Overrides where the verdict is decided (the validator's `isolation`, or the task's reference check). */
+  isolation?: VerdictIsolation;
 }
 
 export interface StaticReport {
   findings: StaticFinding[];
   blocking: boolean;
+}
+
+/** How one candidate is run: its time limit (when overridden) and where its verdict is decided. */
+interface RunHow {
+  timeoutMs: number | undefined;
+  isolation: VerdictIsolation;
 }
 
 interface Shared {
@@ -101,6 +140,7 @@ export class Validator {
   private readonly verdicts = new Map<string, Shared>();
   private readonly snapshots = new Map<string, RepoListing>();
   private readonly referenceChecks = new Map<string, Promise<ReferenceCheck>>();
+  private maskDir: string | null = null;
 
   private constructor(
     readonly sandbox: SandboxInfo,
@@ -127,6 +167,11 @@ export class Validator {
     for (const s of this.snapshots.values()) {
       removeTree(s.root);
       liveSnapshots.delete(s.root);
+    }
+    if (this.maskDir) {
+      removeTree(this.maskDir);
+      liveSnapshots.delete(this.maskDir);
+      this.maskDir = null;
     }
     this.snapshots.clear();
     this.plans.clear();
@@ -160,8 +205,31 @@ export class Validator {
     const taskError = records.find((r) => r.t === 'task-error');
     if (taskError) throw new TaskError(String(taskError.message), task.id);
     // Without facts each candidate run works them out itself: slower, same findings.
-    plan.facts = records.find((r) => r.t === 'facts')?.facts ?? null;
+    const facts = records.find((r) => r.t === 'facts')?.facts ?? null;
+    const parts = facts?.isolation;
+    if (facts) delete facts.isolation;
+    plan.facts = facts;
+    plan.isolation = this.isolationPlan(plan, parts);
     return plan;
+  }
+
+  /** An isolated run's pieces, from the facts run's stub and masked file; null when the task cannot run isolated. */
+  private isolationPlan(plan: TaskPlan, parts: { stub?: unknown; masked?: unknown; error?: unknown } | undefined): TaskPlan['isolation'] {
+    if (!parts || typeof parts.error === 'string' || typeof parts.stub !== 'string') return null;
+    if (plan.target.kind !== 'file' || !plan.repo) return { stub: parts.stub, masked: null, hidden: [], copy: null };
+    if (typeof parts.masked !== 'string') return null;
+    if (!this.maskDir) {
+      this.maskDir = this.opts.workRoot ? fs.mkdtempSync(path.join(this.opts.workRoot, 'oc-mask-')) : processTempDir('oc-mask-');
+      fs.chmodSync(this.maskDir, 0o711);
+      liveSnapshots.add(this.maskDir);
+    }
+    // Not secret (the answer is what it leaves out): readable by the sandbox user, who binds it over the original.
+    // One per task: tasks in the same file each mask their own target.
+    const masked = path.join(this.maskDir, `${planKey(plan.task).slice(0, 32)}.py`);
+    fs.writeFileSync(masked, parts.masked, { mode: 0o644 });
+    fs.chmodSync(masked, 0o644);
+    const hidden = testPaths(plan.repo, plan.target.file, plan.testArgs);
+    return { stub: parts.stub, masked, hidden, copy: withoutPaths(plan.repo, hidden) };
   }
 
   private snapshot(listing: RepoListing, owner: number): RepoListing {
@@ -184,13 +252,21 @@ export class Validator {
     const expected = task.reference !== undefined ? await this.referenceCheck(task, opts) : null;
     if (expected && !expected.passes)
       throw new TaskError(`its reference does not pass its own tests (${expected.reason}), so no candidate can be judged`, task.id);
-    return this.shared(task, code, false, opts, expected);
+    return this.shared(task, code, false, { ...opts, isolation: this.isolationFor(opts, expected) }, expected);
   }
 
-  /** Validates the manifest's reference solution (against the task's own test list, nothing frozen). */
+  /** Where a candidate's verdict is decided: the caller's or the validator's choice, else what the reference check found. */
+  private isolationFor(opts: ValidateOptions, expected: ReferenceCheck | null): VerdictIsolation {
+    if (opts.isolation) return opts.isolation;
+    const forced = this.opts.isolation ?? 'auto';
+    if (forced !== 'auto') return forced;
+    return expected?.isolation ?? 'isolated';
+  }
+
+  /** Validates the manifest's reference solution (against the task's own test list, nothing frozen); isolated unless told otherwise. */
   validateReference(task: Task, opts: ValidateOptions = {}): Promise<Verdict> {
     if (!task.reference) return Promise.reject(new TaskError('it has no reference solution', task.id));
-    return this.shared(task, task.reference, false, opts, null);
+    return this.shared(task, task.reference, false, { ...opts, isolation: this.isolationFor(opts, null) }, null);
   }
 
   /**
@@ -203,17 +279,24 @@ export class Validator {
     let p = this.referenceChecks.get(key);
     if (!p) {
       const stored = this.opts.expectations?.get(task.id, key);
-      p = stored
-        ? Promise.resolve(stored)
-        : this.validateReference(task, opts.signal ? { signal: opts.signal } : {}).then((v) => {
-            const check = referenceCheckOf(v, key);
-            this.opts.expectations?.put(task.id, check);
-            return check;
-          });
+      p = stored ? Promise.resolve(stored) : this.checkReference(task, key, opts.signal);
       this.referenceChecks.set(key, p);
       p.catch(() => this.referenceChecks.delete(key));
     }
     return p;
+  }
+
+  /**
+   * The reference run both ways: the task is validated isolated when the reference passes the same tests isolated
+   * as in-process (or passes isolated where the in-process defences refused it), else in-process.
+   */
+  private async checkReference(task: Task, key: string, signal: AbortSignal | undefined): Promise<ReferenceCheck> {
+    const forced = this.opts.isolation ?? 'auto';
+    const run = (isolation: VerdictIsolation) => this.validateReference(task, { isolation, ...(signal ? { signal } : {}) });
+    const [inProcess, isolated] = await Promise.all([forced === 'isolated' ? null : run('in-process'), forced === 'in-process' ? null : run('isolated')]);
+    const check = decideIsolation(inProcess, isolated, key);
+    this.opts.expectations?.put(task.id, check);
+    return check;
   }
 
   /** Static checks only (parsing, target, signature, names, imports); nothing of the candidate runs. */
@@ -225,7 +308,7 @@ export class Validator {
   private shared(task: Task, code: string, staticOnly: boolean, opts: ValidateOptions, expected: ReferenceCheck | null = null): Promise<Verdict> {
     if (opts.signal?.aborted) return Promise.reject(abortError());
     const key = createHash('sha256')
-      .update(`${planKey(task)}\0${staticOnly ? 's' : 'r'}\0${opts.timeoutMs ?? ''}\0${expected?.key ?? ''}\0${normalise(code)}`)
+      .update(`${planKey(task)}\0${staticOnly ? 's' : 'r'}\0${opts.timeoutMs ?? ''}\0${expected?.key ?? ''}\0${opts.isolation ?? ''}\0${normalise(code)}`)
       .digest('hex');
     let entry = this.verdicts.get(key);
     let cached = true;
@@ -236,7 +319,7 @@ export class Validator {
       cached = false;
       const controller = new AbortController();
       const e: Shared = { controller, waiters: 0, promise: Promise.resolve(null as unknown as Verdict) };
-      e.promise = this.runShared(task, code, staticOnly, opts.timeoutMs, controller.signal, expected);
+      e.promise = this.runShared(task, code, staticOnly, { timeoutMs: opts.timeoutMs, isolation: opts.isolation ?? 'isolated' }, controller.signal, expected);
       e.promise.catch(() => {
         if (this.verdicts.get(key) === e) this.verdicts.delete(key);
       });
@@ -280,16 +363,18 @@ export class Validator {
   }
 
   /** runCandidate, through the shared verdicts when there are some (a failure to reach them only loses the reuse). */
-  private async runShared(task: Task, code: string, staticOnly: boolean, timeoutMs: number | undefined, signal: AbortSignal, expected: ReferenceCheck | null) {
+  private async runShared(task: Task, code: string, staticOnly: boolean, how: RunHow, signal: AbortSignal, expected: ReferenceCheck | null) {
     const store = this.opts.sharedVerdicts;
     const scope = store?.scope(task) ?? null;
-    if (!store || scope === null) return this.runCandidate(task, code, staticOnly, timeoutMs, signal, expected);
+    if (!store || scope === null) return this.runCandidate(task, code, staticOnly, how, signal, expected);
     const key = createHash('sha256')
-      .update(`${scope}\0${planKey({ ...task, repoPath: '' })}\0${staticOnly ? 's' : 'r'}\0${timeoutMs ?? ''}\0${expected?.key ?? ''}\0${normalise(code)}`)
+      .update(
+        `${scope}\0${planKey({ ...task, repoPath: '' })}\0${staticOnly ? 's' : 'r'}\0${how.timeoutMs ?? ''}\0${expected?.key ?? ''}\0${how.isolation}\0${normalise(code)}`,
+      )
       .digest('hex');
     const hit = await store.get(key).catch(() => null);
     if (hit) return hit;
-    const v = await this.runCandidate(task, code, staticOnly, timeoutMs, signal, expected);
+    const v = await this.runCandidate(task, code, staticOnly, how, signal, expected);
     await store.put(key, v).catch(() => {});
     return v;
   }
@@ -298,10 +383,11 @@ export class Validator {
     task: Task,
     code: string,
     staticOnly: boolean,
-    timeoutOverride: number | undefined,
+    how: RunHow,
     signal: AbortSignal,
     expected: ReferenceCheck | null,
   ): Promise<Verdict> {
+    const timeoutOverride = how.timeoutMs;
     const base = await this.prepare(task);
     if (signal.aborted) throw abortError();
     // The reference's passing tests stand in for the task's list only when the task names none.
@@ -309,10 +395,12 @@ export class Validator {
     const plan: TaskPlan = frozen ? { ...base, expectedTests: expected.tests } : base;
     const from: Verdict['expectedFrom'] = frozen ? 'reference' : plan.expectedTests ? 'task' : null;
     const timeoutMs = timeoutOverride ?? plan.timeoutMs;
+    // A task the facts run could not prepare for isolation (its target cannot be masked) runs in-process.
+    const isolated = !staticOnly && how.isolation === 'isolated' && plan.isolation !== null;
     const once = async () => {
-      const run = await this.pool.run(() => this.runHarness(plan, { mode: plan.mode, candidate: code, staticOnly }, timeoutMs, signal), signal);
+      const run = await this.pool.run(() => this.runHarness(plan, { mode: plan.mode, candidate: code, staticOnly, isolated }, timeoutMs, signal), signal);
       if (run.result.killedBy === 'aborted') throw abortError();
-      return { ...buildVerdict(plan, run.result, run.nonce, timeoutMs, this.sandbox), expectedFrom: from };
+      return { ...buildVerdict(plan, run.result, run.nonce, timeoutMs, this.sandbox, run.candidate), expectedFrom: from };
     };
     const first = await once();
     if (staticOnly || !timingDependent(first, this.opts.flakyMargin ?? FLAKY_MARGIN)) return first;
@@ -334,16 +422,19 @@ export class Validator {
 
   private async runHarness(
     plan: TaskPlan,
-    what: { mode: string; candidate: string; staticOnly?: boolean },
+    what: { mode: string; candidate: string; staticOnly?: boolean; isolated?: boolean },
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<{ result: SandboxRunResult; nonce: string }> {
+  ): Promise<{ result: SandboxRunResult; nonce: string; candidate: SandboxRunResult | null }> {
     const nonce = newNonce();
     // CPU time follows the wall-clock limit unless the caller set a tighter one.
     const cpu = Math.ceil(timeoutMs / 1000) + 1;
     const limits: Limits = { ...this.limits, cpuSeconds: this.opts.limits?.cpuSeconds ? Math.min(this.opts.limits.cpuSeconds, cpu) : cpu };
     const repo = plan.repo;
-    const result = await runSandboxed(this.sandbox, {
+    const iso = what.isolated ? plan.isolation : null;
+    // No sandbox holds the original target: the masked file lies over it (strong mode).
+    const overlays = plan.isolation?.masked && plan.target.kind === 'file' ? [{ rel: plan.target.file, host: plan.isolation.masked }] : [];
+    const testSpec: SandboxRunSpec = {
       ...(plan.python ? { python: plan.python } : {}),
       stdin: ({ ws, base }) =>
         JSON.stringify({
@@ -364,9 +455,10 @@ export class Validator {
           perTestTimeout: plan.perTestTimeoutS,
           facts: plan.facts,
           // The harness sets these itself only when prlimit is missing.
-          limits: this.sandbox.tools.prlimit
-            ? null
-            : { cpu: limits.cpuSeconds, as: limits.addressSpaceBytes, fsize: limits.fileSizeBytes, nproc: limits.processes, core: 0 },
+          limits: this.harnessLimits(limits),
+          isolated: iso !== null,
+          stub: iso?.stub ?? null,
+          hidden: iso ? iso.hidden.map((h) => h.rel) : [],
         }),
       timeoutMs,
       limits,
@@ -374,8 +466,36 @@ export class Validator {
       repoBytes: repo ? repo.bytes : 0,
       signal,
       workRoot: this.opts.workRoot,
-    });
-    return { result, nonce };
+      overlays,
+    };
+    if (!iso) return { result: await runSandboxed(this.sandbox, testSpec), nonce, candidate: null };
+    const candidateSpec: SandboxRunSpec = {
+      ...testSpec,
+      entry: 'serve',
+      // The tests' run decides when both end; this one only must not end first.
+      timeoutMs: timeoutMs + 2000,
+      hidden: iso.hidden,
+      stdin: ({ ws, base }) =>
+        JSON.stringify({
+          ws,
+          base: repo ? base : null,
+          copy: iso.copy,
+          program: 'program.py',
+          target: plan.target,
+          candidate: what.candidate,
+          env: plan.env,
+          pythonPath: plan.pythonPath,
+          limits: this.harnessLimits(limits),
+        }),
+    };
+    const pair = await runSandboxedPair(this.sandbox, testSpec, candidateSpec);
+    return { result: pair.tests, nonce, candidate: pair.candidate };
+  }
+
+  private harnessLimits(limits: Limits) {
+    return this.sandbox.tools.prlimit
+      ? null
+      : { cpu: limits.cpuSeconds, as: limits.addressSpaceBytes, fsize: limits.fileSizeBytes, nproc: limits.processes, core: 0 };
   }
 }
 
@@ -413,8 +533,9 @@ export function createValidator(opts: ValidatorOptions = {}): Promise<Validator>
 
 /** The key a task's reference check is kept under: its plan (paths, harness, tests) and its reference. */
 export function referenceCheckKey(task: Task): string {
+  // "isolation": a check made before the reference ran both ways is stale.
   return createHash('sha256')
-    .update(`${planKey(task)}\0${normalise(task.reference ?? '')}`)
+    .update(`isolation\0${planKey(task)}\0${normalise(task.reference ?? '')}`)
     .digest('hex');
 }
 
@@ -437,13 +558,45 @@ function planKey(task: Task): string {
     .digest('hex');
 }
 
-function referenceCheckOf(v: Verdict, key: string): ReferenceCheck {
-  const passes = v.status === 'passed';
+const passedTests = (v: Verdict) => v.tests.filter((t) => t.outcome === 'passed' && t.expected).map((t) => t.id);
+
+/**
+ * What the reference's runs establish: the tests a candidate must pass, and where candidates are validated.
+ * Isolated when the isolated run passes the same tests as the in-process one, or passes where the in-process one
+ * did not (its defences misjudged correct code); in-process when isolation changes what the tests see (they patch
+ * what the target calls, or need a value that cannot cross). A missing run is one the validator was told to skip.
+ */
+export function decideIsolation(inProcess: Verdict | null, isolated: Verdict | null, key: string): ReferenceCheck {
+  const ok = (v: Verdict | null) => v !== null && v.status === 'passed';
+  const same = ok(inProcess) && ok(isolated) && passedTests(inProcess!).join('\n') === passedTests(isolated!).join('\n');
+  let chosen: Verdict;
+  let isolation: VerdictIsolation;
+  let isolationReason: string;
+  if (isolated && (same || (ok(isolated) && !ok(inProcess)))) {
+    chosen = isolated;
+    isolation = 'isolated';
+    isolationReason = !inProcess
+      ? "isolated by the validator's setting"
+      : same
+        ? 'the reference passes the same tests isolated as in-process'
+        : `the reference passes isolated; in-process it was judged ${inProcess.status} (${inProcess.reason})`;
+  } else {
+    chosen = inProcess ?? isolated!;
+    isolation = inProcess ? 'in-process' : 'isolated';
+    isolationReason = !isolated
+      ? "in-process by the validator's setting"
+      : ok(isolated)
+        ? 'isolated, the reference passes other tests than in-process (the tests see something the process boundary changes)'
+        : `isolated, the reference was judged ${isolated.status} (${isolated.reason})`;
+  }
+  const passes = ok(chosen);
   return {
     passes,
-    tests: v.tests.filter((t) => t.outcome === 'passed' && t.expected).map((t) => t.id),
-    reason: passes ? v.reason : `${v.status}: ${v.reason}`,
+    tests: passedTests(chosen),
+    reason: passes ? chosen.reason : `${chosen.status}: ${chosen.reason}`,
     key,
+    isolation,
+    isolationReason,
   };
 }
 
@@ -511,6 +664,10 @@ interface Report {
 /** What the status of a verdict is decided on. */
 interface Decision {
   run: SandboxRunResult;
+  /** An isolated run's candidate process. */
+  candidate: SandboxRunResult | null;
+  /** Calls that could not cross between the two processes of an isolated run. */
+  crossing: string[];
   report: Report;
   tests: TestResult[];
   expected: string[] | null;
@@ -521,14 +678,22 @@ interface Decision {
   timeoutMs: number;
 }
 
-export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: string, timeoutMs: number, sandbox: SandboxInfo): Verdict {
+export function buildVerdict(
+  plan: TaskPlan,
+  run: SandboxRunResult,
+  nonce: string,
+  timeoutMs: number,
+  sandbox: SandboxInfo,
+  candidate: SandboxRunResult | null = null,
+): Verdict {
   const report = readReport(run.channel, nonce);
   const { done, harnessError, findings } = report;
   const events: SandboxEvent[] = [...run.events];
   const expected = plan.expectedTests;
   const tests = testResults(report, expected);
   limitEvents(plan, run, report, tests, events);
-  const { refused, tampering } = runnerNotices(report, events);
+  if (candidate) candidateEvents(candidate, events);
+  const { refused, tampering, crossing } = runnerNotices(report, events);
   if (!done && !run.killedBy && !harnessError) {
     const setup = /^(bwrap|setpriv|prlimit): .*/m.exec(run.stderr);
     events.push(
@@ -555,7 +720,7 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
   const notExercised = target && done?.ran && !done.loadError ? exerciseProblem(target) : null;
   if (notExercised) events.push({ kind: 'not-exercised', detail: notExercised });
 
-  const { status, reason } = statusOf({ run, report, tests, expected, refused, tampering, notExercised, timeoutMs });
+  const { status, reason } = statusOf({ run, candidate, report, tests, expected, refused, tampering, crossing, notExercised, timeoutMs });
   if (report.staticRec === undefined && done && !harnessError) {
     events.push({ kind: 'no-report', detail: 'the static-check record is missing' });
   }
@@ -572,15 +737,24 @@ export function buildVerdict(plan: TaskPlan, run: SandboxRunResult, nonce: strin
     peakMemoryBytes: typeof done?.maxrss === 'number' ? done.maxrss : null,
     sandbox: { strength: sandbox.strength, label: sandbox.label, events },
     exit: run.exit,
-    stdout: run.stdout.slice(0, 8192),
-    stderr: run.stderr.slice(-8192),
+    stdout: (candidate?.stdout.trim() ? `${run.stdout}\n--- the candidate process's own output ---\n${candidate.stdout}` : run.stdout).slice(0, 8192),
+    stderr: (candidate?.stderr.trim() ? `${run.stderr}\n--- the candidate process's stderr ---\n${candidate.stderr}` : run.stderr).slice(-8192),
     cached: false,
     expectedFrom: expected ? 'task' : null,
     target,
     environment,
     flaky: null,
     ...(infrastructure ? { infrastructure } : {}),
+    isolation: candidate ? 'isolated' : 'in-process',
   };
+}
+
+/** What the limits did to an isolated run's candidate process (its end after the tests' is the engine's doing). */
+function candidateEvents(c: SandboxRunResult, events: SandboxEvent[]): void {
+  if (c.exit.signal === 'SIGXCPU') events.push({ kind: 'cpu-limit', detail: 'the candidate process reached its CPU-time limit (SIGXCPU)' });
+  else if (c.exit.signal && !c.killedBy && !c.endedWithPartner) events.push({ kind: 'killed-by-signal', detail: `the candidate process: ${c.exit.signal}` });
+  if (c.killedBy === 'output-limit') events.push({ kind: 'output-limit', detail: 'the candidate process printed more than the output limit' });
+  for (const e of c.events) if (e.kind === 'sandbox-failure') events.push({ kind: e.kind, detail: `the candidate process: ${e.detail}` });
 }
 
 /**
@@ -652,8 +826,9 @@ function limitEvents(plan: TaskPlan, run: SandboxRunResult, { records, forged, d
     events.push({ kind: 'forged-output-ignored', detail: 'a results line printed on stdout (not the harness channel)' });
 }
 
-/** What the runner refused and took for tampering, each also recorded as an event. */
-function runnerNotices({ records, done }: Report, events: SandboxEvent[]): { refused: string[]; tampering: string[] } {
+/** What the runner refused, took for tampering, or could not carry across (isolated), each also recorded as an event. */
+function runnerNotices({ records, done }: Report, events: SandboxEvent[]): { refused: string[]; tampering: string[]; crossing: string[] } {
+  const crossing: string[] = [];
   // Refusals the runner's audit hook noted the moment they happened (also when no final report came).
   const notices = done?.refused ?? records.find((r) => r.t === 'notices')?.refused;
   const refused: string[] = (Array.isArray(notices) ? notices : []).map((x: unknown) => String(x).slice(0, 300));
@@ -664,6 +839,9 @@ function runnerNotices({ records, done }: Report, events: SandboxEvent[]): { ref
     if (e.kind === 'tampering') {
       tampering.push(detail);
       events.push({ kind: 'tampering', detail });
+    } else if (e.kind === 'crossing') {
+      crossing.push(detail);
+      events.push({ kind: 'crossing', detail });
     } else if (e.kind === 'refused') {
       if (!refused.includes(detail)) {
         refused.push(detail);
@@ -674,7 +852,7 @@ function runnerNotices({ records, done }: Report, events: SandboxEvent[]): { ref
       events.push({ kind: 'refused', detail: `frame access refused (not counted against the candidate): ${detail}` });
     }
   }
-  return { refused, tampering };
+  return { refused, tampering, crossing };
 }
 
 /** The verdict's status and reason: the first of these that applies, from the run's fate to the tests' results. */
@@ -684,7 +862,9 @@ function statusOf(d: Decision): { status: Verdict['status']; reason: string } {
   const blocking = d.report.findings.find((f) => BLOCKING.has(f.kind));
   if (run.killedBy === 'wall-timeout') return { status: 'timeout', reason: `killed at the ${d.timeoutMs} ms time limit` };
   if (run.exit.signal === 'SIGXCPU') return { status: 'timeout', reason: 'killed at the CPU-time limit' };
+  if (d.candidate?.exit.signal === 'SIGXCPU') return { status: 'timeout', reason: 'the candidate process was killed at the CPU-time limit' };
   if (run.killedBy) return { status: 'error', reason: run.killedBy === 'output-limit' ? 'killed for producing too much output' : 'cancelled' };
+  if (d.candidate?.killedBy === 'output-limit') return { status: 'error', reason: 'the candidate process was killed for producing too much output' };
   if (harnessError) {
     return {
       status: 'error',
@@ -712,6 +892,8 @@ function statusOf(d: Decision): { status: Verdict['status']; reason: string } {
   if (tampering.length) return { status: 'error', reason: `forgery: ${tampering[0]}${tampering.length > 1 ? ` (and ${tampering.length - 1} more)` : ''}` };
   if (refused.length) return { status: 'error', reason: `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses` };
   if (done.loadError) return { status: 'failed', reason: `the code failed to load: ${String(done.loadError).split('\n').filter(Boolean).slice(-1)[0] ?? ''}` };
+  if (d.crossing.length)
+    return { status: 'failed', reason: `a call of the target could not cross between the test process and the candidate's: ${d.crossing[0]}` };
   if (!tests.length || (done.pytestExit === 5 && !tests.some((t) => t.outcome === 'passed'))) return { status: 'error', reason: 'no tests ran' };
   if (notExercised) return { status: 'error', reason: `the tests did not exercise the candidate: ${notExercised}` };
   const passedExpected = tests.filter((t) => t.expected && t.outcome === 'passed').length;

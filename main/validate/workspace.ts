@@ -52,6 +52,81 @@ export interface TaskPlan {
   pythonPath: string[];
   /** The task's own interpreter (absolute), or null for the validator's. */
   python: string | null;
+  /** What an isolated run needs beyond the rest (from the facts run); null until known. */
+  isolation: IsolationPlan | null;
+}
+
+/** The pieces of an isolated run: the tests' forwarding stub, the masked target file, what the candidate's sandbox leaves out. */
+export interface IsolationPlan {
+  /** The forwarding stub the tests get in place of the target (the harness makes it itself for a check program). */
+  stub: string | null;
+  /** Host path of the target's file with the target masked, laid over the original in every sandbox; null for a check program. */
+  masked: string | null;
+  /** Repository paths (test folders and files) the candidate's sandbox cannot read. */
+  hidden: { rel: string; dir: boolean }[];
+  /** The repository files copied into the candidate's workspace: the listing without the hidden paths. */
+  copy: { dirs: string[]; files: string[]; links: [string, string][] } | null;
+}
+
+const TEST_DIR = /^(?:tests?|testing)$/i;
+// `test*.py` is unittest discovery's default pattern; `*_test.py` and conftest.py are pytest's.
+const TEST_FILE = /^(?:test.*\.py|.*_tests?\.py|conftest\.py)$/i;
+
+/**
+ * What of a repository the candidate's sandbox leaves out: test folders (test, tests, testing, except one that
+ * holds the target's own file), test files by their names, and the files and folders the test command names.
+ */
+export function testPaths(listing: RepoListing, targetFile: string, testArgs: string[]): { rel: string; dir: boolean }[] {
+  const named = new Set<string>();
+  const patterns: RegExp[] = [];
+  for (let i = 0; i < testArgs.length; i++) {
+    const a = testArgs[i]!;
+    // unittest discovery's own pattern (-p/--pattern, or the second word after `discover`): its files are tests.
+    if ((a === '-p' || a === '--pattern') && testArgs[i + 1]) patterns.push(globRegExp(testArgs[++i]!));
+    else if (testArgs[0] === 'discover' && i === 2 && !a.startsWith('-') && !testArgs[1]!.startsWith('-')) patterns.push(globRegExp(a));
+    if (a.startsWith('-')) continue;
+    const p = a.split('::')[0]!.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/$/, '');
+    named.add(p);
+    if (!p.endsWith('.py') && /^[\w.]+$/.test(p)) {
+      named.add(`${p.replace(/\./g, '/')}.py`);
+      named.add(p.replace(/\./g, '/'));
+    }
+  }
+  const hiddenDirs: string[] = [];
+  const under = (rel: string) => hiddenDirs.some((d) => rel.startsWith(`${d}/`));
+  for (const d of listing.dirs) {
+    if (under(d) || targetFile.startsWith(`${d}/`)) continue;
+    const base = d.slice(d.lastIndexOf('/') + 1);
+    if (TEST_DIR.test(base) || named.has(d)) hiddenDirs.push(d);
+  }
+  const out = hiddenDirs.map((rel) => ({ rel, dir: true }));
+  for (const f of listing.files) {
+    if (f === targetFile || under(f)) continue;
+    const base = f.slice(f.lastIndexOf('/') + 1);
+    if (TEST_FILE.test(base) || named.has(f) || patterns.some((p) => p.test(base))) out.push({ rel: f, dir: false });
+  }
+  return out;
+}
+
+/** A shell glob (unittest's -p pattern: *, ?, [...]) as an anchored regular expression. */
+function globRegExp(glob: string): RegExp {
+  const body = glob
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${body}$`);
+}
+
+/** The listing as the candidate's workspace gets it: without the hidden paths. */
+export function withoutPaths(listing: RepoListing, hidden: { rel: string; dir: boolean }[]): IsolationPlan['copy'] {
+  const dirs = hidden.filter((h) => h.dir).map((h) => h.rel);
+  const files = new Set(hidden.filter((h) => !h.dir).map((h) => h.rel));
+  const out = (rel: string) => files.has(rel) || dirs.some((d) => rel === d || rel.startsWith(`${d}/`));
+  return {
+    dirs: listing.dirs.filter((d) => !out(d)),
+    files: listing.files.filter((f) => !out(f)),
+    links: listing.links.filter(([rel]) => !out(rel)),
+  };
 }
 
 /** Time limit for one candidate run: the reference's run time × factor, within floor and ceiling. */
@@ -151,7 +226,7 @@ export function listRepository(root: string, taskId: string): RepoListing {
       }
       if (s.isDirectory()) {
         if (!SKIP_DIRS.has(name) && !name.endsWith('.egg-info')) stack.push(r);
-      } else if (isWithheld(r)) {
+      } else if (isWithheld(r) || (name.endsWith('.jsonl') && s.isFile() && isTaskManifest(path.join(abs, name)))) {
         listing.withheld.push(r);
       } else if (s.isSymbolicLink()) {
         try {
@@ -204,6 +279,7 @@ export function planTask(
       env: {},
       pythonPath: [],
       python: taskInterpreter(task, null),
+      isolation: null,
     };
   }
   if (!task.test_command) throw new TaskError('it has neither check_template nor test_command', task.id);
@@ -225,6 +301,7 @@ export function planTask(
     env,
     pythonPath,
     python: taskInterpreter(task, interpreter),
+    isolation: null,
   };
 }
 
@@ -234,6 +311,24 @@ export function planTask(
  */
 const WITHHELD_NAME =
   /^(?:\.env(?:\..+)?|\.netrc|_netrc|\.pypirc|\.npmrc|\.git-credentials|\.pgpass|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|.+\.(?:pem|key|p12|pfx|keystore|jks))$/i;
+
+/**
+ * Whether a file is a task manifest (JSON lines naming a qualname and a reference): it holds the answers, so no
+ * workspace gets it, whichever folder of the repository it lies in (the sample repository keeps its own there).
+ */
+function isTaskManifest(file: string): boolean {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buf = Buffer.alloc(65536);
+    const text = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+    return /"qualname"\s*:/.test(text) && /"reference"\s*:/.test(text);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+}
 
 /** Whether a repository file is left out of workspaces as a credential or key (by its name). */
 export function isWithheld(rel: string): boolean {

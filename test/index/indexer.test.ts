@@ -137,7 +137,8 @@ describe('indexRepository', () => {
       store.db.prepare('DELETE FROM api_entries WHERE id = ?').run(v.id);
     }
     store.db.exec(
-      'ALTER TABLE api_entries DROP COLUMN start_line; ALTER TABLE api_entries DROP COLUMN end_line; ALTER TABLE index_runs DROP COLUMN pid; ALTER TABLE index_runs DROP COLUMN host; ALTER TABLE experiment_runs DROP COLUMN label',
+      'ALTER TABLE api_entries DROP COLUMN start_line; ALTER TABLE api_entries DROP COLUMN end_line; ALTER TABLE index_runs DROP COLUMN pid; ALTER TABLE index_runs DROP COLUMN host; ALTER TABLE experiment_runs DROP COLUMN label; ' +
+        'ALTER TABLE reference_checks DROP COLUMN isolation; ALTER TABLE reference_checks DROP COLUMN isolation_reason',
     );
     store.db.pragma('user_version = 6');
     store.close();

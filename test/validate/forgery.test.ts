@@ -94,10 +94,18 @@ afterAll(() => {
 const kinds = (v: Verdict) => v.sandbox.events.map((e) => e.kind);
 const both = () => [templateTask, repoTask];
 
+/**
+ * A forgery fails both ways: isolated (the candidate never runs where the tests decide), and in-process, where the
+ * runner's defences must name the attempt (`why`). Returns the in-process verdicts.
+ */
 async function forged(code: string, why: RegExp, tasks = both()): Promise<Verdict[]> {
   const out: Verdict[] = [];
   for (const t of tasks) {
-    const v = await validator.validate(t, code);
+    const isolated = await validator.validate(t, code, { isolation: 'isolated' });
+    expect(isolated.isolation).toBe('isolated');
+    expect(isolated.status, `${t.id} isolated: ${isolated.reason}`).not.toBe('passed');
+    const v = await validator.validate(t, code, { isolation: 'in-process' });
+    expect(v.isolation).toBe('in-process');
     expect(v.status, `${t.id}: ${v.reason}`).not.toBe('passed');
     expect(v.status, `${t.id}: ${v.reason}`).not.toBe('flaky');
     expect(`${v.reason}\n${v.sandbox.events.map((e) => e.detail).join('\n')}`, t.id).toMatch(why);
@@ -247,7 +255,8 @@ def f(x):
     return -1
 `;
     for (const t of both()) {
-      const v = await validator.validate(t, frames);
+      expect((await validator.validate(t, frames, { isolation: 'isolated' })).status).toBe('failed');
+      const v = await validator.validate(t, frames, { isolation: 'in-process' });
       expect(v.status).toBe('failed');
       expect(v.sandbox.events.some((e) => /frame access refused/.test(e.detail))).toBe(true);
     }
@@ -258,7 +267,8 @@ def f(x):
         fr = e.__traceback__.tb_frame
     return fr.f_back
 `;
-    for (const t of both()) expect((await validator.validate(t, tb)).status).toBe('failed');
+    for (const t of both())
+      for (const isolation of ['isolated', 'in-process'] as const) expect((await validator.validate(t, tb, { isolation })).status).toBe('failed');
     await forged('import sys\n\ndef f(x):\n    sys.settrace(lambda *a: None)\n    return -1\n', /install a trace or profile function/);
     const handler = `import signal
 
@@ -272,7 +282,8 @@ def f(x):
     raise RuntimeError('the handler was given %r' % (SEEN[0],))
 `;
     for (const t of both()) {
-      const v = await validator.validate(t, handler);
+      expect((await validator.validate(t, handler, { isolation: 'isolated' })).status).toBe('failed');
+      const v = await validator.validate(t, handler, { isolation: 'in-process' });
       expect(v.status).toBe('failed');
       expect(v.tests.every((r) => /the handler was given None/.test(r.message ?? ''))).toBe(true); // no frame reached it
     }

@@ -70,8 +70,12 @@ async function noneLeft(marker: string): Promise<void> {
   expect(processesWith(marker)).toEqual([]);
 }
 
+/** Runs a hostile candidate both ways: isolated it must not pass; the in-process verdict is returned for the details. */
 async function run(code: string, timeoutMs?: number): Promise<Verdict> {
-  const v = await validator.validate(task, code, { timeoutMs });
+  const isolated = await validator.validate(task, code, { timeoutMs, isolation: 'isolated' });
+  expect(isolated.isolation).toBe('isolated');
+  expect(isolated.status).not.toBe('passed');
+  const v = await validator.validate(task, code, { timeoutMs, isolation: 'in-process' });
   expect(v.status).not.toBe('passed');
   expect(v.sandbox.label).toBeTruthy();
   return v;

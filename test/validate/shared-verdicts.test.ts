@@ -30,7 +30,7 @@ describe('shared verdicts', () => {
       const first = await a.validate(task, GOOD);
       expect(first.status).toBe('passed');
       const afterA = shared.puts.length;
-      expect(afterA).toBe(2); // the reference check's run and the candidate's
+      expect(afterA).toBe(3); // the reference check's two runs (in-process and isolated) and the candidate's
       const second = await b.validate(task, GOOD);
       expect(shared.puts.length).toBe(afterA); // nothing ran in b
       expect({ ...second, cached: false }).toEqual({ ...first, cached: false });
@@ -40,7 +40,7 @@ describe('shared verdicts', () => {
       const c = await createValidator({ sharedVerdicts: other.store, sandbox: { mode: 'weak' } });
       try {
         expect((await c.validate(task, GOOD)).status).toBe('passed');
-        expect(other.puts.length).toBe(2);
+        expect(other.puts.length).toBe(3);
       } finally {
         c.close();
       }

@@ -154,7 +154,8 @@ describe.skipIf(!found)('the standard library as a repository (CPython’s own t
       TARGETS.slice(0, 4).map(async ({ id, file }) => {
         const t = byId.get(id)!;
         expect(t.python).toBe(found!.python);
-        const ref = await validator.validateReference(t);
+        const check = await validator.referenceCheck(t);
+        const ref = await validator.validateReference(t, { isolation: check.isolation });
         const bad = await validator.validate(t, stub(t.reference!));
         return { id, file, ref, bad };
       }),
@@ -177,7 +178,11 @@ describe.skipIf(!found)('the standard library as a repository (CPython’s own t
 
   it('a target the interpreter loaded before the tests is never passed: the verdict says it was not exercised', async () => {
     const t = tasks.find((x) => x.id === 'stdlib/posixpath.basename')!;
-    const v = await validator.validateReference(t);
+    // Isolated, the candidate process refuses to serve the interpreter's own copy: a load error, never a pass.
+    const isolated = await validator.validateReference(t, { isolation: 'isolated' });
+    expect(isolated.status).not.toBe('passed');
+    expect(isolated.reason).toMatch(/posixpath.*not from the workspace copy/s);
+    const v = await validator.validateReference(t, { isolation: 'in-process' });
     expect(v.status).toBe('error');
     expect(v.reason).toMatch(
       /did not exercise the candidate: they imported the target's module from \/.*posixpath\.py, not from the workspace copy posixpath\.py/,

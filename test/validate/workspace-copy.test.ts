@@ -76,7 +76,10 @@ describe('workspace copies', () => {
     const text = r.out.join('\n');
     expect(text, r.err.join('\n')).toMatch(/Verdict: PASSED/);
     expect(r.code).toBe(0);
-    expect(text).toMatch(/Withheld from the workspace \(credentials and keys\): \.env, \.netrc, deploy\/id_rsa, deploy\/server\.pem/);
+    // The manifest lies in the repository: it holds the reference, so no workspace gets it either.
+    expect(text).toMatch(
+      /Withheld from the workspace \(credentials, keys and task manifests\): \.env, \.netrc, tasks\.jsonl, deploy\/id_rsa, deploy\/server\.pem/,
+    );
   });
 
   it('the snapshot for the sandbox user keeps permission bits and belongs to that user', () => {

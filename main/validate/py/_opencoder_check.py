@@ -849,6 +849,46 @@ def analyze(target, candidate, root, search_path, facts=None, full=True):
     return out
 
 
+FORWARD = "__opencoder_forward__"
+
+
+def forwarding_stub(name, decorators=(), is_async=False, doc=None):
+    """The test process's stand-in for the target: its decorators (a method stays a static, class or
+    property method of its class), the original's docstring (never the candidate's: doctests run it),
+    and a body that hands the call as it came to the candidate process (awaited there when async)."""
+    head = "async def" if is_async else "def"
+    body = "    %r\n" % doc if doc is not None else ""
+    return "".join("@%s\n" % d for d in decorators) + "%s %s(*args, **kwargs):\n%s    return %s(args, kwargs, %s)\n" % (
+        head, name, body, FORWARD, "True" if is_async else "False")
+
+
+def isolation_parts(target, root, search_path):
+    """For a file target: the forwarding stub, and the file with the target's body masked (what every
+    sandbox sees in place of the original, so no copy of the answer is there to read)."""
+    if target["kind"] != "file":
+        name = target["qualname"].split(".")[-1]
+        return {"stub": forwarding_stub(name), "masked": None}
+    text = target["file_text"]
+    tree = ast.parse(text)
+    node, _ = locate(tree, target["qualname"].split("."))
+    if node is None:
+        raise TaskProblem("the target %s is not defined in its file" % target["qualname"])
+    decorators = []
+    for d in node.decorator_list:
+        seg = ast.get_source_segment(text, d)
+        decorators.append(" ".join(seg.split()) if seg and "\n" not in seg else ast.unparse(d))
+    is_async = isinstance(node, ast.AsyncFunctionDef)
+    header = ast.FunctionDef if not is_async else ast.AsyncFunctionDef
+    masked_def = header(name=node.name, args=node.args, body=[ast.parse('raise NotImplementedError("masked by OpenCoder: the candidate provides this")').body[0]],
+                        decorator_list=[], returns=node.returns, type_comment=None, lineno=1, col_offset=0)
+    masked_src = "".join("@%s\n" % d for d in decorators) + ast.unparse(ast.fix_missing_locations(masked_def)) + "\n"
+    masked = analyze(target, masked_src, root, search_path, full=False)
+    if masked.get("spliced") is None or masked.get("blocking"):
+        raise TaskProblem("the target %s could not be masked in its file" % target["qualname"])
+    doc = ast.get_docstring(node, clean=False)
+    return {"stub": forwarding_stub(node.name, decorators, is_async, doc), "masked": masked["spliced"]}
+
+
 def protected_names(template, placeholder):
     """Names a check program's tests rely on that a candidate must not redefine: what the tests
     decorate with, what the program imports, and what the tests section itself binds."""

@@ -58,6 +58,8 @@ def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w):
             sys.path.remove(here)
             sys.modules.pop("_opencoder_runner", None)
             sys.modules.pop("_opencoder_wire", None)
+            sys.modules.pop("_opencoder_codec", None)
+            sys.modules.pop("_opencoder_bridge", None)
         runner.main(cfg_r, rep_w, note_w, path)
         code = 0
     except BaseException:
@@ -235,6 +237,12 @@ class _Reports:
         elif t == "target":
             self.target = {"loadedFrom": rec.get("loadedFrom"), "calls": rec.get("calls")}
         elif t == "done":
+            if self.target is None:
+                # The runner sends the target record first: a final record without it (made up by
+                # whoever reached the runner's key) would skip the check that the tests exercised the
+                # candidate. It ends nothing; the runner's own records still count.
+                self.forged += 1
+                return
             self.done = rec
         elif t == "runner-error":
             self.runner_error = str(rec.get("message"))
@@ -380,6 +388,12 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
         ws = cfg["ws"]
         target = dict(cfg["target"])
         mode = cfg["mode"]
+        isolated = bool(cfg.get("isolated")) and mode != "facts"
+        if isolated:
+            try:
+                os.close(4)  # the connection to the candidate process is the runner's alone
+            except OSError:
+                pass
         reports = None
         if mode != "facts" and not cfg.get("staticOnly"):
             # The first part of the runner's config goes out before the static checks, so the runner
@@ -393,6 +407,8 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
                 "env": {str(k): str(v) for k, v in (cfg.get("env") or {}).items()},
                 "pythonPath": [str(p) for p in cfg.get("pythonPath") or []],
                 "limits": cfg.get("limits"),
+                "isolated": isolated,
+                "hidden": [str(h) for h in cfg.get("hidden") or []],
             }
             if mode == "program":
                 rcfg.update({"program": cfg["program"], "before": _prelude_of(target["template"], target["placeholder"]),
@@ -417,7 +433,12 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
                 target["file_text"] = f.read()
         try:
             if mode == "facts":
-                send({"t": "facts", "facts": check.context_facts(target, ws, search_path)})
+                facts = check.context_facts(target, ws, search_path)
+                try:
+                    facts["isolation"] = check.isolation_parts(target, ws, search_path)
+                except (check.TaskProblem, SyntaxError, ValueError) as e:
+                    facts["isolation"] = {"error": _safe_text(e, 500)}  # the task can still run in-process
+                send({"t": "facts", "facts": facts})
                 return
             analysis = check.analyze(target, cfg["candidate"], ws, search_path, cfg.get("facts"), cfg.get("static", True))
         except check.TaskProblem as e:
@@ -427,12 +448,22 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
         if analysis["blocking"] or cfg.get("staticOnly"):
             send({"t": "done", "results": [], "ran": False})
             return
+        if isolated:
+            # The tests get the forwarding stub where the candidate would go; the candidate itself
+            # is loaded by the candidate process, from the engine's copy of it.
+            stub = cfg.get("stub") or check.forwarding_stub(target["qualname"].split(".")[-1])
+            analysis = check.analyze(target, stub, ws, search_path, cfg.get("facts"), False)
+            if analysis.get("spliced") is None or analysis.get("blocking"):
+                raise check.TaskProblem("the forwarding stub could not replace the target: %s" %
+                                        "; ".join(f["message"] for f in analysis["findings"]))
         text = analysis["spliced"]
         line_map = analysis["lineMap"]
         if mode == "program":
-            with open(os.path.join(ws, cfg["program"]), "w", encoding="utf-8") as f:
-                f.write(text)
             candidate, after, span = _candidate_parts(text, line_map)
+            with open(os.path.join(ws, cfg["program"]), "w", encoding="utf-8") as f:
+                # In-process the candidate shares the file system with the tests: the file holds its part
+                # alone (at its own line numbers); the runner has the rest in memory.
+                f.write(text if isolated else candidate)
             part = {"candidate": candidate, "after": after, "candSpans": [list(span)],
                     "protected": sorted(analysis.get("protected") or [])}
         else:

@@ -3,23 +3,34 @@
 The supervisor (_opencoder_harness.py) forks this process before it has read the engine's key,
 so nothing of that key or of the engine's report channel is ever in this process. The runner
 gets its own per-run key from the supervisor, builds the report function from it, and only then
-loads code of the workspace. What the candidate could use to forge that report is closed off:
+loads code of the workspace.
 
-- an audit hook (PEP 578), installed before any workspace code runs, refuses enumerating the
-  interpreter's objects (gc.get_objects / get_referrers / get_referents), other threads' frames,
-  new audit hooks, reading process memory through /proc, and ctypes; and, while candidate code
-  is on the stack (or on a thread the runner did not start), handing out frames
-  (sys._getframe, tb_frame, gi_frame …), tracing and profiling, and rebinding the code or
-  defaults of functions the candidate did not write;
-- signal handlers the candidate installs are called without the interrupted frame;
-- the test framework's classes, builtins and the test program's names are snapshotted before the
-  candidate loads and compared after it loaded and after every test: a candidate that patched
-  them gets an error verdict naming what it altered;
-- in check-template mode the candidate lives in a module of its own, so it cannot rebind the test
-  program's names; redefining a name the tests decorate with or import is an error;
-- the target is called through a thin dispatcher (its own function object keeps its identity)
-  that counts calls made while tests run and fails a test when the returned value claims to equal
-  objects it cannot equal (an always-true __eq__).
+In an isolated run the candidate runs in a process of its own (_opencoder_serve.py) and the
+workspace holds a forwarding stub. In-process, the candidate runs here, and the defences live in
+_opencoder_guard.py and _opencoder_integrity.py, executed into a private namespace before any
+workspace code runs (see those files):
+
+- nothing the candidate can reach without frames leads to the report function or to state that
+  decides a verdict: the runner defines no class with methods, and what the framework calls (the
+  result recorder's methods, the pytest plugin, the import finder, the signal functions, the target's
+  wrapper and its result check) are stubs with no globals, which reach the runner only through
+  sys.audit, answered only when no candidate code is on the stack;
+- an audit hook (PEP 578) judges frames by code object (the candidate's own, and what it compiles or
+  builds at run time, under whatever file name) and refuses enumerating the interpreter's objects,
+  other threads' frames, new audit hooks, reading process memory, ctypes, raw signal handlers, fresh
+  copies of builtin modules; and, while candidate code is on the stack, frames (but to traceback's
+  own formatting), tracing, rebinding the code or defaults of functions the candidate did not write,
+  importing the tests' modules, writing Python files;
+- the test framework's classes, builtins, the tests' modules and the test program's names are
+  snapshotted before the candidate loads and compared after it loaded and after every test; what
+  changes while the target's module executes (the test module importing it is half-imported then),
+  modules planted for the tests and pytest plugins registered by the candidate are errors too;
+- the target is called through a wrapper swapped into its code (its own function object keeps its
+  identity) whose callees are constants: it counts calls made while tests run and fails a test when
+  the returned value (or one inside it, attributes included) has comparisons the candidate wrote or
+  claims to equal objects it cannot equal, or when the call left a method of an argument or of the
+  result shadowed on the instance;
+- a check program's file holds the candidate's part alone: the tests are in this process's memory.
 
 Records go to the supervisor as `<hmac-sha256 hex> <json>` lines on the report pipe, tagged with
 this process's pid (a fork of the candidate's cannot speak for the runner).
@@ -35,14 +46,12 @@ import os
 import builtins
 import marshal
 import _signal
-import _thread
-import gc
 import _opencoder_wire as _wire  # from the runner's own folder (the supervisor puts it on the path)
+import _opencoder_bridge as _bridge  # likewise: builtin imports only (it loads _opencoder_codec)
 
 _type = type
 _str = str
 _int = int
-_float = float
 _bool = bool
 _list = list
 _tuple = tuple
@@ -51,30 +60,17 @@ _len = len
 _isinstance = isinstance
 _callable = callable
 _getattr = getattr
-import _operator
-_is = _operator.is_
 _id = id
-_object = object
 _BaseException = BaseException
-_encode = str.encode
 _startswith = str.startswith
 _endswith = str.endswith
-_write = os.write
 _getpid = os.getpid
 _exit = os._exit
-_getframe = sys._getframe
-_get_ident = _thread.get_ident
 _FunctionType = type(lambda: 0)
 _CodeType = type((lambda: 0).__code__)
-_BuiltinType = type(len)
 _ModuleType = type(sys)
-_MethodType = type(object().__str__)
-_real_signal = _signal.signal
-_real_getsignal = _signal.getsignal
-
-# Exact builtin types whose equality no candidate can change.
-_PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), bytearray, range, slice))
-_CONTAINERS = frozenset((list, tuple, set, frozenset, dict))
+_Namespace = type(sys.implementation)
+_real_signal = _signal.signal  # before the guard puts its stub in its place
 
 
 def _safe_text(e, limit=2000):
@@ -109,7 +105,10 @@ def _private_imports():
             del sys.modules[name]
 
 
-def _source_line(filename, lineno, cache={}):
+_SOURCES = {}  # file -> its lines, for a file whose text on disk is not all of it (the check program in-process)
+
+
+def _source_line(filename, lineno, cache=_SOURCES):
     lines = cache.get(filename)
     if lines is None:
         try:
@@ -177,477 +176,63 @@ def _apply_limits(limits):
 
 
 # ---------------------------------------------------------------------------------------------
-# What counts as the candidate's code
+# The in-process defences (_opencoder_guard.py, _opencoder_integrity.py), loaded privately
 
-class _Candidate:
-    """The candidate's file and line spans (spans None: the whole file)."""
+def _load_guard(runner_file):
+    """The guard's files executed into a namespace of their own, whose builtins are a copy taken now: no
+    module, class or builtin the candidate can see leads there (see _opencoder_guard.py)."""
+    import _frozen_importlib_external as external  # frozen: no workspace file can stand in for it
 
-    def __init__(self, file, spans):
-        self.file = file
-        self.spans = _tuple(_tuple(s) for s in spans) if spans is not None else None
+    here = os.path.dirname(runner_file)
+    ns = {"__name__": "_opencoder_guard", "__builtins__": _dict(builtins.__dict__)}
+    for name in ("_opencoder_guard", "_opencoder_stubs", "_opencoder_integrity"):
+        path = os.path.join(here, name + ".py")
+        ns["__file__"] = path
+        exec(external.SourceFileLoader(name, path).get_code(name), ns)
+    return ns
 
-    def has_line(self, line):
-        if self.spans is None or line is None:
+
+def _Candidate(file, spans, guard=None):
+    """What counts as the candidate's code. In-process the guard knows it by code object (api set); in an
+    isolated run (the workspace holds only the forwarding stub) the stub's file and line spans say it."""
+    cand = _Namespace(file=file, spans=_tuple(_tuple(s) for s in spans) if spans is not None else None, guard=guard, api=None)
+
+    def has_line(line):
+        if cand.spans is None or line is None:
             return True
-        for a, b in self.spans:
+        for a, b in cand.spans:
             if a <= line <= b:
                 return True
         return False
 
-    def is_code(self, code):
-        return _type(code) is _CodeType and code.co_filename == self.file and self.has_line(code.co_firstlineno)
+    def is_code(code):
+        if cand.api is not None:
+            return cand.api.is_code(code)
+        return _type(code) is _CodeType and code.co_filename == cand.file and has_line(code.co_firstlineno)
 
-    def is_value(self, v, depth=0):
-        """Whether v is a function (or a class with methods) written by the candidate."""
-        t = _type(v)
-        if t is _FunctionType:
-            return self.is_code(v.__code__)
-        if t is _MethodType:
-            return self.is_value(v.__func__, depth)
-        if _isinstance(v, _type) and depth == 0:
-            try:
-                for member in _dict.values(v.__dict__):
-                    if self.is_value(member, 1):
-                        return True
-            except _BaseException:
-                return False
-        f = _getattr(v, "__func__", None) if t in (staticmethod, classmethod) else None
-        return f is not None and self.is_value(f, depth)
+    def set_spans(spans):
+        cand.spans = _tuple(_tuple(x) for x in spans)
+        if cand.api is not None:
+            cand.api.set_spans(cand.spans)
+
+    cand.has_line, cand.is_code, cand.set_spans = has_line, is_code, set_spans
+    return cand
 
 
-# ---------------------------------------------------------------------------------------------
-# The audit hook
-
-_UNCONDITIONAL = {
-    "gc.get_objects": "enumerate the interpreter's objects (gc.get_objects)",
-    "gc.get_referrers": "walk the object graph (gc.get_referrers)",
-    "gc.get_referents": "walk the object graph (gc.get_referents)",
-    "sys._current_frames": "read other threads' frames (sys._current_frames)",
-    "sys.addaudithook": "add an audit hook",
-}
-_FRAME_ATTRS = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "gi_yieldfrom", "cr_await"))
-_FUNC_ATTRS = frozenset(("__code__", "__defaults__", "__kwdefaults__", "__globals__", "__closure__"))
-_PROC_NAMES = frozenset(("mem", "pagemap", "kcore", "kmem"))
+def _nothing(*args, **kwargs):
+    return []
 
 
-def _install_policy(cand, events, runner_file, note_fd):
-    """The audit hook. `events` collects refusals (kind, detail) for the verdict."""
-    main_ident = _get_ident()
-    busy = [False]
-    watched = frozenset(_UNCONDITIONAL) | frozenset((
-        "sys._getframe", "object.__getattr__", "object.__setattr__", "object.__delattr__",
-        "sys.settrace", "sys.setprofile", "open", "import", "code.__new__",
-    ))
-    get_ident = _get_ident
-    getframe = _getframe
-    gc_disable, gc_enable, gc_isenabled = gc.disable, gc.enable, gc.isenabled
-    str_t = _str
-    type_ = _type
-
-    def candidate_context():
-        if get_ident() != main_ident:
-            return True
-        if cand.spans == ():
-            return False  # no candidate line is loaded yet (the program's code before it runs)
-        f = getframe(2)
-        while f is not None:
-            co = f.f_code
-            if co.co_filename == cand.file and cand.has_line(f.f_lineno):
-                return True
-            f = f.f_back
-        return False
-
-    write = _write
-    encode = _encode
-
-    def refuse(kind, what, exc=RuntimeError):
-        events.append((kind, what))
-        try:
-            write(note_fd, encode("refused %s\n" % what, "utf-8", "replace"))
-        except OSError:
-            pass
-        raise exc("opencoder: the test runner refuses to %s" % what)
-
-    def suspicious(event, args):
-        """Cheap checks first: most audited events (opens and imports above all) are harmless."""
-        if event == "open":
-            path = args[0] if args else None
-            if type_(path) is bytes:
-                try:
-                    path = path.decode("utf-8", "replace")
-                except _BaseException:
-                    return False
-            if type_(path) is not str_t:
-                return False
-            base = path.rpartition("/")[2]
-            return base in _PROC_NAMES or ("/proc/" in path and "/fd/" in path)
-        if event == "import":
-            name = args[0] if args else None
-            return name == "ctypes" or name == "_ctypes"
-        if event == "object.__getattr__":
-            return _len(args) > 1 and args[1] in _FRAME_ATTRS
-        if event == "object.__setattr__" or event == "object.__delattr__":
-            return _len(args) > 1 and type_(args[0]) is _FunctionType and args[1] in _FUNC_ATTRS
-        if event == "code.__new__":
-            return _len(args) > 1 and args[1] == runner_file
-        return True
-
-    def hook(event, args):
-        if event not in watched and not _startswith(event, "ctypes."):
-            return
-        if busy[0]:
-            return  # the hook's own frame look-up
-        if not suspicious(event, args):
-            return
-        was = gc_isenabled()
-        gc_disable()  # no finalizer of the candidate's runs inside the hook
-        busy[0] = True
-        try:
-            why = _UNCONDITIONAL.get(event)
-            if why is not None:
-                refuse("refused", why)
-            if event == "open":
-                refuse("refused", "read process memory or descriptors through %s" % _safe_text(args[0], 200))
-            if event == "import":
-                if candidate_context():
-                    refuse("refused", "import %s" % args[0], ImportError)
-                return
-            if _startswith(event, "ctypes."):
-                if candidate_context():
-                    refuse("refused", "use ctypes (%s)" % event)
-                return
-            if event == "sys._getframe":
-                if candidate_context():
-                    # ValueError is what callers already expect when no frame is available
-                    # (logging, warnings, namedtuple and typing fall back gracefully).
-                    events.append(("frame", "sys._getframe"))
-                    raise ValueError("opencoder: frames are not available to the candidate")
-                return
-            if event == "object.__getattr__":
-                if candidate_context():
-                    events.append(("frame", args[1]))
-                    raise RuntimeError("opencoder: the test runner refuses the candidate access to %s" % args[1])
-                return
-            if event == "object.__setattr__" or event == "object.__delattr__":
-                code = args[0].__code__
-                if code.co_filename == runner_file or (not cand.is_code(code) and candidate_context()):
-                    refuse("refused", "rebind %s of %s, a function it did not write" % (args[1], _safe_text(args[0].__qualname__, 100)))
-                return
-            if event == "sys.settrace" or event == "sys.setprofile":
-                if candidate_context():
-                    refuse("refused", "install a trace or profile function (%s)" % event)
-                return
-            if event == "code.__new__":
-                # A code object claiming to come from the runner could pass for the runner's own.
-                if candidate_context():
-                    refuse("refused", "forge a code object of the runner")
-                return
-        finally:
-            busy[0] = False
-            if was:
-                gc_enable()
-
-    sys.addaudithook(hook)
+def _Snapshot(cand, skip_files):
+    """Identities of what the candidate must not alter (_opencoder_integrity.make_snapshot). Off in an isolated
+    run: no candidate code runs in this process, so nothing here is its doing."""
+    if _Snapshot.off or cand.guard is None:
+        return _Namespace(modules={}, classes={}, skip_files=skip_files, add_module=_nothing, add_class=_nothing,
+                          add_all=_nothing, changes=_nothing, tampering=_nothing)
+    return cand.guard["make_snapshot"](skip_files)
 
 
-def _install_signal_guard():
-    """Handlers the candidate installs are called with frame=None (a frame leads to the runner)."""
-    real_signal, real_getsignal = _real_signal, _real_getsignal
-    originals = {}
-
-    def unwrap(h):
-        try:
-            return originals.get(h, h)
-        except TypeError:
-            return h
-
-    def signal(signalnum, handler):
-        if _callable(handler):
-            inner = handler
-
-            def trampoline(signum, frame):
-                return inner(signum, None)
-
-            originals[trampoline] = inner
-            prev = real_signal(signalnum, trampoline)
-        else:
-            prev = real_signal(signalnum, handler)
-        return unwrap(prev)
-
-    def getsignal(signalnum):
-        return unwrap(real_getsignal(signalnum))
-
-    signal.__doc__ = real_signal.__doc__
-    getsignal.__doc__ = real_getsignal.__doc__
-    _signal.signal = signal
-    _signal.getsignal = getsignal
-    mod = sys.modules.get("signal")
-    if mod is not None:
-        # signal.py calls _signal.signal at call time, but `from _signal import *` copied names too
-        d = mod.__dict__
-        if d.get("_signal") is None:
-            d["_signal"] = _signal
-
-
-# ---------------------------------------------------------------------------------------------
-# Integrity: what the candidate must not alter
-
-_STRICT_PREFIXES = ("unittest", "_pytest", "pytest", "pluggy", "doctest")
-
-
-def _strict_module(name):
-    if name == "builtins":
-        return True
-    for p in _STRICT_PREFIXES:
-        if name == p or _startswith(name, p + "."):
-            return True
-    return False
-
-
-_WATCH_TYPES = frozenset((_FunctionType, _BuiltinType, _ModuleType, staticmethod, classmethod, property))
-
-
-def _watch_value(v):
-    return _type(v) in _WATCH_TYPES or _isinstance(v, _type)
-
-
-class _Snapshot:
-    """Identities of the functions, classes and modules that modules bind, and of classes' members."""
-
-    def __init__(self, cand, skip_files):
-        self.cand = cand
-        self.skip_files = skip_files
-        self.modules = {}   # name -> (module, dict, {attr: value})
-        self.classes = {}   # id -> (cls, strict, {attr: value})
-
-    def module_is_candidates(self, mod):
-        f = _getattr(mod, "__file__", None) if _type(mod) is _ModuleType else None
-        return _type(f) is _str and f in self.skip_files
-
-    def add_module(self, name, mod, strict=None):
-        if name in self.modules or _type(mod) is not _ModuleType or self.module_is_candidates(mod):
-            return
-        try:
-            d = mod.__dict__
-            items = {k: v for k, v in _dict.items(d) if _type(k) is _str and _watch_value(v)}
-        except _BaseException:
-            return
-        is_strict = _strict_module(name) if strict is None else strict
-        self.modules[name] = (mod, d, (_tuple(items), _tuple(items.values())), is_strict)
-        for v in items.values():
-            if _isinstance(v, _type) and _getattr(v, "__module__", None) == name:
-                self.add_class(v, is_strict)
-
-    def add_class(self, cls, strict):
-        key = _id(cls)
-        if key in self.classes:
-            return
-        try:
-            members = _dict(cls.__dict__)
-        except _BaseException:
-            return
-        self.classes[key] = (cls, strict, (_tuple(members), _tuple(members.values())))
-
-    def add_all(self):
-        for name, mod in _list(sys.modules.items()):
-            if _type(name) is _str:
-                self.add_module(name, mod)
-
-    def changes(self, strict_only=False, only=None):
-        """[(where, name, old, new, strict, is_class)] for watched entries that differ now
-        (`only`: just these modules' own names, no classes)."""
-        out = []
-        missing = _object()
-        is_, map_ = _is, map
-        for name, (mod, d, items, strict) in _list(self.modules.items()):
-            if (strict_only and not strict and only is None) or (only is not None and name not in only):
-                continue
-            keys, vals = items
-            if all(map_(is_, map_(d.get, keys), vals)):  # the common case, at C speed
-                continue
-            for k, v in zip(keys, vals):
-                now = d.get(k, missing)
-                if now is not v:
-                    out.append((name, k, v, now, strict, False))
-        for key, (cls, strict, members) in ([] if only is not None else _list(self.classes.items())):
-            if strict_only and not strict:
-                continue
-            try:
-                cur = cls.__dict__
-                keys, vals = members
-                if _len(cur) == _len(keys) and all(map_(is_, map_(cur.get, keys), vals)):
-                    continue
-                cname = "%s.%s" % (_getattr(cls, "__module__", "?"), cls.__qualname__)
-                for k, v in zip(keys, vals):
-                    now = cur.get(k, missing)
-                    if now is not v:
-                        out.append((cname, k, v, now, strict, True))
-                for k in _list(cur):
-                    if k not in keys:
-                        out.append((cname, k, missing, cur[k], strict, True))
-            except _BaseException:
-                continue
-        return out, missing
-
-    def tampering(self, strict_only=False, lenient=False, only=None):
-        """Changes the candidate is answerable for: any change of builtins or of the test
-        framework; elsewhere a value the candidate wrote, or a changed special method.
-        lenient: judge the framework like the rest (pytest patches its own classes while it
-        configures itself)."""
-        found = []
-        changes, missing = self.changes(strict_only, only)
-        for where, k, old, new, strict, is_class in changes:
-            if lenient:
-                strict = False
-            if k in ("__doc__", "__annotations__", "__weakref__"):
-                continue
-            dunder = _startswith(k, "__") and _endswith(k, "__")
-            if strict or (new is not missing and self.cand.is_value(new)) or (not lenient and dunder and is_class and (_callable(new) or new is missing)):
-                found.append("%s.%s" % (where, k))
-        return found
-
-
-# ---------------------------------------------------------------------------------------------
-# The dispatcher in front of the target
-
-_PROBES = (0, 987654321, "", "\x00opencoder-probe", None, (), 0.5)
-
-
-def _claims_equality(v, budget):
-    """A reason when v (or something inside it) equals objects that no honest value equals."""
-    t = _type(v)
-    if t in _PLAIN:
-        return None
-    if t in _CONTAINERS:
-        items = _list(v.items()) if t is _dict else _list(v) if t in (set, frozenset) else v
-        for x in items[:50]:
-            if budget[0] <= 0:
-                return None
-            budget[0] -= 1
-            pair = x if t is _dict else (x,)
-            for y in pair:
-                why = _claims_equality(y, budget)
-                if why:
-                    return why
-        return None
-    try:
-        sentinel = _object()
-        if _bool(v == sentinel) or not _bool(v != sentinel):
-            return "a %s that claims to equal a fresh object() (its __eq__ answers True whatever it is given)" % _safe_text(t.__name__, 80)
-        equal = [p for p in _PROBES if _bool(v == p)]
-        if _len(equal) >= 2:
-            return "a %s that claims to equal both %r and %r" % (_safe_text(t.__name__, 80), equal[0], equal[1])
-    except _BaseException:
-        return None
-    return None
-
-
-class _Calls:
-    in_test = False
-    count = 0
-
-
-def _wrapper_source(fn, slot, cells):
-    """A def with exactly fn's parameters (names, kinds, which have defaults) that forwards them to
-    the dispatcher: swapped in as fn's code, it keeps what introspection sees (argument names and
-    counts, signature, defaults stored on the function object)."""
-    co = fn.__code__
-    flags = co.co_flags
-    if flags & 0x200:  # async generator: left unwrapped
-        return None
-    names = co.co_varnames
-    argc, posonly, kwonly = co.co_argcount, co.co_posonlyargcount, co.co_kwonlyargcount
-    n_def = _len(fn.__defaults__ or ())
-    kwdefs = fn.__kwdefaults__ or {}
-    params, pos_fwd, kw_fwd = [], [], []
-    for i in range(argc):
-        params.append(names[i] + ("=None" if i >= argc - n_def else ""))
-        pos_fwd.append(names[i])
-        if i == posonly - 1:
-            params.append("/")
-    k = argc
-    star = None
-    if flags & 0x04:
-        star = names[argc + kwonly]
-        params.append("*" + star)
-        pos_fwd.append("*" + star)
-    elif kwonly:
-        params.append("*")
-    for j in range(kwonly):
-        name = names[k + j]
-        params.append(name + ("=None" if name in kwdefs else ""))
-        kw_fwd.append("%r: %s" % (name, name))
-    if flags & 0x08:
-        dstar = names[argc + kwonly + (1 if flags & 0x04 else 0)]
-        params.append("**" + dstar)
-        kw_fwd.append("**" + dstar)
-    call = "__opencoder_target__(%d, (%s), {%s})" % (slot, "".join(x + ", " for x in pos_fwd), ", ".join(kw_fwd))
-    name = co.co_name if co.co_name.isidentifier() else "target"
-    if flags & 0x80:
-        head, body = "async def", "return __opencoder_check__(await %s)" % call
-    elif flags & 0x20:
-        head, body = "def", "return (yield from %s)" % call
-    else:
-        head, body = "def", "return __opencoder_check__(%s)" % call
-    cell_ref = "".join(c + ", " for c in cells)
-    return "def _outer(%s):\n    %s %s(%s):\n        if 0:\n            (%s)\n        %s\n    return %s\n" % (
-        ", ".join(cells), head, name, ", ".join(params), cell_ref, body, name)
-
-
-def _wrap_function(fn, cand, slot):
-    """Routes calls of fn through the dispatcher, keeping the function object itself (aliases,
-    registries and decorators that captured it still reach it)."""
-    if _type(fn) is not _FunctionType:
-        return False
-    original = fn.__code__
-    clone = _FunctionType(original, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-    clone.__kwdefaults__ = fn.__kwdefaults__
-    clone.__qualname__ = fn.__qualname__
-    n = _len(original.co_freevars)
-    cells = ["__oc_cell%d" % i for i in range(n)]
-    src = _wrapper_source(fn, slot, cells)
-    if src is None:
-        return False
-    ns = {}
-    try:
-        exec(compile(src, cand.file, "exec", dont_inherit=True), ns)
-    except SyntaxError:
-        return False
-    inner = None
-    for c in ns["_outer"].__code__.co_consts:
-        if _type(c) is _CodeType:
-            inner = c
-    if inner is None or _len(inner.co_freevars) != n:
-        return False
-    try:
-        inner = inner.replace(co_filename=original.co_filename, co_firstlineno=original.co_firstlineno, co_name=original.co_name,
-                              co_qualname=_getattr(original, "co_qualname", original.co_name))
-    except TypeError:  # before 3.11: no co_qualname
-        inner = inner.replace(co_filename=original.co_filename, co_firstlineno=original.co_firstlineno, co_name=original.co_name)
-    try:
-        fn.__code__ = inner
-    except _BaseException:
-        return False
-    return clone
-
-
-def _install_dispatcher(targets):
-    calls = _Calls
-    check = _claims_equality
-
-    def dispatch(slot, args, kwargs):
-        if calls.in_test:
-            calls.count += 1
-        return targets[slot](*args, **kwargs)
-
-    def checked(r):
-        why = check(r, [200])
-        if why:
-            raise AssertionError("opencoder: the target returned %s" % why)
-        return r
-
-    builtins.__opencoder_target__ = dispatch
-    builtins.__opencoder_check__ = checked
+_Snapshot.off = False
 
 
 def _find_function(root, qualname, cand):
@@ -692,50 +277,55 @@ def _find_wrapped(fn, cand):
 # ---------------------------------------------------------------------------------------------
 # Modes
 
-class _Run:
-    """State shared by a mode and main (plain attributes, no secrets)."""
+def _Run(cfg, send, events, cand):
+    """State shared by a mode and main: a namespace of plain attributes and closures (no class of the runner's
+    has methods: their globals would lead from object.__subclasses__() back to this module)."""
+    run = _Namespace(cfg=cfg, send=send, events=events, cand=cand, targets=[], clones=[], dispatching=False,
+                     reported=set(), snapshot=None, guard=cand.guard, api=None, armed=False, check=None,
+                     bridge=None,    # isolated runs: the connection to the candidate process
+                     prelude=None)   # isolated check programs: ids of what the code before the candidate defined
 
-    def __init__(self, cfg, send, events, cand):
-        self.cfg = cfg
-        self.send = send
-        self.events = events
-        self.cand = cand
-        self.targets = []
-        self.clones = []
-        self.dispatching = False
-        self.reported = set()
-        self.snapshot = None
-
-    def event(self, kind, detail):
+    def event(kind, detail):
         key = (kind, detail)
-        if key in self.reported:
+        if key in run.reported:
             return
-        self.reported.add(key)
-        self.send({"t": "event", "kind": kind, "detail": detail[:500]})
+        run.reported.add(key)
+        run.send({"t": "event", "kind": kind, "detail": detail[:500]})
 
-    def flush_events(self):
-        while self.events:
-            kind, what = self.events.pop(0)
-            self.event(kind, what)
+    def flush_events():
+        while run.events:
+            kind, what = run.events.pop(0)
+            event(kind, what)
 
-    def check_integrity(self, strict_only, lenient=False, only=None):
-        if self.snapshot is None:
+    def check_integrity(strict_only, lenient=False, only=None):
+        if run.snapshot is None:
             return
-        for what in self.snapshot.tampering(strict_only, lenient, only)[:5]:
-            self.event("tampering", "the candidate altered %s, which it did not define" % what)
+        for what in run.snapshot.tampering(strict_only, lenient, only)[:5]:
+            event("tampering", "the candidate altered %s, which it did not define" % what)
 
-    def wrap_targets(self, namespaces):
-        if not self.dispatching:
-            _install_dispatcher(self.clones)  # it reads the list as it grows
-            self.dispatching = True
+    def set_in_test(on):
+        run.api.set_in_test(on)
+
+    def calls():
+        return run.api.calls()
+
+    def wrap_targets(namespaces):
+        if not run.dispatching:
+            run.check = run.guard["make_check"]()
+            run.dispatching = True
         for ns in namespaces:
-            fn = _find_function(ns, self.cfg["qualname"], self.cand)
-            if fn is None or any(fn is t for t in self.targets):
+            fn = _find_function(ns, run.cfg["qualname"], run.cand)
+            if fn is None or any(fn is t for t in run.targets):
                 continue
-            clone = _wrap_function(fn, self.cand, _len(self.clones))
+            # Calls are counted by the guard (sys.audit is the one way to it), the result checked by a stub.
+            clone = run.guard["wrap_function"](fn, _len(run.clones), sys.audit, run.check)
             if clone:
-                self.targets.append(fn)
-                self.clones.append(clone)
+                run.targets.append(fn)
+                run.clones.append(clone)
+
+    run.event, run.flush_events, run.check_integrity = event, flush_events, check_integrity
+    run.set_in_test, run.calls, run.wrap_targets = set_in_test, calls, wrap_targets
+    return run
 
 
 def _reseed():
@@ -763,6 +353,8 @@ def _run_program(run, cfg, ws):
     sys.modules["__main__"] = P
     sys.argv = [prog]
     pd = P.__dict__
+    loaded = _dict.fromkeys(sys.modules)
+    _SOURCES[prog] = cfg["before"].split("\n")
     try:
         exec(compile(cfg["before"], prog, "exec", dont_inherit=True), pd)
     except _BaseException as e:
@@ -771,15 +363,35 @@ def _run_program(run, cfg, ws):
     # The program's code before the candidate ran while the supervisor checked the candidate.
     _second_frame(run)
     snap = _Snapshot(run.cand, set())
+    # Modules the program made up itself (a timeout_decorator shim): nothing of theirs may change, no name be added.
+    made_up = ["builtins", "__main__"]
+    for name, mod in _list(sys.modules.items()):
+        if name not in loaded and _isinstance(mod, _ModuleType) and _getattr(mod, "__file__", None) is None:
+            snap.add_module(name, mod, strict=True, closed=True)
+            made_up.append(name)
     snap.add_all()
     run.snapshot = snap
     before = _dict(pd)
+    if _getattr(run, "bridge", None) is not None:
+        run.prelude = frozenset(_id(v) for v in before.values())
+        run.prelude_values = before  # keeps those ids alive
+        err = _candidate_loaded(run)
+        if err is not None:
+            return err
     C = _ModuleType("__main__")
     cd = C.__dict__
     cd.update(before)
     C.__file__ = prog
+    cand_lines, after_lines = cfg["candidate"].split("\n"), cfg["after"].split("\n")
+    first, last = run.cand.spans[0] if run.cand.spans else (1, 0)
+    full = _SOURCES[prog]
+    full = (full + [""] * first)[:first - 1] + cand_lines[first - 1:last] + after_lines[last:]
+    _SOURCES[prog] = full  # the whole program, for tracebacks (the file holds the candidate's part alone)
     try:
-        exec(compile(cfg["candidate"], prog, "exec", dont_inherit=True), cd)
+        code = compile(cfg["candidate"], prog, "exec", dont_inherit=True)
+        if run.armed:
+            run.api.register_program(code)  # the candidate's code objects, whatever file name they carry
+        exec(code, cd)
     except _BaseException as e:
         return _describe(e)
     run.flush_events()
@@ -800,19 +412,18 @@ def _run_program(run, cfg, ws):
         elif old is cd or k == entry:
             pd[k] = v
     snap.modules.pop("__main__", None)
-    snap.add_module("__main__", P)
+    snap.add_module("__main__", P, strict=True)
     run.check_integrity(False)
     run.wrap_targets([cd])
-    calls = _Calls
     # The rest of the program is the tests' own code: a check program may compute its cases as it
     # loads (CoderEval's templates do), so calls made then count as the tests' calls.
-    calls.in_test = True
+    run.set_in_test(True)
     try:
         exec(compile(cfg["after"], prog, "exec", dont_inherit=True), pd)
     except _BaseException as e:
         return "the tests failed to load: " + _describe(e)
     finally:
-        calls.in_test = False
+        run.set_in_test(False)
     tests = [(name, _dict.get(pd, name)) for name in cfg.get("tests") or []]
     send, flush = run.send, run.flush_events
     per_test = _int(cfg.get("perTestTimeout") or 0)
@@ -820,8 +431,7 @@ def _run_program(run, cfg, ws):
     SIGALRM = _getattr(_signal, "SIGALRM", None)
     alarm = _getattr(_signal, "alarm", None)
 
-    def on_alarm(signum, frame):
-        raise _Timeout("timed out")
+    on_alarm = run.guard["alarm_handler"](_Timeout)  # a stub: getsignal hands it out
 
     for name, fn in tests:
         if not _callable(fn):
@@ -833,11 +443,11 @@ def _run_program(run, cfg, ws):
                     alarm(per_test)
                 try:
                     _reseed()
-                    calls.in_test = True
+                    run.set_in_test(True)
                     fn()
                     rec = {"t": "test", "id": name, "outcome": "passed"}
                 finally:
-                    calls.in_test = False
+                    run.set_in_test(False)
                     if use_alarm:
                         alarm(0)
             except _Timeout:
@@ -845,7 +455,7 @@ def _run_program(run, cfg, ws):
             except _BaseException as e:
                 rec = {"t": "test", "id": name, "outcome": "failed", "message": _describe(e)}
         flush()
-        run.check_integrity(True, only=("builtins", "__main__"))  # the rest once, after the last test
+        run.check_integrity(True, only=made_up)  # the rest once, after the last test
         send(rec)
     return None
 
@@ -875,46 +485,31 @@ def _loaded_from(run, ws):
 def _install_target_finder(run, ws):
     """Wraps the target in every module made from the target's file, when it is made: tests that
     import a fresh copy (test.support.import_fresh_module) or import it under a second name still
-    call through the dispatcher."""
+    call through the wrapper. In-process, what changes while that module executes (the candidate's
+    module-level code with it) is checked: _opencoder_integrity.window_end."""
     import _frozen_importlib_external as external  # frozen: no workspace file can stand in for it
 
     want = os.path.join(ws, run.cfg["file"])
     stem = os.path.basename(want)[:-3] if want.endswith(".py") else None
     if stem == "__init__":
         stem = os.path.basename(os.path.dirname(want))
-    path_finder = external.PathFinder
+    guard, armed = run.guard, run.armed
 
-    class _Loader:
-        def __init__(self, inner):
-            self._inner = inner
-
-        def __getattr__(self, name):
-            return _getattr(self._inner, name)
-
-        def create_module(self, spec):
-            return self._inner.create_module(spec)
-
-        def exec_module(self, module):
-            self._inner.exec_module(module)
+    def loading(op, module):
+        if op == "start":
+            if armed:
+                guard["window_start"](module)
+        elif op == "abort":
+            guard["window_abort"]()
+        else:
+            if armed:
+                for what in guard["window_end"](module)[:5]:
+                    run.events.append(("tampering", "the candidate altered %s while its module loaded, which it did not define" % what))
             run.wrap_targets([module])
 
-    class _TargetFinder:
-        @classmethod
-        def find_spec(cls, name, path=None, target=None):
-            if _type(name) is not _str or name.rpartition(".")[2] != stem:
-                return None
-            spec = path_finder.find_spec(name, path, target)
-            if spec is None or spec.origin != want or spec.loader is None:
-                return spec
-            spec.loader = _Loader(spec.loader)
-            return spec
-
-        @classmethod
-        def invalidate_caches(cls):
-            pass
-
     if stem:
-        sys.meta_path.insert(0, _TargetFinder)
+        # A namespace of stubs, not a class of the runner's: it sits in sys.meta_path for anyone to see.
+        sys.meta_path.insert(0, guard["target_finder"](stem, want, external.PathFinder, loading))
 
 
 def _run_unittest(run, cfg, ws):
@@ -924,102 +519,85 @@ def _run_unittest(run, cfg, ws):
     run.snapshot.add_all()  # the framework as loaded, before any test module (or the candidate) is
 
     opts = _parse_unittest_args(_list(cfg.get("testArgs") or []))
-    send, flush, calls = run.send, run.flush_events, _Calls
+    send, flush = run.send, run.flush_events
     rank = {"passed": 0, "skipped": 0, "expected-failure": 0, "unexpected-success": 1, "failed": 2, "error": 3}
     _safe = _safe_text
 
-    class Recorder(unittest.TestResult):
-        def __init__(self):
-            super().__init__()
-            self._counts = {}
-            self._keys = {}
-            self._outcome = {}
+    result = unittest.TestResult()
+    counts, keys, outcomes = {}, {}, {}
 
-        def _key(self, test):
-            k = self._keys.get(_id(test))
-            if k is None:
-                try:
-                    base = test.id()
-                    if _type(base) is not _str:
-                        base = "<unknown test>"
-                except _BaseException:
+    def key_of(test):
+        k = keys.get(_id(test))
+        if k is None:
+            try:
+                base = test.id()
+                if _type(base) is not _str:
                     base = "<unknown test>"
-                n = self._counts.get(base, 0) + 1
-                self._counts[base] = n
-                k = base if n == 1 else "%s#%d" % (base, n)  # two doctests with one name stay two tests
-                self._keys[_id(test)] = k
-            return k
+            except _BaseException:
+                base = "<unknown test>"
+            n = counts.get(base, 0) + 1
+            counts[base] = n
+            k = base if n == 1 else "%s#%d" % (base, n)  # two doctests with one name stay two tests
+            keys[_id(test)] = k
+        return k
 
-        def _put(self, test, outcome, message=None):
-            k = self._key(test)
-            prev = self._outcome.get(k)
-            if prev is not None and rank.get(prev[0], 0) >= rank.get(outcome, 0):
-                return
-            self._outcome[k] = (outcome, message)
+    def put(test, outcome, message=None):
+        k = key_of(test)
+        prev = outcomes.get(k)
+        if prev is not None and rank.get(prev[0], 0) >= rank.get(outcome, 0):
+            return
+        outcomes[k] = (outcome, message)
 
-        def startTest(self, test):
-            super().startTest(test)
-            self._key(test)
+    def emit(k):
+        got = outcomes.pop(k, None)
+        if got is None:
+            got = ("error", "the test framework reported no outcome for this test")
+        flush()
+        run.check_integrity(True)
+        rec = {"t": "test", "id": k, "outcome": got[0]}
+        if got[1]:
+            rec["message"] = got[1][-2000:]
+        send(rec)
+
+    def text(err, test):
+        try:
+            return result._exc_info_to_string(err, test)
+        except _BaseException as e:
+            return _describe(e, with_tb=False)
+
+    def handle(op, test, detail):
+        """What unittest told the result object (its methods are the guard's stubs: they hand this
+        function over only when no candidate code is on the stack)."""
+        if op == "startTest":
+            key_of(test)
             _reseed()
-            calls.in_test = True
-
-        def stopTest(self, test):
-            calls.in_test = False
-            super().stopTest(test)
-            k = self._key(test)
-            self._keys.pop(_id(test), None)
-            self._emit(k)
-
-        def _emit(self, k):
-            got = self._outcome.pop(k, None)
-            if got is None:
-                got = ("error", "the test framework reported no outcome for this test")
-            flush()
-            run.check_integrity(True)
-            rec = {"t": "test", "id": k, "outcome": got[0]}
-            if got[1]:
-                rec["message"] = got[1][-2000:]
-            send(rec)
-
-        def addSuccess(self, test):
-            super().addSuccess(test)
-            self._put(test, "passed")
-
-        def addFailure(self, test, err):
-            super().addFailure(test, err)
-            self._put(test, "failed", self._text(err, test))
-
-        def addError(self, test, err):
-            super().addError(test, err)
-            self._put(test, "error", self._text(err, test))
+            run.set_in_test(True)
+        elif op == "stopTest":
+            run.set_in_test(False)
+            k = key_of(test)
+            keys.pop(_id(test), None)
+            emit(k)
+        elif op == "addSuccess":
+            put(test, "passed")
+        elif op == "addFailure":
+            put(test, "failed", text(detail, test))
+        elif op == "addError":
+            put(test, "error", text(detail, test))
             if not hasattr(test, "_testMethodName"):  # setUpClass / module fixtures: no stopTest follows
-                self._emit(self._key(test))
-
-        def addSkip(self, test, reason):
-            super().addSkip(test, reason)
-            self._put(test, "skipped", _safe(reason, 300))
-
-        def addExpectedFailure(self, test, err):
-            super().addExpectedFailure(test, err)
-            self._put(test, "expected-failure")
-
-        def addUnexpectedSuccess(self, test):
-            super().addUnexpectedSuccess(test)
-            self._put(test, "unexpected-success", "marked expectedFailure but passed")
-
-        def addSubTest(self, test, subtest, err):
-            super().addSubTest(test, subtest, err)
+                emit(key_of(test))
+        elif op == "addSkip":
+            put(test, "skipped", _safe(detail, 300))
+        elif op == "addExpectedFailure":
+            put(test, "expected-failure")
+        elif op == "addUnexpectedSuccess":
+            put(test, "unexpected-success", "marked expectedFailure but passed")
+        elif op == "addSubTest":
+            subtest, err = detail
             if err is not None:
                 failed = _isinstance(err[0], _type) and issubclass(err[0], _getattr(test, "failureException", AssertionError))
-                self._put(test, "failed" if failed else "error", "%s\n%s" % (_safe(subtest, 300), self._text(err, test)))
+                put(test, "failed" if failed else "error", "%s\n%s" % (_safe(subtest, 300), text(err, test)))
 
-        def _text(self, err, test):
-            try:
-                return self._exc_info_to_string(err, test)
-            except _BaseException as e:
-                return _describe(e, with_tb=False)
-
-    run.snapshot.add_class(Recorder, True)
+    run.guard["recorder"](result, handle)  # no class of the runner's among TestResult's subclasses
     loader = unittest.TestLoader()
     if opts["patterns"]:
         loader.testNamePatterns = ["*%s*" % p if "*" not in p else p for p in opts["patterns"]]
@@ -1035,7 +613,6 @@ def _run_unittest(run, cfg, ws):
     run.check_integrity(False)
     run.snapshot.add_all()
     run.wrap_targets(_target_modules(run, ws))
-    result = Recorder()
     try:
         result.startTestRun()
         suite.run(result)
@@ -1096,66 +673,85 @@ def _run_pytest(run, cfg, ws):
     except ImportError as e:
         raise RuntimeError("pytest is not installed for %s: %s" % (sys.executable, e))
     run.snapshot.add_all()
-    send, flush, calls = run.send, run.flush_events, _Calls
+    send, flush = run.send, run.flush_events
     results = {}
     rank = {"passed": 0, "skipped": 0, "expected-failure": 0, "unexpected-success": 1, "failed": 2, "error": 3}
+    guard = run.guard
+    registry = _Namespace(pm=None, base=None)
 
-    class Plugin:
-        def pytest_collection_finish(self, session):
+    def registry_check():
+        # A plugin the candidate registered (its config is one attribute away from the assertion rewriting
+        # hook in sys.meta_path) could rewrite every report.
+        if registry.base is not None:
+            for what in guard["pm_problems"](registry.base, registry.pm)[:5]:
+                run.event("tampering", "the candidate altered %s, which it did not define" % what)
+
+    def logreport(report):
+        when, outcome = report.when, report.outcome
+        if outcome == "passed" and when != "call":
+            return
+        if hasattr(report, "wasxfail"):
+            out = "expected-failure" if outcome == "skipped" else "unexpected-success"
+        elif outcome == "passed":
+            out = "passed"
+        elif outcome == "skipped":
+            out = "skipped"
+        else:
+            out = "failed" if when == "call" else "error"
+        msg = _safe_text(_getattr(report, "longreprtext", ""), 100000)[-2000:] if outcome == "failed" else None
+        prev = results.get(report.nodeid)
+        if prev is not None and rank.get(prev[0], 0) >= rank.get(out, 0):
+            return
+        results[report.nodeid] = (out, msg)
+
+    def handle(op, a, b):
+        """pytest's hooks (the plugin's are the guard's stubs: they hand this function over only when no
+        candidate code is on the stack, so a report the candidate makes up through pytest's hook relay
+        never gets here)."""
+        if op == "pytest_collection":
+            if run.armed:
+                registry.pm = a.config.pluginmanager
+                registry.base = guard["pm_state"](registry.pm)
+        elif op == "pytest_collection_finish":
             flush()
+            registry_check()
             run.check_integrity(False, lenient=True)
             # From here on the framework is what pytest configured it to be: snapshot it afresh.
+            if registry.base is not None:
+                registry.base = guard["pm_state"](registry.pm)
             run.snapshot = _Snapshot(run.cand, run.snapshot.skip_files)
             run.snapshot.add_all()
             run.wrap_targets(_target_modules(run, ws))
-
-        def pytest_sessionfinish(self, session, exitstatus):
+        elif op == "pytest_sessionfinish":
             # Before pytest unconfigures (and so undoes its own patches of its classes).
             flush()
+            registry_check()
             run.check_integrity(False)
             run.final_checked = True
-
-        def pytest_runtest_logstart(self, nodeid, location):
+        elif op == "pytest_runtest_logstart":
             _reseed()
-            calls.in_test = True
-
-        def pytest_runtest_logfinish(self, nodeid, location):
-            calls.in_test = False
-            got = results.pop(nodeid, None) or ("error", "pytest reported no outcome for this test")
+            run.set_in_test(True)
+        elif op == "pytest_runtest_logfinish":
+            run.set_in_test(False)
+            got = results.pop(a, None) or ("error", "pytest reported no outcome for this test")
             flush()
+            registry_check()
             run.check_integrity(True)
-            rec = {"t": "test", "id": nodeid, "outcome": got[0]}
+            rec = {"t": "test", "id": a, "outcome": got[0]}
             if got[1]:
                 rec["message"] = got[1]
             send(rec)
-
-        def pytest_runtest_logreport(self, report):
-            when, outcome = report.when, report.outcome
-            if outcome == "passed" and when != "call":
-                return
-            if hasattr(report, "wasxfail"):
-                out = "expected-failure" if outcome == "skipped" else "unexpected-success"
-            elif outcome == "passed":
-                out = "passed"
-            elif outcome == "skipped":
-                out = "skipped"
-            else:
-                out = "failed" if when == "call" else "error"
-            msg = _safe_text(_getattr(report, "longreprtext", ""), 100000)[-2000:] if outcome == "failed" else None
-            prev = results.get(report.nodeid)
-            if prev is not None and rank.get(prev[0], 0) >= rank.get(out, 0):
-                return
-            results[report.nodeid] = (out, msg)
-
-        def pytest_collectreport(self, report):
-            if report.failed:
-                rec = {"t": "test", "id": report.nodeid or "<collection>", "outcome": "error",
-                       "message": ("collection failed: " + _safe_text(_getattr(report, "longreprtext", ""), 100000))[-2000:]}
+        elif op == "pytest_runtest_logreport":
+            logreport(a)
+        elif op == "pytest_collectreport":
+            if a.failed:
+                rec = {"t": "test", "id": a.nodeid or "<collection>", "outcome": "error",
+                       "message": ("collection failed: " + _safe_text(_getattr(a, "longreprtext", ""), 100000))[-2000:]}
                 send(rec)
 
     args = _list(cfg.get("testArgs") or []) + ["-p", "no:cacheprovider"]
     try:
-        rc = pytest.main(args, plugins=[Plugin()])
+        rc = pytest.main(args, plugins=[guard["pytest_plugin"](handle)])
     except _BaseException as e:
         return "pytest stopped: " + _describe(e)
     run.pytest_rc = _int(rc)
@@ -1195,7 +791,7 @@ def _second_frame(run):
     if part is None:
         _exit(0)
     run.cfg.update(part)
-    run.cand.spans = _tuple(_tuple(x) for x in part.get("candSpans") or [])
+    run.cand.set_spans(part.get("candSpans") or [])
 
 
 def main(cfg_fd, rep_fd, note_fd, runner_file):
@@ -1214,10 +810,11 @@ def main(cfg_fd, rep_fd, note_fd, runner_file):
     _apply_limits(cfg.get("limits"))
     ws = cfg["ws"]
     # Nothing is the candidate's until the supervisor says which lines are (the second frame).
-    cand = _Candidate(cfg["candFile"], ())
+    cand = _Candidate(cfg["candFile"], (), _load_guard(runner_file))
     events = []
     run = _Run(cfg, send, events, cand)
     run.cfg_fd = cfg_fd
+    isolated = _bool(cfg.get("isolated"))
     env = cfg.get("env") or {}
     for k, v in env.items():
         os.environ[k] = v
@@ -1225,16 +822,30 @@ def main(cfg_fd, rep_fd, note_fd, runner_file):
     extra = [os.path.normpath(os.path.join(ws, p)) for p in cfg.get("pythonPath") or []]
     sys.path[:] = [ws] + extra + [p for p in sys.path if p and p != ws and p not in extra]
     send({"t": "env", "python": sys.executable or "", "version": sys.version.split()[0]})
-    _install_signal_guard()
-    _install_policy(cand, events, runner_file, note_fd)
+    if isolated:
+        # The candidate runs in another process: its calls cross as data, and the in-process
+        # defences (which can misjudge the tests' own doings) have nothing to defend against here.
+        _Snapshot.off = True
+        _install_bridge(run, ws)
+    else:
+        # Before any workspace code runs: the audit hook, and stubs in place of what must not be called raw.
+        run.api = cand.api = cand.guard["install"](cfg["candFile"], cfg["mode"] == "program", runner_file, note_fd, events, ws)
+        run.armed = True
+    if run.api is None:
+        run.api = cand.guard["install_light"]()  # counts the target's calls, answers the recorder's stubs
+    load_error = None
     if cfg["mode"] != "program":
         _second_frame(run)  # the workspace holds the spliced target from here on
         run.snapshot = _Snapshot(cand, {os.path.join(ws, cfg["file"])})
         run.snapshot.add_all()
         _install_target_finder(run, ws)
         _seed_random()
+        if isolated:
+            load_error = _candidate_loaded(run)
     try:
-        if cfg["mode"] == "program":
+        if load_error is not None:
+            pass
+        elif cfg["mode"] == "program":
             load_error = _run_program(run, cfg, ws)
         elif cfg["mode"] == "unittest":
             load_error = _run_unittest(run, cfg, ws)
@@ -1251,7 +862,7 @@ def main(cfg_fd, rep_fd, note_fd, runner_file):
         if pr is not None:
             done["pytestExit"] = pr
         send({"t": "target", "loadedFrom": _loaded_from(run, ws) if cfg["mode"] != "program" else cfg["program"],
-              "calls": _Calls.count if run.targets else None})
+              "calls": run.calls() if run.targets else None})
         send(done)
     except _BaseException as e:
         send({"t": "runner-error", "message": _describe(e)})
@@ -1262,6 +873,107 @@ def main(cfg_fd, rep_fd, note_fd, runner_file):
             except _BaseException:
                 pass
         _exit(0)
+
+
+_BRIDGE_FD = 4
+
+
+def _close_fd(fd):
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+# Standard-library modules whose plain data classes (named tuples, value classes, enums) a result may
+# be an instance of; the repository's own modules are trusted by where they were loaded from.
+_DATA_MODULES = frozenset(("collections", "datetime", "decimal", "fractions", "uuid", "pathlib", "ast", "_ast", "enum", "re",
+                           "time", "types", "ipaddress", "argparse", "tokenize", "token", "difflib", "string", "calendar",
+                           "zoneinfo", "numbers", "statistics", "urllib.parse"))
+# Modules whose plain functions may be named back (a key or converter the candidate returns).
+_FUNCTION_MODULES = frozenset(("operator", "math", "cmath", "string", "statistics", "functools", "itertools"))
+# Builtin functions that may be named back: pure ones. Never exec, eval, compile, open, getattr …
+_PURE_BUILTINS = frozenset(("abs", "all", "any", "ascii", "bin", "callable", "chr", "divmod", "format", "hash", "hex", "isinstance",
+                            "issubclass", "iter", "len", "max", "min", "next", "oct", "ord", "pow", "repr", "round", "sorted", "sum"))
+# Never: the test framework's own objects (mock.ANY equals anything), and the harness's.
+_NOT_DATA = frozenset(("unittest", "doctest", "pytest", "_pytest", "test", "__main__", "builtins"))
+
+
+def _trust(run, ws):
+    """Which classes and functions named by the candidate side the test process will rebuild or hand
+    out: builtins; the repository's modules except the tests' (what the candidate's workspace holds);
+    in a check program, what its code before the candidate defined; the standard library's data types
+    (and, for exceptions and functions, the rest of the interpreter's library)."""
+    hidden = _tuple(cfg_path.rstrip("/") for cfg_path in run.cfg.get("hidden") or ())
+    wsp = ws.rstrip("/") + "/"
+
+    def visible(rel):
+        for h in hidden:
+            if rel == h or _startswith(rel, h + "/"):
+                return False
+        return True
+
+    def trusted(mod, obj, why):
+        if _type(mod) is not _str:
+            return False
+        if any(obj is t for t in run.targets):
+            return True  # the candidate's function named back is the target: the stub here
+        if why == "module":
+            top = mod.partition(".")[0]
+            return not (top in _NOT_DATA and top != "builtins") and not _startswith(top, "_opencoder")
+        is_class = _isinstance(obj, _type)
+        if mod == "builtins":
+            # Classes and exceptions; of the functions, only pure ones (a Mock handed `exec` runs code).
+            return is_class or _getattr(obj, "__name__", None) in _PURE_BUILTINS
+        if is_class and not _plain_class(obj, why):
+            return False
+        if mod == "__main__" and run.prelude is not None:
+            return _id(obj) in run.prelude
+        top = mod.partition(".")[0]
+        if top in _NOT_DATA or _startswith(top, "_opencoder"):
+            return False
+        m = sys.modules.get(mod)
+        f = _getattr(m, "__file__", None) if _type(m) is _ModuleType else None
+        if _type(f) is _str and _startswith(f, wsp):
+            return visible(f[_len(wsp):])
+        if why == "exception":
+            return True
+        if why == "name" and not is_class:
+            return top in _FUNCTION_MODULES
+        return mod in _DATA_MODULES or top in _DATA_MODULES
+
+    return trusted
+
+
+def _plain_class(cls, why):
+    """A class whose instances may be rebuilt from data: none of its classes runs code when an instance
+    dies (__del__ would run what the data says)."""
+    if why == "exception" or why == "name":
+        return True
+    for c in cls.__mro__[:-1]:
+        if "__del__" in c.__dict__:
+            return False
+    return True
+
+
+def _install_bridge(run, ws):
+    run.prelude = None
+
+    def crossing(detail):
+        run.event("crossing", detail)
+
+    bridge = _bridge.TestSide(_BRIDGE_FD, _trust(run, ws), crossing)
+    run.bridge = bridge
+    builtins.__opencoder_forward__ = bridge.call
+
+
+def _candidate_loaded(run):
+    """None once the candidate process has loaded the candidate, else why it could not."""
+    try:
+        err = run.bridge.hello()
+    except _bridge.CrossingError as e:
+        return "the candidate process did not answer: %s" % _safe_text(e, 500)
+    return None if err is None else "the candidate failed to load (in its own process): " + _safe_text(err, 3000)
 
 
 def _seed_random():

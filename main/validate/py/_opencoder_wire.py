@@ -2,7 +2,8 @@
 
 A record is one line, `<hmac-sha256 hex> <json>`, under a per-run key. The JSON encoder handles only
 exact builtin types and is made of primitives captured when this module loads: in the runner it
-works after the candidate has patched json, str or anything else. Only builtin modules are
+works after the candidate has patched json, str or anything else, and the sender holds its own copy
+of everything it calls (this module's names are reachable to an in-process candidate; the sender is not). Only builtin modules are
 imported here, so the runner can load this before the workspace is on the path.
 """
 
@@ -36,52 +37,66 @@ _ESC[0x2028] = "\\u2028"
 _ESC[0x2029] = "\\u2029"
 
 
-def encode(v):
-    """JSON of None, bools, ints, floats, strings, lists, tuples and dicts with string keys."""
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    t = _type(v)
-    if t is _str:
-        return '"' + _translate(v, _ESC) + '"'
-    if t is _int:
-        return _int_repr(v)
-    if t is _float:
-        return _float_repr(v) if v == v and v not in (_INF, -_INF) else "null"
-    if t is _list or t is _tuple:
-        return "[" + _join(",", [encode(x) for x in v]) + "]"
-    if t is _dict:
-        return "{" + _join(",", ['"' + _translate(k, _ESC) + '":' + encode(x) for k, x in v.items() if _type(k) is _str]) + "}"
-    return '"<unencodable>"'
+def _make_encoder():
+    """JSON of None, bools, ints, floats, strings, lists, tuples and dicts with string keys: a closure over
+    primitives captured now, so nothing it calls is looked up where the candidate could rebind it."""
+    type_, str_, int_, float_, list_, tuple_, dict_ = _type, _str, _int, _float, _list, _tuple, _dict
+    translate, join, int_repr, float_repr, inf, esc = _translate, _join, _int_repr, _float_repr, _INF, _ESC
+    items = dict.items
+
+    def enc(v):
+        if v is None:
+            return "null"
+        if v is True:
+            return "true"
+        if v is False:
+            return "false"
+        t = type_(v)
+        if t is str_:
+            return '"' + translate(v, esc) + '"'
+        if t is int_:
+            return int_repr(v)
+        if t is float_:
+            return float_repr(v) if v == v and v not in (inf, -inf) else "null"
+        if t is list_ or t is tuple_:
+            return "[" + join(",", [enc(x) for x in v]) + "]"
+        if t is dict_:
+            return "{" + join(",", ['"' + translate(k, esc) + '":' + enc(x) for k, x in items(v) if type_(k) is str_]) + "}"
+        return '"<unencodable>"'
+
+    return enc
 
 
-class _Pads:
-    """HMAC-SHA256's inner and outer key pads (RFC 2104), from the key once."""
+encode = _make_encoder()
 
-    def __init__(self, key):
-        block = (key if _len(key) <= 64 else _sha(key).digest()).ljust(64, b"\0")
-        self.inner = _bytes(b ^ 0x36 for b in block)
-        self.outer = _bytes(b ^ 0x5C for b in block)
 
-    def mac(self, payload):
-        return _sha(self.outer + _sha(self.inner + payload).digest()).hexdigest()
+def _pads(key):
+    """HMAC-SHA256's inner and outer key pads (RFC 2104)."""
+    block = (key if _len(key) <= 64 else _sha(key).digest()).ljust(64, b"\0")
+    return _bytes(b ^ 0x36 for b in block), _bytes(b ^ 0x5C for b in block)
+
+
+def _mac(inner, outer, payload, sha=_sha):
+    return sha(outer + sha(inner + payload).digest()).hexdigest()
 
 
 def make_sender(fd, key, tag=None):
-    """send(record): the record (with `tag` merged in) as one authenticated line on fd."""
-    pads = _Pads(key)
+    """send(record): the record (with `tag` merged in) as one authenticated line on fd. Everything it uses is
+    bound here (no class, no global looked up when it runs): in the runner, the candidate can reach and rebind
+    this module's names, never the sender's."""
+    inner, outer = _pads(key)
+    enc, sha, encode_str, write, update = _make_encoder(), _sha, _encode, _write, dict.update
+    tag = _dict(tag) if tag else None
 
     def send(record):
         if tag:
-            record.update(tag)
-        payload = _encode(encode(record), "utf-8", "replace")
-        data = b"\n" + _encode(pads.mac(payload), "ascii") + b" " + payload + b"\n"
+            update(record, tag)
+        payload = encode_str(enc(record), "utf-8", "replace")
+        mac = sha(outer + sha(inner + payload).digest()).hexdigest()
+        data = b"\n" + encode_str(mac, "ascii") + b" " + payload + b"\n"
         try:
             while data:
-                n = _write(fd, data)
+                n = write(fd, data)
                 data = data[n:]
         except OSError:
             pass
@@ -91,13 +106,13 @@ def make_sender(fd, key, tag=None):
 
 def make_verifier(key):
     """payload_of(line): the line's payload when its MAC checks out under key, else None."""
-    pads = _Pads(key)
+    inner, outer = _pads(key)
 
     def payload_of(line):
         if _len(line) < 66 or line[64:65] != b" ":
             return None
         payload = line[65:]
-        return payload if _compare(line[:64], _encode(pads.mac(payload), "ascii")) else None
+        return payload if _compare(line[:64], _encode(_mac(inner, outer, payload), "ascii")) else None
 
     return payload_of
 

@@ -10,10 +10,12 @@ import { readManifest, type Task } from '../../../benchmarks/manifest.ts';
 import { extractCode } from '../../../generate/extract.ts';
 import { signatureName } from '../../../generate/prompts.ts';
 import { createValidator } from '../../../validate/validator.ts';
+import { isolationOf } from '../../../model/verdict.ts';
 import {
   SAMPLE_FORMATS,
   SampleFormatError,
   agreementOf,
+  isolationCounts,
   matchTask,
   type ExecutedTask,
   officialCounts,
@@ -88,6 +90,7 @@ async function executedPassK(
           executed: v.status === 'passed',
           status: v.status,
           reason: v.reason,
+          isolation: isolationOf(v),
         })),
       });
       if (values.quiet !== true)
@@ -115,6 +118,7 @@ async function executedPassK(
       ).passAtK
     : null;
   const agreement = agreementOf(executed);
+  const isolation = isolationCounts(executed);
   const text = [
     `${path.resolve(input)} (${format}): ${executed.length} tasks executed against ${manifest.file}${unmatched ? ` (${unmatched} of the set's tasks are not in the manifest)` : ''}${limit ? ` (--limit ${limit})` : ''}; samples ${values.extract ? 'extracted' : 'byte for byte'}`,
     ...ks.map(
@@ -123,6 +127,7 @@ async function executedPassK(
     agreement.labelled
       ? `Agreement with official labels: ${agreement.agree}/${agreement.labelled} samples (${((agreement.rate ?? 0) * 100).toFixed(1)} %); official pass → executed fail ${agreement.officialPassExecutedFail}, official fail → executed pass ${agreement.officialFailExecutedPass}; ${agreement.tasksAgreeing}/${executed.length} tasks agree on every sample`
       : 'No official labels to compare with.',
+    `Isolation: ${isolation.isolated}/${isolation.samples} samples decided isolated (${isolation.tasksIsolated}/${isolation.tasks} tasks), the rest in-process (where the reference showed isolation is not faithful)`,
     `Computed over: ${report.computedOver}; labels: sandboxed runs of the manifest's tests`,
   ];
   return {
@@ -138,6 +143,7 @@ async function executedPassK(
       ...report,
       officialPassAtK: official,
       agreement,
+      isolation,
       executed,
     },
   };

@@ -1,0 +1,221 @@
+// The isolated validation's wire (main/validate/py/_opencoder_bridge.py and _opencoder_codec.py), without sandboxes: a test side and a
+// candidate side in two Python processes over a socket pair, as an isolated run connects them. What crosses
+// comes back as the same data; what is not data is refused on the test side and counted as a crossing failure.
+
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { HARNESS_DIR, defaultPython } from '../../main/validate/sandbox.ts';
+
+/**
+ * Runs `body` as the test side, with `candidate` (Python source defining `target`) served by a forked candidate
+ * side; `shared` (classes both sides load, as the repository's modules are) runs before the fork.
+ */
+function pair(candidate: string, body: string, shared = ''): { out: string; err: string; status: number | null } {
+  const script = `
+import os, socket, sys, json
+sys.path.insert(0, ${JSON.stringify(HARNESS_DIR)})
+import _opencoder_bridge as C
+${shared}
+${candidate}
+a, b = socket.socketpair()
+pid = os.fork()
+if pid == 0:
+    a.close()
+    C.CandidateSide(b.fileno(), target, None).serve_forever()
+    os._exit(0)
+b.close()
+crossings = []
+TRUSTED = {"builtins", "__main__", "collections", "datetime", "decimal", "fractions", "uuid", "pathlib", "ast", "enum", "re", "time"}
+T = C.TestSide(a.fileno(), lambda mod, obj, why: mod in TRUSTED, crossings.append)
+def call(*args, **kwargs):
+    return T.call(args, kwargs)
+${body}
+`;
+  const r = spawnSync(defaultPython(), ['-I', '-c', script], { encoding: 'utf8', timeout: 60_000 });
+  return { out: r.stdout, err: r.stderr, status: r.status };
+}
+
+describe('isolated calls: the codec between the test process and the candidate process', () => {
+  it('carries data, the standard library values and trusted instances back as equal values of the same types', () => {
+    const r = pair(
+      'def target(v):\n    return v\n',
+      `
+values = [1, 2**100, -0.0, "x\\udcff\\n", b"\\x00", bytearray(b"ab"), (1, [2]), {1: "a", (1, 2): None}, {1, 2}, frozenset([3]),
+          collections.OrderedDict(a=1), collections.defaultdict(list, {1: [2]}), collections.deque([1, 2], 5), collections.Counter("aab"),
+          datetime.datetime(2020, 1, 2, 3, 4, 5, 6, tzinfo=datetime.timezone.utc), datetime.date(2020, 1, 1), datetime.timedelta(3),
+          decimal.Decimal("1.10"), fractions.Fraction(1, 3), uuid.UUID(int=5), re.compile("a+", re.I), Color.RED, time.gmtime(0),
+          pathlib.PurePosixPath("/a/b"), Point(1, 2), Pair(1, 2), range(1, 5, 2), slice(1, None), Ellipsis, 1 + 2j, len, str.upper, Point, None, True,
+          {"f%06d" % i for i in range(200000)}]
+bad = [repr(v)[:60] for v in values if not (call(v) == v and type(call(v)) is type(v))]
+node = ast.parse("x = 1").body[0]
+nan = call(float("nan"))
+print(json.dumps({"bad": bad, "ast": ast.dump(call(node)) == ast.dump(node), "nan": nan != nan, "view": call(memoryview(b"xy")) == b"xy", "crossings": crossings}))
+`,
+      `
+import collections, datetime, decimal, fractions, uuid, re, ast, enum, time, pathlib
+class Color(enum.Enum):
+    RED = 1
+class Point:
+    def __init__(s, x, y): s.x, s.y = x, y
+    def __eq__(s, o): return type(o) is Point and (s.x, s.y) == (o.x, o.y)
+Pair = collections.namedtuple("Pair", "a b")
+`,
+    );
+    expect(r.err).toBe('');
+    expect(JSON.parse(r.out)).toEqual({ bad: [], ast: true, nan: true, view: true, crossings: [] });
+  });
+
+  it("keeps identity and in-place changes: the tests' own objects come back as themselves, with the candidate's changes", () => {
+    const r = pair(
+      `
+def target(kind, *a):
+    if kind == "mutate":
+        a[0].append(9); a[1]["k"] = 1; a[2].x = 42
+        return a[0]
+    if kind == "marker":
+        return a[0]
+    if kind == "key":
+        return sorted(a[0], key=a[1])
+    if kind == "file":
+        return a[0].readline()
+    if kind == "interned":
+        return a[0] + ""
+`,
+      `
+import io
+lst, dct, pt = [1], {}, Point(1)
+back = call("mutate", lst, dct, pt)
+marker = object()
+print(json.dumps({
+    "same": back is lst, "lst": lst, "dct": dct, "pt": pt.x,
+    "marker": call("marker", marker) is marker,
+    "key": call("key", ["b", "A", "c"], lambda s: s.lower()),
+    "file": call("file", io.StringIO("l1\\nl2")),
+    "interned": call("interned", name) is name,
+    "crossings": crossings}))
+`,
+      'class Point:\n    def __init__(s, x): s.x = x\nname = "abc"\n',
+    );
+    expect(r.err).toBe('');
+    expect(JSON.parse(r.out)).toEqual({
+      same: true,
+      lst: [1, 9],
+      dct: { k: 1 },
+      pt: 42,
+      marker: true,
+      key: ['A', 'b', 'c'],
+      file: 'l1\n',
+      interned: true,
+      crossings: [],
+    });
+  });
+
+  it("raises the candidate's exceptions as the nearest class the test process trusts, and pulls generators lazily", () => {
+    const r = pair(
+      `
+def target(kind, n=0):
+    class Custom(KeyError):
+        pass
+    if kind == "raise":
+        raise ValueError("bad", 3)
+    if kind == "custom":
+        raise Custom("k")
+    if kind == "oserror":
+        raise OSError(2, "gone")
+    def squares():
+        i = 0
+        while True:
+            yield i * i
+            i += 1
+    return squares()
+`,
+      `
+out = {}
+for kind in ("raise", "custom", "oserror"):
+    try:
+        call(kind)
+    except BaseException as e:
+        out[kind] = [type(e).__name__, list(e.args), getattr(e, "errno", None)]
+g = call("gen")
+out["gen"] = [next(g) for _ in range(5)]
+out["crossings"] = crossings
+print(json.dumps(out))
+`,
+    );
+    expect(r.err).toBe('');
+    // Custom is the candidate's own class: it crosses as KeyError, its nearest base the tests can know.
+    expect(JSON.parse(r.out)).toEqual({
+      raise: ['ValueError', ['bad', 3], null],
+      custom: ['KeyError', ['k'], null],
+      oserror: ['FileNotFoundError', [2, 'gone'], 2],
+      gen: [0, 1, 4, 9, 16],
+      crossings: [],
+    });
+  });
+
+  it('refuses what is not data: functions and classes the candidate made, always-equal objects, a dead candidate', () => {
+    const r = pair(
+      `
+import os
+class Anything:
+    def __eq__(self, other):
+        return True
+def target(kind):
+    if kind == "function":
+        return lambda: 1
+    if kind == "own-class":
+        return Anything()
+    if kind == "mock-any":
+        import unittest.mock
+        return unittest.mock.ANY
+    if kind == "die":
+        os._exit(0)
+`,
+      `
+import unittest.mock
+out = {}
+for kind in ("function", "own-class", "mock-any", "die", "after"):
+    try:
+        v = call(kind)
+        out[kind] = "returned " + repr(v)[:40]
+    except C.CrossingError as e:
+        out[kind] = "crossing"
+    except Exception as e:
+        out[kind] = "exception " + type(e).__name__
+print(json.dumps({"out": out, "crossings": len(crossings)}))
+`,
+    );
+    expect(r.err).toBe('');
+    const got = JSON.parse(r.out);
+    // Each one fails its call with a CrossingError (a BaseException: `except Exception` in a test cannot swallow it).
+    expect(got.out).toEqual({ function: 'crossing', 'own-class': 'crossing', 'mock-any': 'crossing', die: 'crossing', after: 'crossing' });
+    expect(got.crossings).toBe(5);
+  });
+
+  it("answers a candidate's use of a handle only on the test's object, and only its public attributes", () => {
+    const r = pair(
+      `
+def target(cb):
+    out = []
+    for name in ("__globals__", "__code__", "__self__", "_private"):
+        try:
+            out.append(repr(getattr(cb, name))[:30])
+        except AttributeError:
+            out.append("refused")
+    out.append(cb.__name__)
+    out.append(cb(2))
+    return out
+`,
+      `
+def make():
+    def callback(x):
+        return x * 21
+    callback._private = "s3cret"
+    return callback
+print(json.dumps(call(make())))
+`,
+    );
+    expect(r.err).toBe('');
+    expect(JSON.parse(r.out)).toEqual(['refused', 'refused', 'refused', 'refused', 'callback', 42]);
+  });
+});

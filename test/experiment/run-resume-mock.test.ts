@@ -91,5 +91,5 @@ describe.skipIf(!present)('three methods on python_string_utils with a scripted 
     const expectedWins = tasks.filter((_, i) => i % 3 !== 1).length;
     expect([vrVsBase.wins, vrVsBase.losses, vrVsBase.ties]).toEqual([expectedWins, 0, tasks.length - expectedWins]);
     expect(vrVsBase.mcnemarP).toBeCloseTo(2 * 0.5 ** expectedWins, 12);
-  }, 300_000);
+  }, 600_000); // two runs of every pair, each candidate validated isolated (two sandboxes)
 });

@@ -25,5 +25,5 @@ describe.skipIf(!present)('three methods on python_string_utils with the offline
     expect(tasks.length).toBe(29);
     const db = path.join(dir, 'offline.db');
     await killAndResume(manifest, db, ['--backend', 'offline', '--limit', String(OFFLINE_TASKS)], {}, OFFLINE_TASKS * CONDITIONS);
-  }, 300_000);
+  }, 600_000); // two runs of every pair, each candidate validated isolated (two sandboxes)
 });

@@ -129,7 +129,10 @@ describe('hostile candidates (time, processes, memory, disk, output)', () => {
       20_000,
     );
     expect(v.status).toBe('failed');
-    expect(v.tests.every((t) => /MemoryError/.test(t.message ?? ''))).toBe(true);
+    // Each test ends in MemoryError, or, where page faults are slow (filling 2 GiB can take the machine longer than
+    // a test's 5 s), at its time limit first: contained either way. The 2**40 request fails at once.
+    expect(v.tests.every((t) => /MemoryError/.test(t.message ?? '') || t.outcome === 'timeout')).toBe(true);
+    expect(v.tests.some((t) => /MemoryError/.test(t.message ?? ''))).toBe(true);
     expect(kinds(v)).toContain('memory-limit');
     expect(v.peakMemoryBytes).toBeLessThan(2.5 * 2 ** 30);
   });

@@ -47,9 +47,6 @@ _getattr = getattr
 _id = id
 _object = object
 _BaseException = BaseException
-_translate = str.translate
-_join = str.join
-_int_repr = int.__repr__
 _float_repr = float.__repr__
 _obj_getattribute = object.__getattribute__
 _obj_setattr = object.__setattr__
@@ -57,10 +54,6 @@ _HEAPTYPE = 1 << 9
 _MAX_LINE = 64 << 20
 _BIG = 1 << 62
 _DEPTH = 150  # nesting a value may have: the tests' own frames take stack too
-
-_ESC = {i: "\\u%04x" % i for i in range(32)}
-_ESC[ord('"')] = '\\"'
-_ESC[ord("\\")] = "\\\\"
 
 
 class CrossingError(BaseException):
@@ -88,10 +81,6 @@ def _loads(text):
     return value
 
 
-def _q(s):
-    return '"' + _translate(s, _ESC) + '"'
-
-
 def _refuse(v):
     raise CrossingError("internal: %s in a message" % _type(v).__name__)
 
@@ -103,27 +92,6 @@ _c_dumps = _json.make_encoder(None, _refuse, _json.encode_basestring, None, ":",
 def _dumps(v):
     return "".join(_c_dumps(v, 0))
 
-
-def _py_dumps(v):
-    """JSON of the message skeleton: None, bools, ints, floats, strs, lists and str-keyed dicts."""
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    t = _type(v)
-    if t is _str:
-        return _q(v)
-    if t is _int:
-        return _int_repr(v)
-    if t is _float:
-        return _float_repr(v)
-    if t is _list or t is _tuple:
-        return "[" + _join(",", [_py_dumps(x) for x in v]) + "]"
-    if t is _dict:
-        return "{" + _join(",", [_q(k) + ":" + _py_dumps(x) for k, x in v.items()]) + "}"
-    raise CrossingError("internal: %s in a message" % t.__name__)
 
 
 # ---------------------------------------------------------------------------------------------

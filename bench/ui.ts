@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchUiConnect } from './ui-connect.ts';
 
 type Record = (what: string, value: string, baseline: string, ratio: string, target?: string) => void;
 type Put = (name: string, value: number) => void;
@@ -81,4 +82,5 @@ export async function benchUi(record: Record, put: Put): Promise<void> {
   );
   put('ui.initialJsKb', Math.round(kb(initialBytes) * 10) / 10);
   put('ui.lazyJsKb', Math.round(kb(lazyBytes) * 10) / 10);
+  await benchUiConnect(record, put, OUT);
 }

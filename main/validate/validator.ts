@@ -288,13 +288,24 @@ export class Validator {
 
   /**
    * The reference run both ways: the task is validated isolated when the reference passes the same tests isolated
-   * as in-process (or passes isolated where the in-process defences refused it), else in-process.
+   * as in-process (or passes isolated where the in-process defences refused it), else in-process. When the task
+   * names its tests, a pass isolated settles it alone (both passes would be the same named tests), and the
+   * in-process run is made only when the isolated one does not pass.
    */
   private async checkReference(task: Task, key: string, signal: AbortSignal | undefined): Promise<ReferenceCheck> {
     const forced = this.opts.isolation ?? 'auto';
     const run = (isolation: VerdictIsolation) => this.validateReference(task, { isolation, ...(signal ? { signal } : {}) });
-    const [inProcess, isolated] = await Promise.all([forced === 'isolated' ? null : run('in-process'), forced === 'in-process' ? null : run('isolated')]);
-    const check = decideIsolation(inProcess, isolated, key);
+    let check: ReferenceCheck;
+    if (forced === 'auto' && task.tests?.length) {
+      const isolated = await run('isolated');
+      check =
+        isolated.status === 'passed'
+          ? { ...decideIsolation(null, isolated, key), isolationReason: 'the reference passes every test the task names isolated' }
+          : decideIsolation(await run('in-process'), isolated, key);
+    } else {
+      const [inProcess, isolated] = await Promise.all([forced === 'isolated' ? null : run('in-process'), forced === 'in-process' ? null : run('isolated')]);
+      check = decideIsolation(inProcess, isolated, key);
+    }
     this.opts.expectations?.put(task.id, check);
     return check;
   }

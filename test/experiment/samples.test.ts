@@ -169,6 +169,46 @@ describe('executed labels', () => {
     expect(none.code).toBe(2);
     expect(JSON.parse(none.out.at(-1)!).error.message).toMatch(/--labels executed needs --manifest FILE/);
   }, 60_000);
+
+  it('a task whose reference fails its own tests is named as not judged, left out of Pass@k, and the run goes on', async () => {
+    const sampleRepo = path.join(ROOT, 'resources', 'sample-repo');
+    const lines = fs
+      .readFileSync(path.join(sampleRepo, 'tasks.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    const good = lines.find((t) => t.id === 'inventory/apply_discount');
+    const other = lines.find((t) => t.id === 'inventory/parse_money');
+    // The second task's "reference" returns None: its tests fail, so no sample of it can be judged.
+    const broken = { ...other, reference: `${other.signature.trimEnd()}\n    return None\n` };
+    const d = tmp({
+      'tasks.jsonl': [good, broken].map((t) => JSON.stringify({ ...t, repo: sampleRepo })).join('\n') + '\n',
+      'set_out.jsonl': [good, broken]
+        .map((t) => JSON.stringify({ _id: t.qualname, generate_results: [{ generate_code: good.reference, is_pass: true }] }))
+        .join('\n'),
+    });
+    const r = await cli([
+      'passk',
+      path.join(d, 'set_out.jsonl'),
+      '--labels',
+      'executed',
+      '--manifest',
+      path.join(d, 'tasks.jsonl'),
+      '--allow',
+      sampleRepo,
+      '--k',
+      '1',
+      '--json',
+    ]);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const doc = JSON.parse(r.out.at(-1)!);
+    expect(doc.executed.map((t: { manifestTaskId: string }) => t.manifestTaskId)).toEqual([good.id]);
+    expect(doc.notJudged).toEqual([
+      { taskId: broken.qualname, manifestTaskId: broken.id, reason: expect.stringMatching(/reference does not pass its own tests/) },
+    ]);
+    expect(doc.passAtK).toEqual({ '1': 1 });
+    expect(r.err.join('\n')).toMatch(new RegExp(`${broken.id}: not judged`));
+  }, 120_000);
 });
 
 describe.skipIf(!HAVE_PHI2 || !HAVE_CHATGPT)('published figures through the CLI', () => {

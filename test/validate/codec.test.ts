@@ -110,6 +110,52 @@ print(json.dumps({
     });
   });
 
+  it('gives the candidate a memoryview where the tests pass one (format, shape, read-only kept), and writes its changes back', () => {
+    // Found re-executing phi-2's RepoExec samples: a sample that rejects anything but bytes and bytearray failed the
+    // official tests and in-process, but passed isolated while a memoryview crossed as bytes.
+    const r = pair(
+      `
+def target(kind, v):
+    if kind == "strict":
+        if not isinstance(v, (bytes, bytearray)):
+            raise TypeError("data must be bytes or bytearray, not %r" % type(v))
+        return len(v)
+    if kind == "describe":
+        return [type(v).__name__, v.readonly, v.format, list(v.shape), v.tobytes()]
+    if kind == "write":
+        v[0] = 65
+        return None
+`,
+      `
+ro = memoryview(b"xyz")
+ints = memoryview(bytearray(8)).cast("i")
+buf = bytearray(b"abc")
+try:
+    call("strict", ro)
+    strict = "passed"
+except TypeError as e:
+    strict = "TypeError"
+call("write", memoryview(buf))
+print(json.dumps({
+    "strict": strict,
+    "ro": [x if not isinstance(x, bytes) else x.decode() for x in call("describe", ro)],
+    "ints": [x if not isinstance(x, bytes) else len(x) for x in call("describe", ints)],
+    "written": buf.decode(),
+    "back": type(call("describe", ro)[4]).__name__,
+    "crossings": crossings}))
+`,
+    );
+    expect(r.err).toBe('');
+    expect(JSON.parse(r.out)).toEqual({
+      strict: 'TypeError',
+      ro: ['memoryview', true, 'B', [3], 'xyz'],
+      ints: ['memoryview', false, 'i', [2], 8],
+      written: 'Abc',
+      back: 'bytes',
+      crossings: [],
+    });
+  });
+
   it("raises the candidate's exceptions as the nearest class the test process trusts, and pulls generators lazily", () => {
     const r = pair(
       `

@@ -39,7 +39,7 @@ describe('isolated validation of the sample repository', () => {
     );
     for (const r of results) {
       expect(r.check, r.id).toMatchObject({ passes: true, isolation: 'isolated' });
-      expect(r.check.isolationReason).toBe('the reference passes the same tests isolated as in-process');
+      expect(r.check.isolationReason).toBe('the reference passes every test the task names isolated');
       expect(r.stub.isolation, r.id).toBe('isolated');
       expect(r.stub.status, r.id).toBe('failed');
     }

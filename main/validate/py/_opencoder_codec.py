@@ -213,7 +213,9 @@ class Encoder:
         if t is _bytearray:
             return ["ba", self._slot(v), v.hex()]
         if t is memoryview:
-            return ["b", v.tobytes().hex()]
+            # Rebuilt as a memoryview over a copy, read-only or writable as this one, of its format and shape
+            # (a candidate that accepts only bytes must see the memoryview it was given).
+            return ["mv", self._slot(v), v.tobytes().hex(), _bool(v.readonly), v.format, _list(v.shape)]
         if t in _VIEWS:
             # A dict's keys, values or items (and a read-only mapping): rebuilt over a dict of their own.
             kind = _VIEWS[t]
@@ -520,6 +522,18 @@ class Decoder:
     def _bytearray(self, n, d):
         return self._put(n[1], _bytearray.fromhex(n[2]))
 
+    def _memoryview(self, n, d):
+        if _len(n) != 6 or _type(n[2]) is not _str or _type(n[4]) is not _str or _type(n[5]) is not _list \
+                or not all(_type(x) is _int for x in n[5]):
+            raise CrossingError("malformed memoryview")
+        view = memoryview(_bytes.fromhex(n[2]) if n[3] else _bytearray.fromhex(n[2]))
+        if n[4] != "B" or _len(n[5]) != 1:
+            try:
+                view = view.cast(n[4], n[5])
+            except (TypeError, ValueError):
+                raise CrossingError("a memoryview of format %r and shape %r cannot be rebuilt" % (n[4][:20], n[5][:8]))
+        return self._put(n[1], view)
+
     def _complex(self, n, d):
         return _complex(self._number(n[1]), self._number(n[2]))
 
@@ -754,7 +768,7 @@ class Decoder:
 
     tags = {
         "l": _list, "t": _tuple, "d": _dict, "s": _set, "fs": _set, "r": _ref, "a": _origin, "h": _origin,
-        "g": _origin, "i": _int, "f": _float, "b": _bytes, "ba": _bytearray, "c": _complex,
+        "g": _origin, "i": _int, "f": _float, "b": _bytes, "ba": _bytearray, "mv": _memoryview, "c": _complex,
         "rg": _range, "sl": _slice, "m": _module, "n": _named, "od": _odict, "dd": _ddict, "dq": _deque,
         "dt": _datetime, "tz": _tz, "dec": _decimal, "re": _pattern, "sq": _struct_seq, "path": _path,
         "e": _enum, "x": _exception, "o": _instance, "dv": _view, "...": _constant, "NI": _constant,
@@ -830,6 +844,11 @@ def apply_state(orig, new):
         _set.update(orig, new)
     elif t is _bytearray:
         _bytearray.__setitem__(orig, slice(None), new)
+    elif t is memoryview:
+        try:
+            (orig if orig.format == "B" and orig.ndim == 1 else orig.cast("B"))[:] = new
+        except (TypeError, ValueError):
+            raise CrossingError("the changes to a memoryview (format %r) cannot be written back" % orig.format[:20])
     elif t.__name__ == "deque" and t.__module__ == "collections":
         orig.clear()
         orig.extend(new)
@@ -843,6 +862,8 @@ def _contents(v):
         return t(v)
     if t is _dict:
         return _dict(v)
+    if t is memoryview:
+        return _NO if v.readonly else _bytes(v.tobytes())
     if t.__name__ in ("deque", "OrderedDict", "defaultdict") and t.__module__ == "collections":
         return _list(v) if t.__name__ == "deque" else _dict(_dict.items(v))
     return _NO

@@ -10,7 +10,8 @@ runner (_opencoder_runner.py), before stdin is read, so the runner's memory neve
 engine's key, and the runner closes fd 3 at once. The runner reports to this process over a pipe
 under a key of its own (given after the fork) and tags every record with its pid; this process
 checks those records, decides each test's outcome, and alone writes to the engine. It makes
-itself non-dumpable, so processes the candidate starts cannot read its memory or descriptors.
+itself non-dumpable before the fork (the runner inherits that), so processes the candidate starts
+cannot read either one's memory or descriptors.
 Static checks (parsing only) run here, before the runner gets the candidate.
 """
 
@@ -75,6 +76,13 @@ def main(here=None):
     # Notices of refused operations, written by the runner's audit hook the moment it refuses one
     # (unauthenticated: a candidate can only add notices against itself, never remove a refusal).
     note_r, note_w = os.pipe()
+    had_ctypes = "_ctypes" in sys.modules
+    try:
+        wire.not_dumpable()  # before the fork: the runner inherits it
+    except BaseException:
+        pass
+    if not had_ctypes:
+        sys.modules.pop("_ctypes", None)  # the runner's modules stay builtin ones until the workspace is on the path
     pid = os.fork()
     if pid == 0:
         _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w)
@@ -116,16 +124,6 @@ class _Json:
         if text[end:].strip():
             raise ValueError("extra data after the JSON document at %d" % end)
         return value
-
-
-def _not_dumpable():
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
-    except BaseException:
-        pass
 
 
 def _apply_limits(limits):
@@ -419,7 +417,6 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
                              "module": _module_name(target["file"], roots)})
             _frame(cfg_w, rcfg, marshal)
             del runner_key, rcfg
-        _not_dumpable()
         if cfg.get("limits"):
             _apply_limits(cfg["limits"])
         _prepare_workspace(cfg)

@@ -35,10 +35,10 @@ workspace code runs (see those files):
 Records go to the supervisor as `<hmac-sha256 hex> <json>` lines on the report pipe, tagged with
 this process's pid (a fork of the candidate's cannot speak for the runner).
 
-Only builtin modules are imported before the workspace is first on sys.path; what else the runner
-needs before that (ctypes, for prctl) is imported privately and removed from sys.modules again, so
-the tests import the workspace's copies, never ones the runner loaded first; tracebacks are
-formatted by the runner itself.
+Only builtin modules are imported before the workspace is first on sys.path (`resource` is imported
+after the tests), so the tests import the workspace's copies, never ones the runner loaded first;
+tracebacks are formatted by the runner itself. The process is not dumpable: the supervisor made
+itself so before the fork.
 """
 
 import sys
@@ -83,28 +83,6 @@ def _safe_text(e, limit=2000):
     return s[:limit]
 
 
-# ---------------------------------------------------------------------------------------------
-# Private imports: loaded before the workspace is on the path, then removed from sys.modules
-
-class _Private:
-    resource = None
-
-
-def _private_imports():
-    before = set(sys.modules)
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            # Not dumpable: processes the candidate starts (same uid) cannot read this one's memory
-            # or file descriptors through /proc or ptrace.
-            ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
-        except _BaseException:
-            pass
-    for name in _list(sys.modules):
-        if name not in before and name not in sys.builtin_module_names:
-            del sys.modules[name]
-
-
 _SOURCES = {}  # file -> its lines, for a file whose text on disk is not all of it (the check program in-process)
 
 
@@ -143,6 +121,10 @@ def _describe(e, with_tb=True, limit=2000):
         return body[-limit:]
     except _BaseException:
         return text
+
+
+class _Private:
+    resource = None
 
 
 def _resource():
@@ -796,7 +778,6 @@ def _second_frame(run):
 
 def main(cfg_fd, rep_fd, note_fd, runner_file):
     # The private imports first: they overlap with the supervisor's own start and static checks.
-    _private_imports()
     cfg = _read_frame(cfg_fd)
     if cfg is None:
         _exit(0)  # the supervisor needed no runner (facts, static checks only, a task problem)

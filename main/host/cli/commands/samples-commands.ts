@@ -10,6 +10,7 @@ import { readManifest, type Task } from '../../../benchmarks/manifest.ts';
 import { extractCode } from '../../../generate/extract.ts';
 import { signatureName } from '../../../generate/prompts.ts';
 import { createValidator } from '../../../validate/validator.ts';
+import { TaskError } from '../../../validate/workspace.ts';
 import { isolationOf } from '../../../model/verdict.ts';
 import {
   SAMPLE_FORMATS,
@@ -75,12 +76,23 @@ async function executedPassK(
   const chosen = limit ? matched.slice(0, limit) : matched;
   const validator = await createValidator({ sandbox: { mode } });
   const executed: ExecutedTask[] = [];
+  // Tasks no sample can be judged on (the reference fails its own tests here, or the task cannot be set up): named
+  // with the reason, left out of Pass@k and agreement, and the run goes on with the next task.
+  const notJudged: { taskId: string; manifestTaskId: string; reason: string }[] = [];
   try {
     for (const [i, { set, task }] of chosen.entries()) {
       const name = signatureName(task.signature);
-      const verdicts = await Promise.all(
-        set.samples.map((s) => validator.validate(task, values.extract ? extractCode(s.code, { name, qualname: task.qualname }).code : s.code)),
-      );
+      let verdicts;
+      try {
+        verdicts = await Promise.all(
+          set.samples.map((s) => validator.validate(task, values.extract ? extractCode(s.code, { name, qualname: task.qualname }).code : s.code)),
+        );
+      } catch (err) {
+        if (!(err instanceof TaskError)) throw err;
+        notJudged.push({ taskId: set.taskId, manifestTaskId: task.id, reason: err.message });
+        io.err(`[passk] ${i + 1}/${chosen.length} ${task.id}: not judged: ${err.message}`);
+        continue;
+      }
       executed.push({
         taskId: set.taskId,
         manifestTaskId: task.id,
@@ -99,6 +111,7 @@ async function executedPassK(
   } finally {
     validator.close();
   }
+  if (!executed.length) throw new UsageError(`no task could be judged: ${notJudged.map((t) => `${t.manifestTaskId} (${t.reason})`).join('; ')}`);
   let report;
   try {
     report = passAtKOf(
@@ -127,6 +140,11 @@ async function executedPassK(
     agreement.labelled
       ? `Agreement with official labels: ${agreement.agree}/${agreement.labelled} samples (${((agreement.rate ?? 0) * 100).toFixed(1)} %); official pass → executed fail ${agreement.officialPassExecutedFail}, official fail → executed pass ${agreement.officialFailExecutedPass}; ${agreement.tasksAgreeing}/${executed.length} tasks agree on every sample`
       : 'No official labels to compare with.',
+    ...(notJudged.length
+      ? [
+          `Not judged: ${notJudged.length} task${notJudged.length === 1 ? '' : 's'} left out of every figure above, their samples not run to the end: ${notJudged.map((t) => `${t.manifestTaskId} (${t.reason})`).join('; ')}`,
+        ]
+      : []),
     `Isolation: ${isolation.isolated}/${isolation.samples} samples decided isolated (${isolation.tasksIsolated}/${isolation.tasks} tasks), the rest in-process (where the reference showed isolation is not faithful)`,
     `Computed over: ${report.computedOver}; labels: sandboxed runs of the manifest's tests`,
   ];
@@ -144,6 +162,7 @@ async function executedPassK(
       officialPassAtK: official,
       agreement,
       isolation,
+      notJudged,
       executed,
     },
   };

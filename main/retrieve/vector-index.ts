@@ -36,17 +36,32 @@ const REMEMBERED_SET = 512;
 
 export class VectorIndex {
   readonly size: number;
-  private readonly pos = new Map<number, number>();
+  private readonly pos: Map<number, number>;
   private readonly space: KernelSpace;
-  private readonly setMasks = new WeakMap<ReadonlySet<number>, Uint8Array>();
+  private readonly setMasks: WeakMap<ReadonlySet<number>, Uint8Array>;
+  /** Items every search of this view skips (a view that shares its base's vectors; see without()). */
+  private readonly always: ReadonlySet<number> | null = null;
 
-  /** `vectors`: row-major, L2-normalised, `dim` per item (copied). */
+  /**
+   * `vectors`: row-major, L2-normalised, `dim` per item (copied). With `view`, a view of `view.of` that shares its
+   * vectors and skips `view.always` in every search.
+   */
   constructor(
     readonly dim: number,
     readonly ids: Int32Array,
     vectors?: Float32Array,
+    view?: { of: VectorIndex; always: ReadonlySet<number> },
   ) {
     this.size = ids.length;
+    if (view) {
+      this.pos = view.of.pos;
+      this.space = view.of.space;
+      this.setMasks = view.of.setMasks;
+      this.always = view.always;
+      return;
+    }
+    this.pos = new Map();
+    this.setMasks = new WeakMap();
     this.space = new KernelSpace(this.size, dim);
     for (let i = 0; i < this.size; i++) {
       this.pos.set(ids[i]!, i);
@@ -73,17 +88,31 @@ export class VectorIndex {
 
   /**
    * This index without the items of `set` (a set that does not change, such as the repository's test-file
-   * items), built once per set: searching it skips what every query would mask. When the set removes less
-   * than a quarter of the items, masking is cheaper than a copy and the index itself is returned.
+   * items), built once per set: no search of it returns one of them, whatever exclusion the search is given.
+   * When the set removes a quarter of the items or more, the view is a copy of the rest (smaller scans); below
+   * that, a copy costs more than a mask, and the view shares these vectors and masks the set in every search.
    */
   without(set: ReadonlySet<number>): VectorIndex {
     const known = this.views.get(set);
     if (known) return known;
     const keep: number[] = [];
-    for (let i = 0; i < this.size; i++) if (!set.has(this.ids[i]!)) keep.push(i);
-    const view = keep.length > 0.75 * this.size ? this : this.subset(keep);
+    for (let i = 0; i < this.size; i++) if (!set.has(this.ids[i]!) && !this.always?.has(this.ids[i]!)) keep.push(i);
+    if (keep.length === this.size) return this; // nothing of the set is here
+    const view =
+      keep.length > 0.75 * this.size
+        ? new VectorIndex(this.dim, this.ids, undefined, { of: this, always: this.always ? new Set([...this.always, ...set]) : set })
+        : this.subset(keep);
     this.views.set(set, view);
     return view;
+  }
+
+  /** `exclude` together with what this view always skips. */
+  private withAlways(exclude: Exclusion | ReadonlySet<number> | undefined): Exclusion | ReadonlySet<number> | undefined {
+    const always = this.always;
+    if (!always) return exclude;
+    if (!exclude) return always;
+    const sets = exclude instanceof Set ? [exclude as ReadonlySet<number>] : (exclude as Exclusion).sets;
+    return { has: (id: number) => always.has(id) || exclude.has(id), ...(sets ? { sets: [always, ...sets] } : {}) };
   }
 
   /** A new index of the items at these positions. */
@@ -183,7 +212,7 @@ export class VectorIndex {
     const want = Math.max(candidates, k);
     if (this.size <= EXACT_UP_TO || want >= this.size) return queries.map((q) => this.exactSearch(q, k, exclude));
     const s = this.space;
-    const useMask = this.prepareMask(exclude);
+    const useMask = this.prepareMask(this.withAlways(exclude));
     const out: Hit[][] = [];
     for (let from = 0; from < queries.length; from += MAX_QUERIES) {
       const batch = queries.slice(from, from + MAX_QUERIES);
@@ -212,7 +241,7 @@ export class VectorIndex {
     if (!this.size || k <= 0) return [];
     const s = this.space;
     s.setQuery(query);
-    const masked = this.prepareMask(exclude);
+    const masked = this.prepareMask(this.withAlways(exclude));
     s.dotsAll();
     return this.best(k, this.size, (j) => j, masked ? s.mask : null);
   }

@@ -14,6 +14,7 @@ import {
   indexState,
   itemCount,
   itemPaths,
+  testShapedUnits,
   moduleHeaderChunks,
   structureChunks,
   termDocFrequencies,
@@ -21,7 +22,7 @@ import {
 } from '../store/code-queries.ts';
 import type { EncoderRow, ItemKind, Store } from '../store/store.ts';
 import { ftsQuery, queryTerms } from '../store/lexical.ts';
-import { isTestFile } from '../index/test-files.ts';
+import { isTestFile, namedByTestCommand, testReasonOfUnits } from '../index/test-files.ts';
 import { decompose, signatureWords, type Decomposer } from './decompose.ts';
 import { fuse } from './fuse.ts';
 import { chunkModules, fetchItems, type Item } from '../store/items.ts';
@@ -90,16 +91,52 @@ interface Candidate {
 
 const testItemCache = new Map<string, Set<number>>();
 
-/** Ids of items of `kind` that live in test files (see index/test-files.ts), cached per index state. */
+/**
+ * Ids of items of `kind` that live in test files, cached per index state: files named as tests, and files that are
+ * tests by what they hold (TestCase subclasses, pytest-collected tests; see index/test-files.ts).
+ */
 function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
   const repo = store.getRepository(repoId);
   const key = `${store.path}|${repoId}|${kind}|${repo?.last_indexed_at ?? ''}`;
   let ids = testItemCache.get(key);
   if (!ids) {
+    const byContent = new Set<string>();
+    for (const [file, units] of testShapedUnits(store, repoId)) if (testReasonOfUnits(units)) byContent.add(file);
     ids = new Set();
-    for (const r of itemPaths(store, repoId, kind)) if (isTestFile(r.path)) ids.add(r.id);
+    for (const r of itemPaths(store, repoId, kind)) if (isTestFile(r.path) || byContent.has(r.path)) ids.add(r.id);
+    // Only the latest state of a repository's kind is kept (a long-lived engine re-indexes many times).
+    for (const k of testItemCache.keys()) if (k.startsWith(`${store.path}|${repoId}|${kind}|`)) testItemCache.delete(k);
     testItemCache.set(key, ids);
   }
+  return ids;
+}
+
+const filesCache = new Map<string, Map<string, number[]>>();
+
+/** A kind's item ids per file path, cached per index state (only the latest state of each repository's kind). */
+function itemsByFile(store: Store, repoId: number, kind: ItemKind): Map<string, number[]> {
+  const repo = store.getRepository(repoId);
+  const key = `${store.path}|${repoId}|${kind}|${repo?.last_indexed_at ?? ''}`;
+  let byFile = filesCache.get(key);
+  if (!byFile) {
+    byFile = new Map();
+    for (const r of itemPaths(store, repoId, kind)) {
+      const list = byFile.get(r.path);
+      if (list) list.push(r.id);
+      else byFile.set(r.path, [r.id]);
+    }
+    for (const k of filesCache.keys()) if (k.startsWith(`${store.path}|${repoId}|${kind}|`)) filesCache.delete(k);
+    filesCache.set(key, byFile);
+  }
+  return byFile;
+}
+
+/** Items of `kind` in the files the task's test command names (never the target's own file). */
+function commandTestItems(store: Store, repoId: number, kind: ItemKind, command: string | undefined, targetFile: string | null): Set<number> {
+  const named = namedByTestCommand(command);
+  const ids = new Set<number>();
+  if (!command) return ids;
+  for (const [file, items] of itemsByFile(store, repoId, kind)) if (file !== targetFile && named(file)) for (const id of items) ids.add(id);
   return ids;
 }
 
@@ -240,7 +277,7 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   let t = performance.now();
   const target = resolveTarget(store, repoId, task);
   const targetCtx: TargetContext = { module: target.module, imports: target.imports, arity: signatureWords(task.signature).params.length };
-  const { masked, vector: vectorMasked } = exclusions(store, repoId, config, target, opts.apiModules);
+  const { masked, vector: vectorMasked } = exclusions(store, repoId, config, target, opts.apiModules, task.test_command);
   timings.target = performance.now() - t;
 
   t = performance.now();
@@ -373,9 +410,14 @@ function exclusions(
   config: PipelineConfig,
   target: TargetInfo,
   apiModules: Set<string> | undefined,
+  testCommand: string | undefined,
 ): { masked: Record<ItemKind, Exclusion>; vector: Record<ItemKind, VectorExclusion> } {
   const excluded = (sets: Set<number>[]): Exclusion => ({ has: (id: number) => sets.some((s) => s.has(id)), sets });
   const rest: Record<ItemKind, Set<number>[]> = { unit: [target.masked.units], chunk: [target.masked.chunks], api: [target.masked.api] };
+  if (config.retrieval.excludeTests && testCommand) {
+    // The modules the task's own test command names are its tests, whatever their names say.
+    for (const kind of ['unit', 'chunk', 'api'] as const) rest[kind].push(commandTestItems(store, repoId, kind, testCommand, target.file));
+  }
   if (apiModules) {
     rest.api.push(
       new Set(

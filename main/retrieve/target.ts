@@ -28,6 +28,8 @@ export interface RetrievalTask {
   qualname?: string;
   /** The reference solution; when absent the target unit's own body stands for it. */
   reference?: string;
+  /** The task's test command: the modules it names are masked like test files (they are the task's tests). */
+  test_command?: string;
 }
 
 export interface TargetInfo {

@@ -129,6 +129,30 @@ export function itemPaths(store: Store, repoId: number, kind: ItemKind): { id: n
   }[];
 }
 
+/**
+ * The units of a repository's Python files that tell test code by what it is (index/test-files.ts): module units
+ * (their imports), classes that may derive from a TestCase, and what may be a test function or method; per path.
+ */
+export function testShapedUnits(
+  store: Store,
+  repoId: number,
+): Map<string, { kind: string; name: string; parent_qualname: string | null; signature: string; imports: string }[]> {
+  const rows = store
+    .prepared(
+      `SELECT f.path, u.kind, u.name, u.parent_qualname, u.signature, u.imports FROM units u JOIN files f ON f.id = u.file_id
+       WHERE u.repo_id = ? AND f.language = 'python'
+         AND (u.kind = 'module' OR (u.kind = 'class' AND u.signature LIKE '%TestCase%') OR u.name LIKE 'test%')`,
+    )
+    .all(repoId) as { path: string; kind: string; name: string; parent_qualname: string | null; signature: string; imports: string }[];
+  const out = new Map<string, typeof rows>();
+  for (const r of rows) {
+    let list = out.get(r.path);
+    if (!list) out.set(r.path, (list = []));
+    list.push(r);
+  }
+  return out;
+}
+
 /** Items of a kind in the whole database (BM25's document count). */
 export function itemCount(store: Store, kind: ItemKind): number {
   return (store.prepared(`SELECT count(*) AS n FROM ${TABLE[kind]}`).get() as { n: number }).n;

@@ -52,6 +52,36 @@ function referenceCore(reference: string): string {
   return squash(reference);
 }
 
+/** Code without its docstrings, comments and layout: what two copies of one function share. */
+export function codeSkeleton(code: string): string {
+  return squash(code.replace(/("{3}|'{3})[\s\S]*?\1/g, '').replace(/#[^\n]*/g, ''));
+}
+
+const codeTokens = (code: string): Set<string> =>
+  new Set(
+    code
+      .replace(/("{3}|'{3})[\s\S]*?\1/g, '')
+      .replace(/#[^\n]*/g, '')
+      .match(/[A-Za-z_]\w*|\d+|\S/g) ?? [],
+  );
+
+/**
+ * Whether a unit's body is a twin of the reference: the same skeleton (docstring, comments and layout aside), or
+ * token sets with a Jaccard similarity of at least 0.9. Only bodies of some substance count (≥ 20 tokens).
+ */
+export function twinTest(reference: string): (body: string) => boolean {
+  const skeleton = codeSkeleton(reference);
+  const tokens = codeTokens(reference);
+  return (body) => {
+    if (skeleton.length >= 20 && codeSkeleton(body) === skeleton) return true;
+    const other = codeTokens(body);
+    if (tokens.size < 20 || other.size < 20) return false;
+    let both = 0;
+    for (const t of other) if (tokens.has(t)) both++;
+    return both / (tokens.size + other.size - both) >= 0.9;
+  };
+}
+
 export function resolveTarget(store: Store, repoId: number, task: RetrievalTask): TargetInfo {
   const nameFromSig = /(?:def|function)\s+([A-Za-z_$][\w$]*)/.exec(task.signature)?.[1] ?? '';
   const info: TargetInfo = {
@@ -98,8 +128,11 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
       ...(fileId != null ? fileUnits(store, fileId, span ?? undefined) : []),
       ...unitsNamed(store, repoId, info.name),
     ];
+    const twin = twinTest(refText);
     for (const r of rows) {
-      if (core.length >= 20 && squash(r.body).includes(core)) info.masked.units.add(r.id);
+      // The reference itself, or a twin of it: the same code with another docstring, comments or layout (a vendored
+      // copy, a build/lib copy, a docs example), or nearly the same tokens.
+      if ((core.length >= 20 && squash(r.body).includes(core)) || twin(r.body)) info.masked.units.add(r.id);
     }
     const chunks = chunkTexts(store, fileId != null ? { fileId } : { repoId });
     for (const c of chunks) if (core.length >= 20 && squash(c.text).includes(core)) info.masked.chunks.add(c.id);

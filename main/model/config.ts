@@ -17,6 +17,11 @@ export interface PipelineConfig {
     lexicalCandidates: number;
     /** Leave test files out of every source: a task's own tests would leak its expected outputs. */
     excludeTests: boolean;
+    /**
+     * The leakage audit (retrieve/leak-audit.ts): `drop` the suspects, `flag` them and keep them, or `off`. Absent in
+     * configs frozen before it existed: `off`, so a resumed run retrieves as it did.
+     */
+    leakPolicy?: 'drop' | 'flag' | 'off';
   };
   fusion: {
     /**
@@ -77,6 +82,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
     maxSteps: 6,
     lexicalCandidates: 32,
     excludeTests: true,
+    leakPolicy: 'drop',
   },
   fusion: { mode: 'fuse', alpha: 0.5, keepFraction: 0.7, topK: 10, perSourceCap: null, useUncertainty: true, refineApi: true },
   generation: {

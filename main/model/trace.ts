@@ -48,7 +48,9 @@ export interface Evidence {
   gamma: number;
   kept: boolean;
   /** The stage that dropped it, when dropped: API refinement (its rules or the selector), the keep rule, dedup, top K, the cap. */
-  droppedAt?: 'refinement' | 'selection' | 'keep' | 'dedup' | 'topk' | 'cap';
+  droppedAt?: 'refinement' | 'selection' | 'keep' | 'dedup' | 'topk' | 'cap' | 'leak';
+  /** Set when the leakage audit found the item suspect (dropped, or kept under the `flag` policy). */
+  leak?: { against: string; kind: LeakSuspect['kind']; match: string };
   /** Kind of the underlying item (API entries: function, method, class, constant, attribute). */
   subkind?: string;
   /** API items: the selector's probability that the target needs this API (when the selector ran). */
@@ -57,6 +59,28 @@ export interface Evidence {
   reason: string;
   /** Every (source, step) that found the same item, after dedup. */
   provenance: { source: Source; step: number; gamma: number }[];
+}
+
+/** An evidence item the leakage audit found suspect (retrieve/leak-audit.ts). */
+export interface LeakSuspect {
+  key: string;
+  title: string;
+  /** What it matched: `reference`, or `tests <file>` / `tests check program`. */
+  against: string;
+  /** A run of LEAK_RUN+ tokens shared with it, or a value its tests assert. */
+  kind: 'token-run' | 'asserted-value';
+  /** The shared tokens or the value (at most 300 characters). */
+  match: string;
+}
+
+/** What the leakage audit did for one task's retrieval. */
+export interface LeakAudit {
+  policy: 'drop' | 'flag';
+  /** Distinct items checked (kept after the masks, before fusion). */
+  checked: number;
+  suspects: LeakSuspect[];
+  /** What it compared against: the reference (when known) and the test sources it found. */
+  against: string[];
 }
 
 export interface Step {
@@ -82,5 +106,7 @@ export interface RetrievalTrace {
   encoder: { id: string; name: string };
   /** Units masked because they are the target or contain its reference body. */
   masked: string[];
+  /** The leakage audit (absent in traces stored before it existed, or when the policy is `off`). */
+  leak?: LeakAudit;
   timingsMs: Record<string, number>;
 }

@@ -25,6 +25,7 @@ import { ftsQuery, queryTerms } from '../store/lexical.ts';
 import { isTestFile, namedByTestCommand, testReasonOfUnits } from '../index/test-files.ts';
 import { decompose, signatureWords, type Decomposer } from './decompose.ts';
 import { fuse } from './fuse.ts';
+import { auditLeaks, taskTestSources } from './leak-audit.ts';
 import { chunkModules, fetchItems, type Item } from '../store/items.ts';
 import { refineApi } from './refine.ts';
 import {
@@ -39,7 +40,7 @@ import {
 import { resolveTarget, type RetrievalTask, type TargetInfo } from './target.ts';
 import { importSource, localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
 import { VectorIndexCache, type Exclusion, type Hit, type VectorIndex } from './vector-index.ts';
-import type { Evidence, Finder, RetrievalTrace, Step } from '../model/trace.ts';
+import type { Evidence, Finder, LeakAudit, RetrievalTrace, Step } from '../model/trace.ts';
 import { OpenCoderError } from '../model/errors.ts';
 
 export type { RetrievalTask };
@@ -360,6 +361,22 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   }
   timings.select = performance.now() - t;
 
+  // The leakage audit: what the masks missed of the reference or the tests, before anything is fused.
+  t = performance.now();
+  const policy = config.retrieval.leakPolicy ?? 'off';
+  let leak: LeakAudit | undefined;
+  if (policy !== 'off') {
+    const tests = taskTestSources(task, store.getRepository(repoId)?.root ?? null, itemsByFile(store, repoId, 'unit').keys());
+    const checked = new Set(run.evidence.filter((e) => e.kept).map((e) => e.key)).size;
+    const suspects = auditLeaks(
+      run.evidence,
+      { reference: target.referenceText, tests, requirement: `${task.requirement}\n${task.signature}`, targetName: target.name },
+      policy,
+    );
+    leak = { policy, checked, suspects, against: [...(target.referenceText ? ['reference'] : []), ...tests.map(([where]) => `tests ${where}`)] };
+  }
+  timings.leak = performance.now() - t;
+
   t = performance.now();
   const { evidence } = run;
   const fused = fuse(evidence, config.fusion, {
@@ -382,6 +399,7 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
     fused,
     encoder: { id: encoder.id, name: encoder.name },
     masked: target.maskedTitles,
+    ...(leak ? { leak } : {}),
     timingsMs: timings,
   };
   if (opts.persist !== false) saveTrace(store, repoId, enc.id, config, trace);

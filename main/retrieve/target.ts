@@ -30,6 +30,9 @@ export interface RetrievalTask {
   reference?: string;
   /** The task's test command: the modules it names are masked like test files (they are the task's tests). */
   test_command?: string;
+  /** A check program's template and placeholder: the tests the leakage audit compares evidence with. */
+  check_template?: string;
+  placeholder?: string;
 }
 
 export interface TargetInfo {
@@ -41,6 +44,8 @@ export interface TargetInfo {
   /** Modules the target's module imports (dotted, as written). */
   imports: string[];
   masked: { units: Set<number>; chunks: Set<number>; api: Set<number> };
+  /** The reference (or, without one, the target unit's body): what the leakage audit compares evidence with. */
+  referenceText: string | null;
   /** Human-readable list of what was masked. */
   maskedTitles: string[];
 }
@@ -92,6 +97,7 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
     file: task.file ?? null,
     imports: [],
     masked: { units: new Set(), chunks: new Set(), api: new Set() },
+    referenceText: null,
     maskedTitles: [],
   };
   let fileId: number | null = null;
@@ -113,6 +119,7 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
     }
   }
   const refText = task.reference ?? (info.unitId != null ? (unitBody(store, info.unitId) ?? null) : null);
+  info.referenceText = refText;
   if (info.unitId != null) info.masked.units.add(info.unitId);
   if (fileId != null && span) {
     // What the target's body defines (nested functions and classes, their chunks) is part of the answer too.

@@ -54,7 +54,22 @@ function manifestOf(values: Record<string, unknown>) {
 }
 
 function configOf(values: Record<string, unknown>): PipelineConfig {
-  return makeConfig({ fusion: { refineApi: values['no-refine'] !== true } });
+  const leak = (values['leak-policy'] as string | undefined) ?? 'drop';
+  if (!['drop', 'flag', 'off'].includes(leak)) throw new UsageError(`--leak-policy must be drop, flag or off (got ${leak})`);
+  return makeConfig({ retrieval: { leakPolicy: leak as 'drop' | 'flag' | 'off' }, fusion: { refineApi: values['no-refine'] !== true } });
+}
+
+/** The leakage audit's line (and one per suspect) for a trace; a trace stored before the audit says so. */
+export function leakLines(trace: RetrievalTrace): string[] {
+  const a = trace.leak;
+  if (!a) return ['Leak audit: not run (policy off, or a trace stored before the audit existed)'];
+  return [
+    `Leak audit (${a.policy}): leak suspects: ${a.suspects.length} of ${a.checked} items, compared with ${a.against.join(', ') || 'nothing (no reference and no test sources found)'}`,
+    ...a.suspects.map(
+      (s) =>
+        `  ${a.policy === 'drop' ? 'dropped' : 'flagged'}: ${s.title} — ${s.kind === 'token-run' ? 'shares a run of tokens with' : 'holds a value asserted by'} the ${s.against}: ${s.match.slice(0, 120)}`,
+    ),
+  ];
 }
 
 export function traceLines(trace: RetrievalTrace): string[] {
@@ -64,6 +79,7 @@ export function traceLines(trace: RetrievalTrace): string[] {
     `Task ${trace.taskId} — decomposition: ${trace.decomposition}; encoder: ${trace.encoder.name}`,
     `Masked (target and units containing its reference): ${trace.masked.join(', ') || 'none (target not found in the index)'}`,
     `Source uncertainty ū: API ${u.api == null ? '—' : f(u.api)}, context ${u.context == null ? '—' : f(u.context)}, similar code ${u.similar == null ? '—' : f(u.similar)}`,
+    ...leakLines(trace),
     '',
     'Steps:',
     ...trace.steps.map((s) => `  ${s.index + 1}. ${s.text}  [w: A ${f(s.weights.api)} X ${f(s.weights.context)} S ${f(s.weights.similar)}]`),

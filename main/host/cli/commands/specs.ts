@@ -146,8 +146,8 @@ export const IMPORT_SPECS = {
 export const RETRIEVE_SPECS = {
   retrieve: {
     summary: 'retrieve, score and fuse the evidence for one task of a manifest',
-    usage: 'opencoder retrieve --manifest FILE --id ID [--no-refine] [--encoder …]',
-    options: { ...MANIFEST_OPTS, id: { type: 'string' }, 'no-refine': { type: 'boolean', default: false } },
+    usage: 'opencoder retrieve --manifest FILE --id ID [--no-refine] [--leak-policy drop|flag|off] [--encoder …]',
+    options: { ...MANIFEST_OPTS, id: { type: 'string' }, 'no-refine': { type: 'boolean', default: false }, 'leak-policy': { type: 'string' } },
   },
   'eval-api': {
     summary: 'API-retrieval quality under both protocols (task-view, repository): P / R / F1, exact match, count reliability, uncertainty AUROC / ECE',

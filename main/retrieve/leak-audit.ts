@@ -1,0 +1,207 @@
+// The leakage audit: before the evidence is fused (and so before any prompt is built), every item still kept is
+// compared with what would give the answer away: the reference's body (signature and docstrings aside) and the
+// assertions of the task's tests that name the target. An item is a leak suspect when it shares a run of LEAK_RUN
+// tokens or more (as written, names included) with those assertions, or shares such runs with the reference covering
+// at least half of its body (a copy; a sibling function sharing a loop with it is not one), or holds a string those
+// assertions expect that neither the reference nor the requirement contains (an expected output). By default a suspect is dropped (`drop`); `flag` keeps it and marks it.
+// The masks (target, twins, test files) come first; the audit is what catches what they miss, and it counts both.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Evidence, LeakSuspect } from '../model/trace.ts';
+import { namedByTestCommand } from '../index/test-files.ts';
+
+/** Shared token runs this long are suspect. */
+export const LEAK_RUN = 20;
+/** Test sources read per task, at most (bytes). */
+const MAX_TEST_BYTES = 2_000_000;
+
+const tokensOf = (text: string): string[] => text.match(/[A-Za-z_]\w*|\d+(?:\.\d+)?|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\S/g) ?? [];
+
+/** What the audit compares against. */
+export interface LeakSources {
+  reference: string | null;
+  /** The task's test sources: [where, text]. */
+  tests: [string, string][];
+  requirement: string;
+  /** The target's name (the last part of its qualified name): the tests that name it are the ones compared. */
+  targetName: string;
+}
+
+/** A task's test sources: its check program's tests, or the files its test command names (test files only when it names a folder). */
+export function taskTestSources(
+  task: { test_command?: string; check_template?: string; placeholder?: string },
+  repoRoot: string | null,
+  paths: Iterable<string>,
+): [string, string][] {
+  const out: [string, string][] = [];
+  if (task.check_template) {
+    const at = task.placeholder ? task.check_template.indexOf(task.placeholder) : -1;
+    out.push(['check program', at >= 0 ? task.check_template.slice(at + task.placeholder!.length) : task.check_template]);
+  }
+  if (task.test_command && repoRoot) {
+    const named = namedByTestCommand(task.test_command);
+    let bytes = 0;
+    for (const p of paths) {
+      if (!named(p) || !p.endsWith('.py')) continue;
+      try {
+        const text = fs.readFileSync(path.join(repoRoot, p), 'utf8');
+        bytes += text.length;
+        if (bytes > MAX_TEST_BYTES) break;
+        out.push([p, text]);
+      } catch {
+        // a file gone since the index: nothing of it can leak from the index either
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The tests that exercise the target: in a file of tests, the `def test…` blocks (and their classes' helpers are
+ * left out) whose text names the target; a check program's tests whole. Only their assertions are what a leak
+ * would give away (expected outputs); inputs and fixtures that library docs share are not.
+ */
+export function answerLines(tests: [string, string][], targetName: string): [string, string, string][] {
+  const out: [string, string, string][] = [];
+  for (const [where, text] of tests) {
+    const lines = text.split('\n');
+    const blocks: string[][] = [];
+    if (where === 'check program') blocks.push(lines);
+    else {
+      for (let i = 0; i < lines.length; i++) {
+        const m = /^(\s*)(?:async\s+)?def\s+test\w*\s*\(/.exec(lines[i]!);
+        if (!m) continue;
+        const indent = m[1]!.length;
+        let j = i + 1;
+        while (j < lines.length && (!lines[j]!.trim() || /^\s*/.exec(lines[j]!)![0].length > indent)) j++;
+        const block = lines.slice(i, j);
+        if (!targetName || block.some((l) => l.includes(targetName))) blocks.push(block);
+        i = j - 1;
+      }
+    }
+    const isAssert = (l: string) => /\bassert|\.assert[A-Z]\w*\(/.test(l);
+    const asserted = blocks.flat().filter(isAssert);
+    // What the tests themselves set up (every line of the file that asserts nothing): a value found there is an
+    // input the assertion echoes back, not an output the target computes.
+    if (asserted.length) out.push([where, asserted.join('\n'), lines.filter((l) => !isAssert(l)).join('\n')]);
+  }
+  return out;
+}
+
+/**
+ * Strings the tests assert, not in `known` (the reference, the signature and the requirement): 6+ characters and not
+ * a plain name (an expected output such as "976.6 KiB", not a key or class name that library code shares).
+ */
+export function assertedLiterals(answers: [string, string, string][], known: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [where, text, setUp] of answers) {
+    for (const m of text.matchAll(/"((?:[^"\\\n]|\\.){6,})"|'((?:[^'\\\n]|\\.){6,})'/g)) {
+      const lit = m[1] ?? m[2]!;
+      if (/^[\w.]+$/.test(lit.trim()) || known.includes(lit) || setUp.includes(lit) || out.has(lit)) continue;
+      out.set(lit, where);
+    }
+  }
+  return out;
+}
+
+/** The reference without its signature (which the prompt shows anyway, over one line or several) and docstrings. */
+function referenceBody(reference: string): string {
+  const lines = reference.split('\n');
+  let i = lines.findIndex((l) => /^\s*(?:async\s+)?def\s/.test(l));
+  if (i >= 0) {
+    let depth = 0;
+    for (; i < lines.length; i++) {
+      for (const ch of lines[i]!) depth += ch === '(' || ch === '[' ? 1 : ch === ')' || ch === ']' ? -1 : 0;
+      if (depth <= 0 && /:\s*(#.*)?$/.test(lines[i]!)) break;
+    }
+  }
+  return lines
+    .slice(i + 1)
+    .join('\n')
+    .replace(/("{3}|'{3})[\s\S]*?\1/g, '');
+}
+
+/** Audits kept evidence; returns the suspects, and (policy `drop`) marks each dropped. */
+export function auditLeaks(evidence: Evidence[], sources: LeakSources, policy: 'drop' | 'flag'): LeakSuspect[] {
+  // LEAK_RUN-token windows of the tests' assertions (any shared run is suspect), and of the reference's body with
+  // their positions (a shared run is suspect when the shared runs cover at least half the body: a copy, not a sibling
+  // function that shares a loop header with it).
+  const testRuns = new Map<string, string>();
+  const answers = answerLines(sources.tests, sources.targetName);
+  for (const [where, text] of answers) {
+    const t = tokensOf(text);
+    for (let i = 0; i + LEAK_RUN <= t.length; i++) {
+      const k = t.slice(i, i + LEAK_RUN).join('\u0001');
+      if (!testRuns.has(k)) testRuns.set(k, `tests ${where}`);
+    }
+  }
+  const refTokens = sources.reference ? tokensOf(referenceBody(sources.reference)) : [];
+  const refRuns = new Map<string, number[]>();
+  for (let i = 0; i + LEAK_RUN <= refTokens.length; i++) {
+    const k = refTokens.slice(i, i + LEAK_RUN).join('\u0001');
+    const at = refRuns.get(k);
+    if (at) at.push(i);
+    else refRuns.set(k, [i]);
+  }
+  const literals = assertedLiterals(answers, `${sources.reference ?? ''}\n${sources.requirement}`);
+  const suspects: LeakSuspect[] = [];
+  // One item can come from several sources with different texts (an API entry's description, its unit's code): every
+  // text is checked, and a hit on any of them makes the item suspect.
+  const seen = new Set<string>();
+  const suspectKeys = new Set<string>();
+  for (const e of evidence) {
+    const k = `${e.key}\u0000${e.text}`;
+    if (!e.kept || seen.has(k) || suspectKeys.has(e.key)) continue;
+    seen.add(k);
+    let hit: LeakSuspect | null = null;
+    const t = tokensOf(e.text);
+    const covered = new Uint8Array(refTokens.length);
+    let first = -1;
+    for (let i = 0; i + LEAK_RUN <= t.length && !hit; i++) {
+      const window = t.slice(i, i + LEAK_RUN);
+      const key = window.join('\u0001');
+      const from = testRuns.get(key);
+      if (from) hit = { key: e.key, title: e.title, against: from, kind: 'token-run', match: window.join(' ').slice(0, 300) };
+      for (const at of refRuns.get(key) ?? []) {
+        if (first < 0) first = i;
+        covered.fill(1, at, at + LEAK_RUN);
+      }
+    }
+    if (!hit && first >= 0 && covered.reduce((n, c) => n + c, 0) >= 0.5 * refTokens.length) {
+      hit = {
+        key: e.key,
+        title: e.title,
+        against: 'reference',
+        kind: 'token-run',
+        match: t
+          .slice(first, first + LEAK_RUN)
+          .join(' ')
+          .slice(0, 300),
+      };
+    }
+    if (!hit) {
+      for (const [lit, where] of literals) {
+        if (e.text.includes(lit)) {
+          hit = { key: e.key, title: e.title, against: `tests ${where}`, kind: 'asserted-value', match: lit.slice(0, 300) };
+          break;
+        }
+      }
+    }
+    if (!hit) continue;
+    suspectKeys.add(e.key);
+    suspects.push(hit);
+  }
+  const bad = new Map(suspects.map((s) => [s.key, s]));
+  for (const e of evidence) {
+    const s = bad.get(e.key);
+    if (!s) continue;
+    e.leak = { against: s.against, kind: s.kind, match: s.match };
+    if (policy === 'drop' && e.kept) {
+      e.kept = false;
+      e.droppedAt = 'leak';
+      e.reason = `leak suspect (${s.kind === 'token-run' ? `${LEAK_RUN}+ tokens shared with the ${s.against}` : `a value the ${s.against} assert`}): dropped`;
+    }
+  }
+  return suspects;
+}

@@ -13,6 +13,7 @@ import type {
   FactorialAnalysis,
   FlakyCounts,
   InProcessCounts,
+  LeakCounts,
   Interval,
   PairedComparison,
   ReportModel,
@@ -188,6 +189,24 @@ export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Re
     },
     flaky: flakyCounts(rs),
     inProcess: inProcessCounts(rs),
+    leak: leakCounts(rs),
+  };
+}
+
+/** The leakage audit's suspects over one condition's results (tasks stored before the audit count as not audited). */
+export function leakCounts(rs: TaskResult[]): LeakCounts {
+  const audited = rs.filter((r) => r.retrieval.leak);
+  const policies = new Set(audited.map((r) => r.retrieval.leak!.policy));
+  return {
+    policy: policies.size === 0 ? null : policies.size === 1 ? [...policies][0]! : 'mixed',
+    suspects: audited.reduce((n, r) => n + r.retrieval.leak!.suspects, 0),
+    checked: audited.reduce((n, r) => n + r.retrieval.leak!.checked, 0),
+    audited: audited.length,
+    tasks: rs.length,
+    taskIds: audited
+      .filter((r) => r.retrieval.leak!.suspects > 0)
+      .map((r) => r.taskId)
+      .sort(),
   };
 }
 

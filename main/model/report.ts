@@ -87,6 +87,24 @@ export interface ConditionSummary {
    * above counts them as they came out, and these counts say how many of its verdicts rest on best-effort hardening.
    */
   inProcess: InProcessCounts;
+  /**
+   * The leakage audit over the condition's results: evidence items it found suspect, the tasks with any, and the
+   * tasks it ran on (results stored before the audit, or with the policy off, were not audited).
+   */
+  leak: LeakCounts;
+}
+
+/** Leak suspects of one condition (retrieve/leak-audit.ts), over its audited tasks. */
+export interface LeakCounts {
+  /** The policy the audited tasks ran under (`mixed` when they differ; null when none was audited). */
+  policy: 'drop' | 'flag' | 'mixed' | null;
+  suspects: number;
+  /** Items checked, summed over the audited tasks. */
+  checked: number;
+  audited: number;
+  tasks: number;
+  /** Tasks with a suspect, sorted. */
+  taskIds: string[];
 }
 
 /** Unscored (task, condition) pairs by cause (`network`, `sandbox`, `harness`, `workspace`, …; model/results.ts TaskFailure). */

@@ -146,6 +146,11 @@ export interface TaskResult {
     api: ApiScore | null;
     /** The evidence text the prompt showed (also what repairs were given). */
     promptEvidenceChars: number;
+    /**
+     * The leakage audit (retrieve/leak-audit.ts): its policy, the items it checked and the suspects it found (dropped
+     * under `drop`, in the prompt under `flag`). Absent in results stored before the audit, or with the policy `off`.
+     */
+    leak?: { policy: 'drop' | 'flag'; checked: number; suspects: number };
   };
   generation: {
     backend: string;

@@ -94,6 +94,7 @@ export function buildTaskResult(o: TaskOutcome, timingsMs: TaskResult['timingsMs
       sourceUncertainty: trace.sourceUncertainty,
       api,
       promptEvidenceChars: trace.fused.reduce((n, e) => n + e.text.length, 0),
+      ...(trace.leak ? { leak: { policy: trace.leak.policy, checked: trace.leak.checked, suspects: trace.leak.suspects.length } } : {}),
     },
     generation: {
       backend: set.backend.id,

@@ -89,17 +89,50 @@ export function answerLines(tests: [string, string][], targetName: string): [str
   return out;
 }
 
+/** `line` without the arguments of every call of `name` (what the tests pass the target is an input, not an answer). */
+function withoutCallsOf(line: string, name: string): string {
+  if (!name) return line;
+  let out = '';
+  let i = 0;
+  for (;;) {
+    const at = line.indexOf(`${name}(`, i);
+    if (at < 0 || (at > 0 && /[\w]/.test(line[at - 1]!))) {
+      if (at < 0) return out + line.slice(i);
+      out += line.slice(i, at + name.length + 1);
+      i = at + name.length + 1;
+      continue;
+    }
+    out += line.slice(i, at + name.length);
+    let depth = 0;
+    let j = at + name.length;
+    for (; j < line.length; j++) {
+      const ch = line[j]!;
+      if (ch === '"' || ch === "'") {
+        const close = line.indexOf(ch, j + 1);
+        j = close < 0 ? line.length : close;
+      } else if (ch === '(') depth++;
+      else if (ch === ')' && --depth === 0) break;
+    }
+    out += '()';
+    i = j + 1;
+  }
+}
+
 /**
- * Strings the tests assert, not in `known` (the reference, the signature and the requirement): 6+ characters and not
- * a plain name (an expected output such as "976.6 KiB", not a key or class name that library code shares).
+ * Strings the tests assert, not in `known` (the reference, the signature and the requirement), nor among what the
+ * tests pass the target or set up themselves: 6+ characters and not a plain name (an expected output such as
+ * "976.6 KiB", not a key or class name that library code shares). String literals are read as Python tokens.
  */
-export function assertedLiterals(answers: [string, string, string][], known: string): Map<string, string> {
+export function assertedLiterals(answers: [string, string, string][], known: string, targetName = ''): Map<string, string> {
   const out = new Map<string, string>();
   for (const [where, text, setUp] of answers) {
-    for (const m of text.matchAll(/"((?:[^"\\\n]|\\.){6,})"|'((?:[^'\\\n]|\\.){6,})'/g)) {
-      const lit = m[1] ?? m[2]!;
-      if (/^[\w.]+$/.test(lit.trim()) || known.includes(lit) || setUp.includes(lit) || out.has(lit)) continue;
-      out.set(lit, where);
+    for (const line of text.split('\n')) {
+      for (const tok of tokensOf(withoutCallsOf(line, targetName))) {
+        if (tok[0] !== '"' && tok[0] !== "'") continue;
+        const lit = tok.slice(1, -1);
+        if (lit.length < 6 || /^[\w.]+$/.test(lit.trim()) || known.includes(lit) || setUp.includes(lit) || out.has(lit)) continue;
+        out.set(lit, where);
+      }
     }
   }
   return out;
@@ -144,7 +177,7 @@ export function auditLeaks(evidence: Evidence[], sources: LeakSources, policy: '
     if (at) at.push(i);
     else refRuns.set(k, [i]);
   }
-  const literals = assertedLiterals(answers, `${sources.reference ?? ''}\n${sources.requirement}`);
+  const literals = assertedLiterals(answers, `${sources.reference ?? ''}\n${sources.requirement}`, sources.targetName);
   const suspects: LeakSuspect[] = [];
   // One item can come from several sources with different texts (an API entry's description, its unit's code): every
   // text is checked, and a hit on any of them makes the item suspect.

@@ -14,7 +14,7 @@ import {
   IN_PROCESS_RUN,
   TASK_IDS,
 } from '../helpers/report-fixture.ts';
-import { IN_PROCESS_MEANING } from '../../main/experiment/report/format.ts';
+import { IN_PROCESS_MEANING, LEAK_MEANING } from '../../main/experiment/report/format.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const CHARTS = ['factorial-effects', 'pass-at-k', 'uncertainty-vs-correctness', 'api-f1'] as const;
@@ -692,6 +692,21 @@ describe('in-process verdicts in every format', () => {
       'OpenCoder (uncertainty-aware) opencoder: 1 of 30 candidate verdicts and 1 of 6 selected outputs in-process (96.7 % of candidate verdicts isolated), on 2 task(s): repo-a/fmt_date, repo-c/json "merge"',
     );
     expect(at('f111')).toContain('20 of 20 candidate verdicts and 4 of 4 selected outputs in-process (0.0 % of candidate verdicts isolated), on 4 task(s):');
+  });
+
+  it('HTML and Markdown list each condition’s leak suspects, what they are over, and say which conditions were not audited', () => {
+    const html = renderHtml(model);
+    expect(html).toContain(`<h4>Leak suspects</h4>\n<p class="muted">${LEAK_MEANING}</p>`);
+    const items = listItems(html, 'leak');
+    const at = (condition: string) => items.get(key(cond(model, condition)))!;
+    expect(at('opencoder')).toBe(
+      'OpenCoder (uncertainty-aware) opencoder: leak suspects: 1 among 180 evidence items of 6 of 6 tasks audited (dropped before the prompt), on 1 task(s): repo-a/fmt_date',
+    );
+    expect(at('baseline-rag')).toContain('leak suspects: 0 among 180 evidence items of 6 of 6 tasks audited');
+    expect(at('f111')).toContain('not audited for leaks (results stored before the leakage audit existed, or the policy was off; 4 tasks).');
+    const md = renderMarkdown(model);
+    expect(md).toContain(`**Leak suspects.** ${LEAK_MEANING}`);
+    expect(md).toContain('leak suspects: 1 among 180 evidence items of 6 of 6 tasks audited (dropped before the prompt), on 1 task(s):');
   });
 
   it('Markdown has a line per condition with counts, the share decided isolated and ids', () => {

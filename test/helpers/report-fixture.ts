@@ -464,6 +464,19 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         taskIds: [...new Set([...inProcessCands.map((c) => c.taskId), ...inProcessSelected.map((t) => t.taskId)])].sort(),
         isolatedShare: cands.length ? (cands.length - inProcessCands.length) / cands.length : null,
       },
+      // The method run was audited for leaks (one suspect dropped in its first task under OpenCoder); the factorial
+      // run was stored before the audit existed.
+      leak:
+        spec.family === 'method'
+          ? {
+              policy: 'drop' as const,
+              suspects: spec.id === 'opencoder' ? 1 : 0,
+              checked: ok.length * 30,
+              audited: ok.length,
+              tasks: ok.length,
+              taskIds: spec.id === 'opencoder' && ok.length ? [ok[0]!.taskId] : [],
+            }
+          : { policy: null, suspects: 0, checked: 0, audited: 0, tasks: ok.length, taskIds: [] },
     };
   };
 

@@ -57,6 +57,10 @@ describe('run summary: verdicts counted apart', () => {
       `OpenCoder (uncertainty-aware): 3 of 30 candidate verdicts and 0 of 6 selected outputs flaky, on 2 task(s): repo-b/retry, backoff, ${TASK_IDS[5]}`,
       'Baseline RAG: 2 of 30 candidate verdicts and 1 of 6 selected outputs in-process (93.3 % of candidate verdicts isolated), on 1 task(s): repo-a/fmt_date',
       'OpenCoder (uncertainty-aware): 1 of 30 candidate verdicts and 1 of 6 selected outputs in-process (96.7 % of candidate verdicts isolated), on 2 task(s): repo-a/fmt_date, repo-c/json "merge"',
+      // The leak audit's line for every audited condition, with none as well.
+      'Baseline RAG: leak suspects: 0 among 180 evidence items of 6 of 6 tasks audited (dropped before the prompt).',
+      'RAG + verify + repair: leak suspects: 0 among 180 evidence items of 6 of 6 tasks audited (dropped before the prompt).',
+      'OpenCoder (uncertainty-aware): leak suspects: 1 among 180 evidence items of 6 of 6 tasks audited (dropped before the prompt), on 1 task(s): repo-a/fmt_date',
     ]);
   });
 
@@ -70,8 +74,11 @@ describe('run summary: verdicts counted apart', () => {
     expect(line).not.toContain('t10');
   });
 
-  it('says nothing when every verdict was isolated and none flaky', () => {
+  it('says nothing of verdicts when every one was isolated and none flaky; conditions not audited for leaks get no line', () => {
     const model = buildReportFixture({ flaky: false, inProcess: false });
-    expect(verdictsApartLines(model, displayNames(model))).toEqual([]);
+    const lines = verdictsApartLines(model, displayNames(model));
+    expect(lines.filter((l) => !/leak suspects/.test(l))).toEqual([]);
+    // The factorial run was stored before the audit: no line for its cells.
+    expect(lines).toHaveLength(3);
   });
 });

@@ -487,6 +487,9 @@ describe('runTask: evidence sources in the stored result', () => {
     expect(bySource.api + bySource.context + bySource.similar).toBe(all.result.retrieval.fused);
     expect(all.result.retrieval.fused).toBeGreaterThan(0);
     expect(all.result.retrieval.api).not.toBeNull();
+    // Every condition's retrieval is audited for leaks, and the stored result says what the audit did.
+    expect(all.result.retrieval.leak).toMatchObject({ policy: 'drop', suspects: 0 });
+    expect(all.result.retrieval.leak!.checked).toBeGreaterThan(0);
 
     const noContext = await run(cell('A1X0S1'), { candidates: [GOOD_A] }, { task: stated });
     expect(sourcesOf(noContext.result)).toEqual(new Set(['api', 'similar']));

@@ -38,6 +38,24 @@ describe('evidence-fusion view', () => {
     expect(mount.container.querySelector('[data-testid=evidence-column-api]')!.textContent).toContain('ū 0.27');
   });
 
+  it('says what the leakage audit found, marks a dropped suspect as a leak, and says when it did not run', () => {
+    const detail = taskResult().detail!;
+    const rows = detail.evidence.map((e, i) =>
+      i === detail.evidence.length - 1 ? { ...e, kept: false, fusedRank: null, reason: 'leak suspect (20+ tokens shared with the reference): dropped' } : e,
+    );
+    act(() => mount.root.render(<EvidenceFusion detail={{ ...detail, evidence: rows }} leak={{ policy: 'drop', checked: 7, suspects: 1 }} />));
+    const line = mount.container.querySelector<HTMLElement>('[data-testid=leak-audit]')!;
+    expect(line.dataset.suspects).toBe('1');
+    expect(line.textContent).toBe(
+      "Leak audit (drop): 1 leak suspect among 7 items checked against the reference and the task's tests — dropped before the prompt (marked below).",
+    );
+    const leaked = q('[data-testid=evidence-item]').filter((e) => e.dataset.stage === 'leak');
+    expect(leaked).toHaveLength(1);
+    expect(leaked[0]!.textContent).toContain('leak suspect');
+    act(() => mount.root.render(<EvidenceFusion detail={detail} />));
+    expect(mount.container.querySelector('[data-testid=leak-audit]')!.textContent).toMatch(/^Leak audit: not run for this result/);
+  });
+
   it('shows the fused list in rank order and each kept item’s fused rank', () => {
     act(() => mount.root.render(<EvidenceFusion detail={taskResult().detail!} />));
     const fused = q('[data-testid=fused-item]');

@@ -156,6 +156,12 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       'inProcessSelected',
       'inProcessTaskIds',
       'isolatedShare',
+      // The leakage audit: its policy (empty: not audited), suspects, items checked, tasks audited, tasks with a suspect.
+      'leakPolicy',
+      'leakSuspects',
+      'leakChecked',
+      'leakAuditedTasks',
+      'leakTaskIds',
       'warnings',
     ],
     model.conditions.map((c) => [
@@ -214,6 +220,11 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       c.inProcess.selected,
       JSON.stringify(c.inProcess.taskIds),
       c.inProcess.isolatedShare,
+      c.leak.policy ?? '',
+      c.leak.suspects,
+      c.leak.checked,
+      c.leak.audited,
+      JSON.stringify(c.leak.taskIds),
       JSON.stringify(c.warnings ?? []),
     ]),
   );

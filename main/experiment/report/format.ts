@@ -144,16 +144,29 @@ export const isolatedShareText = (c: ConditionSummary): string => `${fmt.percent
 /** A condition's in-process counts, what each is over and the share decided isolated, ending where the task ids go. */
 export const inProcessCountsText = (c: ConditionSummary): string => apartText(c, c.inProcess, 'in-process', isolatedShareText(c));
 
-/** The verdicts every format counts apart per condition, in the order they are shown: a title, what they mean, the counts. */
+export const LEAK_MEANING =
+  'A leak suspect: an evidence item the leakage audit found to share a long run of tokens with the reference or with the assertions of the tests that name the target, or to hold a value those assertions expect. Under the drop policy it never reached a prompt; under flag it did, marked.';
+
+/** `leak suspects: 0 among 300 evidence items of 10 of 10 tasks (dropped before the prompt)`, or why none were audited. */
+export function leakCountsText(c: ConditionSummary): string {
+  const l = c.leak;
+  if (!l.audited) return `not audited for leaks (results stored before the leakage audit existed, or the policy was off; ${fmt.plural(l.tasks, 'task')}).`;
+  const fate = l.policy === 'drop' ? 'dropped before the prompt' : l.policy === 'flag' ? 'flagged and left in the prompt' : 'policies differ between tasks';
+  const over = `among ${formatInt(l.checked)} evidence items of ${formatInt(l.audited)} of ${formatInt(l.tasks)} tasks audited (${fate})`;
+  return l.taskIds.length ? `leak suspects: ${formatInt(l.suspects)} ${over}, on ${formatInt(l.taskIds.length)} task(s):` : `leak suspects: 0 ${over}.`;
+}
+
+/** What every format counts apart per condition, in the order it is shown: a title, what it means, the counts and task ids. */
 export const VERDICTS_APART: {
   list: string;
   title: string;
   meaning: string;
-  of: (c: ConditionSummary) => VerdictsApart;
+  ids: (c: ConditionSummary) => string[];
   text: (c: ConditionSummary) => string;
 }[] = [
-  { list: 'flaky', title: 'Flaky verdicts', meaning: FLAKY_MEANING, of: (c) => c.flaky, text: flakyCountsText },
-  { list: 'in-process', title: 'In-process verdicts', meaning: IN_PROCESS_MEANING, of: (c) => c.inProcess, text: inProcessCountsText },
+  { list: 'flaky', title: 'Flaky verdicts', meaning: FLAKY_MEANING, ids: (c) => c.flaky.taskIds, text: flakyCountsText },
+  { list: 'in-process', title: 'In-process verdicts', meaning: IN_PROCESS_MEANING, ids: (c) => c.inProcess.taskIds, text: inProcessCountsText },
+  { list: 'leak', title: 'Leak suspects', meaning: LEAK_MEANING, ids: (c) => c.leak.taskIds, text: leakCountsText },
 ];
 
 /** `2 unscored (sandbox 1, network 1)`, or `none unscored`. */

@@ -262,8 +262,8 @@ export function verdictsApartHtml(conditions: ConditionSummary[]): string {
   return VERDICTS_APART.map((kind) => {
     const items = conditions.map((c) => {
       const ids = kind
-        .of(c)
-        .taskIds.map((t) => `<code>${h(t)}</code>`)
+        .ids(c)
+        .map((t) => `<code>${h(t)}</code>`)
         .join(', ');
       return `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)} <code class="muted">${h(c.condition)}</code>: ${h(kind.text(c))}${ids ? ` ${ids}` : ''}</li>`;
     });

@@ -152,7 +152,7 @@ function verdictsApartMd(conditions: ConditionSummary[]): string[] {
     `**${md(kind.title)}.** ${md(kind.meaning)}`,
     '',
     ...conditions.map((c) => {
-      const ids = kind.of(c).taskIds.map(mdId).join(', ');
+      const ids = kind.ids(c).map(mdId).join(', ');
       return `- ${md(c.label)} (${mdCode(c.condition)}): ${md(kind.text(c))}${ids ? ` ${ids}` : ''}`;
     }),
     '',

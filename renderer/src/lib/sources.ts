@@ -19,12 +19,13 @@ export function cellId(s: Record<Source, boolean>): string {
   return `A${s.api ? 1 : 0}X${s.context ? 1 : 0}S${s.similar ? 1 : 0}`;
 }
 
-export type EvidenceStage = 'fused' | 'cut' | 'duplicate' | 'below-keep' | 'refined' | 'other';
+export type EvidenceStage = 'fused' | 'cut' | 'duplicate' | 'below-keep' | 'refined' | 'leak' | 'other';
 
 /** What happened to an evidence item, read from the fusion's reason (the reason text itself is always shown too). */
 export function evidenceStage(e: { kept: boolean; fusedRank: number | null; reason: string }): EvidenceStage {
   if (e.fusedRank !== null) return 'fused';
   const r = e.reason.toLowerCase();
+  if (r.startsWith('leak suspect')) return 'leak';
   if (r.startsWith('duplicate')) return 'duplicate';
   if (r.startsWith('below the top')) return 'below-keep';
   if (r.startsWith('outside the fused') || r.startsWith('over the per-source cap') || r.startsWith('beyond the')) return 'cut';
@@ -38,5 +39,6 @@ export const STAGE_LABEL: Record<EvidenceStage, string> = {
   duplicate: 'duplicate',
   'below-keep': 'below keep fraction',
   refined: 'removed by API refinement',
+  leak: 'leak suspect',
   other: 'dropped',
 };

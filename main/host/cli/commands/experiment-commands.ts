@@ -90,15 +90,17 @@ function scoringLines(model: ReportModel, name: ReturnType<typeof displayNames>)
 /** Task ids a summary line lists before it points to the report, which lists them all. */
 const SUMMARY_IDS = 10;
 
-/** Per kind of verdict counted apart (flaky, in-process), a line per condition with any: its counts and (the first) task ids. */
+/**
+ * Per kind counted apart (flaky and in-process verdicts, leak suspects), a line per condition with any, and the leak
+ * audit's line for every audited condition (`leak suspects: 0` is worth saying): its counts and (the first) task ids.
+ */
 export function verdictsApartLines(model: ReportModel, name: ReturnType<typeof displayNames>): string[] {
   return VERDICTS_APART.flatMap((kind) =>
     model.conditions
-      .map((c) => ({ c, ids: kind.of(c).taskIds }))
-      .filter(({ ids }) => ids.length)
-      .map(
-        ({ c, ids }) =>
-          `${name(c.runId, c.condition, c.label)}: ${kind.text(c)} ${ids.slice(0, SUMMARY_IDS).join(', ')}${ids.length > SUMMARY_IDS ? ` and ${ids.length - SUMMARY_IDS} more (the report lists them all)` : ''}`,
+      .map((c) => ({ c, ids: kind.ids(c) }))
+      .filter(({ c, ids }) => ids.length || (kind.list === 'leak' && c.leak.audited > 0))
+      .map(({ c, ids }) =>
+        `${name(c.runId, c.condition, c.label)}: ${kind.text(c)} ${ids.slice(0, SUMMARY_IDS).join(', ')}${ids.length > SUMMARY_IDS ? ` and ${ids.length - SUMMARY_IDS} more (the report lists them all)` : ''}`.trimEnd(),
       ),
   );
 }

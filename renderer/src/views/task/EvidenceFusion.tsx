@@ -40,6 +40,7 @@ const STAGE_TONE: Record<EvidenceStage, 'good' | 'warn' | 'muted' | 'bad' | 'inf
   duplicate: 'muted',
   'below-keep': 'bad',
   refined: 'info',
+  leak: 'bad',
   other: 'muted',
 };
 
@@ -49,9 +50,27 @@ export interface EvidenceFusionProps {
   sourceUncertainty?: Record<Source, number | null>;
   /** Sources the condition had switched on (off ones are shown as off, not as empty). */
   sourcesOn?: Record<Source, boolean>;
+  /** The leakage audit of this retrieval (absent: results stored before it, or the policy off). */
+  leak?: { policy: 'drop' | 'flag'; checked: number; suspects: number };
 }
 
-export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn }: EvidenceFusionProps) {
+/** One line on the leakage audit: what it checked and what it found, or that it did not run. */
+function LeakLine({ leak }: { leak: EvidenceFusionProps['leak'] }) {
+  if (!leak)
+    return (
+      <p className="small muted" data-testid="leak-audit" data-suspects="">
+        Leak audit: not run for this result (stored before the audit existed, or the policy was off).
+      </p>
+    );
+  return (
+    <p className={`small ${leak.suspects ? 'warn' : 'muted'}`} data-testid="leak-audit" data-suspects={leak.suspects}>
+      Leak audit ({leak.policy}): {leak.suspects} leak suspect{leak.suspects === 1 ? '' : 's'} among {leak.checked} items checked against the reference and the
+      task&apos;s tests{leak.suspects ? (leak.policy === 'drop' ? ' — dropped before the prompt (marked below).' : ' — flagged, left in the prompt.') : '.'}
+    </p>
+  );
+}
+
+export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn, leak }: EvidenceFusionProps) {
   const [show, setShow] = useState<Show>('all');
   const pointer = useEvidencePointer(detail.evidence);
 
@@ -75,6 +94,7 @@ export function EvidenceFusion({ detail, sourceUncertainty, sourcesOn }: Evidenc
   return (
     <div className="fusion" data-testid="evidence-fusion">
       <FlowSummary evidence={detail.evidence} fusedCount={fused.length} sourcesOn={sourcesOn} />
+      <LeakLine leak={leak} />
       <div className="row between fusion-toolbar">
         <Tabs<Show>
           label="Which evidence to show"
@@ -325,7 +345,7 @@ function FusedColumn({ fused, pointer }: { fused: EvidenceRow[]; pointer: Eviden
 }
 
 function FlowSummary({ evidence, fusedCount, sourcesOn }: { evidence: EvidenceRow[]; fusedCount: number; sourcesOn?: Record<Source, boolean> }) {
-  const stages: EvidenceStage[] = ['fused', 'cut', 'duplicate', 'below-keep', 'refined', 'other'];
+  const stages: EvidenceStage[] = ['fused', 'cut', 'duplicate', 'below-keep', 'refined', 'leak', 'other'];
   return (
     <div className="flow" data-testid="evidence-flow">
       {SOURCES.map((s) => {

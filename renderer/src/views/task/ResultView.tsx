@@ -161,7 +161,7 @@ function DetailTab({ tab, result, sourcesOn }: { tab: Tab; result: TaskResult; s
       return result.detail ? <Decomposition steps={result.detail.steps} method={result.retrieval.decomposition} /> : <NoDetail />;
     case 'evidence':
       return result.detail ? (
-        <EvidenceFusion detail={result.detail} sourceUncertainty={result.retrieval.sourceUncertainty} sourcesOn={sourcesOn} />
+        <EvidenceFusion detail={result.detail} sourceUncertainty={result.retrieval.sourceUncertainty} sourcesOn={sourcesOn} leak={result.retrieval.leak} />
       ) : (
         <NoDetail />
       );

@@ -126,6 +126,8 @@ export const RepoSummarySchema = z.object({
   embedded: count,
   encoder: z.string().nullable(),
   skipped: z.record(z.string(), count),
+  /** Indexed files that are test code, by reason (main/index/test-files.ts): retrieval leaves them out of every source. */
+  testFiles: z.record(z.string(), count),
 });
 export type RepoSummary = z.infer<typeof RepoSummarySchema>;
 

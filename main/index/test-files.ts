@@ -74,3 +74,22 @@ export function namedByTestCommand(command: string | undefined): (relPath: strin
   }
   return (relPath) => files.has(relPath) || dirs.some((d) => relPath === d || relPath.startsWith(`${d}/`));
 }
+
+/** Why a file is test code, as the Repository view and retrieval's mask say it. */
+export type TestFileReason = 'named as a test' | 'TestCase subclass' | 'pytest tests';
+
+/**
+ * Every test file of a repository with its reason: by name (isTestFile), else by what it holds (testReasonOfUnits,
+ * given the test-shaped units per path). The one definition retrieval masks by and the Repository view counts.
+ */
+export function testFilesOf(paths: Iterable<string>, shaped: ReadonlyMap<string, readonly UnitFacts[]>): Map<string, TestFileReason> {
+  const out = new Map<string, TestFileReason>();
+  for (const p of paths) {
+    if (isTestFile(p)) out.set(p, 'named as a test');
+    else {
+      const r = shaped.has(p) ? testReasonOfUnits(shaped.get(p)!) : null;
+      if (r) out.set(p, r === 'unittest' ? 'TestCase subclass' : 'pytest tests');
+    }
+  }
+  return out;
+}

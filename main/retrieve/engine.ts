@@ -13,6 +13,7 @@ import {
   fileUnitCalls,
   indexState,
   itemCount,
+  filePaths,
   itemPaths,
   testShapedUnits,
   moduleHeaderChunks,
@@ -22,7 +23,7 @@ import {
 } from '../store/code-queries.ts';
 import type { EncoderRow, ItemKind, Store } from '../store/store.ts';
 import { ftsQuery, queryTerms } from '../store/lexical.ts';
-import { isTestFile, namedByTestCommand, testReasonOfUnits } from '../index/test-files.ts';
+import { namedByTestCommand, testFilesOf } from '../index/test-files.ts';
 import { decompose, signatureWords, type Decomposer } from './decompose.ts';
 import { fuse } from './fuse.ts';
 import { auditLeaks, taskTestSources } from './leak-audit.ts';
@@ -101,10 +102,9 @@ function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
   const key = `${store.path}|${repoId}|${kind}|${repo?.last_indexed_at ?? ''}`;
   let ids = testItemCache.get(key);
   if (!ids) {
-    const byContent = new Set<string>();
-    for (const [file, units] of testShapedUnits(store, repoId)) if (testReasonOfUnits(units)) byContent.add(file);
+    const tests = testFilesOf(filePaths(store, repoId), testShapedUnits(store, repoId));
     ids = new Set();
-    for (const r of itemPaths(store, repoId, kind)) if (isTestFile(r.path) || byContent.has(r.path)) ids.add(r.id);
+    for (const r of itemPaths(store, repoId, kind)) if (tests.has(r.path)) ids.add(r.id);
     // Only the latest state of a repository's kind is kept (a long-lived engine re-indexes many times).
     for (const k of testItemCache.keys()) if (k.startsWith(`${store.path}|${repoId}|${kind}|`)) testItemCache.delete(k);
     testItemCache.set(key, ids);

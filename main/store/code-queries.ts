@@ -153,6 +153,11 @@ export function testShapedUnits(
   return out;
 }
 
+/** The paths of a repository's indexed files. */
+export function filePaths(store: Store, repoId: number): string[] {
+  return (store.prepared('SELECT path FROM files WHERE repo_id = ?').all(repoId) as { path: string }[]).map((r) => r.path);
+}
+
 /** Items of a kind in the whole database (BM25's document count). */
 export function itemCount(store: Store, kind: ItemKind): number {
   return (store.prepared(`SELECT count(*) AS n FROM ${TABLE[kind]}`).get() as { n: number }).n;

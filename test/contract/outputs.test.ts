@@ -57,6 +57,7 @@ const REPO: RepoSummary = {
   embedded: 642,
   encoder: 'opencoder-subtoken-hash-256',
   skipped: { binary: 3, 'too-large': 1 },
+  testFiles: { 'named as a test': 6, 'TestCase subclass': 1 },
 };
 
 const JOB: JobInfo = {

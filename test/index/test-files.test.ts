@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTestFile, namedByTestCommand, testReasonOfUnits } from '../../main/index/test-files.ts';
+import { isTestFile, namedByTestCommand, testFilesOf, testReasonOfUnits } from '../../main/index/test-files.ts';
 
 describe('isTestFile', () => {
   it.each([
@@ -52,5 +52,27 @@ describe('test code by what it holds', () => {
     expect(pytest('qa/more.py')).toBe(true);
     expect(pytest('src/app.py')).toBe(false);
     expect(namedByTestCommand(undefined)('a.py')).toBe(false);
+  });
+});
+
+describe('a repository’s test files with their reasons', () => {
+  it('by name first, then by what they hold; library code with test_* names is not one', () => {
+    const unit = (kind: string, name: string, parent: string | null, signature: string, imports = '[]') => ({
+      kind,
+      name,
+      parent_qualname: parent,
+      signature,
+      imports,
+    });
+    const shaped = new Map([
+      ['app/tests.py', [unit('module', 'app.tests', null, 'module app.tests', '["django.test.TestCase"]'), unit('class', 'T', null, 'class T(TestCase)')]],
+      ['pkg/checks.py', [unit('module', 'pkg.checks', null, 'module pkg.checks', '["pytest"]'), unit('function', 'test_x', null, 'def test_x()')]],
+      [
+        'jinja2/tests.py',
+        [unit('module', 'jinja2.tests', null, 'module jinja2.tests', '["operator"]'), unit('function', 'test_odd', null, 'def test_odd(value)')],
+      ],
+    ]);
+    const out = testFilesOf(['tests/test_a.py', 'app/tests.py', 'pkg/checks.py', 'jinja2/tests.py', 'app/models.py'], shaped);
+    expect(Object.fromEntries(out)).toEqual({ 'tests/test_a.py': 'named as a test', 'app/tests.py': 'TestCase subclass', 'pkg/checks.py': 'pytest tests' });
   });
 });

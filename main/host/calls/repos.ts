@@ -5,6 +5,8 @@
 import path from 'node:path';
 import type { RepoSummary } from '../../../contract/index.ts';
 import { checkRepositoryRoot } from '../../index/walk.ts';
+import { testFilesOf } from '../../index/test-files.ts';
+import { filePaths, testShapedUnits } from '../../store/code-queries.ts';
 import { otherFilesOfRun } from '../../model/index-counts.ts';
 import { fail, type Workspace } from '../workspace.ts';
 import type { CallTable } from './index.ts';
@@ -26,8 +28,16 @@ function summaries(ws: Workspace): RepoSummary[] {
       embedded: s.embedded.unit + s.embedded.chunk + s.embedded.api,
       encoder: s.encoder?.name ?? null,
       skipped: s.skipped,
+      testFiles: testFileCounts(ws, r.id),
     };
   });
+}
+
+/** The repository's test files by reason: what retrieval leaves out of every source. */
+function testFileCounts(ws: Workspace, repoId: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const reason of testFilesOf(filePaths(ws.store, repoId), testShapedUnits(ws.store, repoId)).values()) out[reason] = (out[reason] ?? 0) + 1;
+  return out;
 }
 
 export function repoCalls(ws: Workspace): CallTable<'repo.pick' | 'repo.list' | 'repo.allow' | 'repo.index' | 'repo.skipped'> {

@@ -13,6 +13,14 @@ import type { CallError } from '../api/contract.ts';
 import { NoModelNotice } from './settings/NoModelNotice.tsx';
 import './RepositoryView.css';
 
+/** `7 test files left out of retrieval: 6 named as a test, 1 TestCase subclass`, or that there are none. */
+export function testFilesText(byReason: Record<string, number>): string {
+  const entries = Object.entries(byReason).filter(([, n]) => n > 0);
+  const total = entries.reduce((a, [, n]) => a + n, 0);
+  if (!total) return 'No test files: nothing is left out of retrieval as test code.';
+  return `${plural(total, 'test file')} left out of retrieval (a task's tests would give its answer away): ${entries.map(([k, n]) => `${int(n)} ${k}`).join(', ')}.`;
+}
+
 export function RepositoryView() {
   const repos = useApp((s) => s.repos);
   const selected = useApp((s) => s.selectedRepoId);
@@ -405,6 +413,9 @@ function RepoDetail({ repo }: { repo: RepoSummary }) {
       />
       <p className="small muted repo-count-line" data-testid="repo-count-line">
         {repositoryFilesText(repo)}; {repositoryEmbeddedText(repo)} ({TEXT_MEANING}).
+      </p>
+      <p className="small muted" data-testid="repo-test-files">
+        {testFilesText(repo.testFiles ?? {})}
       </p>
       <div className="grid-2">
         <div>

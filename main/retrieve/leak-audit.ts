@@ -2,7 +2,7 @@
 // compared with what would give the answer away: the reference's body (signature and docstrings aside) and the
 // assertions of the task's tests that name the target. An item is a leak suspect when it shares a run of LEAK_RUN
 // tokens or more (as written, names included) with those assertions, or shares such runs with the reference covering
-// at least half of its body (a copy; a sibling function sharing a loop with it is not one), or holds a string those
+// at least REFERENCE_COVER of its body (a copy; a sibling function sharing a loop with it is not one), or holds a string those
 // assertions expect that neither the reference nor the requirement contains (an expected output). By default a suspect is dropped (`drop`); `flag` keeps it and marks it.
 // The masks (target, twins, test files) come first; the audit is what catches what they miss, and it counts both.
 
@@ -13,6 +13,11 @@ import { namedByTestCommand } from '../index/test-files.ts';
 
 /** Shared token runs this long are suspect. */
 export const LEAK_RUN = 20;
+/**
+ * Share of the reference's body that runs shared with one item must cover for a copy (a planted copy covers all of
+ * it; RepoExec's sibling functions that share an error-handling block or a loop with the target cover up to ~0.6).
+ */
+export const REFERENCE_COVER = 0.8;
 /** Test sources read per task, at most (bytes). */
 const MAX_TEST_BYTES = 2_000_000;
 
@@ -120,8 +125,9 @@ function withoutCallsOf(line: string, name: string): string {
 
 /**
  * Strings the tests assert, not in `known` (the reference, the signature and the requirement), nor among what the
- * tests pass the target or set up themselves: 6+ characters and not a plain name (an expected output such as
- * "976.6 KiB", not a key or class name that library code shares). String literals are read as Python tokens.
+ * tests pass the target or set up themselves: 6+ characters with a space or a digit (an expected output such as
+ * "976.6 KiB"; not a name, header or path that library code shares, such as "content-type" or "/foo?a=b"). String
+ * literals are read as Python tokens.
  */
 export function assertedLiterals(answers: [string, string, string][], known: string, targetName = ''): Map<string, string> {
   const out = new Map<string, string>();
@@ -130,7 +136,7 @@ export function assertedLiterals(answers: [string, string, string][], known: str
       for (const tok of tokensOf(withoutCallsOf(line, targetName))) {
         if (tok[0] !== '"' && tok[0] !== "'") continue;
         const lit = tok.slice(1, -1);
-        if (lit.length < 6 || /^[\w.]+$/.test(lit.trim()) || known.includes(lit) || setUp.includes(lit) || out.has(lit)) continue;
+        if (lit.length < 6 || !/[\s\d]/.test(lit.trim()) || known.includes(lit) || setUp.includes(lit) || out.has(lit)) continue;
         out.set(lit, where);
       }
     }
@@ -158,7 +164,7 @@ function referenceBody(reference: string): string {
 /** Audits kept evidence; returns the suspects, and (policy `drop`) marks each dropped. */
 export function auditLeaks(evidence: Evidence[], sources: LeakSources, policy: 'drop' | 'flag'): LeakSuspect[] {
   // LEAK_RUN-token windows of the tests' assertions (any shared run is suspect), and of the reference's body with
-  // their positions (a shared run is suspect when the shared runs cover at least half the body: a copy, not a sibling
+  // their positions (a shared run is suspect when the shared runs cover at least REFERENCE_COVER of the body: a copy, not a sibling
   // function that shares a loop header with it).
   const testRuns = new Map<string, string>();
   const answers = answerLines(sources.tests, sources.targetName);
@@ -201,7 +207,7 @@ export function auditLeaks(evidence: Evidence[], sources: LeakSources, policy: '
         covered.fill(1, at, at + LEAK_RUN);
       }
     }
-    if (!hit && first >= 0 && covered.reduce((n, c) => n + c, 0) >= 0.5 * refTokens.length) {
+    if (!hit && first >= 0 && covered.reduce((n, c) => n + c, 0) >= REFERENCE_COVER * refTokens.length) {
       hit = {
         key: e.key,
         title: e.title,

@@ -130,19 +130,33 @@ export function resolveTarget(store: Store, repoId: number, task: RetrievalTask)
   if (refText) {
     const core = referenceCore(refText);
     // Only units that could contain it: the same file, or definitions with the target's name anywhere.
-    const rows = [
+    const rows: { id: number; body: string; file_id?: number }[] = [
       // In the target's file only the units enclosing it can contain it (when it was located).
       ...(fileId != null ? fileUnits(store, fileId, span ?? undefined) : []),
       ...unitsNamed(store, repoId, info.name),
     ];
     const twin = twinTest(refText);
+    const twins: { body: string; file_id: number }[] = [];
     for (const r of rows) {
       // The reference itself, or a twin of it: the same code with another docstring, comments or layout (a vendored
       // copy, a build/lib copy, a docs example), or nearly the same tokens.
-      if ((core.length >= 20 && squash(r.body).includes(core)) || twin(r.body)) info.masked.units.add(r.id);
+      if (core.length >= 20 && squash(r.body).includes(core)) info.masked.units.add(r.id);
+      else if (twin(r.body)) {
+        info.masked.units.add(r.id);
+        if (r.file_id !== undefined && r.file_id !== fileId) twins.push({ body: r.body, file_id: r.file_id });
+      }
     }
     const chunks = chunkTexts(store, fileId != null ? { fileId } : { repoId });
     for (const c of chunks) if (core.length >= 20 && squash(c.text).includes(core)) info.masked.chunks.add(c.id);
+    // A twin's chunks in its own file: the chunks that hold its code (as written, or once docstrings, comments and
+    // layout are set aside).
+    for (const t of twins) {
+      const body = squash(t.body);
+      const skeleton = codeSkeleton(t.body);
+      for (const c of chunkTexts(store, { fileId: t.file_id }))
+        if ((body.length >= 20 && squash(c.text).includes(body)) || (skeleton.length >= 20 && codeSkeleton(c.text).includes(skeleton)))
+          info.masked.chunks.add(c.id);
+    }
   }
   if (info.masked.units.size) {
     // The units' API entries, and the constants and class attributes inside their lines: part of the answer too.

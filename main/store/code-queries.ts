@@ -55,8 +55,12 @@ export function itemsInside(store: Store, fileId: number, span: { start: number;
 }
 
 /** Non-module units named `name` anywhere in the repository. */
-export function unitsNamed(store: Store, repoId: number, name: string): { id: number; body: string }[] {
-  return store.prepared("SELECT id, body FROM units WHERE repo_id = ? AND name = ? AND kind != 'module'").all(repoId, name) as { id: number; body: string }[];
+export function unitsNamed(store: Store, repoId: number, name: string): { id: number; body: string; file_id: number }[] {
+  return store.prepared("SELECT id, body, file_id FROM units WHERE repo_id = ? AND name = ? AND kind != 'module'").all(repoId, name) as {
+    id: number;
+    body: string;
+    file_id: number;
+  }[];
 }
 
 /** Chunk texts of one file, or of the whole repository. */

@@ -81,4 +81,30 @@ describe('test files planted after a first run never reach the evidence', () => 
     // The planted files were indexed: the mask is the retrieval's, not a gap in the index.
     expect(t.has('inventory/checks_discount.py')).toBe(true);
   }, 240_000);
+
+  it('a vendored twin of the target (another docstring and layout) is masked, and none of its code reaches the evidence', async () => {
+    const repo = path.join(dir, 'twin-repo');
+    fs.cpSync(SAMPLE, repo, { recursive: true });
+    const task = fs
+      .readFileSync(path.join(repo, 'tasks.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string; reference: string })
+      .find((t) => t.id === 'inventory/apply_discount')!;
+    const copy = task.reference.replace(/"""[\s\S]*?"""/, '"""Vendored copy of the discount rule."""').replace(/\n\n/g, '\n');
+    fs.mkdirSync(path.join(repo, 'vendor'));
+    fs.writeFileSync(path.join(repo, 'vendor', '__init__.py'), '');
+    fs.writeFileSync(
+      path.join(repo, 'vendor', 'pricing_copy.py'),
+      `from decimal import Decimal\n\nfrom inventory.money import Money, _round_half_up\n\n\n${copy}`,
+    );
+    const r = await cli(['retrieve', '--manifest', path.join(repo, 'tasks.jsonl'), '--id', task.id, '--db', path.join(dir, 't.db'), '--quiet', '--json']);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const trace = r.json().trace as { evidence: { file: string; title: string; text: string }[]; masked: string[] };
+    expect(trace.masked).toContain('unit vendor/pricing_copy.py:apply_discount');
+    // Nothing of the copy's code reaches the evidence (a chunk listing its signature and docstring may: the prompt
+    // shows the signature anyway).
+    const fromCopy = trace.evidence.filter((e) => e.file === 'vendor/pricing_copy.py');
+    expect(fromCopy.filter((e) => e.text.includes('_round_half_up(')).map((e) => e.title)).toEqual([]);
+  }, 240_000);
 });

@@ -125,9 +125,10 @@ function withoutCallsOf(line: string, name: string): string {
 
 /**
  * Strings the tests assert, not in `known` (the reference, the signature and the requirement), nor among what the
- * tests pass the target or set up themselves: 6+ characters with a space or a digit (an expected output such as
- * "976.6 KiB"; not a name, header or path that library code shares, such as "content-type" or "/foo?a=b"). String
- * literals are read as Python tokens.
+ * tests pass the target or set up themselves: 6+ characters with a space inside, or with a digit and a character
+ * that is neither a letter, a digit, `_` nor `-` (an expected output such as "976.6 KiB" or "€1,299.90"; not a
+ * name, header, encoding or path that library code shares, such as "content-type", "utf-8-sig" or "/foo?a=b").
+ * String literals are read as Python tokens.
  */
 export function assertedLiterals(answers: [string, string, string][], known: string, targetName = ''): Map<string, string> {
   const out = new Map<string, string>();
@@ -136,7 +137,8 @@ export function assertedLiterals(answers: [string, string, string][], known: str
       for (const tok of tokensOf(withoutCallsOf(line, targetName))) {
         if (tok[0] !== '"' && tok[0] !== "'") continue;
         const lit = tok.slice(1, -1);
-        if (lit.length < 6 || !/[\s\d]/.test(lit.trim()) || known.includes(lit) || setUp.includes(lit) || out.has(lit)) continue;
+        if (lit.length < 6 || !(/\s/.test(lit.trim()) || (/\d/.test(lit) && /[^\w-]/.test(lit))) || known.includes(lit) || setUp.includes(lit) || out.has(lit))
+          continue;
         out.set(lit, where);
       }
     }

@@ -163,63 +163,114 @@ function referenceBody(reference: string): string {
     .replace(/("{3}|'{3})[\s\S]*?\1/g, '');
 }
 
+/**
+ * LEAK_RUN-token windows of some token sequences, found by a rolling hash over token ids (tokens no source holds
+ * end a run at once), each hit checked token by token: far cheaper than a string per window.
+ */
+class Windows {
+  private readonly vocab = new Map<string, number>();
+  private readonly seqs: { ids: Int32Array; tag: string }[] = [];
+  private readonly byHash = new Map<number, { seq: number; at: number }[]>();
+  private static readonly P = 1_000_003;
+  private static readonly TOP = (() => {
+    let x = 1;
+    for (let i = 1; i < LEAK_RUN; i++) x = Math.imul(x, Windows.P);
+    return x;
+  })();
+
+  add(tag: string, tokens: string[]): void {
+    const ids = Int32Array.from(tokens, (t) => {
+      let id = this.vocab.get(t);
+      if (id === undefined) this.vocab.set(t, (id = this.vocab.size + 1));
+      return id;
+    });
+    const seq = this.seqs.push({ ids, tag }) - 1;
+    this.scan(ids, (at, h) => {
+      const list = this.byHash.get(h);
+      if (list) list.push({ seq, at });
+      else this.byHash.set(h, [{ seq, at }]);
+    });
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** Calls `hit(i, seq, at)` for every window of `tokens` at i equal to the window of source `seq` at `at`. */
+  find(tokens: string[], hit: (i: number, tag: string, at: number) => boolean | void): void {
+    if (!this.byHash.size) return;
+    const ids = Int32Array.from(tokens, (t) => this.vocab.get(t) ?? 0);
+    this.scan(ids, (i, h) => {
+      for (const c of this.byHash.get(h) ?? []) {
+        const src = this.seqs[c.seq]!.ids;
+        let same = true;
+        for (let k = 0; k < LEAK_RUN && same; k++) same = src[c.at + k] === ids[i + k];
+        if (same && hit(i, this.seqs[c.seq]!.tag, c.at) === false) return false;
+      }
+      return true;
+    });
+  }
+
+  /** Rolling hash of every window free of unknown tokens (id 0); `each` returning false stops the scan. */
+  private scan(ids: Int32Array, each: (at: number, h: number) => boolean | void): void {
+    let h = 0;
+    let run = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (id === 0) {
+        run = 0;
+        h = 0;
+        continue;
+      }
+      if (run === LEAK_RUN) h = (h - Math.imul(ids[i - LEAK_RUN]!, Windows.TOP)) | 0;
+      else run++;
+      h = (Math.imul(h, Windows.P) + id) | 0;
+      if (run === LEAK_RUN && each(i - LEAK_RUN + 1, h) === false) return;
+    }
+  }
+}
+
 /** Audits kept evidence; returns the suspects, and (policy `drop`) marks each dropped. */
 export function auditLeaks(evidence: Evidence[], sources: LeakSources, policy: 'drop' | 'flag'): LeakSuspect[] {
   // LEAK_RUN-token windows of the tests' assertions (any shared run is suspect), and of the reference's body with
-  // their positions (a shared run is suspect when the shared runs cover at least REFERENCE_COVER of the body: a copy, not a sibling
-  // function that shares a loop header with it).
-  const testRuns = new Map<string, string>();
+  // their positions (a shared run is suspect when the shared runs cover at least REFERENCE_COVER of the body: a
+  // copy, not a sibling function that shares a loop header with it).
   const answers = answerLines(sources.tests, sources.targetName);
-  for (const [where, text] of answers) {
-    const t = tokensOf(text);
-    for (let i = 0; i + LEAK_RUN <= t.length; i++) {
-      const k = t.slice(i, i + LEAK_RUN).join('\u0001');
-      if (!testRuns.has(k)) testRuns.set(k, `tests ${where}`);
-    }
-  }
+  const windows = new Windows();
+  for (const [where, text] of answers) windows.add(`tests ${where}`, tokensOf(text));
   const refTokens = sources.reference ? tokensOf(referenceBody(sources.reference)) : [];
-  const refRuns = new Map<string, number[]>();
-  for (let i = 0; i + LEAK_RUN <= refTokens.length; i++) {
-    const k = refTokens.slice(i, i + LEAK_RUN).join('\u0001');
-    const at = refRuns.get(k);
-    if (at) at.push(i);
-    else refRuns.set(k, [i]);
-  }
+  if (refTokens.length >= LEAK_RUN) windows.add('reference', refTokens);
   const literals = assertedLiterals(answers, `${sources.reference ?? ''}\n${sources.requirement}`, sources.targetName);
   const suspects: LeakSuspect[] = [];
   // One item can come from several sources with different texts (an API entry's description, its unit's code): every
   // text is checked, and a hit on any of them makes the item suspect.
+  // (The same item from the same source has the same text: it is checked once.)
   const seen = new Set<string>();
   const suspectKeys = new Set<string>();
   for (const e of evidence) {
-    const k = `${e.key}\u0000${e.text}`;
+    const k = `${e.key}|${e.source}`;
     if (!e.kept || seen.has(k) || suspectKeys.has(e.key)) continue;
     seen.add(k);
     let hit: LeakSuspect | null = null;
-    const t = tokensOf(e.text);
-    const covered = new Uint8Array(refTokens.length);
+    const t = windows.size ? tokensOf(e.text) : [];
+    // Which of the reference's tokens shared runs cover (made on the first shared run).
+    const ref: { covered: Uint8Array | null } = { covered: null };
     let first = -1;
-    for (let i = 0; i + LEAK_RUN <= t.length && !hit; i++) {
-      const window = t.slice(i, i + LEAK_RUN);
-      const key = window.join('\u0001');
-      const from = testRuns.get(key);
-      if (from) hit = { key: e.key, title: e.title, against: from, kind: 'token-run', match: window.join(' ').slice(0, 300) };
-      for (const at of refRuns.get(key) ?? []) {
-        if (first < 0) first = i;
-        covered.fill(1, at, at + LEAK_RUN);
+    const match = (i: number) =>
+      t
+        .slice(i, i + LEAK_RUN)
+        .join(' ')
+        .slice(0, 300);
+    windows.find(t, (i, tag, at) => {
+      if (tag !== 'reference') {
+        hit = { key: e.key, title: e.title, against: tag, kind: 'token-run', match: match(i) };
+        return false;
       }
-    }
-    if (!hit && first >= 0 && covered.reduce((n, c) => n + c, 0) >= REFERENCE_COVER * refTokens.length) {
-      hit = {
-        key: e.key,
-        title: e.title,
-        against: 'reference',
-        kind: 'token-run',
-        match: t
-          .slice(first, first + LEAK_RUN)
-          .join(' ')
-          .slice(0, 300),
-      };
+      if (first < 0) first = i;
+      (ref.covered ??= new Uint8Array(refTokens.length)).fill(1, at, at + LEAK_RUN);
+    });
+    if (!hit && ref.covered && ref.covered.reduce((n, c) => n + c, 0) >= REFERENCE_COVER * refTokens.length) {
+      hit = { key: e.key, title: e.title, against: 'reference', kind: 'token-run', match: match(first) };
     }
     if (!hit) {
       for (const [lit, where] of literals) {

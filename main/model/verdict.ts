@@ -86,7 +86,11 @@ export interface SandboxInfo {
   fallbackReason?: string;
   /** uid the candidate runs as, when privileges are dropped. */
   uid: number | null;
-  tools: { bwrap: string | null; setpriv: string | null; prlimit: string | null; python: string };
+  /**
+   * `unshare`: weak mode as root starts each run in a PID namespace of its own (util-linux unshare), so that nothing
+   * it starts outlives it (absent in infos made before it existed).
+   */
+  tools: { bwrap: string | null; setpriv: string | null; prlimit: string | null; python: string; unshare?: string | null };
 }
 
 export interface Limits {

@@ -55,12 +55,19 @@ export interface SandboxOptions {
   bwrap?: string | null;
   setpriv?: string | null;
   prlimit?: string | null;
+  unshare?: string | null;
 }
 
 const strongLabel = (uid: number) =>
   `strong: bubblewrap — no network, read-only root, private /tmp and workspace, unprivileged uid ${uid} (uid 0 only inside its own user namespace), own PID namespace, no capabilities, rlimits`;
-const weakLabel = (reason: string, dropped: boolean) =>
-  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? ', uid 65534' : ''}; NO filesystem, network or process isolation`;
+const weakLabel = (reason: string, dropped: boolean, pidns: boolean) =>
+  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? ', uid 65534' : ''}${pidns ? ', own PID namespace' : ''}; NO filesystem or network isolation${pidns ? '' : ', NO process isolation'}`;
+
+/** Whether `unshare --pid --fork` runs here (a container may refuse new namespaces). */
+function unshareWorks(unshare: string): boolean {
+  const r = spawnSync(unshare, ['--pid', '--fork', '--kill-child', '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
+  return r.status === 0;
+}
 
 function findTool(name: string, override: string | null | undefined): string | null {
   if (override === null) return null;
@@ -111,12 +118,23 @@ async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
   const bwrap = linux ? findTool('bwrap', opts.bwrap) : null;
   const setpriv = linux ? findTool('setpriv', opts.setpriv) : null;
   const prlimit = linux ? findTool('prlimit', opts.prlimit) : null;
-  const tools = { bwrap, setpriv, prlimit, python };
   const root = isRoot();
+  const unshare = linux && root ? findTool('unshare', opts.unshare) : null;
+  const tools = { bwrap, setpriv, prlimit, python };
   const weak = (reason: string): SandboxInfo => {
     if (mode === 'strong') throw new SandboxUnavailableError(`the strong sandbox is required but unavailable: ${reason}`);
     const dropped = root && !!setpriv;
-    return { strength: 'weak', label: weakLabel(reason, dropped), fallbackReason: reason, uid: dropped ? SANDBOX_UID : null, tools };
+    // As root, each run gets a PID namespace: when its first process ends the kernel ends the rest and reaps them. Without
+    // it, orphans a candidate leaves (a fork bomb's children) are reparented to PID 1, which on some machines never
+    // reaps them: the zombies kept uid 65534's process limit full, and every later run of that uid failed.
+    const pidns = !!unshare && unshareWorks(unshare);
+    return {
+      strength: 'weak',
+      label: weakLabel(reason, dropped, pidns),
+      fallbackReason: reason,
+      uid: dropped ? SANDBOX_UID : null,
+      tools: { ...tools, unshare: pidns ? unshare : null },
+    };
   };
   if (mode === 'weak') return weak('weak mode chosen in the settings');
   if (!linux) return weak(`bubblewrap sandboxing needs Linux (this is ${process.platform})`);
@@ -328,6 +346,8 @@ interface Launch {
   ws: string;
   /** Weak mode: the host folder holding the workspace, removed after the run. */
   cleanupDir: string | null;
+  /** Weak mode: a value in every process's environment (OPENCODER_SANDBOX_RUN), to find the run's processes by. */
+  marker?: string;
 }
 
 /** A started program: what has been captured of it so far and how it is stopped. */
@@ -401,7 +421,7 @@ async function finish(
   const { events } = run;
   // Whatever is left of the group (weak mode has no PID namespace to take it down).
   run.killGroup();
-  if (!strong && launch.cleanupDir) killStragglers(info.uid, launch.ws);
+  if (!strong && launch.cleanupDir) killStragglers(info.uid ?? process.getuid?.() ?? null, launch.ws, launch.marker);
   await drain(run);
   const durationMs = performance.now() - started;
   if (launch.cleanupDir) {
@@ -412,8 +432,8 @@ async function finish(
 
   const { code } = exit;
   let { signal } = exit;
-  if (strong && signal === null) {
-    // bwrap reports a child killed by signal N as exit code 128 + N.
+  if ((strong || info.tools.unshare) && signal === null) {
+    // bwrap (and weak mode's namespace init) reports a child killed by signal N as exit code 128 + N.
     const s = sigOf(code);
     if (s) signal = s;
   }
@@ -546,9 +566,19 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   } else {
     [file, ...args] = inner as [string, ...string[]];
   }
-  const childEnv: Record<string, string> = { ...env(ws), TMPDIR: ws };
+  if (info.tools.unshare) {
+    // A PID namespace of the run's own (as root): everything it starts ends, and is reaped, with its first process.
+    // That first process is a shell that waits for the run (as bwrap's init does), not the run itself: a namespace's
+    // init ignores the signals its own processes send it, so a candidate that kills its own group must still die.
+    // The shell exits with the run's status (128 + N when a signal N ended it).
+    args = ['--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', '"$@"; exit $?', 'sh', file, ...args];
+    file = info.tools.unshare;
+  }
+  // Not a secret: it only names this run's processes, so that the cleanup finds those that left the workspace.
+  const marker = randomBytes(12).toString('hex');
+  const childEnv: Record<string, string> = { ...env(ws), TMPDIR: ws, OPENCODER_SANDBOX_RUN: marker };
   if (process.platform === 'win32') Object.assign(childEnv, { SYSTEMROOT: process.env.SYSTEMROOT ?? 'C:\\Windows' });
-  return { file, args, cwd: ws, env: childEnv, stdinText, ws, cleanupDir };
+  return { file, args, cwd: ws, env: childEnv, stdinText, ws, cleanupDir, marker };
 }
 
 /**
@@ -642,23 +672,52 @@ async function drain(run: Running): Promise<void> {
   run.ch.destroy();
 }
 
-/** Weak mode: kills processes of the sandbox uid still working in this workspace (setsid escapees). */
-function killStragglers(uid: number | null, ws: string): void {
+/**
+ * Weak mode: every process of the run still alive after its group was killed (setsid escapees, a fork bomb's
+ * children): those of the sandbox uid working in this workspace or carrying the run's marker in their environment.
+ * Each pass stops the ones it finds (a stopped process forks no more), until a pass finds none new; then all are
+ * killed. One pass alone lost the race with a fork bomb: 63 processes outlived the run and held the uid's process
+ * limit, so every later run of that uid failed.
+ */
+function killStragglers(uid: number | null, ws: string, marker?: string): void {
   if (process.platform !== 'linux' || uid === null) return;
-  let pids: string[];
-  try {
-    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return;
-  }
-  for (const pid of pids) {
+  const ours = (pid: string): boolean => {
     try {
-      const st = fs.statSync(`/proc/${pid}`);
-      if (st.uid !== uid) continue;
+      if (fs.statSync(`/proc/${pid}`).uid !== uid) return false;
       const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
-      if (cwd === ws || cwd.startsWith(ws + path.sep)) process.kill(Number(pid), 'SIGKILL');
+      if (cwd === ws || cwd.startsWith(ws + path.sep)) return true;
+      return marker !== undefined && fs.readFileSync(`/proc/${pid}/environ`).includes(`OPENCODER_SANDBOX_RUN=${marker}\0`);
     } catch {
-      /* gone or not ours */
+      return false; // gone, or not readable: not ours to judge
+    }
+  };
+  const stopped = new Set<number>();
+  for (let pass = 0; pass < 100; pass++) {
+    let found = 0;
+    let pids: string[];
+    try {
+      pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+    } catch {
+      return;
+    }
+    for (const pid of pids) {
+      const n = Number(pid);
+      if (n === process.pid || stopped.has(n) || !ours(pid)) continue;
+      try {
+        process.kill(n, 'SIGSTOP');
+        stopped.add(n);
+        found++;
+      } catch {
+        /* gone */
+      }
+    }
+    if (!found) break;
+  }
+  for (const pid of stopped) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
     }
   }
 }

@@ -292,6 +292,27 @@ describe('hostile candidates (fake evidence)', () => {
 });
 
 describe('hostile candidates in weak mode (cleanup, reaping, environment)', () => {
+  it.skipIf(process.getuid?.() !== 0)('weak mode as root: a fork bomb ends with its run, zombies included, and the next run is unhindered', async () => {
+    // Without a PID namespace of its own, a weak run's orphans went to PID 1, which on some machines never reaps them:
+    // 63 zombies of uid 65534 kept its process limit full and every later weak run of that uid failed.
+    const workRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-weak-bomb-'));
+    fs.chmodSync(workRoot, 0o711);
+    try {
+      const weak = await createValidator({ sandbox: { mode: 'weak' }, validation: { timeoutFloorMs: 2500 }, workRoot, concurrency: 1 });
+      expect(weak.sandbox.label).toMatch(/own PID namespace/);
+      const m = `6666.${parseInt(mark, 16) % 100000}`;
+      const bomb = `import os, time\n\ndef f(x):\n    while True:\n        try:\n            pid = os.fork()\n        except OSError:\n            time.sleep(0.01)\n            continue\n        if pid == 0:\n            try:\n                os.chdir('/')\n                os.execv('/usr/bin/sleep', ['sleep', '${m}'])\n            finally:\n                os._exit(0)\n`;
+      for (const isolation of ['in-process', 'isolated'] as const) {
+        const v = await weak.validate(task, bomb, { isolation });
+        expect(v.status, isolation).toBe('timeout');
+        await noneLeft(m);
+        expect((await weak.validate(task, `${GOOD}# after the ${isolation} fork bomb\n`, { isolation })).status, isolation).toBe('passed');
+      }
+    } finally {
+      fs.rmSync(workRoot, { recursive: true, force: true });
+    }
+  });
+
   it('chmod 000 folders and planted symlinks: cleanup completes and follows no link', async () => {
     const workRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-weak-'));
     fs.chmodSync(workRoot, 0o711); // the dropped uid must be able to reach its workspace

@@ -91,45 +91,45 @@ interface Candidate {
   finders: Finder[];
 }
 
-const testItemCache = new Map<string, Set<number>>();
-
 /**
- * Ids of items of `kind` that live in test files, cached per index state: files named as tests, and files that are
- * tests by what they hold (TestCase subclasses, pytest-collected tests; see index/test-files.ts).
+ * `make()` once per index state of a repository, under `part`: a long-lived engine re-indexes many times, and only
+ * the value of the latest state is kept.
  */
-function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
-  const repo = store.getRepository(repoId);
-  const key = `${store.path}|${repoId}|${kind}|${repo?.last_indexed_at ?? ''}`;
-  let ids = testItemCache.get(key);
-  if (!ids) {
-    const tests = testFilesOf(filePaths(store, repoId), testShapedUnits(store, repoId));
-    ids = new Set();
-    for (const r of itemPaths(store, repoId, kind)) if (tests.has(r.path)) ids.add(r.id);
-    // Only the latest state of a repository's kind is kept (a long-lived engine re-indexes many times).
-    for (const k of testItemCache.keys()) if (k.startsWith(`${store.path}|${repoId}|${kind}|`)) testItemCache.delete(k);
-    testItemCache.set(key, ids);
-  }
-  return ids;
+const stateCache = new Map<string, { state: string; value: unknown }>();
+function perIndexState<T>(store: Store, repoId: number, part: string, make: () => T): T {
+  const state = store.getRepository(repoId)?.last_indexed_at ?? '';
+  const key = `${store.path}|${repoId}|${part}`;
+  const hit = stateCache.get(key);
+  if (hit && hit.state === state) return hit.value as T;
+  const value = make();
+  stateCache.set(key, { state, value });
+  return value;
 }
 
-const filesCache = new Map<string, Map<string, number[]>>();
-
-/** A kind's item ids per file path, cached per index state (only the latest state of each repository's kind). */
+/** A kind's item ids per file path. */
 function itemsByFile(store: Store, repoId: number, kind: ItemKind): Map<string, number[]> {
-  const repo = store.getRepository(repoId);
-  const key = `${store.path}|${repoId}|${kind}|${repo?.last_indexed_at ?? ''}`;
-  let byFile = filesCache.get(key);
-  if (!byFile) {
-    byFile = new Map();
+  return perIndexState(store, repoId, `files|${kind}`, () => {
+    const byFile = new Map<string, number[]>();
     for (const r of itemPaths(store, repoId, kind)) {
       const list = byFile.get(r.path);
       if (list) list.push(r.id);
       else byFile.set(r.path, [r.id]);
     }
-    for (const k of filesCache.keys()) if (k.startsWith(`${store.path}|${repoId}|${kind}|`)) filesCache.delete(k);
-    filesCache.set(key, byFile);
-  }
-  return byFile;
+    return byFile;
+  });
+}
+
+/**
+ * Ids of items of `kind` that live in test files: files named as tests, and files that are tests by what they hold
+ * (TestCase subclasses, pytest-collected tests; see index/test-files.ts).
+ */
+function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
+  return perIndexState(store, repoId, `tests|${kind}`, () => {
+    const tests = perIndexState(store, repoId, 'test-files', () => testFilesOf(filePaths(store, repoId), testShapedUnits(store, repoId)));
+    const ids = new Set<number>();
+    for (const [file, items] of itemsByFile(store, repoId, kind)) if (tests.has(file)) for (const id of items) ids.add(id);
+    return ids;
+  });
 }
 
 /** Items of `kind` in the files the task's test command names (never the target's own file). */

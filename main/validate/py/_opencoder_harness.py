@@ -20,6 +20,7 @@ import sys
 import builtins
 
 import _opencoder_wire as wire  # builtin imports only: safe before the fork
+import _opencoder_codec as _codec  # its JSON reader (the C scanner; builtin imports and _json only)
 
 _exit = os._exit
 
@@ -96,34 +97,13 @@ def main(here=None):
 # The supervisor (everything below runs only in the parent, after the fork)
 
 class _Json:
-    """JSON read through the C scanner alone: the json package imports re (about 8 ms, on the path
-    to the runner's start). Writing is the wire module's encoder."""
+    """JSON read through the codec's C scanner (the json package imports re, about 8 ms, on the path to
+    the runner's start), JSON white space around the document allowed. Writing is the wire module's
+    encoder."""
 
-    _scan = None
-
-    @classmethod
-    def loads(cls, text):
-        if cls._scan is None:
-            import _json
-
-            class Ctx:
-                strict = True
-                object_hook = None
-                object_pairs_hook = None
-                parse_float = float
-                parse_int = int
-                parse_constant = float
-                memo = {}
-
-            cls._scan = _json.make_scanner(Ctx())
-        n = len(text)
-        i = 0
-        while i < n and text[i] in " \t\r\n":
-            i += 1
-        value, end = cls._scan(text, i)
-        if text[end:].strip():
-            raise ValueError("extra data after the JSON document at %d" % end)
-        return value
+    @staticmethod
+    def loads(text):
+        return _codec._loads(text.strip(" \t\r\n"))
 
 
 def _apply_limits(limits):

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readJsonl } from '../validate/helpers.ts';
 import { detectFormat, humanEvalEstimator, officialCounts, passAtKOf, readSampleSetFile, readSamples, sampleSetLines } from '../../main/benchmarks/samples.ts';
 import { loadSampleSets } from '../../main/generate/imported-backend.ts';
 import { cli } from '../helpers/cli.ts';
@@ -140,12 +141,7 @@ describe('Pass@k of a sample set', () => {
 describe('executed labels', () => {
   it('runs every sample as given in the sandbox against the manifest, and reports agreement with the official labels', async () => {
     const manifestFile = path.join(ROOT, 'resources', 'sample-repo', 'tasks.jsonl');
-    const task = fs
-      .readFileSync(manifestFile, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l))
-      .find((t) => t.id === 'inventory/apply_discount');
+    const task = readJsonl<any>(manifestFile).find((t) => t.id === 'inventory/apply_discount');
     const wrong = `${task.signature.trimEnd()}\n    return None\n`;
     // Official labels: the reference "failed" (a disagreement to find), the wrong one failed.
     const d = tmp({
@@ -172,11 +168,7 @@ describe('executed labels', () => {
 
   it('a task whose reference fails its own tests is named as not judged, left out of Pass@k, and the run goes on', async () => {
     const sampleRepo = path.join(ROOT, 'resources', 'sample-repo');
-    const lines = fs
-      .readFileSync(path.join(sampleRepo, 'tasks.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l));
+    const lines = readJsonl<any>(path.join(sampleRepo, 'tasks.jsonl'));
     const good = lines.find((t) => t.id === 'inventory/apply_discount');
     const other = lines.find((t) => t.id === 'inventory/parse_money');
     // The second task's "reference" returns None: its tests fail, so no sample of it can be judged.

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJsonl } from '../validate/helpers.ts';
 import type { EngineService } from '../../main/host/service.ts';
 import { sampleRepoPath } from '../../main/host/paths.ts';
 import type { TaskResult } from '../../main/model/results.ts';
@@ -52,11 +53,7 @@ describe('test files planted while the engine runs never reach the evidence', ()
     dir = tmpDir('oc-mask-service-');
     repo = path.join(dir, 'repo');
     fs.cpSync(sampleRepoPath(), repo, { recursive: true });
-    const lines = fs
-      .readFileSync(path.join(repo, 'tasks.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { id: string; test_command?: string });
+    const lines = readJsonl<{ id: string; test_command?: string }>(path.join(repo, 'tasks.jsonl'));
     lines.find((t) => t.id === 'inventory/apply_discount')!.test_command = 'python3 -m unittest inventory.checks_discount tests.test_pricing';
     manifest = path.join(repo, 'tasks.jsonl');
     fs.writeFileSync(manifest, lines.map((t) => JSON.stringify(t)).join('\n') + '\n');

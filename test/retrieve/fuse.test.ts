@@ -3,30 +3,10 @@ import { fuse, gammaOf, keepCount } from '../../main/retrieve/fuse.ts';
 import { makeConfig } from '../../main/model/config.ts';
 import type { Evidence } from '../../main/model/trace.ts';
 import type { Source } from '../../main/model/config.ts';
+import { evidenceItem } from '../helpers/evidence.ts';
 
 function ev(key: string, source: Source, step: number, rank: number, r: number, w: number, u: number): Evidence {
-  return {
-    key,
-    source,
-    step,
-    rank,
-    finders: ['vector'],
-    title: key,
-    module: 'm',
-    qualname: key,
-    file: 'm.py',
-    startLine: 1,
-    endLine: 1,
-    text: key,
-    r,
-    w,
-    u,
-    signals: [],
-    gamma: 0,
-    kept: true,
-    reason: '',
-    provenance: [],
-  };
+  return evidenceItem({ key, source, step, rank, r, w, u });
 }
 
 describe('γ and the keep rule', () => {

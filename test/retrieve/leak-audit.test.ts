@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Evidence } from '../../main/model/trace.ts';
 import { answerLines, assertedLiterals, auditLeaks } from '../../main/retrieve/leak-audit.ts';
 import { cli } from '../helpers/cli.ts';
+import { evidenceItem } from '../helpers/evidence.ts';
+import { readJsonl } from '../validate/helpers.ts';
 import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
@@ -46,29 +48,7 @@ def test_other():
 `;
 
 const item = (key: string, text: string, extra: Partial<Evidence> = {}): Evidence =>
-  ({
-    key,
-    source: 'similar',
-    step: 0,
-    rank: 0,
-    finders: ['vector'],
-    title: key,
-    module: 'm',
-    qualname: key,
-    file: 'm.py',
-    startLine: 1,
-    endLine: 9,
-    text,
-    r: 0.9,
-    w: 0.3,
-    u: 0.1,
-    signals: [],
-    gamma: 0,
-    kept: true,
-    reason: 'kept',
-    provenance: [],
-    ...extra,
-  }) as Evidence;
+  evidenceItem({ key, text, endLine: 9, r: 0.9, w: 0.3, u: 0.1, reason: 'kept', ...extra });
 
 describe('the leakage audit', () => {
   const sources = {
@@ -110,11 +90,7 @@ describe('the leakage audit', () => {
 
   it('finds no suspect on the sample repository after masking, and says so in the CLI', async () => {
     const db = await copyIndexedSample(path.join(dir, 's.db'));
-    const ids = fs
-      .readFileSync(SAMPLE, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { id: string }).id);
+    const ids = readJsonl<{ id: string }>(SAMPLE).map((t) => t.id);
     for (const id of ids) {
       const r = await cli(['retrieve', '--manifest', SAMPLE, '--id', id, '--db', db, '--quiet', '--json']);
       expect(r.code, r.err.join('\n')).toBe(0);

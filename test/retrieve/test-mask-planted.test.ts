@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readJsonl } from '../validate/helpers.ts';
 import { cli } from '../helpers/cli.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
@@ -53,11 +54,7 @@ describe('test files planted after a first run never reach the evidence', () => 
   it('a Django-style tests.py and a module only the test command names', async () => {
     const repo = path.join(dir, 'repo');
     fs.cpSync(SAMPLE, repo, { recursive: true });
-    const tasks = fs
-      .readFileSync(path.join(repo, 'tasks.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { id: string; test_command?: string });
+    const tasks = readJsonl<{ id: string; test_command?: string }>(path.join(repo, 'tasks.jsonl'));
     const discount = tasks.find((t) => t.id === 'inventory/apply_discount')!;
     discount.test_command = 'python3 -m unittest inventory.checks_discount';
     fs.writeFileSync(path.join(repo, 'tasks.jsonl'), tasks.map((t) => JSON.stringify(t)).join('\n') + '\n');
@@ -85,12 +82,7 @@ describe('test files planted after a first run never reach the evidence', () => 
   it('a vendored twin of the target (another docstring and layout) is masked, and none of its code reaches the evidence', async () => {
     const repo = path.join(dir, 'twin-repo');
     fs.cpSync(SAMPLE, repo, { recursive: true });
-    const task = fs
-      .readFileSync(path.join(repo, 'tasks.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { id: string; reference: string })
-      .find((t) => t.id === 'inventory/apply_discount')!;
+    const task = readJsonl<{ id: string; reference: string }>(path.join(repo, 'tasks.jsonl')).find((t) => t.id === 'inventory/apply_discount')!;
     const copy = task.reference.replace(/"""[\s\S]*?"""/, '"""Vendored copy of the discount rule."""').replace(/\n\n/g, '\n');
     fs.mkdirSync(path.join(repo, 'vendor'));
     fs.writeFileSync(path.join(repo, 'vendor', '__init__.py'), '');

@@ -8,41 +8,11 @@ import type { Task } from '../../main/benchmarks/manifest.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
-import { PLACEHOLDER } from './helpers.ts';
+import { PLACEHOLDER, shimmedCheck } from './helpers.ts';
 
 // The shape of a RepoExec-inline program: a timeout_decorator shim, pickled expected values.
 const pickled = (n: number) => `pickle.loads(${JSON.stringify([...Buffer.from(`I${n}\n.`)].map((b) => String.fromCharCode(b)).join(''))}.encode('latin-1'))`;
-const CHECK = `import sys, os, types, signal, json, traceback, pickle, unittest
-import math
-
-class _TimeoutDecoratorShim(types.ModuleType):
-    def timeout(self, *a, **k):
-        def deco(f):
-            return f
-        return deco
-sys.modules.setdefault("timeout_decorator", _TimeoutDecoratorShim("timeout_decorator"))
-import timeout_decorator
-
-OFFSET = 1
-
-${PLACEHOLDER}
-
-# --- tests ---
-LOCAL_TIMEOUT = 5
-
-@timeout_decorator.timeout(LOCAL_TIMEOUT)
-def test_0():
-    output = ${pickled(2)}
-    assert f(1) == output
-
-@timeout_decorator.timeout(LOCAL_TIMEOUT)
-def test_1():
-    assert f(41) == 42
-
-@timeout_decorator.timeout(LOCAL_TIMEOUT)
-def test_2():
-    assert f(-1) == 0
-`;
+const CHECK = shimmedCheck({ test0: `    output = ${pickled(2)}\n    assert f(1) == output` });
 
 const GOOD = 'def f(x):\n    return x + 1\n';
 const templateTask: Task = {

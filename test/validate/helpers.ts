@@ -17,6 +17,44 @@ export function benchDir(): string {
 
 export const PLACEHOLDER = '# <<FOCAL_FUNCTION>>';
 
+/**
+ * A check program as RepoExec-inline ships them: a timeout_decorator shim in sys.modules and tests decorated with it,
+ * each looking at f in its own place (1, 41, -1). `before` goes before the candidate; `test0` is test_0's body (RepoExec
+ * pickles expected values).
+ */
+export function shimmedCheck(opts: { before?: string; test0?: string } = {}): string {
+  return `import sys, os, types, signal, json, traceback, pickle, unittest
+import math
+
+class _TimeoutDecoratorShim(types.ModuleType):
+    def timeout(self, *a, **k):
+        def deco(f):
+            return f
+        return deco
+sys.modules.setdefault("timeout_decorator", _TimeoutDecoratorShim("timeout_decorator"))
+import timeout_decorator
+
+OFFSET = 1
+
+${opts.before ?? ''}${PLACEHOLDER}
+
+# --- tests ---
+LOCAL_TIMEOUT = 5
+
+@timeout_decorator.timeout(LOCAL_TIMEOUT)
+def test_0():
+${opts.test0 ?? '    assert f(1) == 2'}
+
+@timeout_decorator.timeout(LOCAL_TIMEOUT)
+def test_1():
+    assert f(41) == 42
+
+@timeout_decorator.timeout(LOCAL_TIMEOUT)
+def test_2():
+    assert f(-1) == 0
+`;
+}
+
 /** A standalone check program in the RepoExec-inline shape: f(x) must return x + 1. */
 export const TEMPLATE = `import sys, os, json
 from typing import *

@@ -12,45 +12,12 @@ import { createValidator, type Validator } from '../../main/validate/validator.t
 import { HARNESS_DIR, defaultPython } from '../../main/validate/sandbox.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
-import { PLACEHOLDER } from './helpers.ts';
+import { shimmedCheck, templateTask } from './helpers.ts';
 
 // A RepoExec-style program: a timeout_decorator shim in sys.modules, tests decorated with it. Each test
 // looks at f in its own place (1, 41, -1), so a candidate wrong in one place is caught by one test alone,
 // and a forgery that silences that one test would pass it.
-const CHECK = `import sys, os, types, signal, json, traceback, pickle, unittest
-import math
-
-class _TimeoutDecoratorShim(types.ModuleType):
-    def timeout(self, *a, **k):
-        def deco(f):
-            return f
-        return deco
-sys.modules.setdefault("timeout_decorator", _TimeoutDecoratorShim("timeout_decorator"))
-import timeout_decorator
-
-OFFSET = 1
-
-class Box:
-    def __init__(self, value):
-        self.value = value
-
-${PLACEHOLDER}
-
-# --- tests ---
-LOCAL_TIMEOUT = 5
-
-@timeout_decorator.timeout(LOCAL_TIMEOUT)
-def test_0():
-    assert f(1) == 2
-
-@timeout_decorator.timeout(LOCAL_TIMEOUT)
-def test_1():
-    assert f(41) == 42
-
-@timeout_decorator.timeout(LOCAL_TIMEOUT)
-def test_2():
-    assert f(-1) == 0
-`;
+const CHECK = shimmedCheck({ before: 'class Box:\n    def __init__(self, value):\n        self.value = value\n\n' });
 
 // The same program around a target that returns an object the tests look into.
 const CHECK_BOX = CHECK.replace(
@@ -87,19 +54,8 @@ def test_1():
 
 const GOOD = 'def f(x):\n    return x + 1\n';
 const GOOD_BOX = 'def box(x):\n    return Box(x + 1)\n';
-const programTask = (id: string, template: string, extra: Partial<Task> = {}): Task => ({
-  id,
-  repo: '.',
-  repoPath: process.cwd(),
-  file: 'x.py',
-  qualname: 'f',
-  requirement: 'return x + 1',
-  signature: 'def f(x):',
-  reference: GOOD,
-  check_template: template,
-  placeholder: PLACEHOLDER,
-  ...extra,
-});
+// The shared check-program task, with this file's GOOD as its reference.
+const programTask = (id: string, template: string, extra: Partial<Task> = {}): Task => templateTask(id, template, { reference: GOOD, ...extra });
 const program = programTask('harden/program', CHECK, { tests: ['test_0', 'test_1', 'test_2'] });
 const GOOD_STACK = 'def push_all(stack, xs):\n    for x in xs:\n        stack.items.append(x)\n';
 const programStack = programTask('harden/program-stack', CHECK_STACK, {

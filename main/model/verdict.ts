@@ -87,6 +87,11 @@ export interface SandboxInfo {
   /** uid the candidate runs as, when privileges are dropped. */
   uid: number | null;
   /**
+   * uid an isolated run's candidate process runs as, when it differs from the tests' (weak mode as root: no file
+   * system namespace keeps it from what the tests read, another uid does). Absent in infos made before it existed.
+   */
+  candidateUid?: number | null;
+  /**
    * `unshare`: weak mode as root starts each run in a PID namespace of its own (util-linux unshare), so that nothing
    * it starts outlives it (absent in infos made before it existed).
    */

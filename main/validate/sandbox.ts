@@ -30,6 +30,16 @@ import { OpenCoderError } from '../model/errors.ts';
 
 export const HARNESS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'py');
 export const SANDBOX_UID = 65534;
+/** The sandbox's group (nogroup): the repository snapshot is readable through it, writable by none of its users. */
+export const SANDBOX_GID = 65534;
+/**
+ * Weak mode as root: the uid an isolated run's candidate process runs as, another than the tests' (SANDBOX_UID).
+ * Without a file-system namespace, a shared uid let the candidate rewrite the files the tests were about to read
+ * (their workspace, the repository snapshot) and signal the tests' processes; two uids let it do neither.
+ */
+export const CANDIDATE_UID = 65533;
+/** ... and its group, through which alone it reads its own view of the repository (not the tests' snapshot). */
+export const CANDIDATE_GID = 65533;
 
 export const DEFAULT_LIMITS: Limits = {
   cpuSeconds: 60, // for direct runSandboxed calls; the validator derives it from each time limit
@@ -61,7 +71,7 @@ export interface SandboxOptions {
 const strongLabel = (uid: number) =>
   `strong: bubblewrap — no network, read-only root, private /tmp and workspace, unprivileged uid ${uid} (uid 0 only inside its own user namespace), own PID namespace, no capabilities, rlimits`;
 const weakLabel = (reason: string, dropped: boolean, pidns: boolean) =>
-  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? ', uid 65534' : ''}${pidns ? ', own PID namespace' : ''}; NO filesystem or network isolation${pidns ? '' : ', NO process isolation'}`;
+  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, tests as uid ${SANDBOX_UID} and the candidate as uid ${CANDIDATE_UID}` : ''}${pidns ? ', own PID namespace' : ''}; NO filesystem or network isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read'}`;
 
 /** Whether `unshare --pid --fork` runs here (a container may refuse new namespaces). */
 function unshareWorks(unshare: string): boolean {
@@ -133,6 +143,7 @@ async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
       label: weakLabel(reason, dropped, pidns),
       fallbackReason: reason,
       uid: dropped ? SANDBOX_UID : null,
+      candidateUid: dropped ? CANDIDATE_UID : null,
       tools: { ...tools, unshare: pidns ? unshare : null },
     };
   };
@@ -141,7 +152,8 @@ async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
   if (!bwrap) return weak('bubblewrap (bwrap) is not installed');
   if (root && !setpriv) return weak('running as root without setpriv to drop privileges before bwrap');
   const uid = root ? SANDBOX_UID : null;
-  const info: SandboxInfo = { strength: 'strong', label: strongLabel(uid ?? process.getuid?.() ?? -1), uid, tools };
+  // Strong mode keeps one uid: each process has its own namespaces and a read-only view of everything it shares.
+  const info: SandboxInfo = { strength: 'strong', label: strongLabel(uid ?? process.getuid?.() ?? -1), uid, candidateUid: uid, tools };
   const res = await runSandboxed(info, {
     stdin: '',
     timeoutMs: 15_000,
@@ -348,6 +360,8 @@ interface Launch {
   cleanupDir: string | null;
   /** Weak mode: a value in every process's environment (OPENCODER_SANDBOX_RUN), to find the run's processes by. */
   marker?: string;
+  /** Weak mode: the uid the run's processes have (null: this process's own). */
+  uid?: number | null;
 }
 
 /** A started program: what has been captured of it so far and how it is stopped. */
@@ -421,7 +435,7 @@ async function finish(
   const { events } = run;
   // Whatever is left of the group (weak mode has no PID namespace to take it down).
   run.killGroup();
-  if (!strong && launch.cleanupDir) killStragglers(info.uid ?? process.getuid?.() ?? null, launch.ws, launch.marker);
+  if (!strong && launch.cleanupDir) killStragglers(launch.uid ?? process.getuid?.() ?? null, launch.ws, launch.marker);
   await drain(run);
   const durationMs = performance.now() - started;
   if (launch.cleanupDir) {
@@ -553,16 +567,21 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   const cleanupDir = fs.mkdtempSync(path.join(parent, 'oc-ws-'));
   const ws = path.join(cleanupDir, 'ws');
   fs.mkdirSync(ws);
-  if (info.uid !== null) fs.chownSync(ws, info.uid, info.uid);
+  // An isolated run's candidate process gets a uid of its own: it cannot write the tests' workspace or signal them.
+  const candidate = spec.entry === 'serve' && info.candidateUid != null && info.candidateUid !== info.uid;
+  const uid = candidate ? info.candidateUid! : info.uid;
+  const gid = candidate ? CANDIDATE_GID : SANDBOX_GID;
+  if (uid !== null) fs.chownSync(ws, uid, gid);
+  fs.chmodSync(ws, 0o700);
   fs.chmodSync(cleanupDir, 0o711);
   const harness = harnessDirFor(info);
   const stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base: spec.repo, harness }) : spec.stdin;
   const inner = innerCommand(info, spec, python, harness);
   let file: string;
   let args: string[];
-  if (info.uid !== null && info.tools.setpriv) {
+  if (uid !== null && info.tools.setpriv) {
     file = info.tools.setpriv;
-    args = [`--reuid=${info.uid}`, `--regid=${info.uid}`, '--clear-groups', '--inh-caps=-all', '--no-new-privs', ...inner];
+    args = [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--inh-caps=-all', '--no-new-privs', ...inner];
   } else {
     [file, ...args] = inner as [string, ...string[]];
   }
@@ -578,7 +597,7 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   const marker = randomBytes(12).toString('hex');
   const childEnv: Record<string, string> = { ...env(ws), TMPDIR: ws, OPENCODER_SANDBOX_RUN: marker };
   if (process.platform === 'win32') Object.assign(childEnv, { SYSTEMROOT: process.env.SYSTEMROOT ?? 'C:\\Windows' });
-  return { file, args, cwd: ws, env: childEnv, stdinText, ws, cleanupDir, marker };
+  return { file, args, cwd: ws, env: childEnv, stdinText, ws, cleanupDir, marker, uid };
 }
 
 /**

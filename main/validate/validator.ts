@@ -20,6 +20,8 @@ import {
   type SandboxOptions,
   type SandboxRunResult,
   type SandboxRunSpec,
+  CANDIDATE_GID,
+  SANDBOX_GID,
 } from './sandbox.ts';
 import type {
   Limits,
@@ -34,7 +36,17 @@ import type {
   VerdictIsolation,
 } from '../model/verdict.ts';
 import { processTempDir, removeTree } from './cleanup.ts';
-import { listRepository, planTask, snapshotRepository, TaskError, testPaths, withoutPaths, type RepoListing, type TaskPlan } from './workspace.ts';
+import {
+  listRepository,
+  planTask,
+  snapshotRepository,
+  TaskError,
+  testPaths,
+  withoutPaths,
+  type IsolationPlan,
+  type RepoListing,
+  type TaskPlan,
+} from './workspace.ts';
 
 export interface ValidatorOptions {
   /** Time limits (floor, ceiling, factor); the rest of PipelineConfig.validation is the pipeline's. */
@@ -198,7 +210,7 @@ export class Validator {
       }
       return l;
     });
-    if (plan.repo && this.sandbox.uid !== null) plan.repo = this.snapshot(plan.repo, this.sandbox.uid);
+    if (plan.repo && this.sandbox.uid !== null) plan.repo = this.snapshot(plan.repo);
     if (plan.python && this.sandbox.uid !== null) assertTraversable(plan.python, this.sandbox.uid, task.id);
     const run = await this.pool.run(() => this.runHarness(plan, { mode: 'facts', candidate: '' }, 30_000));
     const { records } = readChannel(run.result.channel, run.nonce);
@@ -229,15 +241,40 @@ export class Validator {
     fs.writeFileSync(masked, parts.masked, { mode: 0o644 });
     fs.chmodSync(masked, 0o644);
     const hidden = testPaths(plan.repo, plan.target.file, plan.testArgs);
-    return { stub: parts.stub, masked, hidden, copy: withoutPaths(plan.repo, hidden) };
+    const copy = withoutPaths(plan.repo, hidden);
+    return { stub: parts.stub, masked, hidden, copy, candidateRepo: this.candidateView(plan.repo, copy, plan.target.file, parts.masked, masked) };
   }
 
-  private snapshot(listing: RepoListing, owner: number): RepoListing {
+  /**
+   * Weak mode as root: the repository as the candidate process may read it, a copy without the hidden tests and
+   * with the target masked, readable only through the candidate's group (the tests' snapshot is closed to it).
+   * Strong mode lays the same view over the one snapshot with binds; weak mode has no binds, hence the copy.
+   */
+  private candidateView(
+    repo: RepoListing,
+    copy: NonNullable<IsolationPlan['copy']>,
+    target: string,
+    maskedText: string,
+    maskedFile: string,
+  ): string | undefined {
+    const s = this.sandbox;
+    if (s.strength !== 'weak' || s.candidateUid == null || s.candidateUid === s.uid) return undefined;
+    const dest = `${maskedFile.slice(0, -3)}-repo`;
+    if (fs.existsSync(dest)) return dest;
+    snapshotRepository({ ...repo, ...copy }, dest, { uid: process.getuid?.() ?? 0, gid: CANDIDATE_GID });
+    const file = path.join(dest, target);
+    fs.chmodSync(file, 0o600);
+    fs.writeFileSync(file, maskedText);
+    fs.chmodSync(file, 0o640);
+    return dest;
+  }
+
+  private snapshot(listing: RepoListing): RepoListing {
     let snap = this.snapshots.get(listing.root);
     if (!snap) {
       const dest = this.opts.workRoot ? fs.mkdtempSync(path.join(this.opts.workRoot, 'oc-snap-')) : processTempDir('oc-snap-');
       liveSnapshots.add(dest);
-      snap = snapshotRepository(listing, dest, owner);
+      snap = snapshotRepository(listing, dest, { uid: process.getuid?.() ?? 0, gid: SANDBOX_GID });
       this.snapshots.set(listing.root, snap);
     }
     return snap;
@@ -455,7 +492,7 @@ export class Validator {
           static: this.opts.staticChecks ?? true,
           ws,
           base: repo ? base : null,
-          copy: repo ? { dirs: repo.dirs, files: repo.files, links: repo.links } : null,
+          copy: repo ? { dirs: repo.dirs, files: repo.files, links: repo.links, ...(repo.modes ? { modes: repo.modes } : {}) } : null,
           program: 'program.py',
           target: plan.target,
           candidate: what.candidate,
@@ -485,6 +522,8 @@ export class Validator {
       entry: 'serve',
       // The tests' run decides when both end; this one only must not end first.
       timeoutMs: timeoutMs + 2000,
+      // Weak mode as root: its own view of the repository (strong mode covers the shared one with binds).
+      ...(iso.candidateRepo ? { repo: iso.candidateRepo } : {}),
       hidden: iso.hidden,
       stdin: ({ ws, base }) =>
         JSON.stringify({

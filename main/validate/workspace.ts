@@ -29,6 +29,8 @@ export interface RepoListing {
   bytes: number;
   /** Credentials and keys left out of every workspace (isWithheld), relative paths. */
   withheld: string[];
+  /** A snapshot's files' original permission bits (the snapshot's own are its group's): what workspace copies get. */
+  modes?: Record<string, number>;
 }
 
 export type HarnessTarget =
@@ -65,7 +67,9 @@ export interface IsolationPlan {
   /** Repository paths (test folders and files) the candidate's sandbox cannot read. */
   hidden: { rel: string; dir: boolean }[];
   /** The repository files copied into the candidate's workspace: the listing without the hidden paths. */
-  copy: { dirs: string[]; files: string[]; links: [string, string][] } | null;
+  copy: { dirs: string[]; files: string[]; links: [string, string][]; modes?: Record<string, number> } | null;
+  /** Weak mode as root: a copy of `copy` with the target masked, for the candidate's uid alone (see Validator.candidateView). */
+  candidateRepo?: string;
 }
 
 const TEST_DIR = /^(?:tests?|testing)$/i;
@@ -118,14 +122,16 @@ function globRegExp(glob: string): RegExp {
 }
 
 /** The listing as the candidate's workspace gets it: without the hidden paths. */
-export function withoutPaths(listing: RepoListing, hidden: { rel: string; dir: boolean }[]): IsolationPlan['copy'] {
+export function withoutPaths(listing: RepoListing, hidden: { rel: string; dir: boolean }[]): NonNullable<IsolationPlan['copy']> {
   const dirs = hidden.filter((h) => h.dir).map((h) => h.rel);
   const files = new Set(hidden.filter((h) => !h.dir).map((h) => h.rel));
   const out = (rel: string) => files.has(rel) || dirs.some((d) => rel === d || rel.startsWith(`${d}/`));
+  const kept = listing.files.filter((f) => !out(f));
   return {
     dirs: listing.dirs.filter((d) => !out(d)),
-    files: listing.files.filter((f) => !out(f)),
+    files: kept,
     links: listing.links.filter(([rel]) => !out(rel)),
+    ...(listing.modes ? { modes: Object.fromEntries(kept.filter((f) => f in listing.modes!).map((f) => [f, listing.modes![f]!])) } : {}),
   };
 }
 
@@ -336,34 +342,42 @@ export function isWithheld(rel: string): boolean {
 }
 
 /**
- * A copy of the repository's listed files for the sandbox user, made once per repository: that user
- * (uid 65534) usually cannot read the original (a private home or temp folder), and the copy also keeps
- * candidates' runs independent of edits to the original while the validator lives. The copy belongs to
- * the sandbox user and keeps each file's and folder's permission bits (set-id bits dropped): nothing is
- * made readable to anyone the original did not allow, and the copy's root is private to that user.
+ * A copy of the repository's listed files for the sandbox, made once per repository: the sandbox users
+ * (uids 65534 and 65533, group 65534) usually cannot read the original (a private home or temp folder), and
+ * the copy also keeps candidates' runs independent of edits to the original while the validator lives. The
+ * copy belongs to `owner.uid` (root) and its group is the sandbox's: each file's owner read and execute bits
+ * become the group's (set-id bits dropped, write bits never given), others get nothing. So nothing is made
+ * readable to anyone outside the sandbox, and no sandbox process (a candidate least of all) can change what
+ * the tests of a later run, or of the same run, read.
  */
-export function snapshotRepository(listing: RepoListing, dest: string, owner: number): RepoListing {
+export function snapshotRepository(listing: RepoListing, dest: string, owner: { uid: number; gid: number }): RepoListing {
+  // Owned by `owner.uid` (root, when the engine runs as root) and readable through the sandbox group alone: the
+  // owner's read and search bits become the group's, no one but the owner may write, others get nothing. Every
+  // sandbox process reads it; none can change what a later run (or the tests beside a candidate) will read.
   const own = (p: string, mode: number) => {
+    fs.chownSync(p, owner.uid, owner.gid);
     fs.chmodSync(p, mode);
-    fs.chownSync(p, owner, owner);
   };
+  const groupRead = (mode: number) => (mode & 0o700) | ((mode & 0o500) >> 3);
   fs.mkdirSync(dest, { recursive: true });
-  own(dest, 0o700);
+  own(dest, 0o750);
   for (const d of listing.dirs) {
     const abs = path.join(dest, d);
     fs.mkdirSync(abs, { recursive: true });
-    // Read and search for the owner whatever the original said: the copy lists only what the walk could read.
-    own(abs, (fs.statSync(path.join(listing.root, d)).mode & 0o777) | 0o500);
+    // Read and search for the sandbox whatever the original said: the copy lists only what the walk could read.
+    own(abs, groupRead((fs.statSync(path.join(listing.root, d)).mode & 0o777) | 0o500));
   }
   const files: string[] = [];
+  const modes: Record<string, number> = {};
   let bytes = 0;
   for (const f of listing.files) {
     const src = path.join(listing.root, f);
     const dst = path.join(dest, f);
     try {
-      const mode = fs.statSync(src).mode & 0o777;
+      const mode = listing.modes?.[f] ?? fs.statSync(src).mode & 0o777;
       fs.copyFileSync(src, dst, fs.constants.COPYFILE_FICLONE);
-      own(dst, mode);
+      own(dst, groupRead(mode));
+      modes[f] = mode;
       files.push(f);
       bytes += fs.statSync(dst).size;
     } catch {
@@ -374,11 +388,11 @@ export function snapshotRepository(listing: RepoListing, dest: string, owner: nu
   for (const [rel, target] of listing.links) {
     try {
       fs.symlinkSync(target, path.join(dest, rel));
-      fs.lchownSync(path.join(dest, rel), owner, owner);
+      fs.lchownSync(path.join(dest, rel), owner.uid, owner.gid);
       links.push([rel, target]);
     } catch {
       /* skip */
     }
   }
-  return { root: dest, dirs: listing.dirs, files, links, bytes, withheld: listing.withheld };
+  return { root: dest, dirs: listing.dirs, files, links, bytes, withheld: listing.withheld, modes };
 }

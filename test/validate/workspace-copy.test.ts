@@ -82,21 +82,30 @@ describe('workspace copies', () => {
     );
   });
 
-  it('the snapshot for the sandbox user keeps permission bits and belongs to that user', () => {
+  it('the snapshot is readable through the sandbox group, writable by no sandbox user, closed to others', () => {
     const repo = repoWithSecrets();
     fs.chmodSync(path.join(repo, 'deploy/notes.txt'), 0o640);
+    fs.writeFileSync(path.join(repo, 'run.sh'), '#!/bin/sh\n', { mode: 0o4755 });
+    fs.chmodSync(path.join(repo, 'run.sh'), 0o4755);
     const listing = listRepository(repo, 't');
     expect(listing.withheld.sort()).toEqual(['.env', '.netrc', 'deploy/id_rsa', 'deploy/server.pem']);
     const dest = path.join(tmpDir('oc-snap-test-'), 'snap');
     made.push(path.dirname(dest));
-    // Any uid this process may hand files to: itself when not root, the sandbox user when root.
-    const owner = process.getuid?.() === 0 ? 65534 : process.getuid!();
+    // Root hands the copy to itself with the sandbox's group; anyone else keeps it with their own group.
+    const root = process.getuid?.() === 0;
+    const owner = { uid: process.getuid!(), gid: root ? 65534 : process.getgid!() };
     const snap = snapshotRepository(listing, dest, owner);
     expect(snap.files).not.toContain('.netrc');
-    const mode = (rel: string) => fs.statSync(path.join(dest, rel)).mode & 0o777;
-    expect(mode('.')).toBe(0o700);
-    expect(mode('private.txt')).toBe(0o600);
+    const mode = (rel: string) => fs.statSync(path.join(dest, rel)).mode & 0o7777;
+    expect(mode('.')).toBe(0o750);
+    // The owner's read (and execute) bits become the group's; write never; others nothing; set-id bits dropped.
+    expect(mode('private.txt')).toBe(0o640);
     expect(mode('deploy/notes.txt')).toBe(0o640);
-    expect(fs.statSync(path.join(dest, 'private.txt')).uid).toBe(owner);
+    expect(mode('run.sh')).toBe(0o750);
+    for (const rel of ['.', 'private.txt', 'deploy', 'deploy/notes.txt', 'run.sh']) {
+      const st = fs.statSync(path.join(dest, rel));
+      expect([rel, st.uid, st.gid]).toEqual([rel, owner.uid, owner.gid]);
+      expect(st.mode & 0o022, rel).toBe(0);
+    }
   });
 });

@@ -122,11 +122,13 @@ def _prepare_workspace(cfg):
         import shutil
         for d in copy.get("dirs", []):
             os.makedirs(os.path.join(ws, d), exist_ok=True)
+        modes = copy.get("modes") or {}
         for rel in copy.get("files", []):
             src, dst = os.path.join(base, rel), os.path.join(ws, rel)
             try:
                 shutil.copyfile(src, dst)
-                os.chmod(dst, (os.stat(src).st_mode & 0o777) | 0o600)
+                # The original's bits where the snapshot recorded them (its own are for the sandbox group).
+                os.chmod(dst, (modes.get(rel, os.stat(src).st_mode) & 0o777) | 0o600)
             except OSError:
                 pass  # unreadable files stay out, as they would for the tests anyway
         for rel, target in copy.get("links", []):

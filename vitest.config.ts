@@ -12,6 +12,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // One scratch folder per run for fixtures the test files share (test/helpers/indexed-sample.ts).
     globalSetup: ['test/helpers/global-setup.ts'],
+    // The default output, then the skips counted by reason; a skip for a missing system package fails the run
+    // under CI or as root (test/helpers/skip-reporter.ts).
+    reporters: ['default', './test/helpers/skip-reporter.ts'],
     // Every answer a test gets from the engine service is checked against the contract's output schema.
     env: { OPENCODER_CHECK_OUTPUTS: '1' },
   },

@@ -13,7 +13,7 @@ import path from 'node:path';
 export const SYSTEM_PYTHON = '/usr/bin/python3';
 
 const onPath = (cmd) => {
-  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  const r = spawnSync('/bin/sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
   return r.status === 0 && r.stdout.trim() !== '';
 };
 const python = (code) => fs.existsSync(SYSTEM_PYTHON) && spawnSync(SYSTEM_PYTHON, ['-c', code], { stdio: 'ignore' }).status === 0;
@@ -34,7 +34,7 @@ function venvWorks() {
  * @returns {{ python: string, stdlib: string } | null}
  */
 export function cpythonTestSuite() {
-  const which = spawnSync('sh', ['-c', 'which -a python3.11 python3'], { encoding: 'utf8' }).stdout ?? '';
+  const which = spawnSync('/bin/sh', ['-c', 'command -v python3.11; command -v python3'], { encoding: 'utf8' }).stdout ?? '';
   const names = [process.env.OPENCODER_STDLIB_PYTHON, SYSTEM_PYTHON, ...which.split('\n')];
   const probe =
     "import os, sys, sysconfig; p = sysconfig.get_paths()['stdlib']; print(os.path.realpath(sys.executable) + '\\n' + p if os.path.exists(os.path.join(p, 'test', 'test_textwrap.py')) and sys.version_info[:2] == (3, 11) else '')";

@@ -13,9 +13,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../validate/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
-import { CHROMIUM, HAVE_CHROMIUM as present, launchChromium, startServe } from './helpers.ts';
-
-if (!present) console.warn(`[e2e] ${CHROMIUM} not found (apt-get install chromium): skipping the end-to-end UI tests`);
+import { CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test', 'e2e', 'artifacts');
 const SAMPLE_REPO = path.join(REPO_ROOT, 'resources', 'sample-repo');
@@ -31,7 +29,7 @@ async function shot(page: Page, name: string, testId?: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 }
 
-describe.skipIf(!present)('the desktop UI in browser mode', () => {
+describe.skipIf(CHROMIUM_NEED.skip)(`the desktop UI in browser mode${CHROMIUM_NEED.note}`, () => {
   let server: ChildProcess;
   let url: string;
   let openUrl: string;

@@ -14,9 +14,7 @@ import path from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../validate/helpers.ts';
-import { CHROMIUM, HAVE_CHROMIUM as present, launchChromium, startServe } from './helpers.ts';
-
-if (!present) console.warn(`[e2e] ${CHROMIUM} not found (apt-get install chromium): skipping the chart-readability tests`);
+import { CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 const SAMPLE_REPO = path.join(REPO_ROOT, 'resources', 'sample-repo');
@@ -63,7 +61,7 @@ async function save(el: Locator, name: string): Promise<void> {
   await el.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
 
-describe.skipIf(!present)('readable charts and the fallback-decomposer note at 1280 px', () => {
+describe.skipIf(CHROMIUM_NEED.skip)(`readable charts and the fallback-decomposer note at 1280 px${CHROMIUM_NEED.note}`, () => {
   let server: ChildProcess;
   let openUrl: string;
   let context: BrowserContext;

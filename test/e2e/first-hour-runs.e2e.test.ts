@@ -18,10 +18,7 @@ import { OFFLINE_LABEL } from '../../main/model/backend-label.ts';
 import { Store } from '../../main/store/store.ts';
 import { REPO_ROOT } from '../validate/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
-import { CHROMIUM, HAVE_CHROMIUM, launchChromium, startServe } from './helpers.ts';
-
-const present = HAVE_CHROMIUM;
-if (!present) console.warn(`[e2e] ${CHROMIUM} not found (apt-get install chromium): skipping the end-to-end UI tests`);
+import { CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 
@@ -63,7 +60,7 @@ function seedRuns(db: string): void {
   }
 }
 
-describe.skipIf(!present)('first hour: allow a folder, tell runs apart, counts that agree', () => {
+describe.skipIf(CHROMIUM_NEED.skip)(`first hour: allow a folder, tell runs apart, counts that agree${CHROMIUM_NEED.note}`, () => {
   let server: ChildProcess;
   let context: BrowserContext;
   let page: Page;

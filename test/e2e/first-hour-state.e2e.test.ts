@@ -18,10 +18,7 @@ import path from 'node:path';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../validate/helpers.ts';
-import { CHROMIUM, HAVE_CHROMIUM, launchChromium, startServe } from './helpers.ts';
-
-const present = HAVE_CHROMIUM;
-if (!present) console.warn(`[e2e] ${CHROMIUM} not found (apt-get install chromium): skipping the first-hour state tests`);
+import { CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 /**
@@ -37,7 +34,7 @@ function largeRepo(dest: string): string {
   return dest;
 }
 
-describe.skipIf(!present)('state that survives reloads, toasts, job acks and connecting while indexing', () => {
+describe.skipIf(CHROMIUM_NEED.skip)(`state that survives reloads, toasts, job acks and connecting while indexing${CHROMIUM_NEED.note}`, () => {
   let server: ChildProcess;
   let info: { url: string; openUrl: string; token: string };
   let home: string;

@@ -8,9 +8,12 @@ import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { REPO_ROOT } from '../validate/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
+import { needs } from '../helpers/system.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
+/** Skip (with the package named) where Debian's Chromium is missing. */
+export const CHROMIUM_NEED = needs('chromium');
 
 export const CHROMIUM_ARGS = [
   '--headless',

@@ -16,9 +16,7 @@ import { buildReportFixture } from '../helpers/report-fixture.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { APP_INFO } from '../renderer/app-info.ts';
 import { REPO_ROOT } from '../validate/helpers.ts';
-import { CHROMIUM, HAVE_CHROMIUM as present, launchChromium } from './helpers.ts';
-
-if (!present) console.warn(`[e2e] ${CHROMIUM} not found (apt-get install chromium): skipping the file:// lazy-chunk tests`);
+import { CHROMIUM_NEED, launchChromium } from './helpers.ts';
 
 const SETTINGS: Settings = { backend: { kind: 'offline' }, sandbox: 'auto', encoder: 'auto', parallel: 2, pipeline: {} };
 const RUN: RunListItem = {
@@ -49,7 +47,7 @@ const ANSWERS: Record<string, unknown> = {
   'tasks.list': { manifest: APP_INFO.sampleManifest, hash: 'abc123', tasks: [] },
 };
 
-describe.skipIf(!present)('lazy chunks from file:// (Chromium)', () => {
+describe.skipIf(CHROMIUM_NEED.skip)(`lazy chunks from file:// (Chromium)${CHROMIUM_NEED.note}`, () => {
   let build: string;
   let context: BrowserContext;
   const requests: string[] = [];

@@ -18,6 +18,7 @@ import { DEFAULT_PLACEHOLDER, readManifest, type Task } from '../../main/benchma
 import { main } from '../../main/host/cli/main.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';
+import { NO_BENCH } from '../helpers/system.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH_ROOT = process.env.OPENCODER_BENCH_DIR ? path.resolve(process.env.OPENCODER_BENCH_DIR) : path.resolve(ROOT, '..', 'shared', 'bench');
@@ -365,7 +366,7 @@ describe('importCoderEval on synthetic data', () => {
   });
 });
 
-describe.skipIf(!HAVE_REAL)('importCoderEval on the staged data', () => {
+describe.skipIf(!HAVE_REAL)(`importCoderEval on the staged data${!HAVE_REAL ? NO_BENCH : ''}`, () => {
   it('keeps all 230 records in metadata.jsonl and accounts for every one of them', async () => {
     const o = path.join(freshDir('oc-ce-real-'), 'o');
     const r = await importCoderEval({ benchDir: REAL, outDir: o });

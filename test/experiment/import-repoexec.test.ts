@@ -15,17 +15,17 @@ import { readManifest } from '../../main/benchmarks/manifest.ts';
 import { createExtractor, type Extractor } from '../../main/index/extract.ts';
 import { main } from '../../main/host/cli/main.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';
+import { needs, NO_BENCH } from '../helpers/system.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH_ROOT = process.env.OPENCODER_BENCH_DIR ? path.resolve(process.env.OPENCODER_BENCH_DIR) : path.resolve(ROOT, '..', 'shared', 'bench');
 const REPOEXEC = path.join(BENCH_ROOT, 'repoexec');
 const HAVE_BENCH = fs.existsSync(path.join(REPOEXEC, 'repoexec_inline.jsonl'));
 const PYTHON = '/usr/bin/python3';
-const HAVE_PYTHON = fs.existsSync(PYTHON);
+const PY = needs('python3');
 if (!HAVE_BENCH) {
   console.warn(`[import-repoexec] real-data tests skipped: no RepoExec data at ${REPOEXEC} (stage ../shared/bench or set OPENCODER_BENCH_DIR)`);
 }
-if (!HAVE_PYTHON) console.warn(`[import-repoexec] Python syntax checks skipped: ${PYTHON} not found`);
 
 const cleanup: string[] = [];
 let ex: Extractor;
@@ -283,7 +283,7 @@ describe('importRepoExec on a synthetic bench folder', () => {
     expect(fs.readFileSync(path.join(out, 'IMPORT.md'), 'utf8')).toMatch(/## Task views \(views\/\)[\s\S]*RQ4/);
   });
 
-  it.skipIf(!HAVE_PYTHON)('writes only files Python can parse', () => {
+  it.skipIf(PY.skip)(`writes only files Python can parse${PY.note}`, () => {
     const files = ['repos', 'views'].flatMap((d) => listFiles(path.join(out, d), '.py').map((f) => path.join(out, d, f)));
     expect(files.filter((f) => f.includes(`${path.sep}views${path.sep}`))).toHaveLength(6);
     expect(pythonSyntaxErrors(files)).toEqual([]);
@@ -389,7 +389,7 @@ describe('task views when the row view cannot serve', () => {
 // ---------------------------------------------------------------------------------------------
 // The real data
 
-describe.skipIf(!HAVE_BENCH)(`importRepoExec on the staged RepoExec data (${REPOEXEC})`, () => {
+describe.skipIf(!HAVE_BENCH)(`importRepoExec on the staged RepoExec data (${REPOEXEC})${!HAVE_BENCH ? NO_BENCH : ''}`, () => {
   let out: string;
   let r: RepoExecImportResult;
   beforeAll(async () => {
@@ -411,7 +411,7 @@ describe.skipIf(!HAVE_BENCH)(`importRepoExec on the staged RepoExec data (${REPO
     expect(r.warningCounts).toEqual({ 'project-without-rows': 1 });
   });
 
-  it.skipIf(!HAVE_PYTHON)('writes only files Python can parse', () => {
+  it.skipIf(PY.skip)(`writes only files Python can parse${PY.note}`, () => {
     const repos = path.join(out, 'repos');
     const files = listFiles(repos, '.py').map((f) => path.join(repos, f));
     expect(files.length).toBe(r.counts.files);

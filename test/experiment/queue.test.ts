@@ -17,12 +17,13 @@ import Database from 'better-sqlite3';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { startMock } from '../generate/mock-http.ts';
 import { GOOD_OPENAI_KEY, openAiHandler } from '../generate/wire.ts';
-import { redisServerPath, startRedis, type TestRedis } from '../helpers/redis.ts';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { bench, importStringUtils, present, promptTask, start, storedResults } from './run-resume-helpers.ts';
+import { needs, unless } from '../helpers/system.ts';
 
-const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS) console.warn('[queue] redis-server not found (apt-get install redis-server): skipping the tests that need a queue');
+const REDIS = needs('redis-server');
 const PHI2 = path.join(bench, 'phi-2-results');
+const BENCH = unless(present && fs.existsSync(PHI2), `no RepoExec data or phi-2 generations under ${bench}`);
 
 describe('queue URL', () => {
   it('takes loopback without a password, and redis:// or rediss:// only', () => {
@@ -61,7 +62,7 @@ describe('queue URL', () => {
   });
 });
 
-describe.skipIf(!HAVE_REDIS)('bundles and the rate limit', () => {
+describe.skipIf(REDIS.skip)(`bundles and the rate limit${REDIS.note}`, () => {
   let redis: TestRedis;
   beforeAll(async () => {
     redis = await startRedis();
@@ -148,7 +149,7 @@ describe.skipIf(!HAVE_REDIS)('bundles and the rate limit', () => {
   }, 60_000);
 });
 
-describe.skipIf(!HAVE_REDIS || !present || !fs.existsSync(PHI2))('a run through two workers, one killed mid-run', () => {
+describe.skipIf(REDIS.skip || BENCH.skip)(`a run through two workers, one killed mid-run${REDIS.note}${BENCH.note}`, () => {
   let redis: TestRedis;
   let dir: string;
   let manifest: string;

@@ -12,15 +12,13 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../../main/experiment/report.ts';
 import { buildReportFixture } from '../helpers/report-fixture.ts';
-import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM } from '../e2e/helpers.ts';
+import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_NEED } from '../e2e/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const CHARTS = ['factorial-effects', 'pass-at-k', 'uncertainty-vs-correctness', 'api-f1'] as const;
 const ARTIFACTS = path.resolve(import.meta.dirname, '../e2e/artifacts');
 
-if (!HAVE_CHROMIUM) console.warn(`report-chromium: skipped, ${CHROMIUM} is absent (apt-get install chromium to run it)`);
-
-describe.skipIf(!HAVE_CHROMIUM)(`HTML report in Chromium (${CHROMIUM})`, () => {
+describe.skipIf(CHROMIUM_NEED.skip)(`HTML report in Chromium (${CHROMIUM})${CHROMIUM_NEED.note}`, () => {
   let context: BrowserContext;
   let profile: string;
   let reportUrl: string;

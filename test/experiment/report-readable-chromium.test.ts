@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../../main/experiment/report.ts';
 import { buildReportFixture } from '../helpers/report-fixture.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
-import { CHROMIUM, HAVE_CHROMIUM, launchChromium } from '../e2e/helpers.ts';
-if (!HAVE_CHROMIUM) console.warn(`report-readable-chromium: skipped, ${CHROMIUM} is absent (apt-get install chromium to run it)`);
+import { CHROMIUM_NEED, launchChromium } from '../e2e/helpers.ts';
 
 /** True when `step` is 1, 2 or 5 × 10^k. */
 function roundStep(step: number): boolean {
@@ -21,7 +20,7 @@ function roundStep(step: number): boolean {
   return [1, 2, 5, 10].some((m) => Math.abs(step / mag - m) < 1e-6);
 }
 
-describe.skipIf(!HAVE_CHROMIUM)('HTML report readability at 1280 px', () => {
+describe.skipIf(CHROMIUM_NEED.skip)(`HTML report readability at 1280 px${CHROMIUM_NEED.note}`, () => {
   let context: BrowserContext;
   let page: Page;
 

@@ -12,8 +12,9 @@ import { startMock, type MockServer } from '../generate/mock-http.ts';
 import { GOOD_OPENAI_KEY, openAiHandler } from '../generate/wire.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { CONDITIONS, importStringUtils, killAndResume, present, promptTask, start } from './run-resume-helpers.ts';
+import { NO_BENCH } from '../helpers/system.ts';
 
-describe.skipIf(!present)('three methods on python_string_utils with a scripted model, killed halfway and resumed', () => {
+describe.skipIf(!present)(`three methods on python_string_utils with a scripted model, killed halfway and resumed${!present ? NO_BENCH : ''}`, () => {
   let dir: string;
   let manifest: string;
   let tasks: Task[];

@@ -7,11 +7,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../main/benchmarks/manifest.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { CONDITIONS, importStringUtils, killAndResume, present } from './run-resume-helpers.ts';
+import { NO_BENCH } from '../helpers/system.ts';
 
 /** Tasks of the offline comparison: enough that half of the (task, condition) pairs are a real interruption. */
 const OFFLINE_TASKS = 12;
 
-describe.skipIf(!present)('three methods on python_string_utils with the offline backend, killed halfway and resumed', () => {
+describe.skipIf(!present)(`three methods on python_string_utils with the offline backend, killed halfway and resumed${!present ? NO_BENCH : ''}`, () => {
   let dir: string;
   let manifest: string;
   let tasks: Task[];

@@ -10,6 +10,7 @@ import { detectFormat, humanEvalEstimator, officialCounts, passAtKOf, readSample
 import { loadSampleSets } from '../../main/generate/imported-backend.ts';
 import { cli } from '../helpers/cli.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';
+import { NO_BENCH } from '../helpers/system.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH_ROOT = process.env.OPENCODER_BENCH_DIR ? path.resolve(process.env.OPENCODER_BENCH_DIR) : path.resolve(ROOT, '..', 'shared', 'bench');
@@ -203,7 +204,7 @@ describe('executed labels', () => {
   }, 120_000);
 });
 
-describe.skipIf(!HAVE_PHI2 || !HAVE_CHATGPT)('published figures through the CLI', () => {
+describe.skipIf(!HAVE_PHI2 || !HAVE_CHATGPT)(`published figures through the CLI${!HAVE_PHI2 || !HAVE_CHATGPT ? NO_BENCH : ''}`, () => {
   it('RepoExec phi-2: the official passk_True.json', async () => {
     const official = JSON.parse(fs.readFileSync(path.join(PHI2, 'passk_True.json'), 'utf8')) as Record<string, number>;
     const r = await cli(['passk', PHI2, '--json']);

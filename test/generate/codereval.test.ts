@@ -15,13 +15,14 @@ import { main } from '../../main/host/cli/main.ts';
 import { DEFAULT_CONFIG, makeConfig } from '../../main/model/config.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { ROOT } from './trace-fixture.ts';
+import { NO_BENCH } from '../helpers/system.ts';
 
 const BENCH = process.env.OPENCODER_BENCH_DIR ? path.resolve(process.env.OPENCODER_BENCH_DIR) : path.resolve(ROOT, '..', 'shared', 'bench');
 const FILE = path.join(BENCH, 'codereval', 'experimental-results', 'GenerateResultPython', 'ChatGPT', 'Raw_Input.jsonl_out.jsonl');
 const present = fs.existsSync(FILE);
 if (!present) console.warn(`skipping CoderEval tests: ${FILE} not found (set OPENCODER_BENCH_DIR to the folder holding codereval/)`);
 
-describe.skipIf(!present)('CoderEval ChatGPT samples', () => {
+describe.skipIf(!present)(`CoderEval ChatGPT samples${!present ? NO_BENCH : ''}`, () => {
   let encoder: Encoder;
   beforeAll(async () => {
     encoder = (await openConfiguredEncoder({ prefer: 'default', modelsDir: path.join(tmpDir('oc-ce-'), 'none') })).encoder;

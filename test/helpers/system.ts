@@ -23,6 +23,9 @@ export function needs(...pkgs: string[]): Need {
   return { skip: missing.length > 0, note: missing.length > 0 ? ` [skipped: ${NEEDS_PACKAGE} ${missing.join(', ')}]` : '' };
 }
 
+/** The note of a test that reads the benchmark data, where it is absent (not a package: such skips never fail a run). */
+export const NO_BENCH = ' [skipped: no benchmark data (../shared/bench, or OPENCODER_BENCH_DIR)]';
+
 /** A skip for a reason that is not a package (no bench data, running as root, another platform). */
 export function unless(ok: boolean, why: string): Need {
   return { skip: !ok, note: ok ? '' : ` [skipped: ${why}]` };

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tmpDir } from '../helpers/tmp-repo.ts';
+import { NO_BENCH } from '../helpers/system.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = path.join(ROOT, 'bin', 'opencoder.js');
@@ -30,7 +31,7 @@ function importFrom(cwd: string, home: string, extra: string[]) {
   return { code: r.status, err: r.stderr, doc: r.status === 0 ? (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { out: string; manifest: string }) : null };
 }
 
-describe.skipIf(!present)('import output folder', () => {
+describe.skipIf(!present)(`import output folder${!present ? NO_BENCH : ''}`, () => {
   it('without --out writes under the user data folder and nothing into the folder it runs from', () => {
     const cwd = path.join(dir, 'checkout');
     const home = path.join(dir, 'home');

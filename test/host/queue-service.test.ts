@@ -17,15 +17,15 @@ import type { EngineService } from '../../main/host/service.ts';
 import { openEncoderFor } from '../../main/host/workspace.ts';
 import type { Encoder } from '../../main/model/encoder.ts';
 import { copyIndexedSample } from '../helpers/indexed-sample.ts';
-import { redisServerPath, startRedis, type TestRedis } from '../helpers/redis.ts';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { ok, openService, settled } from '../helpers/service-calls.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
+import { needs } from '../helpers/system.ts';
 
-const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS) console.warn('[queue-service] redis-server not found (apt-get install redis-server): skipping the queued desktop run');
+const REDIS = needs('redis-server');
 const MANIFEST = path.join(sampleRepoPath(), 'tasks.jsonl');
 
-describe.skipIf(!HAVE_REDIS)('a queued run from the desktop', () => {
+describe.skipIf(REDIS.skip)(`a queued run from the desktop${REDIS.note}`, () => {
   const dir = tmpDir('oc-queue-service-');
   let redis: TestRedis;
   let s: EngineService;

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
 import { copyIndexedSample } from '../helpers/indexed-sample.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
+import { NO_BENCH } from '../helpers/system.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SAMPLE = path.join(ROOT, 'resources', 'sample-repo', 'tasks.jsonl');
@@ -64,7 +65,7 @@ describe('opencoder retrieve / eval-api', () => {
     expect(size(on)).toBeLessThanOrEqual(size(off));
   });
 
-  it.skipIf(!hasBench)('on an imported RepoExec task the reference body appears in no source', async () => {
+  it.skipIf(!hasBench)(`on an imported RepoExec task the reference body appears in no source${!hasBench ? NO_BENCH : ''}`, async () => {
     const out = path.join(dir, 'rx');
     expect((await cli(['import', 'repoexec', path.join(BENCH, 'repoexec'), '--out', out, '--subset', 'python_string_utils_inline', '--quiet'])).code).toBe(0);
     const manifest = path.join(out, 'tasks.jsonl');

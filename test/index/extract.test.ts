@@ -923,7 +923,7 @@ function pythonStdlib(): string | null {
 const stdlib = pythonStdlib();
 
 describe('real stdlib file', () => {
-  it.skipIf(!stdlib)('parses textwrap.py (skipped when no Python stdlib is installed)', () => {
+  it.skipIf(!stdlib)(`parses textwrap.py${stdlib ? '' : ' [skipped: no Python standard library found]'}`, () => {
     const file = path.join(stdlib!, 'textwrap.py');
     const r = ex.parse('textwrap.py', 'python', readFileSync(file, 'utf8'));
     expect(r.errors).toEqual([]);

@@ -14,6 +14,7 @@ import { defaultModelsDir } from '../../main/host/paths.ts';
 import { cli } from '../helpers/cli.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { benchDir } from '../validate/helpers.ts';
+import { NO_BENCH } from '../helpers/system.ts';
 
 const source = path.join(benchDir(), 'repoexec');
 const present = fs.existsSync(path.join(source, 'repoexec_inline.jsonl'));
@@ -22,7 +23,7 @@ if (!present) console.warn(`[retrieve] RepoExec data not found at ${source} (set
 const dir = tmpDir('oc-leak-repoexec-');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!present)('the leakage audit on RepoExec-inline', () => {
+describe.skipIf(!present)(`the leakage audit on RepoExec-inline${!present ? NO_BENCH : ''}`, () => {
   it('finds no suspect in any task after masking, comparing with the reference and the check program', async () => {
     const out = path.join(dir, 're');
     const imported = await cli(['import', 'repoexec', source, '--out', out, '--quiet']);

@@ -10,10 +10,10 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
+import { needs } from '../helpers/system.ts';
 
 const JINJA2 = '/usr/lib/python3/dist-packages/jinja2';
-const present = fs.existsSync(path.join(JINJA2, 'filters.py'));
-if (!present) console.warn(`[retrieve] ${JINJA2} not found (apt-get install python3-jinja2): skipping the jinja2 test-mask test`);
+const JINJA = needs('python3-jinja2');
 
 const TEST_FILE = `import pytest
 from jinja2 import Environment
@@ -49,7 +49,7 @@ class TestFilesize:
 const dir = tmpDir('oc-jinja2-mask-');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!present)('test files never reach the evidence (jinja2 with the task’s own test file)', () => {
+describe.skipIf(JINJA.skip)(`test files never reach the evidence (jinja2 with the task’s own test file)${JINJA.note}`, () => {
   it('retrieves nothing from tests/, and jinja2/tests.py stays indexed as code', async () => {
     const repo = path.join(dir, 'repo');
     fs.cpSync(JINJA2, path.join(repo, 'jinja2'), { recursive: true, filter: (src) => !src.includes('__pycache__') });

@@ -93,33 +93,36 @@ describe('verdicts the infrastructure decided', () => {
     expect(timeout.infrastructure).toBeUndefined();
   });
 
-  it.skipIf(process.platform !== 'linux')('a real sandbox that stops starting mid-run gives an infrastructure verdict, not a failed candidate', async () => {
-    const real = ['/usr/bin/bwrap', '/bin/bwrap'].find((p) => fs.existsSync(p));
-    if (!real) return console.warn('[validate] no bubblewrap here: the live sandbox-failure check is skipped');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-breaking-bwrap-'));
-    try {
-      fs.chmodSync(dir, 0o755); // setpriv runs it as uid 65534
-      const fake = path.join(dir, 'bwrap');
-      // Works until the marker file appears, then fails like a bwrap that cannot create its namespaces.
-      fs.writeFileSync(
-        fake,
-        `#!/bin/sh\nif [ -e "${dir}/broken" ]; then echo "bwrap: Creating new namespace failed: No space left on device" >&2; exit 1; fi\nexec ${real} "$@"\n`,
-        { mode: 0o755 },
-      );
-      const v = await createValidator({ sandbox: { bwrap: fake } });
+  it.skipIf(process.platform !== 'linux')(
+    `a real sandbox that stops starting mid-run gives an infrastructure verdict, not a failed candidate${process.platform === 'linux' ? '' : ' [skipped: not Linux]'}`,
+    async () => {
+      const real = ['/usr/bin/bwrap', '/bin/bwrap'].find((p) => fs.existsSync(p));
+      if (!real) return console.warn('[validate] no bubblewrap here: the live sandbox-failure check is skipped');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-breaking-bwrap-'));
       try {
-        if (v.sandbox.strength !== 'strong') return console.warn(`[validate] strong sandbox unavailable here: ${v.sandbox.fallbackReason}`);
-        const task = templateTask('infra/live');
-        expect((await v.validate(task, GOOD)).status).toBe('passed');
-        fs.writeFileSync(path.join(dir, 'broken'), '');
-        const broken = await v.validate(task, 'def f(x):\n    return x + 1 - 0\n');
-        expect(broken.status).toBe('error');
-        expect(broken.infrastructure).toMatchObject({ cause: 'sandbox', detail: expect.stringMatching(/No space left on device/) });
+        fs.chmodSync(dir, 0o755); // setpriv runs it as uid 65534
+        const fake = path.join(dir, 'bwrap');
+        // Works until the marker file appears, then fails like a bwrap that cannot create its namespaces.
+        fs.writeFileSync(
+          fake,
+          `#!/bin/sh\nif [ -e "${dir}/broken" ]; then echo "bwrap: Creating new namespace failed: No space left on device" >&2; exit 1; fi\nexec ${real} "$@"\n`,
+          { mode: 0o755 },
+        );
+        const v = await createValidator({ sandbox: { bwrap: fake } });
+        try {
+          if (v.sandbox.strength !== 'strong') return console.warn(`[validate] strong sandbox unavailable here: ${v.sandbox.fallbackReason}`);
+          const task = templateTask('infra/live');
+          expect((await v.validate(task, GOOD)).status).toBe('passed');
+          fs.writeFileSync(path.join(dir, 'broken'), '');
+          const broken = await v.validate(task, 'def f(x):\n    return x + 1 - 0\n');
+          expect(broken.status).toBe('error');
+          expect(broken.infrastructure).toMatchObject({ cause: 'sandbox', detail: expect.stringMatching(/No space left on device/) });
+        } finally {
+          v.close();
+        }
       } finally {
-        v.close();
+        fs.rmSync(dir, { recursive: true, force: true });
       }
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

@@ -11,14 +11,13 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../main/benchmarks/manifest.ts';
-import { detectSandbox } from '../../main/validate/sandbox.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import type { Verdict, VerdictIsolation } from '../../main/model/verdict.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
 import { PLACEHOLDER, TEMPLATE, templateTask } from './helpers.ts';
+import { needsStrongSandbox } from '../helpers/system.ts';
 
-const strong = (await detectSandbox()).strength === 'strong';
-if (!strong) console.warn('[validate] bubblewrap is unavailable here: the isolation-hostile tests are skipped (isolated runs need the strong sandbox)');
+const STRONG = await needsStrongSandbox();
 
 let validator: Validator;
 const made: string[] = [];
@@ -438,7 +437,7 @@ const OWN_SOURCE = "import inspect, os\n\ndef f(x):\n    src = inspect.getsource
 
 // ---------------------------------------------------------------------------------------------------------------
 
-describe.skipIf(!strong)('hostile candidates, isolated: check programs', () => {
+describe.skipIf(STRONG.skip)(`hostile candidates, isolated: check programs${STRONG.note}`, () => {
   it('lying values: equality that lies, in containers, from the framework, and spoofed classes of the program', async () => {
     const vs = await noPass(T.plain, LYING);
     for (const k of ['alwaysEqual', 'intSubclass', 'mockAny'] as const) expect(kinds(vs[k]!), k).toContain('crossing');
@@ -550,7 +549,7 @@ def push_all(stack, xs):
   });
 });
 
-describe.skipIf(!strong)('hostile candidates, isolated: a repository with unittest', () => {
+describe.skipIf(STRONG.skip)(`hostile candidates, isolated: a repository with unittest${STRONG.note}`, () => {
   it('lying values', async () => {
     await noPass(R.plain, LYING);
   });
@@ -629,7 +628,7 @@ def apply(fn, xs):
   });
 });
 
-describe.skipIf(!strong)('correct but unusual candidates pass isolated', () => {
+describe.skipIf(STRONG.skip)(`correct but unusual candidates pass isolated${STRONG.note}`, () => {
   it('check programs: asyncio, threads, traceback, deep recursion, printing, mock, floats, nested values, generators', async () => {
     await allPass(T.plain, BENIGN);
     await allPass(T.gen, {
@@ -651,7 +650,7 @@ describe.skipIf(!strong)('correct but unusual candidates pass isolated', () => {
 // ---------------------------------------------------------------------------------------------------------------
 // Known breaks: these fail until fixed (each one is a wrong candidate judged `passed` isolated, or a correct one failed).
 
-describe.skipIf(!strong)('breaks the first probe found, closed', () => {
+describe.skipIf(STRONG.skip)(`breaks the first probe found, closed${STRONG.note}`, () => {
   it('lying values from trusted pieces: a UserList whose __cast is shadowed by a named builtin (both shapes)', async () => {
     await noPass(T.plain, { userList: USERLIST_ANY_INT });
     await noPass(R.plain, { userList: USERLIST_ANY_INT });
@@ -787,7 +786,7 @@ def f(x):
 // ---------------------------------------------------------------------------------------------------------------
 // The in-process fallback (best effort): what its hardening catches, and what it does not.
 
-describe.skipIf(!strong)('the same attacks in-process', () => {
+describe.skipIf(STRONG.skip)(`the same attacks in-process${STRONG.note}`, () => {
   it('caught in-process: doctest payloads, exec through a Mock, always-equal values', async () => {
     await noPass(
       R.doctest,

@@ -13,7 +13,6 @@ import type { Verdict } from '../../main/model/verdict.ts';
 import { PLACEHOLDER, SAMPLE_REPO, templateTask } from './helpers.ts';
 
 const strong = (await detectSandbox()).strength === 'strong';
-if (!strong) console.warn('[validate] bubblewrap is unavailable here: the checks of what the candidate sandbox can read are skipped (weak mode)');
 
 const manifest = readManifest(path.join(SAMPLE_REPO, 'tasks.jsonl'));
 let validator: Validator;

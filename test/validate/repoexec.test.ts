@@ -11,6 +11,7 @@ import { createValidator } from '../../main/validate/validator.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { benchDir, readJsonl } from './helpers.ts';
 import { missingModules, skipReason } from './missing-modules.ts';
+import { NO_BENCH } from '../helpers/system.ts';
 
 const file = path.join(benchDir(), 'repoexec', 'repoexec_inline.jsonl');
 const present = fs.existsSync(file);
@@ -50,7 +51,7 @@ const missing = present
 for (const [id, mods] of missing) console.warn(`[validate] ${skipReason(id, mods, python)}`);
 const runnable = rows.filter((r) => !missing.has(r.task_id));
 
-describe.skipIf(!present)('RepoExec-inline (176 tasks)', () => {
+describe.skipIf(!present)(`RepoExec-inline (176 tasks)${!present ? NO_BENCH : ''}`, () => {
   it('every reference passes and every NotImplementedError body fails', async () => {
     expect(rows).toHaveLength(176);
     const records: TaskRecord[] = runnable.map((r) => ({

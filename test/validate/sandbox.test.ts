@@ -10,6 +10,9 @@ import { detectSandbox, SandboxUnavailableError } from '../../main/validate/sand
 import { createValidator } from '../../main/validate/validator.ts';
 import { parseTestCommand, planTask, shellWords, timeoutFor } from '../../main/validate/workspace.ts';
 import { GOOD, templateTask } from './helpers.ts';
+import { needsStrongSandbox } from '../helpers/system.ts';
+
+const STRONG = await needsStrongSandbox();
 
 describe('sandbox modes', () => {
   it('falls back to the labelled weak mode when bubblewrap is missing, and still validates', async () => {
@@ -46,12 +49,9 @@ describe('sandbox modes', () => {
     }
   });
 
-  it.skipIf(process.platform !== 'linux')('uses bubblewrap with a dropped uid where it is available', async () => {
+  it.skipIf(STRONG.skip)(`uses bubblewrap with a dropped uid where it is available${STRONG.note}`, async () => {
     const info = await detectSandbox();
-    if (info.strength !== 'strong') {
-      console.warn(`[validate] strong sandbox unavailable here: ${info.fallbackReason}`);
-      return;
-    }
+    expect(info.strength).toBe('strong');
     expect(info.label).toMatch(/^strong: bubblewrap/);
     if (process.getuid?.() === 0) expect(info.uid).toBe(65534);
   });

@@ -10,26 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest, type Task } from '../../main/benchmarks/manifest.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
+import { needs } from '../helpers/system.ts';
+import { cpythonTestSuite } from '../../scripts/system-packages.mjs';
 
-/** An interpreter whose standard library ships CPython's test suite (Debian's does not). */
-function findInterpreter(): { python: string; stdlib: string } | null {
-  const names = [process.env.OPENCODER_STDLIB_PYTHON, ...(spawnSync('which', ['-a', 'python3.11', 'python3'], { encoding: 'utf8' }).stdout ?? '').split('\n')];
-  const probe =
-    "import os, sys, sysconfig; p = sysconfig.get_paths()['stdlib']; print(os.path.realpath(sys.executable) + '\\n' + p if os.path.exists(os.path.join(p, 'test', 'test_textwrap.py')) and sys.version_info[:2] == (3, 11) else '')";
-  for (const name of names) {
-    if (!name?.trim()) continue;
-    const r = spawnSync(name.trim(), ['-I', '-c', probe], { encoding: 'utf8' });
-    const [python, stdlib] = (r.stdout ?? '').trim().split('\n');
-    if (r.status === 0 && python && stdlib) return { python, stdlib };
-  }
-  return null;
-}
-
-const found = findInterpreter();
-if (!found)
-  console.warn(
-    '[validate] no Python 3.11 with CPython’s test suite (test/test_textwrap.py) found: the standard-library check is skipped (set OPENCODER_STDLIB_PYTHON)',
-  );
+// An interpreter whose standard library ships CPython's test suite (Debian's does with libpython3.11-testsuite).
+const found = cpythonTestSuite();
+const SUITE = needs('libpython3.11-testsuite');
 
 const SKIP_DIRS = new Set([
   'site-packages',
@@ -116,7 +102,7 @@ const TARGETS = [
   { id: 'stdlib/posixpath.basename', file: 'posixpath.py', qualname: 'basename', command: 'python3 -m unittest test.test_textwrap' },
 ];
 
-describe.skipIf(!found)('the standard library as a repository (CPython’s own tests)', () => {
+describe.skipIf(SUITE.skip)(`the standard library as a repository (CPython’s own tests)${SUITE.note}`, () => {
   let dir: string;
   let tasks: Task[];
   let validator: Validator;

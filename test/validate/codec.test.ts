@@ -125,6 +125,11 @@ def target(kind, v):
     if kind == "write":
         v[0] = 65
         return None
+    if kind == "obj":
+        v.obj[0] = 90  # outside the window it was given
+        return None
+    if kind == "objtype":
+        return [type(v.obj).__name__, v.readonly]
 `,
       `
 ro = memoryview(b"xyz")
@@ -136,7 +141,16 @@ try:
 except TypeError as e:
     strict = "TypeError"
 call("write", memoryview(buf))
+window = bytearray(b"abcdef")
+try:
+    call("obj", memoryview(window)[2:4])
+    sliced = "crossed"
+except BaseException as e:
+    sliced = "%s: %s" % (type(e).__name__, e)
 print(json.dumps({
+    "sliced": sliced,
+    "window": window.decode(),
+    "objtype": call("objtype", memoryview(bytearray(b"pq")).toreadonly()),
     "strict": strict,
     "ro": [x if not isinstance(x, bytes) else x.decode() for x in call("describe", ro)],
     "ints": [x if not isinstance(x, bytes) else len(x) for x in call("describe", ints)],
@@ -152,7 +166,12 @@ print(json.dumps({
       ints: ['memoryview', false, 'i', [2], 8],
       written: 'Abc',
       back: 'bytes',
-      crossings: [],
+      // Over part of its object a view does not cross: a write through .obj outside the window would be lost (a
+      // wrong candidate passed isolated that way). The task's reference then fails isolated, so it runs in-process.
+      sliced: 'CrossingError: a memoryview crosses only over the whole of a bytes or bytearray (this one: 2 of 6 bytes of a bytearray)',
+      window: 'abcdef',
+      objtype: ['bytearray', true],
+      crossings: ['a memoryview crosses only over the whole of a bytes or bytearray (this one: 2 of 6 bytes of a bytearray)'],
     });
   });
 

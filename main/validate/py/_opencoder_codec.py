@@ -213,9 +213,16 @@ class Encoder:
         if t is _bytearray:
             return ["ba", self._slot(v), v.hex()]
         if t is memoryview:
-            # Rebuilt as a memoryview over a copy, read-only or writable as this one, of its format and shape
-            # (a candidate that accepts only bytes must see the memoryview it was given).
-            return ["mv", self._slot(v), v.tobytes().hex(), _bool(v.readonly), v.format, _list(v.shape)]
+            # Rebuilt as a memoryview over a copy of its object, read-only or writable as this one, of its format and
+            # shape (a candidate that accepts only bytes must see the memoryview it was given). Only a view of the
+            # whole of a bytes or bytearray crosses: over part of one, a write through `.obj` outside the window
+            # would be lost on the way back, and another exporter's `.obj` could not be rebuilt as itself.
+            o = v.obj
+            ot = _type(o)
+            if (ot is not _bytes and ot is not _bytearray) or v.nbytes != _len(o) or not v.c_contiguous:
+                raise CrossingError("a memoryview crosses only over the whole of a bytes or bytearray (this one: %d of %d bytes of a %s)"
+                                    % (v.nbytes, _len(o) if ot is _bytes or ot is _bytearray else -1, ot.__name__))
+            return ["mv", self._slot(v), v.tobytes().hex(), _bool(v.readonly), v.format, _list(v.shape), "b" if ot is _bytes else "ba"]
         if t in _VIEWS:
             # A dict's keys, values or items (and a read-only mapping): rebuilt over a dict of their own.
             kind = _VIEWS[t]
@@ -523,10 +530,13 @@ class Decoder:
         return self._put(n[1], _bytearray.fromhex(n[2]))
 
     def _memoryview(self, n, d):
-        if _len(n) != 6 or _type(n[2]) is not _str or _type(n[4]) is not _str or _type(n[5]) is not _list \
-                or not all(_type(x) is _int for x in n[5]):
+        if _len(n) != 7 or _type(n[2]) is not _str or _type(n[4]) is not _str or _type(n[5]) is not _list \
+                or not all(_type(x) is _int for x in n[5]) or n[6] not in ("b", "ba"):
             raise CrossingError("malformed memoryview")
-        view = memoryview(_bytes.fromhex(n[2]) if n[3] else _bytearray.fromhex(n[2]))
+        # Over an object of the original's type: `.obj` is what the candidate may look at or write through.
+        view = memoryview(_bytes.fromhex(n[2]) if n[6] == "b" else _bytearray.fromhex(n[2]))
+        if n[3] and not view.readonly:
+            view = view.toreadonly()
         if n[4] != "B" or _len(n[5]) != 1:
             try:
                 view = view.cast(n[4], n[5])

@@ -111,7 +111,7 @@ const detected = new Map<string, Promise<SandboxInfo>>();
 
 /** Which sandbox this machine gives, probed once per option set. */
 export function detectSandbox(opts: SandboxOptions = {}): Promise<SandboxInfo> {
-  const key = JSON.stringify(opts);
+  const key = JSON.stringify([opts, process.env.OPENCODER_SANDBOX ?? '']);
   let p = detected.get(key);
   if (!p) {
     p = probe(opts);
@@ -122,7 +122,10 @@ export function detectSandbox(opts: SandboxOptions = {}): Promise<SandboxInfo> {
 }
 
 async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
-  const mode = opts.mode ?? ((process.env.OPENCODER_SANDBOX as SandboxOptions['mode']) || 'auto');
+  // 'auto' (the settings' and the CLI's default) leaves the choice to OPENCODER_SANDBOX; 'strong' or 'weak' decide.
+  const chosen = opts.mode && opts.mode !== 'auto' ? opts.mode : (process.env.OPENCODER_SANDBOX as SandboxOptions['mode']) || 'auto';
+  if (!['auto', 'strong', 'weak'].includes(chosen)) throw new SandboxUnavailableError(`OPENCODER_SANDBOX must be auto, strong or weak, not "${chosen}"`);
+  const mode = chosen;
   const python = opts.python ?? defaultPython();
   const linux = process.platform === 'linux';
   const bwrap = linux ? findTool('bwrap', opts.bwrap) : null;

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { rovingKeyDown } from './components/roving.ts';
 import { useApp, getStore, type ViewId } from './store.ts';
 import { AblationPart, ExperimentPart, SettingsPart, TaskPart } from './lazy/parts.tsx';
+import { sandboxSummary } from './lib/sandbox.ts';
 import { RepositoryView } from './views/RepositoryView.tsx';
 import { ReportsView } from './views/ReportsView.tsx';
 import './App.css';
@@ -64,6 +65,11 @@ function Nav() {
       <div className="nav-foot">
         <ConnectionDot />
         {info ? (
+          <div className={`nav-meta nav-sandbox nav-sandbox-${sandboxSummary(info.sandbox).mode}`} title={info.sandbox} data-testid="sandbox-mode">
+            {sandboxSummary(info.sandbox).short}
+          </div>
+        ) : null}
+        {info ? (
           <div className="nav-meta" title={info.dbPath}>
             v{info.version} · {info.mode === 'electron' ? 'desktop' : 'browser mode'}
           </div>
@@ -98,6 +104,41 @@ function ReconnectBanner() {
     <div className="banner banner-warn" role="status" aria-live="polite" data-testid="reconnect-banner">
       <strong>Disconnected — reconnecting.</strong> Live progress is paused; the engine keeps working.{' '}
       {secs !== null ? `Next attempt ${secs > 0 ? `in ${secs} s` : 'now'}` : ''} (attempt {c.attempt}).
+    </div>
+  );
+}
+
+/** Where the sandbox notice's dismissal is remembered, per label: a new mode (or reason) is said again. */
+const SANDBOX_SEEN_KEY = 'opencoder.sandbox-notice-seen';
+
+function seenSandboxNotice(label: string): boolean {
+  try {
+    return window.localStorage.getItem(SANDBOX_SEEN_KEY) === label;
+  } catch {
+    return false;
+  }
+}
+
+/** Says once, plainly, which sandbox validates candidates and what that means; "Got it" keeps it said. */
+function SandboxBanner() {
+  const info = useApp((s) => s.info.data);
+  const [dismissed, setDismissed] = useState<string | null>(null);
+  if (!info || dismissed === info.sandbox || seenSandboxNotice(info.sandbox)) return null;
+  const s = sandboxSummary(info.sandbox);
+  const dismiss = () => {
+    try {
+      window.localStorage.setItem(SANDBOX_SEEN_KEY, info.sandbox);
+    } catch {
+      /* private mode: said again next time */
+    }
+    setDismissed(info.sandbox);
+  };
+  return (
+    <div className={`banner ${s.mode === 'strong' ? 'banner-info' : 'banner-warn'}`} role="status" data-testid="sandbox-banner" data-mode={s.mode}>
+      <span>{s.message}</span>{' '}
+      <button type="button" className="banner-action" onClick={dismiss} data-testid="sandbox-banner-ok">
+        Got it
+      </button>
     </div>
   );
 }
@@ -145,6 +186,7 @@ export function App() {
       <Nav />
       <main className="main" id="main" data-testid={`view-${view}`}>
         <ReconnectBanner />
+        <SandboxBanner />
         {view === 'repository' ? <RepositoryView /> : null}
         {view === 'task' ? <TaskPart /> : null}
         {view === 'ablation' ? <AblationPart /> : null}

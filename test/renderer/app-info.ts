@@ -9,7 +9,8 @@ export const APP_INFO: AppInfo = {
   mode: 'browser',
   dbPath: '/tmp/ui.db',
   encoder: { name: 'opencoder-subtoken-hash-256', notice: 'Using the hashing encoder instead of unixcoder-base' },
-  sandbox: 'strong',
+  sandbox:
+    'strong: bubblewrap — no network, read-only root, private /tmp and workspace, unprivileged uid 65534 (uid 0 only inside its own user namespace), own PID namespace, no capabilities, rlimits',
   sampleRepo: '/opt/oc/resources/sample-repo',
   sampleManifest: '/opt/oc/resources/sample-repo/tasks.jsonl',
   allowedRoots: ['/home/me'],

@@ -74,6 +74,32 @@ const $ = (sel: string) => container.querySelector<HTMLElement>(sel);
 const key = (el: Element, k: string) => el.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
 
 describe('app shell', () => {
+  it('says once, plainly, which sandbox validates candidates, and keeps the word in the navigation', async () => {
+    window.localStorage.clear();
+    await act(async () => root.render(<App key="fresh" />));
+    const banner = $('[data-testid=sandbox-banner]')!;
+    expect(banner.dataset.mode).toBe('strong');
+    expect(banner.textContent).toContain('Candidates run in the strong sandbox (bubblewrap): no network');
+    expect($('[data-testid=sandbox-mode]')!.textContent).toBe('sandbox: strong');
+    await act(async () => $('[data-testid=sandbox-banner-ok]')!.click());
+    expect($('[data-testid=sandbox-banner]')).toBeNull();
+    // Said once: a new start in the same mode does not say it again; a weak mode (a new label) does.
+    await act(async () => root.render(<App key="again" />));
+    expect($('[data-testid=sandbox-banner]')).toBeNull();
+    const weak =
+      'weak: bubblewrap (bwrap) is not installed — rlimits, clean environment, wall-clock kill; NO filesystem or network isolation, NO process isolation, and the candidate runs as this user, so it can change what the tests read';
+    act(() => store.setState({ info: { ...store.getState().info, data: { ...INFO, sandbox: weak } } }));
+    const warn = $('[data-testid=sandbox-banner]')!;
+    expect(warn.dataset.mode).toBe('weak');
+    expect(warn.className).toContain('banner-warn');
+    expect(warn.textContent).toContain('weak sandbox (bubblewrap (bwrap) is not installed)');
+    expect(warn.textContent).toContain('a candidate can read files on this machine and reach the network, and it runs as you');
+    expect(warn.textContent).toContain('Install bubblewrap');
+    expect($('[data-testid=sandbox-mode]')!.textContent).toBe('sandbox: weak');
+    expect($('[data-testid=sandbox-mode]')!.title).toBe(weak);
+    window.localStorage.clear();
+  });
+
   it('has a keyboard-navigable left navigation: arrows move focus, Enter activates', async () => {
     expect($('[data-testid=view-repository]')).not.toBeNull();
     const first = $('[data-testid=nav-repository]')!;

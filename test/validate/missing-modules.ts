@@ -43,5 +43,5 @@ export function missingModules(rows: ReferenceSource[], python: string, pretendM
 /** Why a task is skipped and what to install so it runs (Debian packages the module as python3-<name>). */
 export function skipReason(id: string, modules: string[], python: string): string {
   const packages = modules.map((m) => `python3-${m.toLowerCase()}`).join(' ');
-  return `${id} skipped: its reference imports ${modules.join(', ')}, which ${python} cannot import; install it (apt-get install ${packages}, as .ci/run does) to run this task`;
+  return `${id} skipped: its reference imports ${modules.join(', ')}, which ${python} cannot import; install it (apt-get install ${packages}, as npm install does when run as root) to run this task`;
 }

@@ -65,7 +65,7 @@ function Nav() {
       <div className="nav-foot">
         <ConnectionDot />
         {info ? (
-          <div className={`nav-meta nav-sandbox nav-sandbox-${sandboxSummary(info.sandbox).mode}`} title={info.sandbox} data-testid="sandbox-mode">
+          <div className={`nav-meta nav-sandbox nav-sandbox-${sandboxSummary(info.sandbox).mode}`} title={info.sandbox} data-testid="nav-sandbox">
             {sandboxSummary(info.sandbox).short}
           </div>
         ) : null}

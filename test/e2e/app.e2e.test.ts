@@ -13,7 +13,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../validate/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
-import { CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
+import { acknowledgeSandboxNotice, CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test', 'e2e', 'artifacts');
 const SAMPLE_REPO = path.join(REPO_ROOT, 'resources', 'sample-repo');
@@ -73,6 +73,14 @@ describe.skipIf(CHROMIUM_NEED.skip)(`the desktop UI in browser mode${CHROMIUM_NE
   it('opens the sample repository and indexes it with visible progress', async () => {
     await page.goto('about:blank'); // a hash-only change would not reload the app
     await page.goto(openUrl);
+    // First, once: which sandbox runs candidates, in plain words; the navigation keeps it in a word.
+    const mode = (await page.getByTestId('nav-sandbox').innerText()).replace('sandbox: ', '');
+    expect(['strong', 'weak']).toContain(mode);
+    expect(await acknowledgeSandboxNotice(page)).toMatch(new RegExp(`^Candidates run in the ${mode} sandbox`));
+    await page.goto('about:blank');
+    await page.goto(openUrl);
+    await page.getByTestId('nav-repository').waitFor({ state: 'visible' });
+    expect(await page.getByTestId('sandbox-banner').count()).toBe(0); // said once
     await page.getByTestId('nav-repository').click();
     await page.getByTestId('repo-path').fill(SAMPLE_REPO);
     await page.getByTestId('repo-index').click();

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../validate/helpers.ts';
-import { CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
+import { acknowledgeSandboxNotice, CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 const SAMPLE_REPO = path.join(REPO_ROOT, 'resources', 'sample-repo');
@@ -84,6 +84,7 @@ describe.skipIf(CHROMIUM_NEED.skip)(`readable charts and the fallback-decomposer
 
   it('indexes the sample repository', async () => {
     await page.goto(openUrl);
+    await acknowledgeSandboxNotice(page);
     await page.getByTestId('nav-repository').click();
     await page.getByTestId('repo-path').fill(SAMPLE_REPO);
     await page.getByTestId('repo-index').click();

@@ -18,7 +18,7 @@ import { OFFLINE_LABEL } from '../../main/model/backend-label.ts';
 import { Store } from '../../main/store/store.ts';
 import { REPO_ROOT } from '../validate/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
-import { CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
+import { acknowledgeSandboxNotice, CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 
@@ -75,6 +75,7 @@ describe.skipIf(CHROMIUM_NEED.skip)(`first hour: allow a folder, tell runs apart
     context = await launchChromium(1440, 960, (u) => u.startsWith(served.url));
     page = context.pages()[0] ?? (await context.newPage());
     await page.goto(served.openUrl);
+    await acknowledgeSandboxNotice(page);
   }, 240_000);
 
   afterAll(async () => {

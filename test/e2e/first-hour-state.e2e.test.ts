@@ -18,7 +18,7 @@ import path from 'node:path';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../validate/helpers.ts';
-import { CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
+import { acknowledgeSandboxNotice, CHROMIUM_NEED, launchChromium, startServe } from './helpers.ts';
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 /**
@@ -79,6 +79,7 @@ describe.skipIf(CHROMIUM_NEED.skip)(`state that survives reloads, toasts, job ac
 
   it('restores the task view and its result after a reload; a stored result shows its own task in the left panel', async () => {
     await page.goto(info.openUrl);
+    await acknowledgeSandboxNotice(page);
     await page.getByTestId('nav-task').click();
     await page.locator('[data-testid="task-row"][data-task-id="inventory/add_tax"]').click();
     await page.getByTestId('task-run').click();

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT } from '../validate/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { needs } from '../helpers/system.ts';
@@ -88,4 +88,17 @@ export async function launchChromium(
     return u.startsWith('blob:') || u.startsWith('data:') || allowed(u) ? route.continue() : route.abort();
   });
   return context;
+}
+
+/**
+ * The app says once which sandbox runs candidates (a banner with "Got it"); a test that is about something else
+ * reads it and says "Got it", as an analyst would, so its screenshots show the views as they are after the first start.
+ */
+export async function acknowledgeSandboxNotice(page: Page): Promise<string> {
+  const banner = page.getByTestId('sandbox-banner');
+  await banner.waitFor({ state: 'visible', timeout: 15_000 });
+  const text = await banner.innerText();
+  await page.getByTestId('sandbox-banner-ok').click();
+  await banner.waitFor({ state: 'detached', timeout: 5_000 });
+  return text;
 }

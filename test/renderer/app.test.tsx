@@ -80,7 +80,7 @@ describe('app shell', () => {
     const banner = $('[data-testid=sandbox-banner]')!;
     expect(banner.dataset.mode).toBe('strong');
     expect(banner.textContent).toContain('Candidates run in the strong sandbox (bubblewrap): no network');
-    expect($('[data-testid=sandbox-mode]')!.textContent).toBe('sandbox: strong');
+    expect($('[data-testid=nav-sandbox]')!.textContent).toBe('sandbox: strong');
     await act(async () => $('[data-testid=sandbox-banner-ok]')!.click());
     expect($('[data-testid=sandbox-banner]')).toBeNull();
     // Said once: a new start in the same mode does not say it again; a weak mode (a new label) does.
@@ -95,8 +95,8 @@ describe('app shell', () => {
     expect(warn.textContent).toContain('weak sandbox (bubblewrap (bwrap) is not installed)');
     expect(warn.textContent).toContain('a candidate can read files on this machine and reach the network, and it runs as you');
     expect(warn.textContent).toContain('Install bubblewrap');
-    expect($('[data-testid=sandbox-mode]')!.textContent).toBe('sandbox: weak');
-    expect($('[data-testid=sandbox-mode]')!.title).toBe(weak);
+    expect($('[data-testid=nav-sandbox]')!.textContent).toBe('sandbox: weak');
+    expect($('[data-testid=nav-sandbox]')!.title).toBe(weak);
     window.localStorage.clear();
   });
 

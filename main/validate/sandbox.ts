@@ -150,7 +150,7 @@ async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
       tools: { ...tools, unshare: pidns ? unshare : null },
     };
   };
-  if (mode === 'weak') return weak('weak mode chosen in the settings');
+  if (mode === 'weak') return weak(opts.mode === 'weak' ? 'weak mode chosen in the settings' : 'weak mode chosen by OPENCODER_SANDBOX');
   if (!linux) return weak(`bubblewrap sandboxing needs Linux (this is ${process.platform})`);
   if (!bwrap) return weak('bubblewrap (bwrap) is not installed');
   if (root && !setpriv) return weak('running as root without setpriv to drop privileges before bwrap');

@@ -26,7 +26,11 @@ export function sandboxSummary(label: string): SandboxSummary {
       message:
         `Candidates run in the weak sandbox (${reason}). Limits on time, memory, output and processes hold and each run gets a clean environment, ` +
         `but a candidate can read files on this machine and reach the network${asYou ? ', and it runs as you: it can change what your user can, the tests it is judged by included' : ''}. ` +
-        'Install bubblewrap (apt-get install bubblewrap) for the strong sandbox.',
+        (/chosen/.test(reason)
+          ? 'Set the sandbox to auto in Settings for the strong sandbox where bubblewrap runs.'
+          : /needs Linux/.test(reason)
+            ? 'The strong sandbox needs Linux with bubblewrap.'
+            : 'Install bubblewrap (apt-get install bubblewrap) for the strong sandbox.'),
     };
   }
   return {

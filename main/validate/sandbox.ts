@@ -71,7 +71,7 @@ export interface SandboxOptions {
 const strongLabel = (uid: number) =>
   `strong: bubblewrap — no network, read-only root, private /tmp and workspace, unprivileged uid ${uid} (uid 0 only inside its own user namespace), own PID namespace, no capabilities, rlimits`;
 const weakLabel = (reason: string, dropped: boolean, pidns: boolean) =>
-  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, tests as uid ${SANDBOX_UID} and the candidate as uid ${CANDIDATE_UID}` : ''}${pidns ? ', own PID namespace' : ''}; NO filesystem or network isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read'}`;
+  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, tests as uid ${SANDBOX_UID} and the candidate as uid ${CANDIDATE_UID}` : ''}${pidns ? ', own PID namespace' : ''}; NO filesystem or network isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}`;
 
 /** Whether `unshare --pid --fork` runs here (a container may refuse new namespaces). */
 function unshareWorks(unshare: string): boolean {
@@ -579,7 +579,10 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   fs.chmodSync(cleanupDir, 0o711);
   const harness = harnessDirFor(info);
   const stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base: spec.repo, harness }) : spec.stdin;
-  const inner = innerCommand(info, spec, python, harness);
+  // RLIMIT_NPROC counts every process and thread of the uid. Without a uid of its own the run shares this user's
+  // count (the engine, its workers, a browser): the limit must sit that far above it, or the harness cannot start.
+  const own = uid === null ? tasksOfUser(process.getuid?.() ?? null) : 0;
+  const inner = innerCommand(info, own ? { ...spec, limits: { ...spec.limits, processes: spec.limits.processes + own } } : spec, python, harness);
   let file: string;
   let args: string[];
   if (uid !== null && info.tools.setpriv) {
@@ -601,6 +604,27 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   const childEnv: Record<string, string> = { ...env(ws), TMPDIR: ws, OPENCODER_SANDBOX_RUN: marker };
   if (process.platform === 'win32') Object.assign(childEnv, { SYSTEMROOT: process.env.SYSTEMROOT ?? 'C:\\Windows' });
   return { file, args, cwd: ws, env: childEnv, stdinText, ws, cleanupDir, marker, uid };
+}
+
+/** How many processes and threads `uid` has now (what RLIMIT_NPROC counts), or 0 where /proc cannot tell. */
+function tasksOfUser(uid: number | null): number {
+  if (uid === null || process.platform !== 'linux') return 0;
+  let n = 0;
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      if (fs.statSync(`/proc/${pid}`).uid !== uid) continue;
+      n += Number(/^Threads:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 1);
+    } catch {
+      /* gone */
+    }
+  }
+  return n;
 }
 
 /**

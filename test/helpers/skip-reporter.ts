@@ -4,7 +4,7 @@
 // unless OPENCODER_SKIP_SYSTEM_SETUP says the system was meant to be left alone (as root, `npm install`
 // installs what is missing).
 
-import type { Reporter, TestModule, Vitest } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
 import { installCommand, SKIP_ENV, SYSTEM_PACKAGES } from '../../scripts/system-packages.mjs';
 import { NEEDS_PACKAGE } from './system.ts';
 
@@ -12,6 +12,15 @@ import { NEEDS_PACKAGE } from './system.ts';
 const NOTE = /[[(]skipped: ([^\])]+)[\])]/;
 const NO_REASON = 'no reason in the test’s name';
 const FILTERED = 'left out by the name filter (-t)';
+const PARENT_FAILED = 'not run: its suite or file failed (see the failures above)';
+
+/** Whether a suite or the file around the test failed (a failing beforeAll leaves its tests reported as skipped). */
+function parentFailed(test: TestCase): boolean {
+  for (let p: TestCase['parent'] | undefined = test.parent; p; p = p.type === 'module' ? undefined : p.parent) {
+    if (p.state() === 'failed') return true;
+  }
+  return false;
+}
 
 function strict(): { on: boolean; why: string } {
   const ci = process.env.CI;
@@ -34,7 +43,7 @@ export default class SkipReporter implements Reporter {
     for (const mod of testModules) {
       for (const test of mod.children.allTests()) {
         if (test.result().state !== 'skipped') continue;
-        const reason = NOTE.exec(test.fullName)?.[1] ?? (this.filtered ? FILTERED : NO_REASON);
+        const reason = NOTE.exec(test.fullName)?.[1] ?? (parentFailed(test) ? PARENT_FAILED : this.filtered ? FILTERED : NO_REASON);
         byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
       }
     }

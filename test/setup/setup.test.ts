@@ -39,9 +39,9 @@ describe.skipIf(process.platform !== 'linux')(`the setup step${process.platform 
     if (isRoot) {
       // As root it installs through apt-get and says what is still missing (this apt-get installs nothing).
       expect(r.apt).toMatch(/^update -qq$/m);
-      expect(r.apt).toMatch(/^install -y -qq --no-install-recommends bubblewrap util-linux redis-server\b/m);
+      expect(r.apt).toMatch(/^install -y -qq --no-install-recommends bubblewrap util-linux (\S+ )*redis-server\b/m);
       expect(r.out).toMatch(
-        /still missing \(apt-get install exited with 100\): bubblewrap, util-linux, redis-server\b.* — run: apt-get install -y --no-install-recommends bubblewrap util-linux redis-server/,
+        /still missing \(apt-get install exited with 100\): bubblewrap, util-linux, (\S+, )*redis-server\b.* — run: apt-get install -y --no-install-recommends bubblewrap util-linux (\S+ )*redis-server/,
       );
     } else {
       expect(r.apt).toBe('');
@@ -59,8 +59,13 @@ describe.skipIf(process.platform !== 'linux')(`the setup step${process.platform 
 });
 
 /** A finished run as the reporter sees it: test names and whether each was skipped. */
-function runOf(tests: { name: string; skipped: boolean }[]): TestModule[] {
-  const cases = tests.map((t) => ({ fullName: t.name, result: () => ({ state: t.skipped ? 'skipped' : 'passed' }) }));
+function runOf(tests: { name: string; skipped: boolean; suiteFailed?: boolean }[]): TestModule[] {
+  const module = { type: 'module', state: () => 'passed' };
+  const cases = tests.map((t) => ({
+    fullName: t.name,
+    result: () => ({ state: t.skipped ? 'skipped' : 'passed' }),
+    parent: { type: 'suite', state: () => (t.suiteFailed ? 'failed' : 'passed'), parent: module },
+  }));
   return [{ children: { allTests: () => cases } } as unknown as TestModule];
 }
 
@@ -97,11 +102,13 @@ describe('the skip count at the end of a run', () => {
     { name: 'walk > rejects a folder it cannot read (skipped: running as root, where permissions do not apply)', skipped: true },
     { name: 'repoexec > all tasks [skipped: no benchmark data (../shared/bench, or OPENCODER_BENCH_DIR)]', skipped: true },
     { name: 'a test that ran', skipped: false },
+    { name: 'suite > after a failing beforeAll', skipped: true, suiteFailed: true },
   ]);
 
   it('counts the skips by reason and names the packages with their install command', () => {
     const { out } = report(modules, { CI: undefined, OPENCODER_SKIP_SYSTEM_SETUP: '1' });
-    expect(out).toContain('Skipped 5 tests:');
+    expect(out).toContain('Skipped 6 tests:');
+    expect(out).toMatch(/ {3}1 {2}not run: its suite or file failed/);
     expect(out).toMatch(/ {3}2 {2}needs system package chromium\n/);
     expect(out).toMatch(/ {3}1 {2}needs system package redis-server\n/);
     expect(out).toMatch(/ {3}1 {2}running as root, where permissions do not apply\n/);

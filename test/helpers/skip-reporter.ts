@@ -9,7 +9,7 @@ import { installCommand, SKIP_ENV, SYSTEM_PACKAGES } from '../../scripts/system-
 import { NEEDS_PACKAGE } from './system.ts';
 
 // `[skipped: why]` (test/helpers/system.ts), or the older `(skipped: why)` some names carry.
-const NOTE = /[[(]skipped: ([^\])]+)[\])]/;
+const NOTE = /\[skipped: ([^\]]+)\]|\(skipped: ([^)]+)\)/;
 const NO_REASON = 'no reason in the test’s name';
 const FILTERED = 'left out by the name filter (-t)';
 const PARENT_FAILED = 'not run: its suite or file failed (see the failures above)';
@@ -43,7 +43,8 @@ export default class SkipReporter implements Reporter {
     for (const mod of testModules) {
       for (const test of mod.children.allTests()) {
         if (test.result().state !== 'skipped') continue;
-        const reason = NOTE.exec(test.fullName)?.[1] ?? (parentFailed(test) ? PARENT_FAILED : this.filtered ? FILTERED : NO_REASON);
+        const m = NOTE.exec(test.fullName);
+        const reason = (m && (m[1] ?? m[2])) ?? (parentFailed(test) ? PARENT_FAILED : this.filtered ? FILTERED : NO_REASON);
         byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
       }
     }

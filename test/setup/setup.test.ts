@@ -103,11 +103,13 @@ describe('the skip count at the end of a run', () => {
     { name: 'repoexec > all tasks [skipped: no benchmark data (../shared/bench, or OPENCODER_BENCH_DIR)]', skipped: true },
     { name: 'a test that ran', skipped: false },
     { name: 'suite > after a failing beforeAll', skipped: true, suiteFailed: true },
+    { name: 'weak > a fork bomb [skipped: weak mode as another user (no uid drop)]', skipped: true },
   ]);
 
   it('counts the skips by reason and names the packages with their install command', () => {
     const { out } = report(modules, { CI: undefined, OPENCODER_SKIP_SYSTEM_SETUP: '1' });
-    expect(out).toContain('Skipped 6 tests:');
+    expect(out).toContain('Skipped 7 tests:');
+    expect(out).toMatch(/ {3}1 {2}weak mode as another user \(no uid drop\)\n/);
     expect(out).toMatch(/ {3}1 {2}not run: its suite or file failed/);
     expect(out).toMatch(/ {3}2 {2}needs system package chromium\n/);
     expect(out).toMatch(/ {3}1 {2}needs system package redis-server\n/);

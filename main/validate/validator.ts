@@ -210,7 +210,9 @@ export class Validator {
       }
       return l;
     });
-    if (plan.repo && this.sandbox.uid !== null) plan.repo = this.snapshot(plan.repo);
+    // Always a snapshot: it leaves out credentials and task manifests (which hold the references), which the original
+    // bound at /base would show a candidate; as root it is also what the dropped uid can read.
+    if (plan.repo && process.platform !== 'win32') plan.repo = this.snapshot(plan.repo);
     if (plan.python && this.sandbox.uid !== null) assertTraversable(plan.python, this.sandbox.uid, task.id);
     const run = await this.pool.run(() => this.runHarness(plan, { mode: 'facts', candidate: '' }, 30_000));
     const { records } = readChannel(run.result.channel, run.nonce);
@@ -274,7 +276,8 @@ export class Validator {
     if (!snap) {
       const dest = this.opts.workRoot ? fs.mkdtempSync(path.join(this.opts.workRoot, 'oc-snap-')) : processTempDir('oc-snap-');
       liveSnapshots.add(dest);
-      snap = snapshotRepository(listing, dest, { uid: process.getuid?.() ?? 0, gid: SANDBOX_GID });
+      const root = process.getuid?.() === 0;
+      snap = snapshotRepository(listing, dest, { uid: process.getuid?.() ?? 0, gid: root ? SANDBOX_GID : (process.getgid?.() ?? 0) });
       this.snapshots.set(listing.root, snap);
     }
     return snap;

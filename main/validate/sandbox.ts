@@ -73,6 +73,11 @@ const strongLabel = (uid: number) =>
 const weakLabel = (reason: string, dropped: boolean, pidns: boolean) =>
   `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, tests as uid ${SANDBOX_UID} and the candidate as uid ${CANDIDATE_UID}` : ''}${pidns ? ', own PID namespace' : ''}; NO filesystem or network isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}`;
 
+/** Whether an isolated run's candidate process runs as another uid than its tests (weak mode as root). */
+export function splitsUids(info: SandboxInfo): boolean {
+  return info.candidateUid != null && info.candidateUid !== info.uid;
+}
+
 /** Whether `unshare --pid --fork` runs here (a container may refuse new namespaces). */
 function unshareWorks(unshare: string): boolean {
   const r = spawnSync(unshare, ['--pid', '--fork', '--kill-child', '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
@@ -123,9 +128,8 @@ export function detectSandbox(opts: SandboxOptions = {}): Promise<SandboxInfo> {
 
 async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
   // 'auto' (the settings' and the CLI's default) leaves the choice to OPENCODER_SANDBOX; 'strong' or 'weak' decide.
-  const chosen = opts.mode && opts.mode !== 'auto' ? opts.mode : (process.env.OPENCODER_SANDBOX as SandboxOptions['mode']) || 'auto';
-  if (!['auto', 'strong', 'weak'].includes(chosen)) throw new SandboxUnavailableError(`OPENCODER_SANDBOX must be auto, strong or weak, not "${chosen}"`);
-  const mode = chosen;
+  const mode = opts.mode && opts.mode !== 'auto' ? opts.mode : (process.env.OPENCODER_SANDBOX as SandboxOptions['mode']) || 'auto';
+  if (!['auto', 'strong', 'weak'].includes(mode)) throw new SandboxUnavailableError(`OPENCODER_SANDBOX must be auto, strong or weak, not "${mode}"`);
   const python = opts.python ?? defaultPython();
   const linux = process.platform === 'linux';
   const bwrap = linux ? findTool('bwrap', opts.bwrap) : null;
@@ -571,7 +575,7 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   const ws = path.join(cleanupDir, 'ws');
   fs.mkdirSync(ws);
   // An isolated run's candidate process gets a uid of its own: it cannot write the tests' workspace or signal them.
-  const candidate = spec.entry === 'serve' && info.candidateUid != null && info.candidateUid !== info.uid;
+  const candidate = spec.entry === 'serve' && splitsUids(info);
   const uid = candidate ? info.candidateUid! : info.uid;
   const gid = candidate ? CANDIDATE_GID : SANDBOX_GID;
   if (uid !== null) fs.chownSync(ws, uid, gid);
@@ -606,17 +610,20 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   return { file, args, cwd: ws, env: childEnv, stdinText, ws, cleanupDir, marker, uid };
 }
 
+/** The ids of the processes /proc lists now, or null where it cannot be read. */
+function procPids(): string[] | null {
+  try {
+    return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+}
+
 /** How many processes and threads `uid` has now (what RLIMIT_NPROC counts), or 0 where /proc cannot tell. */
 function tasksOfUser(uid: number | null): number {
   if (uid === null || process.platform !== 'linux') return 0;
   let n = 0;
-  let pids: string[];
-  try {
-    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return 0;
-  }
-  for (const pid of pids) {
+  for (const pid of procPids() ?? []) {
     try {
       if (fs.statSync(`/proc/${pid}`).uid !== uid) continue;
       n += Number(/^Threads:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 1);
@@ -740,12 +747,8 @@ function killStragglers(uid: number | null, ws: string, marker?: string): void {
   const stopped = new Set<number>();
   for (let pass = 0; pass < 100; pass++) {
     let found = 0;
-    let pids: string[];
-    try {
-      pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-    } catch {
-      return;
-    }
+    const pids = procPids();
+    if (!pids) return;
     for (const pid of pids) {
       const n = Number(pid);
       if (n === process.pid || stopped.has(n) || !ours(pid)) continue;

@@ -22,6 +22,7 @@ import {
   type SandboxRunSpec,
   CANDIDATE_GID,
   SANDBOX_GID,
+  splitsUids,
 } from './sandbox.ts';
 import type {
   Limits,
@@ -259,13 +260,12 @@ export class Validator {
     maskedText: string,
     maskedFile: string,
   ): string | undefined {
-    const s = this.sandbox;
-    if (s.strength !== 'weak' || s.candidateUid == null || s.candidateUid === s.uid) return undefined;
+    if (this.sandbox.strength !== 'weak' || !splitsUids(this.sandbox)) return undefined;
     const dest = `${maskedFile.slice(0, -3)}-repo`;
     if (fs.existsSync(dest)) return dest;
     snapshotRepository({ ...repo, ...copy }, dest, { uid: process.getuid?.() ?? 0, gid: CANDIDATE_GID });
+    // As root (the only case here) the copy's read-only bits do not stop this write.
     const file = path.join(dest, target);
-    fs.chmodSync(file, 0o600);
     fs.writeFileSync(file, maskedText);
     fs.chmodSync(file, 0o640);
     return dest;

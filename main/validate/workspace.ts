@@ -351,9 +351,6 @@ export function isWithheld(rel: string): boolean {
  * the tests of a later run, or of the same run, read.
  */
 export function snapshotRepository(listing: RepoListing, dest: string, owner: { uid: number; gid: number }): RepoListing {
-  // Owned by `owner.uid` (root, when the engine runs as root) and readable through the sandbox group alone: the
-  // owner's read and search bits become the group's, no one but the owner may write, others get nothing. Every
-  // sandbox process reads it; none can change what a later run (or the tests beside a candidate) will read.
   const own = (p: string, mode: number) => {
     fs.chownSync(p, owner.uid, owner.gid);
     fs.chmodSync(p, mode);

@@ -27,6 +27,9 @@ export const CallErrorSchema = z.object({
   code: ErrorCodeSchema,
   message: z.string(),
   issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  /** On `forbidden-path`: the folder that, once allowed (`repo.allow`), lets the same call go through. Absent when
+   * no folder may be allowed there (the root, a system or secrets folder). */
+  allow: z.string().optional(),
 });
 export type CallError = z.infer<typeof CallErrorSchema>;
 

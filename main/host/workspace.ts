@@ -88,9 +88,23 @@ export class ServiceError extends OpenCoderError {
   }
 }
 
-export const fail = (code: CallError['code'], message: string, issues?: CallError['issues']): never => {
-  throw new ServiceError({ code, message, ...(issues ? { issues } : {}) });
+export const fail = (code: CallError['code'], message: string, issues?: CallError['issues'], allow?: string): never => {
+  throw new ServiceError({ code, message, ...(issues ? { issues } : {}), ...(allow ? { allow } : {}) });
 };
+
+/**
+ * The folder to offer for allowing when `p` was refused: the folder itself, a file's folder, or for a path that does
+ * not exist yet (an output folder) its nearest existing ancestor; or why that folder may not be allowed (the root, a system or secrets
+ * folder, nothing there).
+ */
+export function folderToAllow(p: string): { folder: string } | { problem: string } {
+  let dir = p;
+  // A path not made yet (an output folder, a manifest to write): its nearest folder that exists.
+  while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) dir = path.dirname(dir);
+  const problem = allowProblem(dir);
+  return problem === null ? { folder: canonicalPath(dir) } : { problem };
+}
 
 // ---- paths ------------------------------------------------------------------------------------------------
 
@@ -205,7 +219,7 @@ export async function openEncoderFor(
 
 /** How a folder outside the allowed roots is allowed: the UI's action (Electron's picker does it too) or the CLI flag. */
 export const ALLOW_HOW =
-  'Allow it with "Allow this folder" in the Repository view (the desktop app\'s folder picker allows the folder it opens), or start opencoder serve --allow DIR.';
+  'Allow its folder with "Allow this folder" here (the desktop app\'s folder picker allows the folder it opens), or start opencoder serve --allow DIR.';
 
 interface Opened {
   store: Store;
@@ -332,9 +346,14 @@ export class Workspace {
     const c = canonicalPath(p);
     if (!this.roots.some((r) => isInside(r, c))) {
       const via = c !== path.resolve(p) ? ` (it resolves to ${c})` : '';
-      fail('forbidden-path', `${field} ${p}${via} is outside the folders OpenCoder may open: ${this.roots.join(', ')}. ` + ALLOW_HOW, [
-        { path: field, message: `outside the allowed roots. ${ALLOW_HOW}` },
-      ]);
+      const offer = folderToAllow(c);
+      const how = 'folder' in offer ? ALLOW_HOW : `Its folder cannot be allowed: ${offer.problem}.`;
+      fail(
+        'forbidden-path',
+        `${field} ${p}${via} is outside the folders OpenCoder may open: ${this.roots.join(', ')}. ` + how,
+        [{ path: field, message: `outside the allowed roots. ${how}` }],
+        'folder' in offer ? offer.folder : undefined,
+      );
     }
     return c;
   }

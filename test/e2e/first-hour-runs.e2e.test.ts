@@ -90,21 +90,35 @@ describe.skipIf(CHROMIUM_NEED.skip)(`first hour: allow a folder, tell runs apart
     const fieldError = page.getByTestId('field-error').first();
     await expect.poll(() => fieldError.innerText(), { timeout: 15_000 }).toContain('opencoder serve --allow DIR');
     expect(await fieldError.innerText()).toContain('Allow this folder');
-    await page.getByTestId('repo-allow').click();
+    await page.getByTestId('repo-allow-open').click();
     const confirm = page.getByTestId('repo-allow-confirm');
     expect(await confirm.innerText()).toContain(fs.realpathSync(outside));
     await shot(page, 'repository-allow-folder', 'open-folder');
     await page.getByTestId('repo-allow-yes').click();
     await page.locator('[data-testid="repo-item"]').first().waitFor({ timeout: 60_000 });
     await expect.poll(() => page.getByTestId('allowed-root').allInnerTexts(), { timeout: 15_000 }).toContain(fs.realpathSync(outside));
-    // A system folder is still refused, through the same action, with the reason.
+    // A system folder is refused with the reason, and no allow action is offered for it.
     await page.getByTestId('repo-path').fill('/etc');
     await page.getByTestId('repo-index').click();
-    await page.getByTestId('repo-allow').click();
-    await page.getByTestId('repo-allow-yes').click();
-    await expect.poll(() => page.getByTestId('repo-allow-error').innerText(), { timeout: 15_000 }).toContain('which no task may read');
-    await page.getByTestId('repo-allow-cancel').click();
+    await expect.poll(() => fieldError.innerText(), { timeout: 15_000 }).toContain('Its folder cannot be allowed');
+    expect(await fieldError.innerText()).toContain('which no task may read');
+    expect(await page.getByTestId('repo-allow').count()).toBe(0);
   }, 120_000);
+
+  it('1b. "Allow only" allows a folder without indexing it: no repository entry, no job', async () => {
+    const only = tmpDir('oc-e2e-allow-only-');
+    fs.writeFileSync(path.join(only, 'mod.py'), 'def f():\n    return 1\n');
+    const reposBefore = await page.getByTestId('repo-item').count();
+    const jobsBefore = await page.getByTestId('index-job').count();
+    await page.getByTestId('repo-path').fill(only);
+    await page.getByTestId('repo-index').click();
+    await page.getByTestId('repo-allow-open').click();
+    await page.getByTestId('repo-allow-only').click();
+    await expect.poll(() => page.getByTestId('allowed-root').allInnerTexts(), { timeout: 15_000 }).toContain(fs.realpathSync(only));
+    await page.getByTestId('repo-allow-done').waitFor();
+    expect(await page.getByTestId('repo-item').count()).toBe(reposBefore);
+    expect(await page.getByTestId('index-job').count()).toBe(jobsBefore);
+  }, 60_000);
 
   it('4. the job, the repository card and its count line count the same texts; the card shows the other files', async () => {
     const job = page.getByTestId('index-job').first();

@@ -31,6 +31,8 @@ describe('repo.allow', () => {
         expect(refused.error.issues![0]!.message).toContain('Allow this folder');
         expect(refused.error.issues![0]!.message).toContain('opencoder serve --allow DIR');
         expect(refused.error.message).toContain(outside);
+        // The refusal names the folder whose allowing lets the same call through (the UI's in-place action).
+        expect(refused.error.allow).toBe(fs.realpathSync(outside));
       }
       const allowed = await ok<AllowedFolder>(s, 'repo.allow', { folder: outside });
       expect(allowed.folder).toBe(fs.realpathSync(outside));
@@ -57,6 +59,26 @@ describe('repo.allow', () => {
       await again.close();
     }
   }, 120_000);
+
+  it('a refused file offers its folder; a path not made yet offers its nearest existing folder; a system folder offers none and says why', async () => {
+    const s = await openService(dir, 'offer');
+    try {
+      const manifest = path.join(outside, 'pkg', 'a.py');
+      const file = await s.call('tasks.list', { manifest });
+      expect(file).toMatchObject({ ok: false, error: { code: 'forbidden-path', allow: fs.realpathSync(path.join(outside, 'pkg')) } });
+      const fresh = await s.call('tasks.list', { manifest: path.join(outside, 'not-made-yet', 'tasks.jsonl') });
+      expect(fresh).toMatchObject({ ok: false, error: { code: 'forbidden-path', allow: fs.realpathSync(outside) } });
+      const etc = await s.call('tasks.list', { manifest: '/etc/passwd' });
+      expect(etc).toMatchObject({ ok: false, error: { code: 'forbidden-path' } });
+      if (!etc.ok) {
+        expect(etc.error.allow).toBeUndefined();
+        expect(etc.error.message).toContain('Its folder cannot be allowed');
+        expect(etc.error.message).toContain('which no task may read');
+      }
+    } finally {
+      await s.close();
+    }
+  });
 
   it('refuses the root, system and secrets folders, and what is not a folder, naming it and why', async () => {
     const s = await openService(dir, 'refuse');

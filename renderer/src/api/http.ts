@@ -36,7 +36,8 @@ export function toCallError(body: unknown, status: number, statusText: string): 
     const code = typeof e.code === 'string' && CODES.has(e.code) ? e.code : status === 401 ? 'unauthorized' : 'engine';
     const message = typeof e.message === 'string' && e.message ? e.message : `the engine answered HTTP ${status} ${statusText}`.trim();
     const issues = Array.isArray(e.issues) ? e.issues.filter((i) => i && typeof i.path === 'string' && typeof i.message === 'string') : undefined;
-    return { code: code as CallError['code'], message, ...(issues && issues.length ? { issues } : {}) };
+    const allow = code === 'forbidden-path' && typeof e.allow === 'string' && e.allow ? e.allow : undefined;
+    return { code: code as CallError['code'], message, ...(issues && issues.length ? { issues } : {}), ...(allow ? { allow } : {}) };
   }
   if (typeof e === 'string') return { code: status === 401 ? 'unauthorized' : 'engine', message: e };
   if (status === 401 || status === 403)

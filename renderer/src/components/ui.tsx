@@ -4,6 +4,7 @@
 import { useId, useState, type CSSProperties, type ReactNode } from 'react';
 import type { CallError, JobInfo, JobProgress } from '../api/contract.ts';
 import { duration, usd } from '../lib/format.ts';
+import { AllowHere } from './AllowHere.tsx';
 import { rovingKeyDown } from './roving.ts';
 import './ui.css';
 
@@ -44,7 +45,17 @@ export function Loading(props: { label?: string; testId?: string; inline?: boole
   );
 }
 
-export function ErrorBox(props: { error: CallError | string | null; title?: string; onRetry?: () => void; testId?: string }) {
+/**
+ * A failed call: code, message and the offending fields; a refused path that may be allowed gets "Allow this folder"
+ * in place (then `onAllowed`, typically the same action again).
+ */
+export function ErrorBox(props: {
+  error: CallError | string | null;
+  title?: string;
+  onRetry?: () => void;
+  onAllowed?: (folder: string) => void;
+  testId?: string;
+}) {
   if (!props.error) return null;
   const e = typeof props.error === 'string' ? { code: 'engine', message: props.error } : props.error;
   return (
@@ -62,6 +73,7 @@ export function ErrorBox(props: { error: CallError | string | null; title?: stri
           ))}
         </ul>
       ) : null}
+      <AllowHere error={props.error} onAllowed={props.onAllowed} testId={`${props.testId ?? 'error-box'}-allow`} />
       {props.onRetry ? (
         <button type="button" className="btn btn-small" onClick={props.onRetry}>
           Try again

@@ -3,6 +3,7 @@
 
 import { useEffect, useMemo, useState } from 'react';
 import { PathSchema, type RepoSummary, type SkippedFile } from '../api/contract.ts';
+import { AllowHere } from '../components/AllowHere.tsx';
 import { Badge, Empty, ErrorBox, Field, JobCard, Loading, Section, Stats } from '../components/ui.tsx';
 import { VirtualList } from '../components/VirtualList.tsx';
 import { dateTime, int } from '../lib/format.ts';
@@ -131,8 +132,8 @@ function useIndexFolder() {
   const [error, setError] = useState<CallError | null>(null);
   const [busy, setBusy] = useState(false);
   const [pickNote, setPickNote] = useState<string | null>(null);
-  /** The folder the engine refused as outside the allowed roots: the "Allow this folder" action offers it. */
-  const [refused, setRefused] = useState<string | null>(null);
+  /** The engine's refusal of a folder outside the allowed roots: "Allow this folder" offers the folder it names. */
+  const [refused, setRefused] = useState<{ path: string; error: CallError } | null>(null);
 
   const index = async (p: string) => {
     setError(null);
@@ -151,7 +152,7 @@ function useIndexFolder() {
     } catch (err) {
       const e = asCallError(err);
       const pathIssue = e.issues?.find((i) => i.path === 'path');
-      if (e.code === 'forbidden-path') setRefused(check.data);
+      if (e.code === 'forbidden-path') setRefused({ path: check.data, error: e });
       if (pathIssue) setFieldError(pathIssue.message);
       else if (e.code === 'forbidden-path') setFieldError(e.message);
       else setError(e);
@@ -258,7 +259,9 @@ function PathForm({ folder, roots, sampleRepo }: { folder: IndexFolder; roots: s
           />
         )}
       </Field>
-      {folder.refused ? <AllowFolder folder={folder.refused} onAllowed={(p) => void index(p)} onCancel={() => folder.setRefused(null)} /> : null}
+      {folder.refused ? (
+        <AllowHere error={folder.refused.error} onAllowed={() => void index(folder.refused!.path)} retryLabel="Allow and index" allowOnly testId="repo-allow" />
+      ) : null}
       <div className="form-actions">
         <button type="submit" className="btn btn-primary" disabled={busy} data-testid="repo-index">
           {busy ? 'Starting…' : 'Index'}
@@ -278,55 +281,6 @@ function PathForm({ folder, roots, sampleRepo }: { folder: IndexFolder; roots: s
         ) : null}
       </div>
     </form>
-  );
-}
-
-/**
- * "Allow this folder": the folder the engine refused, allowed (and remembered) after the user confirms it by name;
- * the engine still refuses the root and system or secrets folders, and says why.
- */
-function AllowFolder({ folder, onAllowed, onCancel }: { folder: string; onAllowed: (p: string) => void; onCancel: () => void }) {
-  const refreshInfo = useApp((s) => s.refreshInfo);
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<CallError | null>(null);
-  const allow = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const r = await engine().call('repo.allow', { folder });
-      await refreshInfo();
-      onAllowed(r.folder);
-    } catch (err) {
-      setError(asCallError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <div className="allow-folder" data-testid="repo-allow-box">
-      {!confirming ? (
-        <button type="button" className="btn" onClick={() => setConfirming(true)} data-testid="repo-allow">
-          Allow this folder…
-        </button>
-      ) : (
-        <div className="notice allow-confirm" role="alertdialog" aria-label="Allow this folder" data-testid="repo-allow-confirm">
-          <p>
-            Allow OpenCoder to read and index <strong className="mono break">{folder}</strong> and every folder inside it? It stays allowed after a restart (as{' '}
-            <span className="mono">opencoder serve --allow {folder}</span> would for one session).
-          </p>
-          <div className="row gap">
-            <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void allow()} data-testid="repo-allow-yes">
-              {busy ? 'Allowing…' : 'Allow and index'}
-            </button>
-            <button type="button" className="btn btn-quiet" onClick={onCancel} data-testid="repo-allow-cancel">
-              Cancel
-            </button>
-          </div>
-        </div>
-      )}
-      <ErrorBox error={error} title="Could not allow the folder" testId="repo-allow-error" />
-    </div>
   );
 }
 

@@ -144,29 +144,24 @@ describe.skipIf(CHROMIUM_NEED.skip)(`state that survives reloads, toasts, job ac
     await p.close();
   }, 120_000);
 
-  /** Clicks `button` of the job card inside the page and waits there until the card says `until`; the ms it took. */
-  const ackMs = (p: Page, button: string, until: string) =>
+  /**
+   * Clicks `button` of the job card inside the page and reads, at the next animation frame, whether the card says
+   * `until`: the acknowledgement is the page's own state, set by the click, not an answer it waits for.
+   */
+  const saysByNextFrame = (p: Page, button: string, until: string) =>
     p.evaluate(
       ({ button, until }) =>
-        new Promise<number>((resolve, reject) => {
-          const card = () => document.querySelector<HTMLElement>('[data-testid="index-job"]');
-          const said = () => card()?.matches(until) ?? false;
-          const t0 = performance.now();
-          const obs = new MutationObserver(() => {
-            if (!said()) return;
-            obs.disconnect();
-            resolve(performance.now() - t0);
-          });
-          obs.observe(document.body, { subtree: true, attributes: true, childList: true });
-          const b = card()?.querySelector<HTMLButtonElement>(`[data-testid="${button}"]`);
-          if (!b) return reject(new Error(`no ${button} button on the index job`));
+        new Promise<boolean>((resolve, reject) => {
+          const card = document.querySelector<HTMLElement>('[data-testid="index-job"]');
+          const b = card?.querySelector<HTMLButtonElement>(`[data-testid="${button}"]`);
+          if (!card || !b) return reject(new Error(`no ${button} button on the index job`));
           b.click();
-          setTimeout(() => reject(new Error(`the job card did not say ${until} within 20 s`)), 20_000);
+          requestAnimationFrame(() => resolve(card.matches(until)));
         }),
       { button, until },
     );
 
-  it('acknowledges pause and cancel within 1 s while an index runs', async () => {
+  it('acknowledges pause and cancel by the next frame, before the engine answers, while an index runs', async () => {
     const repo = largeRepo(path.join(home, 'pylib-a'));
     await page.goto('about:blank');
     await page.goto(`${info.url}/#/repository`);
@@ -183,13 +178,11 @@ describe.skipIf(CHROMIUM_NEED.skip)(`state that survives reloads, toasts, job ac
         { timeout: 60_000 },
       )
       .toBe('parse');
-    const pause = await ackMs(page, 'job-pause', '[data-stopping="pausing"], [data-state="paused"]');
-    expect(pause).toBeLessThan(1_000);
+    expect(await saysByNextFrame(page, 'job-pause', '[data-stopping="pausing"], [data-state="paused"]')).toBe(true);
     await expect.poll(() => card.getAttribute('data-state'), { timeout: 60_000 }).toBe('paused');
     await card.getByTestId('job-resume').click();
     await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('running');
-    const cancel = await ackMs(page, 'job-cancel', '[data-stopping="cancelling"], [data-state="cancelled"]');
-    expect(cancel).toBeLessThan(1_000);
+    expect(await saysByNextFrame(page, 'job-cancel', '[data-stopping="cancelling"], [data-state="cancelled"]')).toBe(true);
     // The engine's own record says it too (the ack is not only the page's guess), then the job ends cancelled.
     const id = (await card.getAttribute('data-job-id'))!;
     await expect.poll(async () => (await jobOf(id)).state, { timeout: 60_000 }).toBe('cancelled');

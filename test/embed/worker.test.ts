@@ -59,11 +59,10 @@ describe('openEncoder (worker thread)', () => {
     try {
       const bad = path.join(tmp, 'model.onnx');
       fs.writeFileSync(bad, 'this is not an onnx file');
-      const started = Date.now();
+      // A hang would run into the test's time limit; what is asserted is the message.
       await expect(openEncoder({ ...spec, modelPath: bad }, { threads: 1 })).rejects.toThrow(
         new RegExp(`cannot open encoder ${spec.id}: cannot load ONNX model ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
       );
-      expect(Date.now() - started).toBeLessThan(20_000);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
@@ -97,9 +96,8 @@ describe('openEncoder (worker thread)', () => {
   });
 
   it('does not keep the process alive when an idle encoder is never disposed', () => {
-    const started = Date.now();
+    // runChild waits for the child to exit (execFileSync kills it and throws after 30 s if it never does).
     expect(runChild('--no-dispose').dim).toBe(256);
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
 

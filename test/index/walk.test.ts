@@ -787,9 +787,8 @@ describe('walkRepository: cancellation', () => {
       },
     });
     setTimeout(() => ac.abort(), 80);
-    const started = Date.now();
+    // The third listing never settles: only the abort can end the walk.
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - started).toBeLessThan(1000);
     const atReject = listings;
     expect(atReject).toBeGreaterThan(3);
     expect(atReject).toBeLessThan(120);

@@ -460,11 +460,18 @@ const CELL_OUTCOMES: { outcome: 'pass@1' | 'uncertainty'; label: string; of: (r:
 
 /** Factorial effects of a run holding all eight cells, over the tasks with a result in every cell. */
 
+/**
+ * A per-task contrast this close to 0 is 0: the contrasts of equal cell values are sums of floating-point terms, so
+ * "no difference" comes out as 1e-17 and would otherwise count as evidence (and a t-test over such noise as significant).
+ */
+const CONTRAST_NOISE = 1e-12;
+
 /** Why an effect's p-value is not evidence, or null. */
 function effectDegeneracy(contrasts: number[], informative: number, test: FactorialTest): string | null {
   if (informative < MIN_INFORMATIVE_TASKS)
     return `rests on ${informative} informative task${informative === 1 ? '' : 's'} (fewer than ${MIN_INFORMATIVE_TASKS})`;
-  if (test === 't-test' && contrasts.every((c) => c === contrasts[0])) return 'every task has the same contrast: no spread, so the t-test p is not evidence';
+  if (test === 't-test' && contrasts.every((c) => Math.abs(c - contrasts[0]!) <= CONTRAST_NOISE))
+    return 'every task has the same contrast: no spread, so the t-test p is not evidence';
   return null;
 }
 
@@ -508,7 +515,7 @@ export function factorialOf(l: LoadedRun, boot: Required<BootstrapOptions>, test
         label: o.label,
         degenerate: whole,
         effects: effects.map((e) => {
-          const informativeTasks = e.contrasts.filter((c) => c !== 0).length;
+          const informativeTasks = e.contrasts.filter((c) => Math.abs(c) > CONTRAST_NOISE).length;
           const degenerate = whole ?? effectDegeneracy(e.contrasts, informativeTasks, test);
           return {
             name: e.name,

@@ -3,6 +3,7 @@
 // each function returns one `<svg>` element as a string, meant to be embedded in an HTML page (no xmlns
 // needed there). Every string that reaches the markup goes through escapeXml.
 
+import { rate } from '../model/format.ts';
 import { niceTicks, tickLabel } from '../model/ticks.ts';
 import type { CalibrationBin } from '../stats/metrics.ts';
 
@@ -39,10 +40,20 @@ export function textWidth(text: string, size: number): number {
   return w * size;
 }
 
-/** `text` cut with an ellipsis so it fits in `width` px at `size` px. */
+/**
+ * `text` shortened with an ellipsis so it fits in `width` px at `size` px: whole words are dropped from the end, so
+ * a word is never broken; only when the first word alone is too wide is it cut (the caller gives the full text as a
+ * tooltip either way).
+ */
 export function fitText(text: string, width: number, size: number): string {
   if (textWidth(text, size) <= width) return text;
-  const chars = [...text];
+  const words = text.split(' ');
+  while (words.length > 1) {
+    words.pop();
+    const shown = `${words.join(' ').replace(/[\s·,;:+—–-]+$/, '')}…`;
+    if (textWidth(shown, size) <= width) return shown;
+  }
+  const chars = [...words[0]!];
   while (chars.length > 1 && textWidth(chars.join('') + '…', size) > width) chars.pop();
   return chars.join('') + '…';
 }
@@ -342,7 +353,7 @@ function barMarks(name: string, v: BarValue | null, i: number, by: number, { x, 
   const color = PALETTE[i % PALETTE.length]!;
   const x0 = x(Math.max(0, scale.min));
   const x1 = x(v.value);
-  const tip = `${name}: ${v.value.toFixed(3)}${finite(v.lo) && finite(v.hi) ? ` [${v.lo.toFixed(3)}, ${v.hi.toFixed(3)}]` : ''}`;
+  const tip = `${name}: ${rate(v.value)}${finite(v.lo) && finite(v.hi) ? ` [${rate(v.lo)}, ${rate(v.hi)}]` : ''}`;
   const out = [
     `<rect class="mark bar" x="${r(Math.min(x0, x1))}" y="${r(by)}" width="${r(Math.max(1, Math.abs(x1 - x0)))}" height="${BAR_H}" fill="${color}"><title>${escapeXml(tip)}</title></rect>`,
   ];
@@ -354,7 +365,8 @@ function barMarks(name: string, v: BarValue | null, i: number, by: number, { x, 
     );
     end = Math.max(end, x(v.hi));
   }
-  out.push(text(end + 4, by + BAR_H - 2.5, v.value.toFixed(3), { class: 'value-label', 'font-size': 10, fill: MUTED }));
+  // Every bar carries its value, a zero too (a bar of no length is otherwise invisible).
+  out.push(text(end + 4, by + BAR_H - 2.5, rate(v.value), { class: 'value-label', 'font-size': 10, fill: MUTED }));
   return out;
 }
 
@@ -381,6 +393,9 @@ export interface ReliabilityOptions {
   width?: number;
 }
 
+/** Inset of a reliability panel's unit square inside its frame (at least the largest point's radius). */
+const INSET = 8;
+
 export function reliabilityDiagram(o: ReliabilityOptions): string {
   const width = o.width ?? 980;
   const columns = Math.max(1, Math.min(o.columns ?? 4, o.panels.length));
@@ -406,8 +421,10 @@ export function reliabilityDiagram(o: ReliabilityOptions): string {
     const row = Math.floor(i / columns);
     const px = outerLeft + col * (cellW + gapX);
     const py = top + row * cellH + headH;
-    const sx = (v: number) => px + v * plot;
-    const sy = (v: number) => py + plot - v * plot;
+    // The unit square sits inset in its frame, so a point at 0 or 1 (the largest is 7 px across) is drawn whole.
+    const inner = plot - 2 * INSET;
+    const sx = (v: number) => px + INSET + v * inner;
+    const sy = (v: number) => py + plot - INSET - v * inner;
     const color = PALETTE[0];
     const g: string[] = [`<g class="panel">`];
     g.push(labelText(px, py - (tagged ? 38 : 24), p.label, plot, 12, { class: 'panel-label', 'font-weight': 600 }));
@@ -427,9 +444,7 @@ export function reliabilityDiagram(o: ReliabilityOptions): string {
           fill: MUTED,
         }),
       );
-      g.push(
-        text(px - 4, sy(t) + (t === 1 ? 8 : t === 0 ? 0 : 3.5), tickLabel(t, 0.5), { class: 'tick-label', 'text-anchor': 'end', 'font-size': 10, fill: MUTED }),
-      );
+      g.push(text(px - 4, sy(t) + 3.5, tickLabel(t, 0.5), { class: 'tick-label', 'text-anchor': 'end', 'font-size': 10, fill: MUTED }));
     }
     g.push(line(sx(0), sy(0), sx(1), sy(1), MUTED, 'class="diagonal" stroke-width="1" stroke-dasharray="4 3"'));
     const used = p.bins.filter((b) => b.count > 0 && finite(b.meanPredicted) && finite(b.observedRate)).sort((a, b) => a.meanPredicted - b.meanPredicted);
@@ -440,7 +455,7 @@ export function reliabilityDiagram(o: ReliabilityOptions): string {
     for (const b of used) {
       const rad = 3 + 4 * Math.sqrt(b.count / maxCount);
       g.push(
-        `<circle class="mark point" cx="${r(sx(b.meanPredicted))}" cy="${r(sy(b.observedRate))}" r="${r(rad)}" fill="${color}" fill-opacity="0.85" stroke="#ffffff" stroke-width="1"><title>${escapeXml(`bin [${b.lo.toFixed(2)}, ${b.hi.toFixed(2)}]: ${b.count} tasks, predicted ${b.meanPredicted.toFixed(3)}, observed ${b.observedRate.toFixed(3)}`)}</title></circle>`,
+        `<circle class="mark point" cx="${r(sx(b.meanPredicted))}" cy="${r(sy(b.observedRate))}" r="${r(rad)}" fill="${color}" fill-opacity="0.85" stroke="#ffffff" stroke-width="1"><title>${escapeXml(`bin [${b.lo.toFixed(2)}, ${b.hi.toFixed(2)}]: ${b.count} tasks, predicted ${rate(b.meanPredicted)}, observed ${rate(b.observedRate)}`)}</title></circle>`,
       );
     }
     // Bin counts in a strip under the panel: a bar (height ∝ count) and the count above it, one per bin.
@@ -449,7 +464,7 @@ export function reliabilityDiagram(o: ReliabilityOptions): string {
     g.push(line(px, stripTop + stripH, px + plot, stripTop + stripH, GRID));
     for (const b of p.bins) {
       if (!b.count) continue;
-      const bw = (b.hi - b.lo) * plot;
+      const bw = (b.hi - b.lo) * inner;
       const bh = Math.max(1.5, (b.count / maxCount) * (stripH - 12));
       g.push(
         `<rect class="mark count-bar" x="${r(sx(b.lo) + 1)}" y="${r(stripTop + stripH - bh)}" width="${r(Math.max(1, bw - 2))}" height="${r(bh)}" fill="${PALETTE[1]}" fill-opacity="0.6"><title>${escapeXml(`bin [${b.lo.toFixed(2)}, ${b.hi.toFixed(2)}]: ${b.count} tasks`)}</title></rect>`,

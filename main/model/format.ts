@@ -14,6 +14,19 @@ export function fixed(x: number | null | undefined, digits = 3, missing = MISSIN
   return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
 }
 
+/** Decimals of a rate, probability or score (Pass@k, correctness, AUROC, AUPRC, ECE, F1, uncertainty): one for every one. */
+export const RATE_DIGITS = 3;
+
+/** A rate, probability or score on the 0–1 scale: `0.412`, `0.000`. The one format of such a figure, wherever it is shown. */
+export function rate(x: number | null | undefined, missing = MISSING): string {
+  return fixed(x, RATE_DIGITS, missing);
+}
+
+/** A difference of rates (an effect, Δ between conditions): `+0.120`, `-0.040`, `0.000`. */
+export function rateDiff(x: number | null | undefined, missing = MISSING): string {
+  return signed(x, RATE_DIGITS, missing);
+}
+
 /** A signed difference: `+0.120`, `-0.040`, `0.000`. */
 export function signed(x: number | null | undefined, digits = 3, missing = MISSING): string {
   if (!finite(x)) return missing;

@@ -30,8 +30,8 @@ export function niceStep(raw: number): number {
 }
 
 /**
- * Round ticks covering [min, max] with about `count` intervals. A degenerate range (min = max, or not finite)
- * becomes one unit around its value; with includeZero the range is first extended to contain 0.
+ * Round ticks covering [min, max] with about `count` intervals. A degenerate range (min = max within rounding
+ * noise, or not finite) becomes one unit around its value; with includeZero the range is first extended to contain 0.
  */
 export function niceTicks(min: number, max: number, opts: TickOptions | number = {}): Ticks {
   const { count = 5, includeZero = false } = typeof opts === 'number' ? { count: opts } : opts;
@@ -42,9 +42,12 @@ export function niceTicks(min: number, max: number, opts: TickOptions | number =
     lo = Math.min(0, lo);
     hi = Math.max(0, hi);
   }
-  if (!(hi > lo)) {
-    lo -= 0.5;
-    hi += 0.5;
+  // A range within rounding noise of one value (effects of 1e-17 that are 0 in truth) is that one value.
+  if (!(hi - lo > 1e-9 * Math.max(1, Math.abs(lo), Math.abs(hi)))) {
+    const mid = (lo + hi) / 2;
+    const at = Math.abs(mid) < 1e-9 ? 0 : mid;
+    lo = at - 0.5;
+    hi = at + 0.5;
   }
   const step = niceStep((hi - lo) / Math.max(1, Math.round(count)));
   const first = Math.floor(lo / step + 1e-9);

@@ -55,6 +55,6 @@ describe('compare of two runs of one method', () => {
       expect(r.out.some((l) => l.startsWith(`Baseline RAG · ${id} `))).toBe(true);
     }
     expect(r.out.filter((l) => /^Baseline RAG\s{2,}/.test(l))).toEqual([]);
-    expect(out).toContain(`Baseline RAG (${ids[0]}) vs Baseline RAG (${ids[1]}): 1 paired tasks`);
+    expect(out).toContain(`Baseline RAG (${ids[0]}) vs Baseline RAG (${ids[1]}): 1 paired task`);
   });
 });

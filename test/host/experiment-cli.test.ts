@@ -50,7 +50,7 @@ describe('experiment commands', () => {
     expect(err).toMatch(/^Run ablate-\S+: 1 tasks × 8 conditions/m);
     expect(err).toMatch(/Estimate before the run: .*cost ≈ \$0 \(at most \$0\)/);
     expect(err).toMatch(/\[run ablate-\S+\] 8\/8; ETA/);
-    expect(again.out.join('\n')).toMatch(/Factorial \(1 paired tasks, t-test\)/);
+    expect(again.out.join('\n')).toMatch(/Factorial \(1 paired task, t-test\)/);
   }, 120_000);
 
   it('report writes HTML with every chart, Markdown, JSON and CSV from the store', async () => {

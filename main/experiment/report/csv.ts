@@ -1,7 +1,7 @@
 // The CSV report: RFC 4180 tables (tasks, candidates, conditions, effects, comparisons, runs).
 
 import type { Interval, ReportModel } from '../../model/report.ts';
-import { comparisonKs, passKs } from './format.ts';
+import { comparisonKs, mcnemarFlag, passKs, permutationFlag, uncertaintyFlag } from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // CSV
@@ -124,6 +124,8 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       'auprc',
       'ece',
       'uncertaintyDegenerate',
+      // Why ECE says nothing (every task in one bin, too few tasks); AUROC and AUPRC share uncertaintyDegenerate.
+      'eceDegenerate',
       // API retrieval: the repository protocol (strict keys, tasks with truth), then the task-view protocol (bare names, all tasks).
       'apiMatching',
       'apiTasks',
@@ -188,7 +190,8 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       c.uncertainty.auroc,
       c.uncertainty.auprc,
       c.uncertainty.ece,
-      c.uncertainty.degenerate ?? '',
+      uncertaintyFlag(c.uncertainty, 'auroc', c.tasks) ?? '',
+      uncertaintyFlag(c.uncertainty, 'ece', c.tasks) ?? '',
       c.api?.matching,
       c.api?.tasks,
       c.api?.precision,
@@ -297,6 +300,9 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       'holmFamilySize',
       ...ivHead('selectedDiff'),
       ...cks.flatMap((k) => [...ivHead(`pass@${k}Diff`), `pass@${k}P`]),
+      // Why the McNemar p says nothing (every pair tied, no pair); why each Pass@k p does (every difference 0), as JSON.
+      'mcnemarDegenerate',
+      'passAtKPDegenerate',
     ],
     model.comparisons.map((c) => [
       c.a.runId,
@@ -317,6 +323,8 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       c.holmFamily.size,
       ...ivCols(c.selectedDiff),
       ...cks.flatMap((k) => [...ivCols(c.passAtKDiff.find((p) => p.k === k)?.diff), c.passAtKDiff.find((p) => p.k === k)?.test.p]),
+      mcnemarFlag(c) ?? '',
+      JSON.stringify(Object.fromEntries(c.passAtKDiff.flatMap((p) => (permutationFlag(p.test) ? [[`pass@${p.k}`, permutationFlag(p.test)]] : [])))),
     ]),
   );
 

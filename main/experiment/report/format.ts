@@ -22,11 +22,16 @@ import type {
 
 export { finite, fixed } from '../../model/format.ts';
 
-/** A rate or score with 3 decimals; NaN/null as `n/a`. */
-export const formatRate = (x: number | null | undefined): string => fmt.fixed(x, 3);
+/** A rate or score with 3 decimals (model/format.ts rate); NaN/null as `n/a`. */
+export const formatRate = (x: number | null | undefined): string => fmt.rate(x);
 /** `0.412 [0.350, 0.470]`. */
 export const formatInterval = (iv: Interval): string => `${formatRate(iv.estimate)} [${formatRate(iv.lo)}, ${formatRate(iv.hi)}]`;
 export const formatP = (p: number | null | undefined): string => fmt.pValue(p);
+
+export { mcnemarFlag, permutationFlag, uncertaintyFlag } from '../../model/degenerate.ts';
+
+/** A figure with the reason it says nothing, as the text formats write it: `1.000 (degenerate: one class only)`. */
+export const flaggedText = (value: string, flag: string | null): string => (flag ? `${value} (degenerate: ${flag})` : value);
 export const formatUsd = (x: number | null | undefined): string => fmt.usd(x);
 export const formatInt = (n: number | null | undefined): string => fmt.int(n);
 export const formatMs = (ms: number): string => fmt.duration(ms);

@@ -1,5 +1,6 @@
 // The HTML report: one self-contained file (inline CSS and hand-drawn inline SVG, no external resource, strict CSP).
 
+import { plural } from '../../model/format.ts';
 import { backendDisplayLabel } from '../../model/backend-label.ts';
 import {
   MIN_INFORMATIVE_TASKS,
@@ -33,15 +34,18 @@ import {
   formatUsd,
   isPartial,
   KIND_LABEL,
+  mcnemarFlag,
   OUTCOME_AXIS,
   partialText,
   passKs,
   percentLevel,
+  permutationFlag,
   REPLIES_MEANING,
   repliesText,
   scoredText,
   taskRepliesText,
   testName,
+  uncertaintyFlag,
   UNSCORED_MEANING,
   VERDICTS_APART,
 } from './format.ts';
@@ -104,6 +108,11 @@ details { margin: 10px 0; }
 details > summary { cursor: pointer; font-weight: 600; padding: 6px 0; }
 footer { margin-top: 48px; color: var(--muted); font-size: 12px; }
 `;
+
+/** A figure with a `degenerate` mark under it, the reason as its tooltip, when the figure says nothing. */
+export function flaggedHtml(value: string, flag: string | null): string {
+  return flag ? `${value}<br><span class="warning" data-degenerate-flag title="${h(flag)}">degenerate</span>` : value;
+}
 
 export function td(content: string, col: string, cls = ''): string {
   return `<td data-col="${h(col)}"${cls ? ` class="${cls}"` : ''}>${content}</td>`;
@@ -217,13 +226,9 @@ export function summaryTableHtml(conditions: ConditionSummary[], level: string):
       td(intervalHtml(c.selectedCorrect, true), 'selectedCorrect', 'num'),
       td(`${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)}<br><span class="ci">(${formatRate(c.repair.rate)})</span>`, 'repair', 'num'),
       td(formatRate(c.uncertainty.mean), 'uncertaintyMean', 'num'),
-      td(
-        `${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? `<br><span class="warning" title="${h(c.uncertainty.degenerate)}">degenerate</span>` : ''}`,
-        'auroc',
-        'num',
+      ...(['auroc', 'auprc', 'ece'] as const).map((stat) =>
+        td(flaggedHtml(formatRate(c.uncertainty[stat]), uncertaintyFlag(c.uncertainty, stat, c.tasks)), stat, 'num'),
       ),
-      td(formatRate(c.uncertainty.auprc), 'auprc', 'num'),
-      td(formatRate(c.uncertainty.ece), 'ece', 'num'),
       td(formatRate(c.api?.precision), 'apiPrecision', 'num'),
       td(formatRate(c.api?.recall), 'apiRecall', 'num'),
       td(formatRate(c.api?.f1), 'apiF1', 'num'),
@@ -303,14 +308,17 @@ export function comparisonsHtml(model: ReportModel, name: (r: string, c: string,
       td(formatInt(c.tasks), 'tasks', 'num'),
       td(c.dropped.tasks ? `<span title="${h(droppedText(c))}">${formatInt(c.dropped.tasks)}</span>` : '0', 'dropped', 'num'),
       td(`${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`, 'wlt', 'num'),
-      td(formatP(c.mcnemarP), 'mcnemarP', 'num'),
-      td(formatP(c.mcnemarPHolm), 'mcnemarPHolm', 'num'),
+      td(flaggedHtml(formatP(c.mcnemarP), mcnemarFlag(c)), 'mcnemarP', 'num'),
+      td(flaggedHtml(formatP(c.mcnemarPHolm), mcnemarFlag(c)), 'mcnemarPHolm', 'num'),
       td(`${h(c.holmFamily.key)} <span class="muted">(${formatInt(c.holmFamily.size)})</span>`, 'holmFamily', 'name'),
       td(intervalHtml(c.selectedDiff, true), 'selectedDiff', 'num'),
       ...ks.flatMap((k) => {
         const d = pk.get(k);
         const t = c.passAtKDiff.find((p) => p.k === k)?.test;
-        return [td(d ? intervalHtml(d, true) : 'n/a', `pass@${k}Diff`, 'num'), td(t ? formatP(t.p) : 'n/a', `pass@${k}P`, 'num')];
+        return [
+          td(d ? intervalHtml(d, true) : 'n/a', `pass@${k}Diff`, 'num'),
+          td(t ? flaggedHtml(formatP(t.p), permutationFlag(t)) : 'n/a', `pass@${k}P`, 'num'),
+        ];
       }),
     ];
     return `<tr data-run="${h(c.a.runId)}" data-a="${h(c.a.condition)}" data-b="${h(c.b.condition)}">${cells.join('')}</tr>`;
@@ -330,7 +338,7 @@ export function factorialHtml(model: ReportModel, level: string): string {
   model.factorial.forEach((fa: FactorialAnalysis, i) => {
     const run = model.runs.find((r) => r.id === fa.runId);
     out.push(
-      `<h3>Run <code>${h(fa.runId)}</code> · backend ${h(backendDisplayLabel({ id: fa.backend }))} · ${formatInt(fa.tasks)} paired tasks${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`,
+      `<h3>Run <code>${h(fa.runId)}</code> · backend ${h(backendDisplayLabel({ id: fa.backend }))} · ${plural(fa.tasks, 'paired task')}${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${h(testName(fa.test))} ${isPartial(run) ? `<span class="badge partial">partial run</span>` : ''}</h3>`,
     );
     if (!fa.outcomes.length) out.push(`<p class="muted">The analysis has no outcomes.</p>`);
     fa.outcomes.forEach((o: FactorialOutcome, j) => out.push(...factorialOutcomeHtml(fa, o, `chart-factorial-${i}-${j}`, level)));
@@ -351,7 +359,7 @@ function factorialOutcomeHtml(fa: FactorialAnalysis, o: FactorialOutcome, chartI
       `<div class="chart-box">${forestPlot({
         id: chartId,
         chart: 'factorial-effects',
-        title: `Factorial effects on ${o.label} — ${fa.runId} (${fa.tasks} paired tasks)`,
+        title: `Factorial effects on ${o.label} — ${fa.runId} (${plural(fa.tasks, 'paired task')})`,
         xLabel: OUTCOME_AXIS[o.outcome] ?? `Effect on ${o.label} (difference)`,
         noteHeader: `Effect [${level} CI] · Holm p`,
         legend: [
@@ -501,7 +509,7 @@ function reliabilityChartHtml(model: ReportModel, name: ChartLayout['name'], bac
       panels: scored.map((c) => ({
         label: name(c.runId, c.condition, c.label),
         ...(backends ? { tag: backends.get(c.runId) ?? 'unknown backend' } : {}),
-        note: `ECE ${formatRate(c.uncertainty.ece)} · AUROC ${formatRate(c.uncertainty.auroc)} · n = ${c.uncertainty.bins.reduce((a, b) => a + b.count, 0)}`,
+        note: `${(['ece', 'auroc'] as const).map((stat) => `${stat.toUpperCase()} ${formatRate(c.uncertainty[stat])}${uncertaintyFlag(c.uncertainty, stat, c.tasks) ? ' (degenerate)' : ''}`).join(' · ')} · n = ${c.uncertainty.bins.reduce((a, b) => a + b.count, 0)}`,
         bins: c.uncertainty.bins,
       })),
     })}</div>`,

@@ -1,5 +1,6 @@
 // The Markdown report (GitHub tables).
 
+import { plural } from '../../model/format.ts';
 import { backendDisplayLabel } from '../../model/backend-label.ts';
 import type { ConditionSummary, FactorialAnalysis, ReportModel } from '../../model/report.ts';
 import {
@@ -11,6 +12,7 @@ import {
   displayNames,
   droppedText,
   finite,
+  flaggedText,
   formatDuration,
   formatInt,
   formatInterval,
@@ -20,7 +22,9 @@ import {
   formatUsd,
   isPartial,
   KIND_LABEL,
+  mcnemarFlag,
   partialText,
+  permutationFlag,
   passKs,
   percentLevel,
   REPLIES_MEANING,
@@ -28,6 +32,7 @@ import {
   scoredText,
   taskRepliesText,
   testName,
+  uncertaintyFlag,
   UNSCORED_MEANING,
   VERDICTS_APART,
 } from './format.ts';
@@ -211,9 +216,7 @@ function conditionTableMd(conditions: ConditionSummary[], level: string): string
     formatInterval(c.selectedCorrect),
     `${formatInt(c.repair.recovered)}/${formatInt(c.repair.attempted)} (${formatRate(c.repair.rate)})`,
     formatRate(c.uncertainty.mean),
-    `${formatRate(c.uncertainty.auroc)}${c.uncertainty.degenerate ? ' (degenerate)' : ''}`,
-    formatRate(c.uncertainty.auprc),
-    formatRate(c.uncertainty.ece),
+    ...(['auroc', 'auprc', 'ece'] as const).map((stat) => md(flaggedText(formatRate(c.uncertainty[stat]), uncertaintyFlag(c.uncertainty, stat, c.tasks)))),
     formatRate(c.api?.precision),
     formatRate(c.api?.recall),
     formatRate(c.api?.f1),
@@ -287,13 +290,13 @@ function comparisonsMd(model: ReportModel, level: string): string[] {
         formatInt(c.tasks),
         md(droppedText(c) || '0'),
         `${formatInt(c.wins)} / ${formatInt(c.losses)} / ${formatInt(c.ties)}`,
-        formatP(c.mcnemarP),
-        formatP(c.mcnemarPHolm),
+        md(flaggedText(formatP(c.mcnemarP), mcnemarFlag(c))),
+        md(flaggedText(formatP(c.mcnemarPHolm), mcnemarFlag(c))),
         `${md(c.holmFamily.key)} (${formatInt(c.holmFamily.size)})`,
         formatInterval(c.selectedDiff),
         ...ks.flatMap((k) => {
           const p = c.passAtKDiff.find((x) => x.k === k);
-          return [p ? formatInterval(p.diff) : 'n/a', p ? formatP(p.test.p) : 'n/a'];
+          return [p ? formatInterval(p.diff) : 'n/a', p ? md(flaggedText(formatP(p.test.p), permutationFlag(p.test))) : 'n/a'];
         }),
       ]),
       headers.map((_, i) => (i < 2 ? 'l' : 'r')),
@@ -311,7 +314,7 @@ function factorialMd(model: ReportModel, level: string): string[] {
   if (!model.factorial.length) out.push('_No 2³ factorial ablation run (kind "ablate") in this report._', '');
   for (const fa of model.factorial) {
     out.push(
-      `### Run ${mdCode(fa.runId)} · backend ${md(backendDisplayLabel({ id: fa.backend }))} · ${formatInt(fa.tasks)} paired tasks${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${md(testName(fa.test))}`,
+      `### Run ${mdCode(fa.runId)} · backend ${md(backendDisplayLabel({ id: fa.backend }))} · ${plural(fa.tasks, 'paired task')}${fa.dropped ? ` (${formatInt(fa.dropped)} dropped: unscored or missing in a cell)` : ''} · ${md(testName(fa.test))}`,
       '',
     );
     for (const o of fa.outcomes) {

@@ -7,6 +7,12 @@ const DASH = '—';
 
 export const isNum = fmt.finite;
 export const num = (x: number | null | undefined, digits = 3): string => fmt.fixed(x, digits, DASH);
+/** A rate, probability or score (Pass@k, correctness, AUROC, ECE, F1, uncertainty, sample-set figures): 3 decimals everywhere. */
+export const rate = (x: number | null | undefined): string => fmt.rate(x, DASH);
+/** A difference of rates (an effect, a Δ): signed, 3 decimals. */
+export const rateDiff = (x: number | null | undefined): string => fmt.rateDiff(x, DASH);
+/** `p < 0.001` or `p = 0.034`. */
+export const pValue = (p: number | null | undefined): string => fmt.pValue(p, DASH);
 export const pct = (x: number | null | undefined, digits = 1): string => fmt.percent(x, digits, DASH);
 export const signed = (x: number | null | undefined, digits = 3): string => fmt.signed(x, digits, DASH);
 export const usd = (x: number | null | undefined): string => fmt.usd(x, 'unknown');

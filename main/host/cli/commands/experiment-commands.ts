@@ -40,7 +40,7 @@ import { QUEUED_BACKENDS } from '../../../experiment/queue/jobs.ts';
 import { openConfiguredEncoder, type EncoderPreference } from '../../../embed/select.ts';
 import { defaultModelsDir } from '../../paths.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
-import { counts as fmtCounts, duration as fmtDuration, fixed, usd as fmtUsd } from '../../../model/format.ts';
+import { counts as fmtCounts, duration as fmtDuration, fixed, plural, usd as fmtUsd } from '../../../model/format.ts';
 
 const f3 = (x: number | null | undefined) => fixed(x, 3);
 const usd = (x: number | null) => fmtUsd(x, 'unknown (no price)');
@@ -126,7 +126,7 @@ function summaryLines(model: ReportModel, runLabels?: ReadonlyMap<string, string
   for (const cmp of model.comparisons) {
     const dropped = droppedText(cmp);
     lines.push(
-      `${cmp.a.label} (${cmp.a.runId}) vs ${cmp.b.label} (${cmp.b.runId}): ${cmp.tasks} paired tasks${dropped ? `, ${dropped}` : ''}, W/L/T ${cmp.wins}/${cmp.losses}/${cmp.ties}, McNemar p ${f3(cmp.mcnemarP)} (Holm ${f3(cmp.mcnemarPHolm)} over ${cmp.holmFamily.size} comparison${cmp.holmFamily.size === 1 ? '' : 's'} of ${cmp.holmFamily.key}), Δ selected-correct ${fmtInterval(cmp.selectedDiff)}` +
+      `${cmp.a.label} (${cmp.a.runId}) vs ${cmp.b.label} (${cmp.b.runId}): ${plural(cmp.tasks, 'paired task')}${dropped ? `, ${dropped}` : ''}, W/L/T ${cmp.wins}/${cmp.losses}/${cmp.ties}, McNemar p ${f3(cmp.mcnemarP)} (Holm ${f3(cmp.mcnemarPHolm)} over ${cmp.holmFamily.size} comparison${cmp.holmFamily.size === 1 ? '' : 's'} of ${cmp.holmFamily.key}), Δ selected-correct ${fmtInterval(cmp.selectedDiff)}` +
         (cmp.passAtKDiff.length
           ? `; Δ Pass@1 ${fmtInterval(cmp.passAtKDiff[0]!.diff)}, sign-flip p ${f3(cmp.passAtKDiff[0]!.test.p)} (${cmp.passAtKDiff[0]!.test.method}, ${cmp.passAtKDiff[0]!.test.informative} differing tasks)`
           : ''),
@@ -134,7 +134,9 @@ function summaryLines(model: ReportModel, runLabels?: ReadonlyMap<string, string
   }
   for (const f of model.factorial) {
     for (const o of f.outcomes) {
-      lines.push(`Factorial (${f.tasks} paired tasks${f.dropped ? `, ${f.dropped} dropped: unscored or missing in a cell` : ''}, ${f.test}) — ${o.label}:`);
+      lines.push(
+        `Factorial (${plural(f.tasks, 'paired task')}${f.dropped ? `, ${f.dropped} dropped: unscored or missing in a cell` : ''}, ${f.test}) — ${o.label}:`,
+      );
       if (o.degenerate) lines.push(`  degenerate: ${o.degenerate}`);
       for (const e of o.effects)
         lines.push(

@@ -23,9 +23,23 @@ import {
 import type { ReactElement } from 'react';
 import { backendDisplayLabel, type ConditionSummary, type FactorialAnalysis, type ReportModel } from '../../api/contract.ts';
 import { Empty } from '../../components/ui.tsx';
-import { isNum, num } from '../../lib/format.ts';
+import { isNum, plural, pValue, rate } from '../../lib/format.ts';
+import { uncertaintyFlag } from '../../../../main/model/degenerate.ts';
 import { SOURCE_META, seriesColor } from '../../lib/sources.ts';
-import { categoryAxis, effectValueLabel, SeriesLegend, valueAxis, type LegendItem } from './chart-parts.tsx';
+import {
+  barShape,
+  categoryAxis,
+  ColumnValue,
+  effectValueLabel,
+  LINE_DASHES,
+  MARKER_SHAPES,
+  markerPath,
+  SeriesLegend,
+  valueAxis,
+  WIDE_CATEGORIES,
+  type LegendItem,
+  type MarkerShape,
+} from './chart-parts.tsx';
 import { condName } from './cond-name.ts';
 import './Charts.css';
 
@@ -35,6 +49,9 @@ const AXIS = { fontSize: 12, fill: '#4a5566' };
 const GRID = '#e6e9ef';
 const UNIT_TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1];
 const tooltipStyle = { fontSize: 12, borderRadius: 6, border: '1px solid #d5dae3', boxShadow: '0 2px 8px rgba(20,30,50,.08)' };
+
+/** Room above the plot of a column chart for the values printed over its bars (turned upright when narrow). */
+const VALUE_ROOM = 38;
 
 const ciDelta = (v: { estimate: number; lo: number; hi: number }): [number, number] =>
   isNum(v.lo) && isNum(v.hi) ? [Math.max(0, v.estimate - v.lo), Math.max(0, v.hi - v.estimate)] : [0, 0];
@@ -46,10 +63,12 @@ function ChartFrame(props: {
   testId: string;
   height?: number;
   legend?: LegendItem[];
+  /** Take the whole row of the grid (a bar chart of many categories). */
+  wide?: boolean;
   children: ReactElement;
 }) {
   return (
-    <figure className="chart" data-testid={props.testId}>
+    <figure className={`chart${props.wide ? ' chart-wide' : ''}`} data-testid={props.testId}>
       <figcaption>
         <span className="chart-title">{props.title}</span>
         {props.subtitle ? <span className="chart-sub">{props.subtitle}</span> : null}
@@ -100,7 +119,7 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
               key={`${f.runId}-${o.outcome}`}
               testId={`chart-factorial-${o.outcome === 'pass@1' ? 'pass1' : 'uncertainty'}`}
               title={`Factorial effects on ${o.label}`}
-              subtitle={`${f.tasks} paired tasks · ${backendDisplayLabel({ id: f.backend })} · ${f.test === 'sign-flip' ? 'sign-flip permutation test' : 't-test'} · bars: mean per-task contrast, whiskers: 95 % bootstrap interval`}
+              subtitle={`${plural(f.tasks, 'paired task')} · ${backendDisplayLabel({ id: f.backend })} · ${f.test === 'sign-flip' ? 'sign-flip permutation test' : 't-test'} · bars: mean per-task contrast, whiskers: 95 % bootstrap interval`}
               warning={
                 o.degenerate
                   ? `Degenerate: ${o.degenerate}. No effect here is significant.`
@@ -113,7 +132,7 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
               }
               height={300}
             >
-              <BarChart data={data} layout="vertical" margin={{ top: 14, right: 40, bottom: 4, left: 8 }}>
+              <BarChart data={data} layout="vertical" margin={{ top: 14, right: 52, bottom: 4, left: 8 }}>
                 <CartesianGrid stroke={GRID} horizontal={false} />
                 <XAxis type="number" domain={axis.domain} ticks={axis.ticks} tick={AXIS} tickFormatter={axis.tickFormatter} interval={0} height={46}>
                   <Label value={`effect on ${o.label} (on − off)`} position="insideBottom" offset={0} style={AXIS} />
@@ -124,15 +143,15 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
                   contentStyle={tooltipStyle}
                   formatter={(_v, _n, item) => {
                     const d = item.payload as (typeof data)[number];
-                    return [`${num(d.estimate)} [${num(d.lo)}, ${num(d.hi)}], Holm p ${num(d.p)} — ${d.flag}`, 'effect'];
+                    return [`${rate(d.estimate)} [${rate(d.lo)}, ${rate(d.hi)}], Holm ${pValue(d.p)} — ${d.flag}`, 'effect'];
                   }}
                 />
-                <Bar dataKey="estimate" barSize={16} isAnimationActive={false}>
+                <Bar dataKey="estimate" barSize={16} isAnimationActive={false} shape={barShape('rows')}>
                   {data.map((d) => (
                     <Cell key={d.name} fill={d.color} />
                   ))}
                   <ErrorBar dataKey="err" width={6} strokeWidth={1.5} stroke="#1f2937" />
-                  <LabelList dataKey="estimate" content={effectValueLabel(data, (v) => num(v))} />
+                  <LabelList dataKey="estimate" content={effectValueLabel(data, rate)} />
                 </Bar>
               </BarChart>
             </ChartFrame>
@@ -143,40 +162,80 @@ export function FactorialCharts({ model }: { model: ReportModel }) {
   );
 }
 
+/** A Pass@k marker of one series: its shape, filled in its colour, with a white edge so coinciding markers stay apart. */
+function passKMarker(shape: MarkerShape, color: string, series: number) {
+  return function PassKMarker(p: { cx?: number; cy?: number; index?: number }): ReactElement {
+    const cx = Number(p.cx);
+    const cy = Number(p.cy);
+    if (!Number.isFinite(cx) || !Number.isFinite(cy)) return <g key={p.index} />;
+    return (
+      <path
+        key={p.index}
+        className="passk-marker"
+        data-shape={shape}
+        data-series={series}
+        d={markerPath(shape, cx, cy, 4)}
+        fill={color}
+        stroke="#ffffff"
+        strokeWidth={0.8}
+      />
+    );
+  };
+}
+
+/**
+ * Pass@k per method. Series that coincide (equal values) stay apart: each has its own colour, marker and dash, and
+ * the series at one k are set side by side around it (a small dodge, well under the distance between two k).
+ */
 export function PassAtKChart({ model }: { model: ReportModel }) {
   const conds = model.conditions;
   const ks = [...new Set(conds.flatMap((c) => c.passAtK.map((p) => p.k)))].sort((a, b) => a - b);
   if (!conds.length || !ks.length) return <Empty title="No Pass@k yet" testId="passk-empty" />;
-  const data = ks.map((k) => {
-    const row: Record<string, number | null> = { k };
-    conds.forEach((c, i) => (row[`c${i}`] = c.passAtK.find((p) => p.k === k)?.value.estimate ?? null));
-    return row;
-  });
-  const names = conds.map((c) => `${condName(model, c)} (n = ${c.tasks}${c.unscored.total ? `; ${c.unscored.total} unscored` : ''})`);
+  const gap = ks.length > 1 ? Math.min(...ks.slice(1).map((k, i) => k - ks[i]!)) : 1;
+  const dodge = conds.length > 1 ? (gap * 0.36) / (conds.length - 1) : 0;
+  const offset = (i: number) => (i - (conds.length - 1) / 2) * dodge;
+  const pad = gap * 0.3;
+  const series = conds.map((c, i) => ({
+    c,
+    i,
+    color: seriesColor(i),
+    shape: MARKER_SHAPES[i % MARKER_SHAPES.length]!,
+    dash: LINE_DASHES[i % LINE_DASHES.length]!,
+    name: `${condName(model, c)} (n = ${c.tasks}${c.unscored.total ? `; ${c.unscored.total} unscored` : ''})`,
+    data: ks.map((k) => ({ x: k + offset(i), k, y: c.passAtK.find((p) => p.k === k)?.value.estimate ?? null })),
+  }));
   return (
     <ChartFrame
       testId="chart-passk"
       title="Pass@k per method"
-      subtitle="unbiased estimator, mean over the scored tasks (n; unscored pairs left out)"
-      legend={names.map((name, i) => ({ name, color: seriesColor(i), mark: 'line' }))}
+      subtitle="unbiased estimator, mean over the scored tasks (n; unscored pairs left out) · methods with equal values are set side by side at each k"
+      wide={conds.length > WIDE_CATEGORIES}
+      legend={series.map((s) => ({ name: s.name, color: s.color, mark: 'line', shape: s.shape, dash: s.dash }))}
     >
-      <LineChart data={data} margin={{ top: 14, right: 24, bottom: 4, left: 8 }}>
+      <LineChart margin={{ top: 14, right: 24, bottom: 4, left: 8 }}>
         <CartesianGrid stroke={GRID} />
-        <XAxis dataKey="k" type="number" domain={[ks[0]!, ks[ks.length - 1]!]} ticks={ks} tick={AXIS} allowDecimals={false} height={46}>
+        <XAxis dataKey="x" type="number" domain={[ks[0]! - pad, ks[ks.length - 1]! + pad]} ticks={ks} tick={AXIS} allowDecimals={false} height={46}>
           <Label value="k (samples drawn of n)" position="insideBottom" offset={0} style={AXIS} />
         </XAxis>
-        <YAxis domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={48}>
+        <YAxis dataKey="y" domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={48}>
           <Label value="Pass@k" angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
         </YAxis>
-        <Tooltip contentStyle={tooltipStyle} formatter={(v) => num(v as number)} labelFormatter={(k) => `k = ${k}`} />
-        {conds.map((c, i) => (
+        <Tooltip
+          contentStyle={tooltipStyle}
+          formatter={(v) => rate(v as number)}
+          labelFormatter={(_x, payload) => `k = ${(payload?.[0]?.payload as { k?: number } | undefined)?.k ?? ''}`}
+        />
+        {series.map((s) => (
           <Line
-            key={`${c.runId}-${c.condition}`}
-            dataKey={`c${i}`}
-            name={names[i]}
-            stroke={seriesColor(i)}
+            key={`${s.c.runId}-${s.c.condition}`}
+            data={s.data}
+            dataKey="y"
+            name={s.name}
+            stroke={s.color}
             strokeWidth={2}
-            dot={{ r: 3 }}
+            strokeDasharray={s.dash || undefined}
+            dot={passKMarker(s.shape, s.color, s.i)}
+            activeDot={false}
             isAnimationActive={false}
           />
         ))}
@@ -194,28 +253,35 @@ export function SelectedVsRawChart({ model }: { model: ReportModel }) {
     rawErr: ciDelta(c.rawPass1),
   }));
   if (!data.length) return <Empty title="No conditions" testId="selected-empty" />;
+  const rows = {
+    selected: model.conditions.map((c) => ({ value: c.selectedCorrect.estimate, hi: c.selectedCorrect.hi })),
+    raw: model.conditions.map((c) => ({ value: c.rawPass1.estimate, hi: c.rawPass1.hi })),
+  };
   return (
     <ChartFrame
       testId="chart-selected-vs-raw"
       title="Selected-output correctness vs raw Pass@1"
       subtitle="what the method returns vs a random raw sample · 95 % intervals"
+      wide={data.length > WIDE_CATEGORIES}
       legend={[
         { name: 'selected output correct', color: '#4361c2' },
         { name: 'raw Pass@1 (c / n)', color: '#a9b8e6' },
       ]}
     >
-      <BarChart data={data} margin={{ top: 14, right: 16, bottom: 4, left: 16 }}>
+      <BarChart data={data} margin={{ top: VALUE_ROOM, right: 16, bottom: 4, left: 16 }}>
         <CartesianGrid stroke={GRID} vertical={false} />
         <XAxis {...categoryAxis()} />
         <YAxis domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={60}>
           <Label value="share of tasks correct" angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
         </YAxis>
-        <Tooltip contentStyle={tooltipStyle} formatter={(v) => num(v as number)} />
-        <Bar dataKey="selected" name="selected output correct" fill="#4361c2" isAnimationActive={false}>
+        <Tooltip contentStyle={tooltipStyle} formatter={(v) => rate(v as number)} />
+        <Bar dataKey="selected" name="selected output correct" fill="#4361c2" isAnimationActive={false} shape={barShape('columns')}>
           <ErrorBar dataKey="selectedErr" width={5} stroke="#1f2937" strokeWidth={1.2} />
+          <LabelList dataKey="selected" content={<ColumnValue rows={rows.selected} formatValue={rate} series="selected" />} />
         </Bar>
-        <Bar dataKey="raw" name="raw Pass@1 (c / n)" fill="#a9b8e6" isAnimationActive={false}>
+        <Bar dataKey="raw" name="raw Pass@1 (c / n)" fill="#a9b8e6" isAnimationActive={false} shape={barShape('columns')}>
           <ErrorBar dataKey="rawErr" width={5} stroke="#1f2937" strokeWidth={1.2} />
+          <LabelList dataKey="raw" content={<ColumnValue rows={rows.raw} formatValue={rate} series="raw" />} />
         </Bar>
       </BarChart>
     </ChartFrame>
@@ -223,6 +289,9 @@ export function SelectedVsRawChart({ model }: { model: ReportModel }) {
 }
 
 const HALF_TICKS = [0, 0.5, 1];
+/** The unit square with room around it, so a point at 0 or 1 (up to 8 px in radius) is drawn whole. */
+const UNIT_PADDED: [number, number] = [-0.08, 1.08];
+const eceFlag = (c: ConditionSummary) => uncertaintyFlag(c.uncertainty, 'ece', c.tasks);
 
 /**
  * Calibration as small multiples: one reliability diagram per condition (same axes, same diagonal), so eight
@@ -246,17 +315,31 @@ export function CalibrationChart({ model }: { model: ReportModel }) {
       <div className="calibration-grid">
         {series.map(({ c, i, bins }) => (
           <div className="calibration-panel" key={`${c.runId}-${c.condition}`} data-testid="calibration-panel">
-            <div className="calibration-panel-title" title={condName(model, c)}>
+            <div className="calibration-panel-title" title={`${condName(model, c)}${eceFlag(c) ? ` · ECE degenerate: ${eceFlag(c)}` : ''}`}>
               <span className="chart-legend-swatch swatch-point" style={{ background: seriesColor(i) }} aria-hidden="true" />
               <span className="calibration-panel-name">{condName(model, c)}</span>
-              <span className="muted tabular"> · ECE {num(c.uncertainty.ece)}</span>
+              <span className="muted tabular"> · ECE {rate(c.uncertainty.ece)}</span>
+              {eceFlag(c) ? (
+                <span className="text-warn small" data-testid="ece-degenerate">
+                  {' '}
+                  degenerate
+                </span>
+              ) : null}
             </div>
-            <div style={{ height: 170 }}>
+            <div style={{ height: 176 }}>
               <ResponsiveContainer width="100%" height="100%">
-                <ScatterChart margin={{ top: 6, right: 10, bottom: 0, left: 0 }}>
+                <ScatterChart margin={{ top: 10, right: 12, bottom: 0, left: 0 }}>
                   <CartesianGrid stroke={GRID} />
-                  <XAxis type="number" dataKey="x" domain={[0, 1]} ticks={HALF_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} height={22} />
-                  <YAxis type="number" dataKey="y" domain={[0, 1]} ticks={HALF_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={30} />
+                  <XAxis
+                    type="number"
+                    dataKey="x"
+                    domain={UNIT_PADDED}
+                    ticks={HALF_TICKS}
+                    tick={AXIS}
+                    tickFormatter={(v: number) => v.toFixed(1)}
+                    height={22}
+                  />
+                  <YAxis type="number" dataKey="y" domain={UNIT_PADDED} ticks={HALF_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={30} />
                   <ZAxis type="number" dataKey="n" domain={[0, maxN]} range={[24, 200]} name="tasks" />
                   <ReferenceLine
                     segment={[
@@ -267,7 +350,7 @@ export function CalibrationChart({ model }: { model: ReportModel }) {
                     strokeDasharray="4 4"
                     ifOverflow="hidden"
                   />
-                  <Tooltip contentStyle={tooltipStyle} formatter={(v, n) => (n === 'tasks' ? String(v) : num(v as number))} />
+                  <Tooltip contentStyle={tooltipStyle} formatter={(v, n) => (n === 'tasks' ? String(v) : rate(v as number))} />
                   <Scatter
                     name={condName(model, c)}
                     data={bins}
@@ -363,25 +446,28 @@ function ApiProtocolChart({ model, protocol }: { model: ReportModel; protocol: A
     <ChartFrame
       testId={testId}
       title={`API retrieval — ${meta.label} protocol`}
-      subtitle={`${label} · ${meta.pool}`}
+      subtitle={`${label} · ${meta.pool} · score: mean over ${meta.over}, 0–1`}
+      wide={data.length > WIDE_CATEGORIES}
       legend={API_BARS.map((b) => ({ name: b.name, color: b.color }))}
     >
-      <BarChart data={data} margin={{ top: 14, right: 16, bottom: 4, left: 16 }}>
+      <BarChart data={data} margin={{ top: VALUE_ROOM, right: 16, bottom: 4, left: 16 }}>
         <CartesianGrid stroke={GRID} vertical={false} />
         <XAxis {...categoryAxis()} />
         <YAxis domain={[0, 1]} ticks={UNIT_TICKS} tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} width={60}>
-          <Label value={`score (0–1, mean over ${meta.over})`} angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
+          <Label value="score (0–1)" angle={-90} position="insideLeft" style={{ ...AXIS, textAnchor: 'middle' }} />
         </YAxis>
         <Tooltip
           contentStyle={tooltipStyle}
-          formatter={(v) => num(v as number)}
+          formatter={(v) => rate(v as number)}
           labelFormatter={(name) => {
             const d = data.find((x) => x.name === name);
-            return d ? `${name} · ${meta.label} · ${meta.matching} · ${d.tasks} ${meta.over} · exact ${num(d.exact)}` : String(name);
+            return d ? `${name} · ${meta.label} · ${meta.matching} · ${d.tasks} ${meta.over} · exact ${rate(d.exact)}` : String(name);
           }}
         />
         {API_BARS.map((b) => (
-          <Bar key={b.key} dataKey={b.key} name={b.name} fill={b.color} isAnimationActive={false} />
+          <Bar key={b.key} dataKey={b.key} name={b.name} fill={b.color} isAnimationActive={false} shape={barShape('columns')}>
+            <LabelList dataKey={b.key} content={<ColumnValue rows={data.map((d) => ({ value: d[b.key] }))} formatValue={rate} series={b.key} />} />
+          </Bar>
         ))}
       </BarChart>
     </ChartFrame>

@@ -7,6 +7,10 @@ import {
   AllowedFolderSchema,
   AppInfoSchema,
   CostEstimateInfoSchema,
+  ImportDefaultsSchema,
+  ImportKindSchema,
+  ImportStartedSchema,
+  ImportSummarySchema,
   JobInfoSchema,
   JobStartedSchema,
   KeyFlagsSchema,
@@ -127,6 +131,45 @@ export const CALLS = {
       .strict(),
     output: SamplePassKSchema,
   },
+  // ---- imports (the Import view): what `opencoder import <kind>` and `opencoder samples import` do, as jobs ----
+  /**
+   * Where an import of `kind` writes when no output is named; a sample set's file is named after its `input` (only its
+   * name is read: nothing is opened, so it is not checked against the allowed folders).
+   */
+  'import.defaults': {
+    input: z.object({ kind: ImportKindSchema, input: z.string().max(4096).optional(), subset: z.string().trim().min(1).max(200).optional() }).strict(),
+    output: ImportDefaultsSchema,
+  },
+  /**
+   * Imports a benchmark's files into tasks and a manifest (a job): RepoExec's staged folder, CoderEval's folder (with
+   * optional records file and templates folder) or ExecRepoBench's records file. `out` defaults to a folder of its own
+   * in the app's data folder; it must be empty or an earlier import of the same kind.
+   */
+  'import.benchmark': {
+    input: z
+      .object({
+        kind: z.enum(['repoexec', 'codereval', 'execrepobench']),
+        path: PathSchema,
+        out: PathSchema.optional(),
+        /** RepoExec: a subset named in repoexec_inline_subsets.json. */
+        subset: z.string().trim().min(1).max(200).optional(),
+        /** CoderEval: the full records file and the test templates folder, both optional. */
+        records: PathSchema.optional(),
+        templates: PathSchema.optional(),
+        docstrings: z.enum(['raw', 'human']).optional(),
+      })
+      .strict(),
+    output: ImportStartedSchema,
+  },
+  /** Imports a published sample set (a file or a folder, any format samples.passk reads) into a set file (a job). */
+  'import.samples': {
+    input: z
+      .object({ path: PathSchema, out: PathSchema.optional(), format: z.enum(['auto', 'repoexec', 'codereval', 'bigcode', 'evalplus']).default('auto') })
+      .strict(),
+    output: ImportStartedSchema,
+  },
+  /** What a finished import job made (not-found while it runs, or for a job that is not an import). */
+  'import.result': { input: z.object({ jobId: IdSchema }).strict(), output: ImportSummarySchema },
 } as const;
 
 export type CallName = keyof typeof CALLS;

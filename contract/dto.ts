@@ -222,7 +222,7 @@ export type CostEstimateInfo = z.infer<typeof CostEstimateInfoSchema>;
 
 // ---- jobs ---------------------------------------------------------------------------------------------------
 
-export const JobKindSchema = z.enum(['index', 'task', 'experiment']);
+export const JobKindSchema = z.enum(['index', 'task', 'experiment', 'import']);
 export type JobKind = z.infer<typeof JobKindSchema>;
 export const JobStateSchema = z.enum(['running', 'paused', 'done', 'cancelled', 'failed']);
 export type JobState = z.infer<typeof JobStateSchema>;
@@ -291,3 +291,45 @@ export const ReportModelSchema = opaque<ReportModel>({
   conditions: z.array(z.unknown()),
   tasks: z.array(z.unknown()),
 });
+
+// ---- imports (the Import view: main/host/calls/imports.ts) --------------------------------------------------
+
+/** What an import brings in: a benchmark (raw files → tasks + manifest) or a published sample set. */
+export const ImportKindSchema = z.enum(['repoexec', 'codereval', 'execrepobench', 'samples']);
+export type ImportKind = z.infer<typeof ImportKindSchema>;
+
+/** Where an import writes when the analyst names no output: a folder (benchmarks) or a set file (samples). */
+export const ImportDefaultsSchema = z.object({ out: z.string(), dataDir: z.string() });
+export type ImportDefaults = z.infer<typeof ImportDefaultsSchema>;
+
+/** An import started as a job, and where it writes. */
+export const ImportStartedSchema = z.object({ jobId: z.string(), out: z.string() });
+
+const ImportWarningSchema = z.object({ reason: z.string(), file: z.string(), line: z.number().int().optional(), message: z.string() });
+
+/** What a finished import made: its output, the counts, and its report (IMPORT.md, or a summary for a sample set). */
+export const ImportSummarySchema = z.object({
+  jobId: z.string(),
+  kind: ImportKindSchema,
+  input: z.string(),
+  /** The output folder (benchmarks) or the written set file (samples). */
+  out: z.string(),
+  /** The manifest written (benchmarks), else null. */
+  manifest: z.string().nullable(),
+  /** The sample set written (samples), else null. */
+  sampleSet: z.string().nullable(),
+  /** The report file (IMPORT.md) when the importer writes one. */
+  reportFile: z.string().nullable(),
+  /** The report as Markdown text. */
+  report: z.string(),
+  /** Tasks imported (benchmarks: manifest lines; samples: tasks in the set). */
+  tasks: count,
+  /** Records, lines or definitions left out, by reason. */
+  dropped: z.record(z.string(), count),
+  warnings: z.object({ count, byReason: z.record(z.string(), count), first: z.array(ImportWarningSchema) }),
+  /** Further figures, labelled, in reading order (projects, modules, samples per task, …). */
+  facts: z.array(z.object({ label: z.string(), value: z.string() })),
+  /** A sample set's samples and official labels (null for a benchmark). */
+  samples: z.object({ format: z.string(), samples: count, labelled: count, perTask: z.array(count), source: z.string() }).nullable(),
+});
+export type ImportSummary = z.infer<typeof ImportSummarySchema>;

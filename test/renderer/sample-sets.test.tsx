@@ -6,6 +6,7 @@ import type { CallName, EngineApi, SamplePassK } from '../../contract/index.ts';
 import { EngineCallError } from '../../contract/index.ts';
 import { createAppStore, installStore } from '../../renderer/src/store.ts';
 import { SampleSets } from '../../renderer/src/views/experiment/SampleSets.tsx';
+import { handOffPassK } from '../../renderer/src/views/import-handoff.ts';
 import { mountPerTest } from './dom.ts';
 
 const calls: { name: string; input: unknown }[] = [];
@@ -60,8 +61,10 @@ describe('sample sets panel', () => {
     act(() => $('[data-testid=samples-humaneval]')!.click());
     await act(async () => $('[data-testid=samples-load]')!.click());
     expect(calls).toEqual([{ name: 'samples.passk', input: { path: '/data/phi-2-results', kOverN: 'humaneval' } }]);
-    expect($('[data-testid=samples-pass-1]')!.textContent).toBe('0.1904225352');
-    expect($('[data-testid=samples-pass-10]')!.textContent).toBe('0.2704225352');
+    // Three decimals like every other rate; the full value in the tooltip.
+    expect($('[data-testid=samples-pass-1]')!.textContent).toBe(RESULT.passAtK['1']!.toFixed(3));
+    expect($('[data-testid=samples-pass-10]')!.textContent).toBe(RESULT.passAtK['10']!.toFixed(3));
+    expect($('[data-testid=samples-pass-10]')!.getAttribute('title')).toBe(String(RESULT.passAtK['10']));
     expect($('[data-testid=samples-result]')!.textContent).toMatch(/355 tasks, 3,550 samples \(n 10\), official labels/);
     expect($('[data-testid=samples-result]')!.textContent).toMatch(/Computed over: mean over 355 tasks/);
   });
@@ -75,5 +78,17 @@ describe('sample sets panel', () => {
     type('/data/broken');
     await act(async () => $('[data-testid=samples-load]')!.click());
     expect($('[data-testid=samples-error]')!.textContent).toMatch(/not valid JSON/);
+  });
+
+  it('computes the set the Import view handed over, once', async () => {
+    handOffPassK('/data/sample-sets/phi-2-results.jsonl');
+    await act(async () => mount.root.render(<SampleSets />));
+    expect(calls).toEqual([{ name: 'samples.passk', input: { path: '/data/sample-sets/phi-2-results.jsonl', kOverN: 'refuse' } }]);
+    expect(($('[data-testid=samples-path]') as HTMLInputElement).value).toBe('/data/sample-sets/phi-2-results.jsonl');
+    expect($('[data-testid=samples-result]')).not.toBeNull();
+    act(() => mount.root.render(<div />));
+    act(() => mount.root.render(<SampleSets />));
+    expect(calls).toHaveLength(1);
+    expect(($('[data-testid=samples-path]') as HTMLInputElement).value).toBe('');
   });
 });

@@ -1,9 +1,13 @@
 // Calls over experiments: methods.list, experiment.estimate (what a run would cost, sending nothing),
 // experiment.start / experiment.resume (jobs), experiment.list and experiment.result (one task's result).
 
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { CostEstimateInfo, MethodInfo, ParsedInput, RunListItem } from '../../../contract/index.ts';
 import { readManifest, type Manifest, type Task } from '../../benchmarks/manifest.ts';
+import { sampleSetLines, type SampleSet } from '../../benchmarks/samples.ts';
+import { loadSampleSets } from '../../generate/imported-backend.ts';
 import { estimateRun, resumableRun, selectTasks, type StoredBackend } from '../../experiment/orchestrate.ts';
 import { ExperimentError } from '../../experiment/runner.ts';
 import { causeOf } from '../../experiment/scoring.ts';
@@ -11,10 +15,11 @@ import { backendSpecOfRecord } from '../../generate/backends.ts';
 import { autoRunLabel, runSubject, storedBackendLabel } from '../../model/run-label.ts';
 import type { TaskFailure, TaskResult } from '../../model/results.ts';
 import { factorialConditions, LADDER, METHODS, type Condition } from '../../pipeline/methods.ts';
-import { fail, type Workspace } from '../workspace.ts';
+import { fail, writeAtomic, type Workspace } from '../workspace.ts';
 import { conditionsFor } from './conditions.ts';
 import type { CallTable } from './index.ts';
 import { checkBackend, runBackendFor, startExperimentJob } from './runs.ts';
+import { readSampleInput } from './samples.ts';
 
 type Request = ParsedInput<'experiment.start'>;
 
@@ -34,6 +39,56 @@ function plannedTasks(
   return { manifest, tasks };
 }
 
+/**
+ * The file the imported backend reads for an experiment's `samples`, which takes what samples.passk takes (one reader,
+ * samples.ts readSampleInput): a set written by an import, or CoderEval's *_out.jsonl, is read as it is; any other
+ * input (a RepoExec results folder, bigcode, EvalPlus) is written once as a set in the data folder's
+ * sample-sets/converted/ under `dataDir`, named by its content, and the run uses (and a resume reads) that file. The
+ * CLI's `--backend imported --samples` reads through here too.
+ */
+export function samplesFileIn(dataDir: string, input: string): string {
+  const isFile = fs.statSync(input, { throwIfNoEntry: false })?.isFile() === true;
+  let set: SampleSet;
+  try {
+    set = readSampleInput('samples', input);
+  } catch (err) {
+    // A JSONL file in one of the imported backend's own looser shapes ({id, candidates: [...]}) is still read as it is.
+    if (isFile && readsAsImported(input)) return input;
+    throw err;
+  }
+  if (isFile && (set.format === 'set' || set.format === 'codereval')) return input;
+  const lines = sampleSetLines(set);
+  const hash = createHash('sha256').update(lines).digest('hex').slice(0, 12);
+  const name =
+    path
+      .basename(set.source)
+      .replace(/\.jsonl?$/i, '')
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[.-]+/, '') || 'samples';
+  const file = path.join(dataDir, 'sample-sets', 'converted', `${name}-${hash}.jsonl`);
+  if (!fs.existsSync(file)) {
+    try {
+      writeAtomic(file, lines);
+    } catch (err) {
+      fail('engine', `Cannot write the sample set read from ${input} to ${file}: ${(err as Error).message}`);
+    }
+  }
+  return file;
+}
+
+function readsAsImported(file: string): boolean {
+  try {
+    return loadSampleSets(file).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The request with its `samples` (if any) as the file the imported backend reads. */
+function withSamplesFile<T extends { samples?: string | undefined }>(ws: Workspace, input: T): T {
+  return input.samples ? { ...input, samples: samplesFileIn(ws.dataDir, input.samples) } : input;
+}
+
 function methods() {
   const info = (c: Condition): MethodInfo => ({ id: c.id, label: c.label, family: c.family, description: c.description });
   return { methods: Object.values(METHODS).map(info), ladder: LADDER.map(info), factorial: factorialConditions().map(info) };
@@ -42,7 +97,7 @@ function methods() {
 function estimate(ws: Workspace, input: ParsedInput<'experiment.estimate'>): CostEstimateInfo {
   const { tasks } = plannedTasks(ws, input);
   const conditions = conditionsFor(ws, input.kind, input.methods);
-  const { spec, stored } = runBackendFor(ws, input);
+  const { spec, stored } = runBackendFor(ws, withSamplesFile(ws, input));
   const backend = ws.backend(spec, { estimateOnly: true });
   try {
     const est = estimateRun(tasks, conditions, backend, ws.prices(), { llmDecomposition: stored.decompose === 'llm' });
@@ -63,7 +118,7 @@ function estimate(ws: Workspace, input: ParsedInput<'experiment.estimate'>): Cos
 function start(ws: Workspace, input: Request): { jobId: string } {
   const { manifest, tasks } = plannedTasks(ws, input);
   const conditions = conditionsFor(ws, input.kind, input.methods);
-  const backend = runBackendFor(ws, input);
+  const backend = runBackendFor(ws, withSamplesFile(ws, input));
   checkBackend(ws, backend.spec);
   const title = `${input.kind === 'run' ? 'Run' : input.kind === 'ladder' ? 'Ladder' : 'Ablation'}: ${tasks.length} task${tasks.length === 1 ? '' : 's'} × ${conditions.length} conditions (${path.basename(manifest.file)})`;
   return { jobId: startExperimentJob(ws, 'experiment', title, { kind: input.kind, manifest, tasks, conditions, backend }).id };

@@ -6,6 +6,7 @@ import type { CallName, CallOutputs, ParsedInput } from '../../../contract/index
 import type { Workspace } from '../workspace.ts';
 import { appCalls } from './app.ts';
 import { experimentCalls } from './experiments.ts';
+import { importCalls } from './imports.ts';
 import { modelCalls } from './models.ts';
 import { repoCalls } from './repos.ts';
 import { reportCalls } from './reports.ts';
@@ -28,5 +29,6 @@ export function makeHandlers(ws: Workspace): Handlers {
     ...experimentCalls(ws),
     ...reportCalls(ws),
     ...sampleCalls(),
+    ...importCalls(ws),
   };
 }

@@ -22,6 +22,7 @@ import type { CandidateSet, LlmBackend, Provider } from '../../../generate/types
 import { defaultModelsDir, packageRoot, userDataDir } from '../../paths.ts';
 import { allowOf, untilInterrupted, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
 import { openEncoderFor, pricesFileIn } from '../../workspace.ts';
+import { samplesFileIn } from '../../calls/experiments.ts';
 import { GENERATE_SPECS } from './specs.ts';
 import { ensureIndexed, openWorkspace, type Workspace } from './retrieve-commands.ts';
 import { counts, duration, fixed, usd as fmtUsd } from '../../../model/format.ts';
@@ -185,7 +186,12 @@ export function backendSpecOfFlags(values: Record<string, unknown>): BackendSpec
         ...(replayProvider ? { replayProvider: replayProvider as Provider } : {}),
       };
     case 'imported':
-      return { kind, ...(samplesFile ? { samplesFile } : {}), ...(values.extract === true ? { extract: true } : {}) };
+      // What the Experiment view's "published samples" takes (a results folder, bigcode, EvalPlus) is taken here too.
+      return {
+        kind,
+        ...(samplesFile ? { samplesFile: samplesFileIn(userDataDir(), samplesFile) } : {}),
+        ...(values.extract === true ? { extract: true } : {}),
+      };
     case 'llama-cpp': {
       if (!model)
         throw new UsageError(`--backend llama-cpp needs --model FILE.gguf (a path, or a file name in the models folder ${modelsDir ?? defaultModelsDir()})`);

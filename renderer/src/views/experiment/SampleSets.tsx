@@ -1,22 +1,26 @@
 // Published sample sets: another system's generations with official verdicts (RepoExec's phi-2 results folder,
 // CoderEval's *_out.jsonl, …) and the Pass@k they give, computed by the engine exactly as `opencoder passk` does.
+// Shown with 3 decimals like every other rate (the full value in the tooltip). The Import view's "Compute Pass@k"
+// hands its set over: the box shows it filled in and computed.
 
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { PathSchema, type CallError, type SamplePassK } from '../../api/contract.ts';
 import { ErrorBox, Field, Section } from '../../components/ui.tsx';
-import { int } from '../../lib/format.ts';
+import { int, num } from '../../lib/format.ts';
 import { asCallError, engine } from '../../store.ts';
+import { takePassK } from '../import-handoff.ts';
 
 export function SampleSets() {
-  const [path, setPath] = useState('');
+  const [handed] = useState(takePassK);
+  const [path, setPath] = useState(handed ?? '');
   const [humaneval, setHumaneval] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<CallError | null>(null);
   const [pathError, setPathError] = useState<string | null>(null);
   const [result, setResult] = useState<SamplePassK | null>(null);
 
-  const load = async () => {
-    const p = PathSchema.safeParse(path.trim());
+  const load = async (input = path) => {
+    const p = PathSchema.safeParse(input.trim());
     setPathError(p.success ? null : (p.error.issues[0]?.message ?? 'not a path'));
     if (!p.success) return;
     setBusy(true);
@@ -31,65 +35,76 @@ export function SampleSets() {
     }
   };
 
+  // A set handed over by the Import view is computed once, and the box brought into view.
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!handed) return;
+    box.current?.scrollIntoView?.({ block: 'start' });
+    void load(handed);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, for the set handed over when the box first shows
+  }, [handed]);
+
   return (
-    <Section
-      title="Published sample sets"
-      subtitle="Pass@k of another system's samples from their official labels (RepoExec results folder, CoderEval *_out.jsonl, bigcode, EvalPlus, or a set from opencoder samples import)"
-      testId="sample-sets"
-    >
-      <div className="form-row">
-        <Field label="Sample file or folder" error={pathError}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              className="input input-wide mono"
-              value={path}
-              onChange={(e) => setPath(e.target.value)}
-              spellCheck={false}
-              data-testid="samples-path"
-              placeholder="/path/to/phi-2-results"
-            />
-          )}
-        </Field>
-        <label className="check">
-          <input type="checkbox" checked={humaneval} onChange={(e) => setHumaneval(e.target.checked)} data-testid="samples-humaneval" /> count tasks with n &lt;
-          k as the HumanEval harness does
-        </label>
-        <button type="button" className="btn btn-primary" onClick={() => void load()} disabled={busy} data-testid="samples-load">
-          {busy ? 'Reading…' : 'Compute Pass@k'}
-        </button>
-      </div>
-      <ErrorBox error={error} title="Cannot read the sample set" testId="samples-error" />
-      {result ? (
-        <div data-testid="samples-result">
-          <p className="small">
-            <code>{result.path}</code> ({result.format}): {int(result.tasks)} tasks, {int(result.samples)} samples (n{' '}
-            {result.n.min === result.n.max ? result.n.min : `${result.n.min}–${result.n.max}`}), official labels
-          </p>
-          <table className="table" data-testid="samples-passk">
-            <thead>
-              <tr>
-                {result.ks.map((k) => (
-                  <th key={k} className="num">
-                    pass@{k}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                {result.ks.map((k) => (
-                  <td key={k} className="num mono" data-testid={`samples-pass-${k}`}>
-                    {result.passAtK[String(k)]!.toFixed(10)}
-                  </td>
-                ))}
-              </tr>
-            </tbody>
-          </table>
-          <p className="small muted">Computed over: {result.computedOver}.</p>
+    <div ref={box}>
+      <Section
+        title="Published sample sets"
+        subtitle="Pass@k of another system's samples from their official labels (RepoExec results folder, CoderEval *_out.jsonl, bigcode, EvalPlus, or a set from opencoder samples import)"
+        testId="sample-sets"
+      >
+        <div className="form-row">
+          <Field label="Sample file or folder" error={pathError}>
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                className="input input-wide mono"
+                value={path}
+                onChange={(e) => setPath(e.target.value)}
+                spellCheck={false}
+                data-testid="samples-path"
+                placeholder="/path/to/phi-2-results"
+              />
+            )}
+          </Field>
+          <label className="check">
+            <input type="checkbox" checked={humaneval} onChange={(e) => setHumaneval(e.target.checked)} data-testid="samples-humaneval" /> count tasks with n
+            &lt; k as the HumanEval harness does
+          </label>
+          <button type="button" className="btn btn-primary" onClick={() => void load()} disabled={busy} data-testid="samples-load">
+            {busy ? 'Reading…' : 'Compute Pass@k'}
+          </button>
         </div>
-      ) : null}
-    </Section>
+        <ErrorBox error={error} title="Cannot read the sample set" testId="samples-error" />
+        {result ? (
+          <div data-testid="samples-result">
+            <p className="small">
+              <code>{result.path}</code> ({result.format}): {int(result.tasks)} tasks, {int(result.samples)} samples (n{' '}
+              {result.n.min === result.n.max ? result.n.min : `${result.n.min}–${result.n.max}`}), official labels
+            </p>
+            <table className="table" data-testid="samples-passk">
+              <thead>
+                <tr>
+                  {result.ks.map((k) => (
+                    <th key={k} className="num">
+                      pass@{k}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                <tr>
+                  {result.ks.map((k) => (
+                    <td key={k} className="num mono" data-testid={`samples-pass-${k}`} title={String(result.passAtK[String(k)])}>
+                      {num(result.passAtK[String(k)], 3)}
+                    </td>
+                  ))}
+                </tr>
+              </tbody>
+            </table>
+            <p className="small muted">Computed over: {result.computedOver}.</p>
+          </div>
+        ) : null}
+      </Section>
+    </div>
   );
 }

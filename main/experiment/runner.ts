@@ -6,7 +6,7 @@ import os from 'node:os';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { estimateGeneration, sumEstimates, type CostEstimate, type PriceTable } from '../generate/cost.ts';
+import { estimateGeneration, runEstimateAssumptions, sumEstimates, type CostEstimate, type PriceTable } from '../generate/cost.ts';
 import { generationRequest } from '../generate/generate.ts';
 import type { LlmBackend } from '../generate/types.ts';
 import { LlmError } from '../generate/errors.ts';
@@ -184,7 +184,8 @@ export function tasksOfRun(run: ExperimentRunRecord, manifest: Manifest): Task[]
 /**
  * Cost before the run: per task and condition, the generation prompt without evidence plus an allowance of
  * `evidenceChars` per fused item, a decomposition call where an LLM decomposes, and every repair round at the
- * size of a generation prompt (the upper bound: most tasks need no repair).
+ * size of a generation prompt (the upper bound: most tasks need no repair) when the backend can repair. Imported
+ * samples call no model: nothing is counted but the pairs.
  */
 export function estimateRun(
   tasks: Task[],
@@ -195,11 +196,15 @@ export function estimateRun(
 ): CostEstimate & { assumptions: string } {
   const perItem = opts.evidenceChars ?? 1200;
   const speed = backend.localSpeed?.();
+  const imported = backend.provider === 'imported';
+  const canRepair = backend.capabilities.repair !== false;
   const parts: CostEstimate[] = [];
+  let repairRounds = 0;
   for (const cond of conditions) {
     const anySource = Object.values(cond.config.retrieval.sources).some(Boolean);
     const allowance = anySource ? 'x'.repeat(perItem * cond.config.fusion.topK) : '';
     for (const task of tasks) {
+      if (imported) continue;
       const { request } = generationRequest(task, null, { config: cond.config });
       const messages = request.messages.map((m, i) => (i === request.messages.length - 1 ? { ...m, content: m.content + allowance } : m));
       const est = (n: number, maxTokens: number) =>
@@ -211,13 +216,24 @@ export function estimateRun(
         );
       parts.push(est(request.n, request.maxTokens));
       if (cond.config.retrieval.decompose && opts.llmDecomposition) parts.push(est(1, 1024));
+      if (!canRepair) continue;
       for (let r = 0; r < cond.config.validation.repairRounds; r++) parts.push(est(1, request.maxTokens));
+      repairRounds += cond.config.validation.repairRounds;
     }
   }
   const sum = sumEstimates(parts);
   return {
     ...sum,
-    assumptions: `${tasks.length} tasks × ${conditions.length} conditions; ~${perItem} characters per evidence item; every repair round counted (an upper bound)`,
+    ...(imported ? { note: `candidates from ${backend.model}: no model called, $0` } : {}),
+    assumptions: runEstimateAssumptions({
+      tasks: tasks.length,
+      conditions: conditions.length,
+      evidenceChars: perItem,
+      imported,
+      repairRounds,
+      canRepair,
+      repairingConditions: conditions.filter((c) => c.config.validation.repairRounds > 0).length,
+    }),
   };
 }
 

@@ -195,6 +195,34 @@ export function sumEstimates(list: CostEstimate[]): CostEstimate {
   };
 }
 
+/** What a run's estimate counted, in one sentence for people (estimateRun's `assumptions`). */
+export function runEstimateAssumptions(p: {
+  tasks: number;
+  conditions: number;
+  /** Characters allowed per fused evidence item. */
+  evidenceChars: number;
+  /** Candidates come from a published sample set: no model is called, nothing is billed, nothing can be repaired. */
+  imported: boolean;
+  /** Repair rounds over all (task, condition) pairs that were counted, and whether the backend can repair at all. */
+  repairRounds: number;
+  canRepair: boolean;
+  /** Conditions whose methods repair (rounds > 0). */
+  repairingConditions: number;
+}): string {
+  const plural = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;
+  const size = `${plural(p.tasks, 'task')} × ${plural(p.conditions, 'condition')}`;
+  if (p.imported) {
+    const repairs = p.repairingConditions ? '; imported samples cannot be repaired, so no repair round is counted' : '';
+    return `${size} from imported samples: no model is called and nothing is billed${repairs}`;
+  }
+  const repairs = !p.repairingConditions
+    ? 'no repair rounds (none of these methods repairs)'
+    : !p.canRepair
+      ? 'no repair rounds (this backend cannot repair)'
+      : `every repair round counted, ${plural(p.repairRounds, 'round')} in all (an upper bound: most tasks need none)`;
+  return `${size}; ~${p.evidenceChars.toLocaleString('en-US')} characters per evidence item; ${repairs}`;
+}
+
 /** Cost per task and per run as a run goes. */
 export class CostLedger {
   private readonly byTask = new Map<string, CostFigure[]>();

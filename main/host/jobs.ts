@@ -25,6 +25,13 @@ export interface StartOptions {
   pausable?: boolean;
   /** `resume` runs the function again (it must continue, not restart): index jobs, experiment jobs. */
   resumable?: boolean;
+  /**
+   * The function, run again on resume, counts only the work left (an index run plans only the files not yet
+   * written): the job keeps each phase's total from before and counts what was done then as done, so a paused
+   * `parse 1 / 25` resumes as `parse 1 / 25`, not `parse 0 / 24`. For a function whose counts already span its
+   * launches (an experiment counts the pairs stored before), leave it off.
+   */
+  steadyTotals?: boolean;
 }
 
 export class JobError extends OpenCoderError {
@@ -43,6 +50,9 @@ interface Entry {
   running: Promise<void> | null;
   lastEmit: number;
   timer: NodeJS.Timeout | null;
+  /** steadyTotals: per phase, the largest total shown by the launches before this one, and by this one. */
+  carried: Map<string, number>;
+  seen: Map<string, number>;
 }
 
 const clone = (info: JobInfo): JobInfo => ({ ...info, progress: info.progress ? { ...info.progress } : null, result: info.result ? { ...info.result } : null });
@@ -83,6 +93,8 @@ export class JobManager {
       running: null,
       lastEmit: 0,
       timer: null,
+      carried: new Map(),
+      seen: new Map(),
     };
     this.jobs.set(id, entry);
     this.launch(entry);
@@ -180,12 +192,14 @@ export class JobManager {
     e.controller = controller;
     e.stopAs = null;
     e.info.stopping = null;
+    for (const [phase, total] of e.seen) e.carried.set(phase, Math.max(total, e.carried.get(phase) ?? 0));
+    e.seen.clear();
     const ctx: JobContext = {
       signal: controller.signal,
       progress: (p) => {
         if (e.controller !== controller || e.info.state !== 'running') return;
         const newPhase = e.info.progress?.phase !== p.phase;
-        e.info.progress = { ...p };
+        e.info.progress = e.opts.steadyTotals ? steady(e, p) : { ...p };
         // A new phase is news (few per job): sent at once; counts within a phase are throttled.
         if (newPhase) this.changed(e);
         else this.progressed(e);
@@ -243,6 +257,21 @@ export class JobManager {
     e.lastEmit = Date.now();
     this.emit({ type: 'job', job: clone(e.info) });
   }
+}
+
+/**
+ * A launch's progress with the phase's total kept from the launches before: what this launch has left to do is
+ * what is left of that total (the rest was done before), so the total does not shrink and the count goes on.
+ */
+function steady(e: Entry, p: JobProgress): JobProgress {
+  const before = e.carried.get(p.phase);
+  let out: JobProgress = { ...p };
+  if (before !== undefined && p.total > 0) {
+    const total = Math.max(before, p.total);
+    out = { ...p, total, done: total - Math.max(0, p.total - p.done) };
+  }
+  if (out.total > 0) e.seen.set(p.phase, Math.max(out.total, e.seen.get(p.phase) ?? 0));
+  return out;
 }
 
 export function messageOf(err: unknown): string {

@@ -2,9 +2,12 @@
 
 import { useEffect, useState } from 'react';
 import { rovingKeyDown } from './components/roving.ts';
+import type { JobKind } from './api/contract.ts';
 import { useApp, getStore, type ViewId } from './store.ts';
 import { AblationPart, ExperimentPart, SettingsPart, TaskPart } from './lazy/parts.tsx';
 import { sandboxSummary } from './lib/sandbox.ts';
+import { Toasts } from './components/Toasts.tsx';
+import { ImportView } from './views/ImportView.tsx';
 import { RepositoryView } from './views/RepositoryView.tsx';
 import { ReportsView } from './views/ReportsView.tsx';
 import './App.css';
@@ -15,8 +18,12 @@ const NAV: { id: ViewId; label: string; hint: string; icon: string }[] = [
   { id: 'ablation', label: 'Ablation', hint: 'switch evidence sources and compare', icon: '◐' },
   { id: 'experiment', label: 'Experiment', hint: 'runs, progress and charts', icon: '▥' },
   { id: 'reports', label: 'Reports', hint: 'export HTML, Markdown, JSON, CSV', icon: '⇩' },
+  { id: 'import', label: 'Import', hint: 'benchmarks and published sample sets', icon: '⇥' },
   { id: 'settings', label: 'Settings', hint: 'backend, keys, sandbox, constants', icon: '⚙' },
 ];
+
+/** The jobs a view's navigation entry counts while they run. */
+const JOBS_OF_VIEW: Partial<Record<ViewId, JobKind>> = { repository: 'index', task: 'task', experiment: 'experiment', import: 'import' };
 
 function Nav() {
   const view = useApp((s) => s.view);
@@ -33,9 +40,7 @@ function Nav() {
       <ul className="nav-list" role="list" onKeyDown={(e) => rovingKeyDown(e, 'vertical')} data-testid="nav">
         {NAV.map((n) => {
           const current = n.id === view;
-          const busy = running.filter((j) =>
-            n.id === 'repository' ? j.kind === 'index' : n.id === 'task' ? j.kind === 'task' : n.id === 'experiment' ? j.kind === 'experiment' : false,
-          ).length;
+          const busy = running.filter((j) => j.kind === JOBS_OF_VIEW[n.id]).length;
           return (
             <li key={n.id}>
               <button
@@ -143,35 +148,12 @@ function SandboxBanner() {
   );
 }
 
-function Notices() {
-  const notices = useApp((s) => s.notices);
-  const dismiss = useApp((s) => s.dismissNotice);
-  if (!notices.length) return null;
-  return (
-    <div className="toasts" aria-live="polite" data-testid="notices">
-      {notices.map((n) => (
-        <div key={n.id} className={`toast toast-${n.level}`} role={n.level === 'error' ? 'alert' : 'status'} data-testid="notice" data-count={n.count}>
-          <span>{n.message}</span>
-          {n.count > 1 ? (
-            <span className="toast-count" data-testid="notice-count" title={`${n.count} times in a row`} aria-label={`${n.count} times`}>
-              ×{n.count}
-            </span>
-          ) : null}
-          <button type="button" className="toast-close" aria-label="Dismiss" onClick={() => dismiss(n.id)}>
-            ×
-          </button>
-        </div>
-      ))}
-    </div>
-  );
-}
-
 export function App() {
   const view = useApp((s) => s.view);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      // Alt+1…6 jump between views.
-      if (e.altKey && !e.ctrlKey && !e.metaKey && /^[1-6]$/.test(e.key)) {
+      // Alt+1…7 jump between views.
+      if (e.altKey && !e.ctrlKey && !e.metaKey && /^[1-7]$/.test(e.key)) {
         getStore()
           .getState()
           .setView(NAV[Number(e.key) - 1]!.id);
@@ -192,9 +174,10 @@ export function App() {
         {view === 'ablation' ? <AblationPart /> : null}
         {view === 'experiment' ? <ExperimentPart /> : null}
         {view === 'reports' ? <ReportsView /> : null}
+        {view === 'import' ? <ImportView /> : null}
         {view === 'settings' ? <SettingsPart /> : null}
       </main>
-      <Notices />
+      <Toasts />
     </div>
   );
 }

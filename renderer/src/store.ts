@@ -22,7 +22,7 @@ import {
 } from './api/contract.ts';
 import type { ConnectionInfo } from './api/transport.ts';
 
-export type ViewId = 'repository' | 'task' | 'ablation' | 'experiment' | 'reports' | 'settings';
+export type ViewId = 'repository' | 'task' | 'ablation' | 'experiment' | 'reports' | 'import' | 'settings';
 
 export interface Loadable<T> {
   status: 'idle' | 'loading' | 'ready' | 'error';
@@ -81,18 +81,80 @@ export interface Notice {
 /** The same notice again within this long is counted on the shown toast instead of stacking another. */
 export const NOTICE_MERGE_MS = 5_000;
 
+/**
+ * How long a toast stays, by level: information and warnings leave by themselves (a repeat, or the pointer resting
+ * on one, keeps it for another full spell); an error stays until it is dismissed.
+ */
+export const NOTICE_TTL_MS: Record<Notice['level'], number | null> = { info: 6_000, warning: 8_000, error: null };
+
+/** At most this many toasts at once: the oldest goes when another comes. */
+export const NOTICE_MAX = 4;
+
 export type TaskSource = 'manifest' | 'custom';
 
-/** What the address bar restores after a reload (route.ts writes and reads it). */
+/** What the Experiment view's start form starts: methods compared, the 2³ source factorial, or the component ladder. */
+export type ExperimentKind = 'run' | 'ablate' | 'ladder';
+export const EXPERIMENT_KINDS: readonly ExperimentKind[] = ['run', 'ablate', 'ladder'];
+/** The tab of the Experiment view's analysis. */
+export type AnalysisTab = 'summary' | 'charts' | 'tasks';
+export const ANALYSIS_TABS: readonly AnalysisTab[] = ['summary', 'charts', 'tasks'];
+/** Which rows of the analysis's task table are shown. */
+export type TaskRowsShown = 'all' | 'correct' | 'wrong' | 'error';
+export const TASK_ROWS_SHOWN: readonly TaskRowsShown[] = ['all', 'correct', 'wrong', 'error'];
+
+/** The Experiment view's start form as the analyst left it. */
+export interface ExperimentForm {
+  kind: ExperimentKind;
+  methods: string[];
+  /** The manifest field; null until the analyst edits it (it then shows the loaded or the sample manifest). */
+  manifest: string | null;
+  /** The task limit as typed (empty: all tasks). */
+  limit: string;
+  samples: string;
+}
+
+/** The Experiment view's analysis: the tab shown and the task table's filters. */
+export interface AnalysisView {
+  tab: AnalysisTab;
+  filter: string;
+  only: TaskRowsShown;
+}
+
+export const DEFAULT_EXPERIMENT_METHODS: readonly string[] = ['baseline-rag', 'rag-verify-repair', 'opencoder'];
+export const DEFAULT_TASK_METHODS: readonly string[] = ['opencoder'];
+export const DEFAULT_EXPERIMENT_FORM: ExperimentForm = { kind: 'run', methods: [...DEFAULT_EXPERIMENT_METHODS], manifest: null, limit: '', samples: '' };
+export const DEFAULT_ANALYSIS: AnalysisView = { tab: 'charts', filter: '', only: 'all' };
+
+/**
+ * What the address bar restores after a reload (route.ts writes and reads it). Each field is null (or empty) when it
+ * is not shown in the route's view or holds its default.
+ */
 export interface RouteState {
   view: ViewId;
   repo: number | null;
+  /** Task and Ablation views: the loaded manifest; Experiment view: the start form's manifest field. */
   manifest: string | null;
   task: string | null;
   source: TaskSource;
   /** A shown result: the run; with `condition`, one stored result (a drill-down), else the run's results. */
   run: string | null;
   condition: string | null;
+  /** Experiment and Reports views: the runs chosen (one, or two compared); a drill-down keeps them for the way back. */
+  runs: string[];
+  /** Ablation view: the run the current one is compared with. */
+  prev: string | null;
+  /** Task and Ablation views: the methods chosen; Experiment view: the start form's methods. */
+  methods: string[] | null;
+  /** Ablation view: the evidence sources switched on (null: all three). */
+  sources: Sources | null;
+  /** Experiment view: the start form's kind, task limit and published samples. */
+  kind: ExperimentKind | null;
+  limit: string | null;
+  samples: string | null;
+  /** Experiment view: the analysis tab and the task table's filters. */
+  tab: AnalysisTab | null;
+  filter: string | null;
+  only: TaskRowsShown | null;
 }
 
 export type MethodsList = { methods: MethodInfo[]; ladder: MethodInfo[]; factorial: MethodInfo[] };
@@ -123,8 +185,10 @@ export interface AppState {
   runs: Loadable<RunListItem[]>;
   /** Report models by `runIds.join('+')`. */
   models: Record<string, Loadable<ReportModel>>;
-  /** Runs chosen in the Experiment view (one, or two to compare). */
+  /** Runs chosen in the Experiment view (one, or two to compare); the Reports view reports on the same. */
   selectedRuns: string[];
+  experimentForm: ExperimentForm;
+  analysis: AnalysisView;
   notices: Notice[];
 
   setView(view: ViewId): void;
@@ -150,20 +214,34 @@ export interface AppState {
   runTask(req: { taskId?: string; custom?: CustomTask; methods?: string[]; sources?: Sources }): Promise<string>;
   loadModel(runIds: string[], force?: boolean): Promise<ReportModel | null>;
   selectRuns(ids: string[]): void;
+  setExperimentForm(patch: Partial<ExperimentForm>): void;
+  setAnalysis(patch: Partial<AnalysisView>): void;
   openResult(runId: string, taskId: string, condition: string): Promise<void>;
   closeDrill(): void;
   jobAction(jobId: string, action: 'cancel' | 'pause' | 'resume'): Promise<void>;
   notify(level: Notice['level'], message: string): void;
   dismissNotice(id: number): void;
+  /** The pointer (or focus) rests on a toast: it stays; released, it has another full spell before it leaves. */
+  holdNotice(id: number, held: boolean): void;
 }
 
 export type AppStore = StoreApi<AppState>;
+
+/** The analysis a route names (its defaults where it names none). */
+const analysisOf = (route: RouteState): AnalysisView => ({
+  tab: route.tab ?? DEFAULT_ANALYSIS.tab,
+  filter: route.filter ?? '',
+  only: route.only ?? DEFAULT_ANALYSIS.only,
+});
 
 const FINISHED = new Set(['done', 'cancelled', 'failed']);
 export const modelKey = (runIds: string[]) => runIds.join('+');
 
 export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = {}): AppStore {
   let noticeId = 0;
+  /** The pending expiry of each toast that leaves by itself (not while held). */
+  const noticeTimers = new Map<number, ReturnType<typeof setTimeout>>();
+  const held = new Set<number>();
   /** Task-run jobs whose results are being fetched (a job event can arrive twice). */
   const fetching = new Set<string>();
   /** Pauses and cancels asked for and not yet seen through: shown at once, whatever event comes first. */
@@ -240,6 +318,30 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       if (get().selectedTaskId !== taskId && get().tasks.data?.tasks.some((t) => t.id === taskId)) set({ selectedTaskId: taskId });
     };
 
+    /** Forgets a toast's timer and hold (it is gone). */
+    const forgetNotice = (id: number) => {
+      const t = noticeTimers.get(id);
+      if (t !== undefined) clearTimeout(t);
+      noticeTimers.delete(id);
+      held.delete(id);
+    };
+
+    /** (Re)starts the spell after which a toast of `level` leaves by itself; errors and held toasts stay. */
+    const armNotice = (id: number, level: Notice['level']) => {
+      const t = noticeTimers.get(id);
+      if (t !== undefined) clearTimeout(t);
+      noticeTimers.delete(id);
+      const ttl = NOTICE_TTL_MS[level];
+      if (ttl === null || held.has(id)) return;
+      noticeTimers.set(
+        id,
+        setTimeout(() => {
+          noticeTimers.delete(id);
+          set({ notices: get().notices.filter((n) => n.id !== id) });
+        }, ttl),
+      );
+    };
+
     /** What a job's new state means beyond the jobs list. */
     const applyJob = (job: JobInfo, prev: JobInfo | undefined) => {
       upsertJob(job);
@@ -279,28 +381,73 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       selectedTaskId: null,
       taskSource: 'manifest',
       selectedRepoId: null,
-      selectedMethods: ['opencoder'],
+      selectedMethods: [...DEFAULT_TASK_METHODS],
       ablationSources: { ...ALL_SOURCES },
       taskRun: { current: null, previous: null },
       drill: null,
       runs: idle(),
       models: {},
       selectedRuns: [],
+      experimentForm: { ...DEFAULT_EXPERIMENT_FORM, methods: [...DEFAULT_EXPERIMENT_FORM.methods] },
+      analysis: { ...DEFAULT_ANALYSIS },
       notices: [],
 
-      setView: (view) => set({ view }),
+      setView: (view) => {
+        // Back from a stored result to an experiment with no run chosen (after a reload, say): its run is chosen.
+        const d = get().drill;
+        if (view === 'experiment' && d && !get().selectedRuns.length) set({ view, selectedRuns: [d.runId] });
+        else set({ view });
+      },
       setTaskSource: (taskSource) => set({ taskSource }),
       selectRepo: (selectedRepoId) => set({ selectedRepoId }),
 
       applyRoute(route) {
-        // A route names only what its view shows: the rest of the state is left as it is.
+        // A route names only what its view shows: the rest of the state is left as it is; what it shows and leaves
+        // out of the address bar is at its default.
         set({ view: route.view });
         if (route.view === 'repository') set({ selectedRepoId: route.repo });
+        if (route.view === 'experiment') {
+          set({
+            selectedRuns: route.runs.slice(-2),
+            experimentForm: {
+              kind: route.kind ?? DEFAULT_EXPERIMENT_FORM.kind,
+              methods: route.methods ? [...route.methods] : [...DEFAULT_EXPERIMENT_METHODS],
+              manifest: route.manifest,
+              limit: route.limit ?? '',
+              samples: route.samples ?? '',
+            },
+            analysis: analysisOf(route),
+          });
+          return;
+        }
+        if (route.view === 'reports') {
+          // No run named: the view chooses the newest (or keeps the experiment's choice).
+          if (route.runs.length) set({ selectedRuns: route.runs.slice(-2) });
+          return;
+        }
+        if (route.view !== 'task' && route.view !== 'ablation') return;
         if (route.task) set({ selectedTaskId: route.task });
         if (route.manifest && route.manifest !== get().manifest) void get().loadTasks(route.manifest);
+        if (route.methods) set({ selectedMethods: [...route.methods] });
         const d = get().drill;
-        if (route.view !== 'task') return;
+        if (route.view === 'ablation') {
+          set({ ablationSources: route.sources ? { ...route.sources } : { ...ALL_SOURCES } });
+          const { current, previous } = get().taskRun;
+          if (route.run && (current?.runId !== route.run || (route.prev && previous?.runId !== route.prev))) {
+            const prev = route.prev;
+            const run = route.run;
+            // The compared run first: restoring the current one moves it to "previous".
+            void (async () => {
+              if (prev) await get().restoreRun(prev);
+              await get().restoreRun(run);
+            })();
+          }
+          return;
+        }
         if (route.run && route.task && route.condition) {
+          // The experiment the result was opened from: "Back to the experiment" shows it again, as it was.
+          if (route.runs.length) set({ selectedRuns: route.runs.slice(-2), analysis: analysisOf(route) });
+          else if (!get().selectedRuns.includes(route.run)) set({ selectedRuns: [route.run] });
           if (!d || d.runId !== route.run || d.taskId !== route.task || d.condition !== route.condition)
             void get().openResult(route.run, route.task, route.condition);
         } else if (route.run) {
@@ -468,6 +615,8 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
       },
 
       selectRuns: (ids) => set({ selectedRuns: ids.slice(-2) }),
+      setExperimentForm: (patch) => set({ experimentForm: { ...get().experimentForm, ...patch } }),
+      setAnalysis: (patch) => set({ analysis: { ...get().analysis, ...patch } }),
 
       async openResult(runId, taskId, condition) {
         set({ drill: { runId, taskId, condition, result: { status: 'loading', data: null, error: null } }, view: 'task', taskSource: 'manifest' });
@@ -511,14 +660,36 @@ export function createAppStore(api: EngineApi, opts: { initialView?: ViewId } = 
         const notices = get().notices;
         const same = notices.find((n) => n.level === level && n.message === message && at - n.at <= NOTICE_MERGE_MS);
         if (same) {
-          // One failing call reported by several views is one toast, counted.
+          // One failing call reported by several views is one toast, counted (and shown for another full spell).
           set({ notices: [...notices.filter((n) => n !== same), { ...same, count: same.count + 1, at }] });
+          armNotice(same.id, level);
           return;
         }
-        set({ notices: [...notices.slice(-4), { id: ++noticeId, level, message, count: 1, at }] });
+        const id = ++noticeId;
+        const kept = notices.slice(-(NOTICE_MAX - 1));
+        for (const n of notices) if (!kept.includes(n)) forgetNotice(n.id);
+        set({ notices: [...kept, { id, level, message, count: 1, at }] });
+        armNotice(id, level);
       },
 
-      dismissNotice: (id) => set({ notices: get().notices.filter((n) => n.id !== id) }),
+      dismissNotice: (id) => {
+        forgetNotice(id);
+        set({ notices: get().notices.filter((n) => n.id !== id) });
+      },
+
+      holdNotice(id, hold) {
+        const n = get().notices.find((x) => x.id === id);
+        if (!n) return;
+        if (hold) {
+          held.add(id);
+          const t = noticeTimers.get(id);
+          if (t !== undefined) clearTimeout(t);
+          noticeTimers.delete(id);
+        } else {
+          held.delete(id);
+          armNotice(id, n.level);
+        }
+      },
     };
   });
 }

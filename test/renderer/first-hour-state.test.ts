@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CallInput, CallName, CallOutput, EngineApi, JobInfo, RunListItem, TaskSummary } from '../../contract/index.ts';
 import { jobInfo } from '../helpers/job-info.ts';
-import { formatRoute, parseRoute, routeOfState } from '../../renderer/src/route.ts';
-import { createAppStore } from '../../renderer/src/store.ts';
+import { DEFAULT_ROUTE, formatRoute, parseRoute, routeOfState } from '../../renderer/src/route.ts';
+import { createAppStore, type RouteState } from '../../renderer/src/store.ts';
 import { loadCustomDraft, saveCustomDraft, emptyDraft } from '../../renderer/src/views/task/custom-draft.ts';
 import { taskResult } from './fixtures.ts';
 
@@ -31,7 +31,16 @@ const summary = (id: string): TaskSummary =>
 
 describe('the route', () => {
   it('round-trips the view, repository, manifest, task, source, run and condition; junk falls back to the defaults', () => {
-    const r = { view: 'task' as const, repo: 3, manifest: '/a b/tasks.jsonl', task: 'pkg/f', source: 'custom' as const, run: 'run-1', condition: 'opencoder' };
+    const r: RouteState = {
+      ...DEFAULT_ROUTE,
+      view: 'task',
+      repo: 3,
+      manifest: '/a b/tasks.jsonl',
+      task: 'pkg/f',
+      source: 'custom',
+      run: 'run-1',
+      condition: 'opencoder',
+    };
     expect(parseRoute(formatRoute(r))).toEqual(r);
     expect(parseRoute('#token=abc').view).toBe('repository');
     expect(parseRoute('#/nowhere?repo=-2')).toMatchObject({ view: 'repository', repo: null });
@@ -41,6 +50,118 @@ describe('the route', () => {
     const store = createAppStore(apiOf({}), { initialView: 'task' });
     store.setState({ drill: { runId: 'r1', taskId: 't1', condition: 'c1', result: { status: 'loading', data: null, error: null } } });
     expect(routeOfState(store.getState())).toMatchObject({ view: 'task', run: 'r1', task: 't1', condition: 'c1' });
+  });
+});
+
+describe('the route of the Experiment, Ablation and Reports views (issue 31)', () => {
+  const experiment: RouteState = {
+    ...DEFAULT_ROUTE,
+    view: 'experiment',
+    manifest: '/data/bench & co/tasks.jsonl',
+    runs: ['run-a', 'run-b'],
+    methods: ['baseline-rag', 'opencoder'],
+    kind: 'ladder',
+    limit: '12',
+    samples: '/data/c_out.jsonl',
+    tab: 'tasks',
+    filter: 'pkg/f?x=1&y',
+    only: 'wrong',
+  };
+
+  it('round-trips chosen runs, tab, filters, start form, ablation switches and compared run', () => {
+    expect(parseRoute(formatRoute(experiment))).toEqual(experiment);
+    const ablation: RouteState = {
+      ...DEFAULT_ROUTE,
+      view: 'ablation',
+      manifest: '/m.jsonl',
+      task: 't1',
+      run: 'run-2',
+      prev: 'run-1',
+      sources: { api: true, context: false, similar: true },
+      methods: [],
+    };
+    expect(parseRoute(formatRoute(ablation))).toEqual(ablation);
+    const none: RouteState = { ...ablation, sources: { api: false, context: false, similar: false } };
+    expect(parseRoute(formatRoute(none))).toEqual(none);
+  });
+
+  it('refuses what the views would not take: an unknown tab, kind or filter, a bad limit, unknown sources, a third run', () => {
+    const r = parseRoute('#/experiment?tab=graphs&kind=all&only=maybe&limit=0&sources=api,radio&runs=a&runs=b&runs=c&runs=c');
+    expect(r).toMatchObject({ view: 'experiment', tab: null, kind: null, only: null, limit: null, sources: null, runs: ['b', 'c'] });
+    expect(parseRoute('#/experiment?limit=-3').limit).toBeNull();
+    expect(parseRoute('#/experiment?limit=2.5').limit).toBeNull();
+  });
+
+  it('holds what the Experiment view shows, defaults left out, and a reload (applyRoute) restores it', () => {
+    const store = createAppStore(apiOf({ 'experiment.model': () => new Promise(() => {}) }), { initialView: 'experiment' });
+    expect(formatRoute(routeOfState(store.getState()))).toBe('#/experiment');
+    store.getState().selectRuns(['run-a', 'run-b']);
+    store.getState().setAnalysis({ tab: 'tasks', filter: 'pkg/f?x=1&y', only: 'wrong' });
+    store.getState().setExperimentForm({ kind: 'ladder', limit: '12', manifest: '/data/bench & co/tasks.jsonl', samples: '/data/c_out.jsonl' });
+    store.getState().setExperimentForm({ methods: ['baseline-rag', 'opencoder'] });
+    const hash = formatRoute(routeOfState(store.getState()));
+    expect(parseRoute(hash)).toEqual(experiment);
+
+    const reloaded = createAppStore(apiOf({}), { initialView: 'experiment' });
+    reloaded.getState().applyRoute(parseRoute(hash));
+    const s = reloaded.getState();
+    expect(s.selectedRuns).toEqual(['run-a', 'run-b']);
+    expect(s.analysis).toEqual({ tab: 'tasks', filter: 'pkg/f?x=1&y', only: 'wrong' });
+    expect(s.experimentForm).toEqual({
+      kind: 'ladder',
+      methods: ['baseline-rag', 'opencoder'],
+      manifest: '/data/bench & co/tasks.jsonl',
+      limit: '12',
+      samples: '/data/c_out.jsonl',
+    });
+    // A task limit being typed ("1x") is not in the address bar; back / forward to a route without one clears it.
+    reloaded.getState().setExperimentForm({ limit: '1x' });
+    expect(routeOfState(reloaded.getState()).limit).toBeNull();
+    reloaded.getState().applyRoute(parseRoute('#/experiment'));
+    expect(reloaded.getState()).toMatchObject({
+      selectedRuns: [],
+      experimentForm: { kind: 'run', limit: '', manifest: null },
+      analysis: { tab: 'charts', filter: '' },
+    });
+  });
+
+  it('a stored result opened from the experiment keeps its runs; back to the experiment shows them, also after a reload', () => {
+    const api = apiOf({ 'experiment.result': () => new Promise(() => {}), 'experiment.list': () => [], 'experiment.model': () => new Promise(() => {}) });
+    const store = createAppStore(api, { initialView: 'experiment' });
+    store.getState().selectRuns(['run-a', 'run-b']);
+    store.getState().setAnalysis({ tab: 'tasks', filter: 'opencoder' });
+    void store.getState().openResult('run-b', 't1', 'opencoder');
+    const hash = formatRoute(routeOfState(store.getState()));
+    expect(parseRoute(hash)).toMatchObject({ view: 'task', run: 'run-b', task: 't1', condition: 'opencoder', runs: ['run-a', 'run-b'], tab: 'tasks' });
+
+    const reloaded = createAppStore(api, { initialView: 'task' });
+    reloaded.getState().applyRoute(parseRoute(hash));
+    reloaded.getState().setView('experiment');
+    expect(reloaded.getState().selectedRuns).toEqual(['run-a', 'run-b']);
+    expect(reloaded.getState().analysis).toEqual({ tab: 'tasks', filter: 'opencoder', only: 'all' });
+
+    // An address from before runs were kept: the result's own run is chosen on the way back.
+    const old = createAppStore(api, { initialView: 'task' });
+    old.getState().applyRoute(parseRoute('#/task?task=t1&run=run-b&condition=opencoder'));
+    old.getState().setView('experiment');
+    expect(old.getState().selectedRuns).toEqual(['run-b']);
+  });
+
+  it('drops the manifest and task while the Task view is on a written task', () => {
+    const store = createAppStore(apiOf({}), { initialView: 'task' });
+    store.setState({ manifest: '/m.jsonl', selectedTaskId: 't1' });
+    expect(routeOfState(store.getState())).toMatchObject({ manifest: '/m.jsonl', task: 't1' });
+    store.getState().setTaskSource('custom');
+    expect(routeOfState(store.getState())).toMatchObject({ source: 'custom', manifest: null, task: null });
+  });
+
+  it('the Reports view reports on the chosen runs, and its address names them', () => {
+    const store = createAppStore(apiOf({}), { initialView: 'reports' });
+    store.getState().selectRuns(['run-a']);
+    expect(formatRoute(routeOfState(store.getState()))).toBe('#/reports?runs=run-a');
+    const reloaded = createAppStore(apiOf({}), { initialView: 'reports' });
+    reloaded.getState().applyRoute(parseRoute('#/reports?runs=run-a&runs=run-b'));
+    expect(reloaded.getState().selectedRuns).toEqual(['run-a', 'run-b']);
   });
 });
 

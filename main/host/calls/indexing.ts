@@ -61,6 +61,8 @@ export function startIndexJob(ws: Workspace, root: string, include: readonly str
   const job = ws.jobs.start('index', `Index ${path.basename(root)} (${root})`, run, {
     pausable: true,
     resumable: true,
+    // A resumed index plans only the files not yet written: the job keeps the totals it showed before the pause.
+    steadyTotals: true,
   });
   ws.indexJobs.set(root, job.id);
   return job;

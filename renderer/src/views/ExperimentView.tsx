@@ -2,18 +2,19 @@
 // for one run (or two compared) see the summary, the paired comparisons, the charts and every task, with a
 // drill-down to the stored task result (that analysis is experiment/Analysis.tsx).
 
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { PathSchema, type CallError, type CostEstimateInfo } from '../api/contract.ts';
 import { Empty, ErrorBox, Field, JobCard, Section, Tabs } from '../components/ui.tsx';
 import { int, usd } from '../lib/format.ts';
-import { asCallError, engine, getStore, useApp } from '../store.ts';
+import { AllowHere, folderOffered } from '../components/AllowHere.tsx';
+import { asCallError, engine, getStore, useApp, type ExperimentKind } from '../store.ts';
 import { RunAnalysis } from './experiment/Analysis.tsx';
 import { MethodPicker } from './TaskView.tsx';
 import { SampleSets } from './experiment/SampleSets.tsx';
 import { RunsList } from './RunsList.tsx';
 import './ExperimentView.css';
 
-type Kind = 'run' | 'ablate' | 'ladder';
+type Kind = ExperimentKind;
 
 export function ExperimentView() {
   return (
@@ -83,28 +84,32 @@ interface Estimate {
 
 const NO_ESTIMATE: Estimate = { status: 'idle', data: null, error: null, key: '' };
 
-/** The manifest field, filled once with the store's manifest or the sample manifest (which may arrive later). */
-function useDefaultManifest() {
+/**
+ * The start form's fields, kept in the store (and so in the address bar: a reload keeps them). The manifest field
+ * shows the loaded manifest, else the sample manifest, until the analyst edits it.
+ */
+function useStartFields() {
+  const form = useApp((s) => s.experimentForm);
+  const setForm = useApp((s) => s.setExperimentForm);
   const sampleManifest = useApp((s) => s.info.data?.sampleManifest);
   const storeManifest = useApp((s) => s.manifest);
-  const [manifest, setManifest] = useState(storeManifest ?? sampleManifest ?? '');
-  const seeded = useRef(!!manifest);
-  useEffect(() => {
-    // Fill the default once (the app info may arrive after the view); a field the analyst cleared stays empty.
-    if (seeded.current || !(storeManifest || sampleManifest)) return;
-    seeded.current = true;
-    setManifest(storeManifest ?? sampleManifest!);
-  }, [storeManifest, sampleManifest]);
-  return [manifest, setManifest] as const;
+  const manifest = form.manifest ?? storeManifest ?? sampleManifest ?? '';
+  return {
+    fields: { kind: form.kind, methods: form.methods, manifest, limit: form.limit, samples: form.samples },
+    set: {
+      kind: (kind: Kind) => setForm({ kind }),
+      methods: (methods: string[]) => setForm({ methods }),
+      manifest: (v: string) => setForm({ manifest: v }),
+      limit: (limit: string) => setForm({ limit }),
+      samples: (samples: string) => setForm({ samples }),
+    },
+  };
 }
 
 /** The start form's fields, the cost estimate for them, and starting the experiment once it is estimated. */
 function useExperimentStart() {
-  const [kind, setKind] = useState<Kind>('run');
-  const [methods, setMethods] = useState<string[]>(['baseline-rag', 'rag-verify-repair', 'opencoder']);
-  const [manifest, setManifest] = useDefaultManifest();
-  const [limit, setLimit] = useState('');
-  const [samples, setSamples] = useState('');
+  const { fields, set } = useStartFields();
+  const { kind, methods, manifest, limit, samples } = fields;
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [estimate, setEstimate] = useState<Estimate>(NO_ESTIMATE);
   const [startError, setStartError] = useState<CallError | null>(null);
@@ -120,18 +125,23 @@ function useExperimentStart() {
     [manifest, kind, limit, methods, samples],
   );
 
+  /** The call's field problems shown at their fields. */
+  const showIssues = (e: CallError) => {
+    const byField: Record<string, string> = {};
+    for (const i of e.issues ?? []) byField[i.path.split('.')[0]!] = i.message;
+    if (Object.keys(byField).length) setErrors(byField);
+  };
   const doEstimate = async () => {
     const x = input();
     if (!x) return;
+    setStartError(null);
     setEstimate({ status: 'loading', data: null, error: null, key: current });
     try {
       const data = await engine().call('experiment.estimate', x);
       setEstimate({ status: 'ready', data, error: null, key: current });
     } catch (err) {
       const e = asCallError(err);
-      const byField: Record<string, string> = {};
-      for (const i of e.issues ?? []) byField[i.path.split('.')[0]!] = i.message;
-      if (Object.keys(byField).length) setErrors(byField);
+      showIssues(e);
       setEstimate({ status: 'error', data: null, error: e, key: current });
     }
   };
@@ -145,14 +155,16 @@ function useExperimentStart() {
       await getStore().getState().refreshJobs();
       setEstimate(NO_ESTIMATE);
     } catch (err) {
-      setStartError(asCallError(err));
+      const e = asCallError(err);
+      showIssues(e);
+      setStartError(e);
     } finally {
       setStarting(false);
     }
   };
   return {
-    fields: { kind, methods, manifest, limit, samples },
-    set: { kind: setKind, methods: setMethods, manifest: setManifest, limit: setLimit, samples: setSamples },
+    fields,
+    set,
     errors,
     estimate,
     estimateFresh: estimate.status === 'ready' && estimate.key === current,
@@ -163,9 +175,23 @@ function useExperimentStart() {
   };
 }
 
+/** The path field a refused call named, when its folder may be allowed in place (the form then offers it there). */
+function refusedField(error: CallError | null): 'manifest' | 'samples' | null {
+  if (!error || !folderOffered(error)) return null;
+  const field = error.issues?.[0]?.path.split('.')[0];
+  return field === 'manifest' || field === 'samples' ? field : null;
+}
+
 function StartExperiment() {
   const { fields, set, errors, estimate, estimateFresh, startError, starting, doEstimate, start } = useExperimentStart();
   const { kind } = fields;
+  // A refused path is answered at its field with "Allow this folder", which then tries the same action again.
+  const estimateError = estimate.status === 'error' ? estimate.error : null;
+  const refused = startError
+    ? { error: startError, field: refusedField(startError), retry: start }
+    : { error: estimateError, field: refusedField(estimateError), retry: doEstimate };
+  const allowAt = (field: 'manifest' | 'samples') =>
+    refused.field === field ? <AllowHere error={refused.error} onAllowed={() => void refused.retry()} testId={`experiment-${field}-allow`} /> : null;
   return (
     <Section title="Start an experiment" testId="experiment-start">
       <Tabs<Kind>
@@ -225,6 +251,7 @@ function StartExperiment() {
             )}
           </Field>
         </div>
+        {allowAt('manifest')}
         <div className="form-row">
           <Field
             label="Published samples (optional)"
@@ -245,6 +272,7 @@ function StartExperiment() {
             )}
           </Field>
         </div>
+        {allowAt('samples')}
         <div className="row gap">
           <button type="button" className="btn" onClick={() => void doEstimate()} disabled={estimate.status === 'loading'} data-testid="experiment-estimate">
             {estimate.status === 'loading' ? 'Estimating…' : 'Estimate cost'}
@@ -263,9 +291,11 @@ function StartExperiment() {
             <span className="small muted">Estimate first; the estimate is shown before anything is sent.</span>
           ) : null}
         </div>
-        {estimate.status === 'error' ? <ErrorBox error={estimate.error} title="Could not estimate" /> : null}
+        {estimateError && !refusedField(estimateError) ? (
+          <ErrorBox error={estimateError} title="Could not estimate" onAllowed={() => void doEstimate()} />
+        ) : null}
         {estimate.data && estimateFresh ? <EstimateResult data={estimate.data} /> : null}
-        <ErrorBox error={startError} title="Could not start" />
+        {startError && !refusedField(startError) ? <ErrorBox error={startError} title="Could not start" onAllowed={() => void start()} /> : null}
       </div>
     </Section>
   );
@@ -277,7 +307,7 @@ function EstimateResult({ data }: { data: CostEstimateInfo }) {
       <div className="estimate-grid tabular">
         <div>
           <span className="muted small">Calls</span>
-          <strong>{int(data.calls)}</strong>
+          <strong>{data.calls ? int(data.calls) : 'none'}</strong>
         </div>
         <div>
           <span className="muted small">Input tokens</span>
@@ -293,7 +323,9 @@ function EstimateResult({ data }: { data: CostEstimateInfo }) {
         </div>
       </div>
       <p className="small">{data.note}</p>
-      <p className="small muted">{data.assumptions}</p>
+      <p className="small muted" data-testid="estimate-assumptions">
+        Counted: {data.assumptions}
+      </p>
     </div>
   );
 }

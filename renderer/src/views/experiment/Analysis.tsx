@@ -2,7 +2,7 @@
 // comparisons, notes), the charts, and every task with a drill-down to its stored result. Styled by
 // ExperimentView.css, which the view imports, and Analysis.css (tables that scroll with a sticky first column).
 
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, type ReactNode } from 'react';
 import { backendDisplayLabel, type ReportModel, type TaskRow } from '../../api/contract.ts';
 
 type ConditionRow = ReportModel['conditions'][number];
@@ -23,11 +23,27 @@ function repliesTitle(c: ConditionRow): string {
 
 import { Badge, Empty, ErrorBox, Loading, Section, Tabs } from '../../components/ui.tsx';
 import { VirtualList } from '../../components/VirtualList.tsx';
-import { duration, int, interval, num, pct, plural, usd } from '../../lib/format.ts';
-import { modelKey, useApp } from '../../store.ts';
+import { duration, int, interval, pct, plural, pValue, rate, usd } from '../../lib/format.ts';
+import { mcnemarFlag, permutationFlag, uncertaintyFlag } from '../../../../main/model/degenerate.ts';
+import { modelKey, useApp, type AnalysisTab, type TaskRowsShown } from '../../store.ts';
 import { ChartsPart } from '../../lazy/parts.tsx';
 import { condName } from './cond-name.ts';
 import './Analysis.css';
+
+/** A figure with a `degenerate` mark beside it, the reason in its tooltip, when the figure says nothing. */
+function Flagged({ value, flag, testId }: { value: string; flag: string | null; testId: string }) {
+  return (
+    <span title={flag ?? undefined}>
+      {value}
+      {flag ? (
+        <span className="text-warn small" data-testid={testId}>
+          {' '}
+          degenerate
+        </span>
+      ) : null}
+    </span>
+  );
+}
 
 /** The verdicts counted apart per condition: flaky ones (never a pass) and in-process ones (best-effort hardening only). */
 const APART = {
@@ -59,14 +75,15 @@ function ApartCell({ c, kind, children }: { c: ConditionRow; kind: keyof typeof 
   );
 }
 
-type AnalysisTab = 'summary' | 'charts' | 'tasks';
-
 export function RunAnalysis() {
   const selected = useApp((s) => s.selectedRuns);
   const key = modelKey(selected);
   const model = useApp((s) => s.models[key]);
   const loadModel = useApp((s) => s.loadModel);
-  const [tab, setTab] = useState<AnalysisTab>('charts');
+  // In the store (and so in the address bar): a reload or back / forward shows the same tab.
+  const tab = useApp((s) => s.analysis.tab);
+  const setAnalysis = useApp((s) => s.setAnalysis);
+  const setTab = (t: AnalysisTab) => setAnalysis({ tab: t });
   useEffect(() => {
     if (selected.length && (!model || model.status === 'idle')) void loadModel(selected);
   }, [key, model, selected, loadModel]);
@@ -193,6 +210,7 @@ export function ConditionsTable({ model }: { model: ReportModel }) {
             <th className="num">Mean uncert.</th>
             <th className="num">ECE</th>
             <th className="num">AUROC</th>
+            <th className="num">AUPRC</th>
             <th
               className="num"
               title="Repository protocol: discovery in the whole repository, strict module:qualname keys, mean over the tasks with a non-empty truth"
@@ -226,25 +244,24 @@ export function ConditionsTable({ model }: { model: ReportModel }) {
               </ApartCell>
               {ks.map((k) => (
                 <td key={k} className="num">
-                  {num(c.passAtK.find((p) => p.k === k)?.value.estimate)}
+                  {rate(c.passAtK.find((p) => p.k === k)?.value.estimate)}
                 </td>
               ))}
               <td className="num">{interval(c.selectedCorrect)}</td>
-              <td className="num">{num(c.rawPass1.estimate)}</td>
+              <td className="num">{rate(c.rawPass1.estimate)}</td>
               <td className="num">{c.repair.rate === null ? '—' : `${c.repair.recovered}/${c.repair.attempted}`}</td>
-              <td className="num">{num(c.uncertainty.mean)}</td>
-              <td className="num">{num(c.uncertainty.ece)}</td>
-              <td className="num" title={c.uncertainty.degenerate ?? undefined}>
-                {num(c.uncertainty.auroc)}
-                {c.uncertainty.degenerate ? (
-                  <span className="text-warn small" data-testid="auroc-degenerate">
-                    {' '}
-                    degenerate
-                  </span>
-                ) : null}
+              <td className="num">{rate(c.uncertainty.mean)}</td>
+              <td className="num">
+                <Flagged value={rate(c.uncertainty.ece)} flag={uncertaintyFlag(c.uncertainty, 'ece', c.tasks)} testId="ece-degenerate" />
+              </td>
+              <td className="num">
+                <Flagged value={rate(c.uncertainty.auroc)} flag={uncertaintyFlag(c.uncertainty, 'auroc', c.tasks)} testId="auroc-degenerate" />
+              </td>
+              <td className="num">
+                <Flagged value={rate(c.uncertainty.auprc)} flag={uncertaintyFlag(c.uncertainty, 'auprc', c.tasks)} testId="auprc-degenerate" />
               </td>
               <td className="num" data-testid="api-f1-repository" title={c.api ? `${c.api.tasks} tasks with truth` : undefined}>
-                {c.api ? num(c.api.f1) : '—'}
+                {c.api ? rate(c.api.f1) : '—'}
                 {c.api ? <span className="muted small"> ({c.api.tasks})</span> : null}
               </td>
               <td
@@ -252,7 +269,7 @@ export function ConditionsTable({ model }: { model: ReportModel }) {
                 data-testid="api-f1-task-view"
                 title={c.apiTaskView ? `${c.apiTaskView.tasks} tasks (${c.apiTaskView.emptyTruth} with an empty truth)` : undefined}
               >
-                {c.apiTaskView ? `${num(c.apiTaskView.f1)} / ${num(c.apiTaskView.exact)}` : '—'}
+                {c.apiTaskView ? `${rate(c.apiTaskView.f1)} / ${rate(c.apiTaskView.exact)}` : '—'}
                 {c.apiTaskView ? <span className="muted small"> ({c.apiTaskView.tasks})</span> : null}
               </td>
               <td className="num">{usd(c.cost.usd)}</td>
@@ -299,13 +316,23 @@ function ComparisonsTable({ model }: { model: ReportModel }) {
               <td className="num">
                 <span className="text-good">{c.wins}</span> / <span className="text-bad">{c.losses}</span> / {c.ties}
               </td>
-              <td className="num">{num(c.mcnemarP)}</td>
-              <td className={`num ${c.mcnemarPHolm < 0.05 ? 'text-strong' : ''}`}>{num(c.mcnemarPHolm)}</td>
+              <td className="num">
+                <Flagged value={pValue(c.mcnemarP)} flag={mcnemarFlag(c)} testId="mcnemar-degenerate" />
+              </td>
+              <td className={`num ${c.mcnemarPHolm < 0.05 && !mcnemarFlag(c) ? 'text-strong' : ''}`}>
+                <Flagged value={pValue(c.mcnemarPHolm)} flag={mcnemarFlag(c)} testId="mcnemar-holm-degenerate" />
+              </td>
               <td>
                 {c.holmFamily?.key ?? '—'} <span className="muted">({c.holmFamily?.size ?? '?'})</span>
               </td>
               <td className="num">{interval(c.selectedDiff)}</td>
-              <td className="num">{c.passAtKDiff[0]?.test ? num(c.passAtKDiff[0].test.p) : 'n/a'}</td>
+              <td className="num">
+                {c.passAtKDiff[0]?.test ? (
+                  <Flagged value={pValue(c.passAtKDiff[0].test.p)} flag={permutationFlag(c.passAtKDiff[0].test)} testId="pass1-p-degenerate" />
+                ) : (
+                  '—'
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -314,12 +341,14 @@ function ComparisonsTable({ model }: { model: ReportModel }) {
   );
 }
 
-type Only = 'all' | 'correct' | 'wrong' | 'error';
-
 function TasksTable({ model }: { model: ReportModel }) {
   const openResult = useApp((s) => s.openResult);
-  const [filter, setFilter] = useState('');
-  const [only, setOnly] = useState<Only>('all');
+  // The filters are in the store (and so in the address bar): a reload, or the way back from a task, keeps them.
+  const filter = useApp((s) => s.analysis.filter);
+  const only = useApp((s) => s.analysis.only);
+  const setAnalysis = useApp((s) => s.setAnalysis);
+  const setFilter = (f: string) => setAnalysis({ filter: f });
+  const setOnly = (o: TaskRowsShown) => setAnalysis({ only: o });
   const rows = useMemo(() => {
     const q = filter.trim().toLowerCase();
     return model.tasks.filter(
@@ -421,10 +450,10 @@ function TaskResultRow({ task: t, label, onOpen }: { task: TaskRow; label: strin
         )}
       </span>
       <span className="num">{t.error ? '—' : `${t.c} / ${t.n}`}</span>
-      <span className="num">{t.error ? '—' : num(t.pass1, 2)}</span>
-      <span className="num">{t.error ? '—' : num(t.uncertainty, 2)}</span>
-      <span className="num">{num(t.apiF1, 2)}</span>
-      <span className="num">{num(t.apiF1TaskView, 2)}</span>
+      <span className="num">{t.error ? '—' : rate(t.pass1)}</span>
+      <span className="num">{t.error ? '—' : rate(t.uncertainty)}</span>
+      <span className="num">{rate(t.apiF1)}</span>
+      <span className="num">{rate(t.apiF1TaskView)}</span>
       <span className="num">{t.repairRounds || '—'}</span>
       <span className="num small">{duration(t.durationMs)}</span>
     </button>

@@ -15,7 +15,23 @@ export const PathSchema = z
 
 /** A job or run id; a task id (manifest ids can be long paths). */
 export const IdSchema = z.string().min(1).max(200);
-export const TaskIdSchema = z.string().min(1).max(500);
+export const TaskIdSchema = z
+  .string()
+  .min(1, 'a task id is required')
+  .max(500)
+  .refine((s) => s === '' || s.trim() !== '', 'a task id cannot be only spaces');
+
+/**
+ * Text a person writes (a requirement, a signature, a command): required, and more than white space, which would
+ * otherwise pass as "written" and run a task with nothing in it. The text itself is kept as written (indentation
+ * matters in a signature).
+ */
+const writtenText = (what: string, max: number) =>
+  z
+    .string()
+    .min(1, `${what} is required`)
+    .max(max, `${what} is longer than ${max.toLocaleString('en-US')} characters`)
+    .refine((s) => s === '' || s.trim() !== '', `${what} is only spaces or blank lines`);
 
 export const SourcesSchema = z.object({ api: z.boolean(), context: z.boolean(), similar: z.boolean() });
 export type Sources = z.infer<typeof SourcesSchema>;
@@ -74,17 +90,17 @@ export const PIPELINE_DEFAULTS: Required<PipelineOverrides> = {
 /** The model a hosted backend uses when Settings names none. */
 export { DEFAULT_MODELS };
 
+/** A task written in the app; every text field must hold more than white space. */
 export const CustomTaskSchema = z.object({
   repo: PathSchema,
-  file: z
-    .string()
-    .min(1)
-    .max(1000)
-    .refine((f) => !f.startsWith('/') && !f.split(/[\\/]/).includes('..'), 'file must be relative to the repository, without ..'),
-  qualname: z.string().min(1).max(300),
-  requirement: z.string().min(1).max(20_000),
-  signature: z.string().min(1).max(2000),
-  test_command: z.string().min(1).max(2000),
+  file: writtenText('the file', 1000).refine(
+    (f) => !f.startsWith('/') && !f.split(/[\\/]/).includes('..'),
+    'file must be relative to the repository, without ..',
+  ),
+  qualname: writtenText('the qualified name', 300),
+  requirement: writtenText('the requirement', 20_000),
+  signature: writtenText('the signature', 2000),
+  test_command: writtenText('the test command', 2000),
 });
 export type CustomTask = z.infer<typeof CustomTaskSchema>;
 

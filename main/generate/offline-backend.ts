@@ -4,6 +4,7 @@
 // any model; every reply it produces says that it came from here.
 
 import { OFFLINE_LABEL } from '../model/backend-label.ts';
+import { sentences as requirementSentences } from '../retrieve/decompose.ts';
 import { LlmError } from './errors.ts';
 import { signatureName } from './prompts.ts';
 import type { BackendCapabilities, ChatChoice, ChatRequest, ChatResponse, Evidence, GroundingContext, LlmBackend, PromptTask } from './types.ts';
@@ -483,10 +484,8 @@ function decomposition(g: GroundingContext): string {
   const min = g.steps?.min ?? 2;
   const max = g.steps?.max ?? 6;
   const name = signatureName(g.task.signature);
-  let sentences = g.task.requirement
-    .split(/(?<=[.;!?])\s+|\n+/)
-    .map((s) => s.trim())
-    .filter((s) => s.length > 3);
+  // The same sentence split as retrieval's own decomposition: not at an ellipsis, "e.g.", "etc." or a decimal.
+  let sentences = requirementSentences(g.task.requirement);
   if (sentences.length > max) sentences = [...sentences.slice(0, max - 1), sentences.slice(max - 1).join(' ')];
   const steps = sentences.map((s, i) => ({
     text: s,

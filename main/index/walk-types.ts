@@ -3,32 +3,18 @@
 import type { Dirent } from 'node:fs';
 import type { Language } from '../model/code.ts';
 import { OpenCoderError } from '../model/errors.ts';
+import type { SkipReason } from '../model/skip-reasons.ts';
 
-export type SkipReason =
-  /** Matched a .gitignore, .git/info/exclude or `extraIgnore` rule. */
-  | 'ignored'
-  /** .git / .hg / .svn / .bzr */
-  | 'vcs'
-  /** node_modules, site-packages, dist-packages, bower_components */
-  | 'dependencies'
-  /** A folder holding pyvenv.cfg or conda-meta, a .venv/venv/env with bin/activate, .tox, .nox */
-  | 'virtualenv'
-  /** __pycache__, .mypy_cache, .pytest_cache, .ruff_cache */
-  | 'cache'
-  /** dist, build, out, target, coverage (unless they are a Python package), .next, .nuxt, *.egg-info, .eggs */
-  | 'build_output'
-  | 'binary'
-  | 'minified'
-  | 'generated'
-  | 'too_large'
-  | 'unreadable'
-  /** FIFO, socket, character or block device: never opened. */
-  | 'special_file'
-  | 'symlink_outside'
-  | 'symlink_loop'
-  | 'symlink_dangling'
-  /** A symlink to a file or folder that the walk already covers under its real path. */
-  | 'duplicate_symlink';
+/**
+ * Why the walk left a path out (main/model/skip-reasons.ts lists them with the phrase each prints as). Folder
+ * reasons: `ignored` (a .gitignore, .git/info/exclude or `extraIgnore` rule), `vcs` (.git / .hg / .svn / .bzr),
+ * `dependencies` (node_modules, site-packages, dist-packages, bower_components), `virtualenv` (a folder holding
+ * pyvenv.cfg or conda-meta, a .venv/venv/env with bin/activate, .tox, .nox), `cache` (__pycache__, .mypy_cache,
+ * .pytest_cache, .ruff_cache), `build_output` (dist, build, out, target, coverage unless they are a Python package,
+ * .next, .nuxt, *.egg-info, .eggs); `special_file` is a FIFO, socket or device (never opened); `duplicate_symlink`
+ * a link to a file or folder that the walk already covers under its real path.
+ */
+export type { SkipReason };
 
 export type ContentSkipReason = 'binary' | 'minified' | 'generated';
 
@@ -74,7 +60,7 @@ export interface WalkIo {
 }
 
 export interface WalkOptions {
-  /** Files larger than this are skipped as 'too_large'. Default 1 MiB. */
+  /** Files larger than this are skipped as 'too_large'. Default DEFAULT_MAX_FILE_BYTES (1 MiB). */
   maxFileBytes?: number;
   /** Aborting stops the walk promptly; walkRepository then rejects with a WalkAbortedError (name 'AbortError'). */
   signal?: AbortSignal;

@@ -15,6 +15,7 @@
 import fs, { constants as fsConstants, promises as fsp, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Language } from '../model/code.ts';
+import { DEFAULT_MAX_FILE_BYTES } from '../model/skip-reasons.ts';
 import { explainContent, HEAD_BYTES } from './classify-content.ts';
 import { addRules, gitExcludeText, ignoreRulesFrom, newIgnore, readSmallText, type Ignore } from './ignore-rules.ts';
 import { FORCED_MAX_FILE_BYTES, includeRefusal, IncludeMatcher, normalizeIncludePattern } from './include-rules.ts';
@@ -39,7 +40,6 @@ export { languageOf } from './languages.ts';
 export { checkRepositoryRoot, RepositoryRootError, type RepositoryRootErrorCode } from './repo-root.ts';
 export * from './walk-types.ts';
 
-const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const CONCURRENCY = 32;
 
 const O_NONBLOCK = fsConstants.O_NONBLOCK ?? 0;

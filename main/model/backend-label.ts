@@ -6,6 +6,12 @@
 /** The offline retrieve-and-adapt generator's name everywhere a user sees it. */
 export const OFFLINE_LABEL = 'no model (retrieval-only baseline)';
 
+/**
+ * The offline generator as a sentence names it: OFFLINE_LABEL is a name ("no model (…)") and reads wrongly after an
+ * article or in a list ("Results are the no model …"), so prose says this instead.
+ */
+export const OFFLINE_IN_SENTENCE = 'the retrieval-only baseline (no model)';
+
 /** A backend as runs and results record it: any of its id (`offline:retrieve-and-adapt@1`), provider and label. */
 export interface BackendNaming {
   id?: string | null;
@@ -22,6 +28,11 @@ export function isOfflineBackend(b: BackendNaming): boolean {
 export function backendDisplayLabel(b: BackendNaming): string {
   if (isOfflineBackend(b)) return OFFLINE_LABEL;
   return b.label || b.id || b.provider || 'unknown backend';
+}
+
+/** A recorded backend inside a sentence: OFFLINE_IN_SENTENCE for the offline generator, else `the model <label>`. */
+export function backendInSentence(b: BackendNaming): string {
+  return isOfflineBackend(b) ? OFFLINE_IN_SENTENCE : `the model ${backendDisplayLabel(b)}`;
 }
 
 /**

@@ -27,18 +27,42 @@ export interface Decomposer {
   decompose(input: DecompositionInput, limits: { minSteps: number; maxSteps: number }): Promise<DecomposedStep[]>;
 }
 
-const ABBREV = /\b(e\.g|i\.e|etc|vs|cf|Mr|Dr|No)\.$/i;
+/** Abbreviations whose period does not end a sentence (matched at the end of the text so far): in any case… */
+const ABBREV = /(?:^|[\s([])(?:e\.\s?g|i\.\s?e|etc|vs|cf|viz|approx|incl|resp|esp|et al)\.$/i;
+/** …and those written with a capital only ("No. 5", "Fig. 2"), so that "say no." still ends a sentence. */
+const TITLE_ABBREV = /(?:^|[\s([])(?:No|Nr|Fig|Eq|Mr|Mrs|Ms|Dr|St)\.$/;
+/** What may stand between a sentence's last mark and the space after it: closing brackets and quotes. */
+const CLOSERS = ')]}"\'\u201d\u2019\u00bb';
 
-/** Splits text into sentences (a period, question or exclamation mark followed by space and a capital or end). */
+/**
+ * Whether the period at `i` (followed by a space or the end at `next`) ends a sentence: not when it is part of an
+ * ellipsis ("..."), ends an abbreviation ("e.g.", "etc."), or the next word starts in lower case (what follows
+ * continues the sentence). A decimal ("1.5") or a dotted name ("os.path") has no space after its period and never
+ * gets here.
+ */
+function periodEndsSentence(text: string, start: number, i: number, next: number): boolean {
+  if (text[i - 1] === '.') return false;
+  const sofar = text.slice(start, i + 1);
+  if (ABBREV.test(sofar) || TITLE_ABBREV.test(sofar)) return false;
+  const after = text.slice(next).trimStart()[0];
+  return !(after && /\p{Ll}/u.test(after));
+}
+
+/**
+ * Splits text into sentences: a period, question or exclamation mark or a semicolon (with any closing brackets or
+ * quotes after it) followed by a space or the end. An ellipsis ("…", "..."), an abbreviation ("e.g.", "i.e.",
+ * "etc."), a decimal ("1.5") and a period before a lower-case word do not end one; pieces of two letters or fewer
+ * are dropped.
+ */
 export function sentences(text: string): string[] {
-  // Doctest examples (a >>> line and its output, up to a blank line) and reST field lists describe
-  // the interface, not steps.
+  // Doctest examples (a >>> line, its continuation lines and its output, up to a blank line) and reST field lists
+  // describe the interface, not steps.
   const kept: string[] = [];
   let inDoctest = false;
   for (const line of text.split('\n')) {
     if (/^\s*>>>/.test(line)) inDoctest = true;
     else if (!line.trim()) inDoctest = false;
-    if (inDoctest || /^\s*(\.\.\.|:param|:type|:return|:rtype|:raises)/.test(line)) continue;
+    if (inDoctest || /^\s*(:param|:type|:return|:rtype|:raises)/.test(line)) continue;
     kept.push(line);
   }
   const clean = kept.join(' ').replace(/\s+/g, ' ').trim();
@@ -46,13 +70,16 @@ export function sentences(text: string): string[] {
   const out: string[] = [];
   let start = 0;
   for (let i = 0; i < clean.length; i++) {
-    const ch = clean[i];
-    if ((ch === '.' || ch === '?' || ch === '!' || ch === ';') && (i + 1 === clean.length || clean[i + 1] === ' ')) {
-      const piece = clean.slice(start, i + 1).trim();
-      if (ch === '.' && ABBREV.test(piece)) continue;
-      if (piece.replace(/[.;!?]/g, '').trim().length > 2) out.push(piece);
-      start = i + 1;
-    }
+    const ch = clean[i]!;
+    if (ch !== '.' && ch !== '?' && ch !== '!' && ch !== ';') continue;
+    let next = i + 1;
+    while (next < clean.length && CLOSERS.includes(clean[next]!)) next++;
+    if (next < clean.length && clean[next] !== ' ') continue;
+    if (ch === '.' && !periodEndsSentence(clean, start, i, next)) continue;
+    const piece = clean.slice(start, next).trim();
+    if (piece.replace(/[.;!?]/g, '').trim().length > 2) out.push(piece);
+    start = next;
+    i = next - 1;
   }
   const tail = clean.slice(start).trim();
   if (tail.length > 2) out.push(tail);

@@ -27,7 +27,7 @@ describe('opencoder index / status', () => {
     expect(text.code).toBe(0);
     const joined = text.out.join('\n');
     expect(joined).toMatch(/Files: 1 code files seen — 1 added/);
-    expect(joined).toMatch(/Skipped: binary 1/);
+    expect(joined).toMatch(/Skipped: binary data \(1\)/);
     expect(joined).toMatch(/Units: .*function 1/);
     expect(joined).toMatch(/Encoder: /);
 

@@ -91,8 +91,8 @@ describe('opencoder index: generated files and --include', () => {
     const r = opencoder(['index', repo, '--db', db, '--quiet', '--include', 'gen/client.py', '--include', 'data/*.py']);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^Indexed files: 4 /m);
-    expect(r.out).toMatch(/^Skipped: generated 1 \(--include PATH forces a generated, minified or too large file in\)$/m);
-    expect(r.out).toMatch(/^Forced in: 2 \(indexed by include patterns; would be skipped as generated 2\): data\/widths\.py, gen\/client\.py$/m);
+    expect(r.out).toMatch(/^Skipped: generated code \(1\) \(--include PATH forces a generated, minified or too large file in\)$/m);
+    expect(r.out).toMatch(/^Forced in: 2 \(indexed by include patterns; would be skipped as generated code \(2\)\): data\/widths\.py, gen\/client\.py$/m);
     expect(r.out).toMatch(/^Include patterns \(remembered; --drop-include PATTERN forgets one\): gen\/client\.py, data\/\*\.py$/m);
     expect(apiByFile(db)).toMatchObject({ 'gen/client.py': ['fetch_widget'], 'data/widths.py': expect.arrayContaining(['WIDTHS', 'width_of']) });
 
@@ -115,7 +115,7 @@ describe('opencoder index: generated files and --include', () => {
     const r = opencoder(['index', repo, '--db', db, '--quiet', '--drop-include', 'data/*.py', '--include', 'docs/missing.py', '--include', 'blob.py']);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^Files: 3 code files seen — 0 added, 0 changed, 1 removed,/m); // data/widths.py went
-    expect(r.out).toMatch(/^Note: blob\.py stays skipped as binary: include pattern blob\.py matches it, but binary data is never indexed$/m);
+    expect(r.out).toMatch(/^Note: blob\.py stays skipped as binary data: include pattern blob\.py matches it, but binary data is never indexed$/m);
     expect(r.out).toMatch(/^Note: include pattern docs\/missing\.py matched no file the walk reached/m);
     const doc = opencoder(['index', repo, '--db', db, '--json', '--quiet']).json();
     expect(doc.run.include).toEqual({

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act } from 'react';
 import { describe, expect, it } from 'vitest';
-import { EvidenceFusion, splitTitle } from '../../renderer/src/views/task/EvidenceFusion.tsx';
+import { EvidenceFusion } from '../../renderer/src/views/task/EvidenceFusion.tsx';
 import { ResultView } from '../../renderer/src/views/task/ResultView.tsx';
 import { mountPerTest } from './dom.ts';
 import { EVIDENCE, taskResult } from './fixtures.ts';
@@ -115,10 +115,14 @@ describe('evidence-fusion view', () => {
     expect(mount.container.querySelector('[data-testid=evidence-column-api]')!.textContent).toContain('Switched off');
   });
 
-  it('splits qualified names so the distinguishing tail stays visible', () => {
-    expect(splitTitle('pkg.money.Money.from_decimal')).toEqual({ ns: 'pkg.money.', tail: 'Money.from_decimal' });
-    expect(splitTitle('pkg.pricing.add_tax')).toEqual({ ns: 'pkg.pricing.', tail: 'add_tax' });
-    expect(splitTitle('class Money')).toEqual({ ns: '', tail: 'class Money' });
+  it('shows each name with its last segment whole and the full name in the tooltip', () => {
+    act(() => mount.root.render(<EvidenceFusion detail={taskResult().detail!} />));
+    const names = q('[data-testid=evidence-name]');
+    expect(names.length).toBeGreaterThan(0);
+    for (const n of names) {
+      const full = n.getAttribute('title')!;
+      expect(n.querySelector('.ev-title-last')!.textContent).toBe(full.includes('.') && !/\s/.test(full) ? full.split('.').pop() : full);
+    }
   });
 });
 

@@ -165,7 +165,7 @@ describe('the no-model notice', () => {
     expect(m.$('[data-testid=view-repository]')).not.toBeNull();
     const notice = m.$('[data-testid=no-model-notice]')!;
     expect(notice.textContent).toContain('No model is configured.');
-    expect(notice.textContent).toContain('Results are the no model (retrieval-only baseline)');
+    expect(notice.textContent).toContain('Results come from the retrieval-only baseline (no model): candidates adapted');
     expect(notice.textContent).toMatch(/put a GGUF file in the models folder .*models and choose it in Settings/);
     expect(m.$('[data-testid=no-model-dir]')!.textContent).toBe(MODELS_DIR);
     expect(notice.textContent).toMatch(/start Ollama or LM Studio .* and press Detect in Settings/);

@@ -25,14 +25,14 @@ async function prepareDemo(ws: Workspace): Promise<void> {
   if (ws.experiments.list(1).length || ws.closed) return;
   const manifest = readManifest(path.join(sampleRepoPath(), 'tasks.jsonl'));
   const tasks = manifest.tasks.slice(0, 3);
-  const run = startExperimentJob(ws, 'experiment', `Demo: ${METHOD_SETS.compare.length} methods on ${tasks.length} sample tasks (${OFFLINE_LABEL})`, {
+  const run = startExperimentJob(ws, 'experiment', `Demo: ${METHOD_SETS.compare.length} methods on ${tasks.length} sample tasks · ${OFFLINE_LABEL}`, {
     kind: 'run',
     manifest,
     tasks,
     conditions: resolveMethods([...METHOD_SETS.compare]),
     backend: OFFLINE_BACKEND,
   });
-  const ablate = startExperimentJob(ws, 'experiment', `Demo: evidence-source factorial on ${tasks.length} sample tasks (${OFFLINE_LABEL})`, {
+  const ablate = startExperimentJob(ws, 'experiment', `Demo: evidence-source factorial on ${tasks.length} sample tasks · ${OFFLINE_LABEL}`, {
     kind: 'ablate',
     manifest,
     tasks,

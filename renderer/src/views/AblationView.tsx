@@ -114,7 +114,7 @@ function RerunCurrent({ sources, methods, current }: { sources: Sources; methods
           <button type="button" className="btn btn-primary" disabled={running || !methods.length} onClick={() => void rerun()} data-testid="ablation-run">
             {running ? 'Running…' : 'Re-run with these switches'}
           </button>
-          <ErrorBox error={error} title="Could not start the run" />
+          <ErrorBox error={error} title="Could not start the run" onAllowed={() => void rerun()} testId="ablation-run-error" />
           {job && running ? <JobCard job={job} onAction={(a) => void getStore().getState().jobAction(job.id, a)} testId="ablation-job" /> : null}
         </>
       ) : (
@@ -184,7 +184,7 @@ function TaskSetRun({ sources, methods }: { sources: Sources; methods: string[] 
             Conditions: <span className="mono">{conds.join(', ') || '—'}</span>
             {!allOn ? ' (a factorial cell: OpenCoder with the switched-off sources removed)' : ''}
           </p>
-          <ErrorBox error={error} title="Could not start the experiment" />
+          <ErrorBox error={error} title="Could not start the experiment" onAllowed={() => void start()} testId="ablation-set-error" />
           {job ? (
             <>
               <JobCard job={job} onAction={(a) => void getStore().getState().jobAction(job.id, a)} testId="ablation-set-job" />

@@ -4,11 +4,12 @@
 import { useEffect, useMemo, useState } from 'react';
 import { PathSchema, type RepoSummary, type SkippedFile } from '../api/contract.ts';
 import { AllowHere } from '../components/AllowHere.tsx';
-import { Badge, Empty, ErrorBox, Field, JobCard, Loading, Section, Stats } from '../components/ui.tsx';
+import { Empty, ErrorBox, Field, JobCard, Loading, Section, Stats } from '../components/ui.tsx';
 import { VirtualList } from '../components/VirtualList.tsx';
 import { dateTime, int } from '../lib/format.ts';
 import { plural } from '../../../main/model/format.ts';
 import { embeddableTexts, repositoryEmbeddedText, repositoryFilesText, TEXT_MEANING, unitCount } from '../../../main/model/index-counts.ts';
+import { skipDetailText, skipReasonText } from '../../../main/model/skip-reasons.ts';
 import { asCallError, engine, useApp } from '../store.ts';
 import type { CallError } from '../api/contract.ts';
 import { NoModelNotice } from './settings/NoModelNotice.tsx';
@@ -398,8 +399,8 @@ function RepoDetail({ repo }: { repo: RepoSummary }) {
             <table className="table table-compact" data-testid="skipped-by-reason">
               <tbody>
                 {skippedReasons.map(([k, n]) => (
-                  <tr key={k}>
-                    <td>{k}</td>
+                  <tr key={k} data-reason={k}>
+                    <td>{skipReasonText(k)}</td>
                     <td className="num">{int(n)}</td>
                   </tr>
                 ))}
@@ -436,7 +437,11 @@ function SkippedFiles({ repo }: { repo: RepoSummary }) {
   }, [repo.id, repo.lastIndexedAt, total]);
   const rows = useMemo(() => {
     const q = filter.trim().toLowerCase();
-    return q ? state.rows.filter((r) => r.path.toLowerCase().includes(q) || r.reason.toLowerCase().includes(q)) : state.rows;
+    return q
+      ? state.rows.filter(
+          (r) => r.path.toLowerCase().includes(q) || r.reason.toLowerCase().includes(q) || skipReasonText(r.reason, r.detail).toLowerCase().includes(q),
+        )
+      : state.rows;
   }, [state.rows, filter]);
   return (
     <div className="subsection" data-testid="skipped-files">
@@ -475,11 +480,11 @@ function SkippedFiles({ repo }: { repo: RepoSummary }) {
               <span className="mono ellipsis" title={r.path}>
                 {r.path}
               </span>
-              <span>
-                <Badge tone="muted">{r.reason}</Badge>
+              <span className="small ellipsis" title={skipReasonText(r.reason, r.detail)} data-testid="skipped-reason" data-reason={r.reason}>
+                {skipReasonText(r.reason, r.detail)}
               </span>
               <span className="muted ellipsis" title={r.detail ?? ''}>
-                {r.detail ?? ''}
+                {skipDetailText(r.reason, r.detail)}
               </span>
             </div>
           )}

@@ -3,12 +3,13 @@
 
 import { useEffect, useMemo, useState } from 'react';
 import { CustomTaskSchema, PathSchema, type CallError, type CustomTask, type MethodInfo, type TaskSummary } from '../api/contract.ts';
+import { AllowHere } from '../components/AllowHere.tsx';
 import { Badge, ChipGroup, Collapsible, Empty, ErrorBox, Field, JobCard, Loading, Section, Tabs } from '../components/ui.tsx';
 import { VirtualList } from '../components/VirtualList.tsx';
 import { asCallError, getStore, useApp, type TaskRunRecord } from '../store.ts';
 import { NoModelNotice } from './settings/NoModelNotice.tsx';
 import { ResultView } from './task/ResultView.tsx';
-import { loadCustomDraft, saveCustomDraft, type CustomDraft } from './task/custom-draft.ts';
+import { loadCustomDraft, saveCustomDraft, withDefaultFolder, workingRepoRoot, type CustomDraft } from './task/custom-draft.ts';
 import './TaskView.css';
 
 export function useMethodLabel(): (id: string) => string {
@@ -121,6 +122,7 @@ function ManifestForm() {
           </div>
         )}
       </Field>
+      {!pathError && tasks.status === 'error' ? <AllowHere error={tasks.error} onAllowed={load} testId="manifest-allow" /> : null}
     </form>
   );
 }
@@ -279,7 +281,16 @@ function ManifestTaskPanel() {
 }
 
 /** Methods + the run button + the job of the latest run. */
-function RunControls({ req, validate }: { req: { taskId?: string; custom?: CustomTask }; validate?: () => CustomTask | null }) {
+function RunControls({
+  req,
+  validate,
+  onIssues,
+}: {
+  req: { taskId?: string; custom?: CustomTask };
+  validate?: () => CustomTask | null;
+  /** The fields an invalid-input answer names (`custom.requirement` …), to show at the field itself. */
+  onIssues?: (issues: NonNullable<CallError['issues']>) => void;
+}) {
   const selectedMethods = useApp((s) => s.selectedMethods);
   const setSelectedMethods = useApp((s) => s.setSelectedMethods);
   const runTask = useApp((s) => s.runTask);
@@ -300,7 +311,9 @@ function RunControls({ req, validate }: { req: { taskId?: string; custom?: Custo
     try {
       await runTask({ ...(custom ? { custom } : { taskId: req.taskId! }), methods: selectedMethods });
     } catch (err) {
-      setError(asCallError(err));
+      const e = asCallError(err);
+      setError(e);
+      if (e.code === 'invalid-input' && e.issues?.length) onIssues?.(e.issues);
     } finally {
       setBusy(false);
     }
@@ -321,7 +334,7 @@ function RunControls({ req, validate }: { req: { taskId?: string; custom?: Custo
         </button>
         {!selectedMethods.length ? <span className="muted small">Choose at least one method.</span> : null}
       </div>
-      <ErrorBox error={error} title="Could not start the task" />
+      <ErrorBox error={error} title="Could not start the task" onAllowed={() => void start()} testId="task-run-error" />
       {job && running ? <JobCard job={job} onAction={(a) => void getStore().getState().jobAction(job.id, a)} testId="task-job" /> : null}
     </div>
   );
@@ -399,39 +412,72 @@ const CUSTOM_FIELDS: { key: keyof CustomTask; label: string; placeholder: string
   { key: 'test_command', label: 'Test command (run from the repository root)', placeholder: 'python3 -m unittest tests.test_module', mono: true },
 ];
 
+type FieldErrors = Partial<Record<keyof CustomTask, string>>;
+
+/** Field errors from schema issues (the form's own check, or the engine's answer naming `custom.<field>`). */
+function fieldErrors(issues: readonly { path: readonly PropertyKey[] | string; message: string }[]): FieldErrors {
+  const errs: FieldErrors = {};
+  for (const i of issues) {
+    const parts = typeof i.path === 'string' ? i.path.split('.') : i.path.map(String);
+    const k = (parts[0] === 'custom' ? parts[1] : parts[0]) as keyof CustomTask | undefined;
+    if (k && CUSTOM_FIELDS.some((f) => f.key === k) && !errs[k]) errs[k] = i.message;
+  }
+  return errs;
+}
+
 function CustomTaskForm() {
   const info = useApp((s) => s.info.data);
+  const repos = useApp((s) => s.repos.data);
+  const selectedRepoId = useApp((s) => s.selectedRepoId);
+  // The folder a draft follows until the analyst types one: the repository they work on, else the sample.
+  const working = workingRepoRoot(repos, selectedRepoId) ?? info?.sampleRepo ?? '';
+  const sample = info?.sampleRepo;
   // The draft survives a reload: kept in localStorage per repository folder (custom-draft.ts).
-  const [values, setValuesState] = useState<CustomDraft>(() => loadCustomDraft(window.localStorage, info?.sampleRepo ?? ''));
+  const [values, setValuesState] = useState<CustomDraft>(() => withDefaultFolder(loadCustomDraft(window.localStorage, ''), working, sample));
   const setValues = (next: CustomDraft) => {
     setValuesState(next);
     saveCustomDraft(window.localStorage, next);
   };
   useEffect(() => {
-    // The sample repository is known only once app.info answers: the default folder of an empty draft.
-    if (info?.sampleRepo) setValuesState((v) => (v.repo ? v : loadCustomDraft(window.localStorage, info.sampleRepo)));
-  }, [info?.sampleRepo]);
-  const [errors, setErrors] = useState<Partial<Record<keyof CustomTask, string>>>({});
+    // app.info and repo.list answer after the form opens, and another repository may be indexed or chosen meanwhile.
+    setValuesState((v) => withDefaultFolder(v, working, sample));
+  }, [working, sample]);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const change = (key: keyof CustomTask, value: string) => {
+    setValues({ ...values, [key]: value, ...(key === 'repo' ? { repoTyped: value.trim() !== '' } : {}) });
+    if (errors[key]) setErrors({ ...errors, [key]: undefined });
+  };
   const validate = (): CustomTask | null => {
-    const r = CustomTaskSchema.safeParse(
-      Object.fromEntries(Object.entries(values).map(([k, v]) => [k, k === 'requirement' || k === 'signature' ? v : v.trim()])),
-    );
+    const input = Object.fromEntries(CUSTOM_FIELDS.map(({ key }) => [key, key === 'requirement' || key === 'signature' ? values[key] : values[key].trim()]));
+    const r = CustomTaskSchema.safeParse(input);
     if (r.success) {
       setErrors({});
       return r.data;
     }
-    const errs: Partial<Record<keyof CustomTask, string>> = {};
-    for (const i of r.error.issues) {
-      const k = i.path[0] as keyof CustomTask;
-      if (k && !errs[k]) errs[k] = i.message.startsWith('Too small') || i.message.includes('>=1') ? 'required' : i.message;
-    }
-    setErrors(errs);
+    setErrors(fieldErrors(r.error.issues));
     return null;
   };
   return (
     <form className="custom-form" data-testid="custom-task-form" onSubmit={(e) => e.preventDefault()} noValidate>
       {CUSTOM_FIELDS.map((f) => (
-        <Field key={f.key} label={f.label} error={errors[f.key] ?? null}>
+        <Field
+          key={f.key}
+          label={f.label}
+          error={errors[f.key] ?? null}
+          testId={`custom-field-${f.key}`}
+          hint={
+            f.key === 'repo' && working && values.repo !== working ? (
+              <button
+                type="button"
+                className="link-btn"
+                onClick={() => setValues({ ...values, repo: working, repoTyped: false })}
+                data-testid="custom-use-working-repo"
+              >
+                Use {working === sample ? 'the sample repository' : <span className="mono">{working}</span>}
+              </button>
+            ) : null
+          }
+        >
           {(id, d) =>
             f.multiline ? (
               <textarea
@@ -442,7 +488,7 @@ function CustomTaskForm() {
                 rows={f.key === 'requirement' ? 5 : 2}
                 value={values[f.key]}
                 placeholder={f.placeholder}
-                onChange={(e) => setValues({ ...values, [f.key]: e.target.value })}
+                onChange={(e) => change(f.key, e.target.value)}
                 data-testid={`custom-${f.key}`}
               />
             ) : (
@@ -453,7 +499,7 @@ function CustomTaskForm() {
                 className={`input ${f.mono ? 'mono' : ''}`}
                 value={values[f.key]}
                 placeholder={f.placeholder}
-                onChange={(e) => setValues({ ...values, [f.key]: e.target.value })}
+                onChange={(e) => change(f.key, e.target.value)}
                 data-testid={`custom-${f.key}`}
                 spellCheck={false}
               />
@@ -461,7 +507,7 @@ function CustomTaskForm() {
           }
         </Field>
       ))}
-      <RunControls req={{}} validate={validate} />
+      <RunControls req={{}} validate={validate} onIssues={(issues) => setErrors(fieldErrors(issues))} />
     </form>
   );
 }

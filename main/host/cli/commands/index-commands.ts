@@ -5,6 +5,7 @@ import type { Store } from '../../../store/store.ts';
 import { otherFilesText, repositoryCounts, repositoryEmbeddedText, repositoryFilesText, runEmbeddedText, TEXT_MEANING } from '../../../model/index-counts.ts';
 import { runIndex, type IndexEvent, type IndexStats } from '../../../index/indexer.ts';
 import { includeRefusal } from '../../../index/walk.ts';
+import { skipCountsText, skipReasonText } from '../../../model/skip-reasons.ts';
 import type { EncoderPreference } from '../../../embed/select.ts';
 import { defaultModelsDir, sampleRepoPath } from '../../paths.ts';
 import { openEngine } from '../../workspace.ts';
@@ -43,7 +44,7 @@ function indexReport(stats: IndexStats, store: Store, notice: string | null): st
     `This run: ${stats.parsedFiles} files parsed (${stats.filesWithSyntaxErrors} with syntax errors), ${runEmbeddedText(stats.embeddedTexts, stats.embeddedTexts)}`,
     `Indexed files: ${s.files.indexed + s.files.partial} (${s.files.partial} partially, after syntax errors)`,
     `In the repository: ${repositoryFilesText(repositoryCounts(s, f.other))}; ${repositoryEmbeddedText(repositoryCounts(s, f.other))} (${TEXT_MEANING})`,
-    `Skipped: ${fmtCounts(stats.skipped)}${FORCEABLE.some((r) => stats.skipped[r]) ? ' (--include PATH forces a generated, minified or too large file in)' : ''}`,
+    `Skipped: ${skipCountsText(stats.skipped)}${FORCEABLE.some((r) => stats.skipped[r]) ? ' (--include PATH forces a generated, minified or too large file in)' : ''}`,
     ...includeReport(stats),
     `Units: ${fmtCounts(s.units)}`,
     `Context chunks: ${s.chunks}; API entries: ${s.apiEntries}`,
@@ -62,10 +63,10 @@ function includeReport(stats: IndexStats): string[] {
     for (const f of forced) by[f.reason] = (by[f.reason] ?? 0) + 1;
     const shown = forced.slice(0, 10).map((f) => f.path);
     const more = forced.length > shown.length ? `, … ${forced.length - shown.length} more` : '';
-    lines.push(`Forced in: ${forced.length} (indexed by include patterns; would be skipped as ${fmtCounts(by)}): ${shown.join(', ')}${more}`);
+    lines.push(`Forced in: ${forced.length} (indexed by include patterns; would be skipped as ${skipCountsText(by)}): ${shown.join(', ')}${more}`);
   }
   if (include.patterns.length > 0) lines.push(`Include patterns (remembered; --drop-include PATTERN forgets one): ${include.patterns.join(', ')}`);
-  for (const f of include.refused) lines.push(`Note: ${f.path} stays skipped as ${f.reason}: ${includeRefusal(f.reason, f.pattern)}`);
+  for (const f of include.refused) lines.push(`Note: ${f.path} stays skipped as ${skipReasonText(f.reason)}: ${includeRefusal(f.reason, f.pattern)}`);
   for (const p of include.unmatched) {
     lines.push(
       `Note: include pattern ${p} matched no file the walk reached (patterns are relative to the repository root; files under skipped or ignored folders are not reached)`,

@@ -2,6 +2,7 @@
 // file imports no encoder, parser or indexer: the command starts as fast as the database opens.
 
 import { otherFilesOfRun, repositoryCounts, repositoryEmbeddedText, repositoryFilesText, TEXT_MEANING } from '../../../model/index-counts.ts';
+import { skipCountsText } from '../../../model/skip-reasons.ts';
 import { dbPathOf, fmtCounts, type Command } from '../kit.ts';
 import { openReadOnlyStore } from '../read-store.ts';
 import { STATUS_SPECS } from './specs.ts';
@@ -24,7 +25,7 @@ export const STATUS_COMMANDS: Record<string, Command> = {
             '',
             `${r.name}  (${r.root})`,
             `  last indexed: ${r.last_indexed_at ?? 'never completed'}; last run: ${r.lastRun?.status ?? 'none'}${r.lastRun?.status === 'interrupted' ? ' (its process is gone; indexing again resumes it)' : ''}`,
-            `  files: ${s.files.indexed + s.files.partial} indexed (${s.files.partial} partial); skipped: ${fmtCounts(s.skipped)}`,
+            `  files: ${s.files.indexed + s.files.partial} indexed (${s.files.partial} partial); skipped: ${skipCountsText(s.skipped)}`,
             `  units: ${fmtCounts(s.units)}; chunks ${s.chunks}; API entries ${s.apiEntries}`,
             `  encoder: ${s.encoder ? `${s.encoder.name} (${s.encoder.dim}-d)` : 'none yet'}; embedded: unit ${s.embedded.unit}, chunk ${s.embedded.chunk}, api ${s.embedded.api}`,
             `  ${repositoryFilesText(repositoryCounts(s, otherFilesOfRun(r.lastRun?.stats)))}; ${repositoryEmbeddedText(repositoryCounts(s, null))} (${TEXT_MEANING})`,

@@ -2,7 +2,7 @@
 // retrieval-only baseline, not a model's, and how to add a model (a GGUF file in the models folder, a local server
 // found by Detect, or an API key), with what the engine already found.
 
-import { OFFLINE_LABEL } from '../../api/contract.ts';
+import { backendInSentence } from '../../../../main/model/backend-label.ts';
 import { useApp } from '../../store.ts';
 import { serverSummary, useModelSources } from './model-sources.ts';
 import './NoModelNotice.css';
@@ -23,8 +23,8 @@ export function NoModelNotice() {
   return (
     <div className="notice notice-warn no-model" role="note" data-testid="no-model-notice">
       <div>
-        <strong>No model is configured.</strong> Results are the <strong>{OFFLINE_LABEL}</strong>: candidates adapted from retrieved code, with no language
-        model called — a baseline to compare models against, not a model’s results.
+        <strong>No model is configured.</strong> Results come from <strong>{backendInSentence({ id: 'offline' })}</strong>: candidates adapted from retrieved
+        code, with no language model called — a baseline to compare models against, not a model’s results.
       </div>
       <div>To add a model:</div>
       <ul>

@@ -3,9 +3,10 @@
 // which the view imports.
 
 import { useEffect, useState } from 'react';
-import { OFFLINE_LABEL, PricesSchema, type CallError, type ModelPrice, type PricesInfo } from '../../api/contract.ts';
+import { PricesSchema, type CallError, type ModelPrice, type PricesInfo } from '../../api/contract.ts';
 import { ErrorBox, Loading, Section } from '../../components/ui.tsx';
 import { asCallError, engine } from '../../store.ts';
+import { OFFLINE_IN_SENTENCE } from '../../../../main/model/backend-label.ts';
 
 interface PriceRow {
   model: string;
@@ -127,7 +128,7 @@ export function PricesSection() {
             ) : (
               <span className="mono">{info.source}</span>
             )}
-            ; saving writes <span className="mono">{info.file}</span>. Local servers, GGUF models and {OFFLINE_LABEL} cost 0.
+            ; saving writes <span className="mono">{info.file}</span>. Local servers, GGUF models and {OFFLINE_IN_SENTENCE} cost 0.
           </span>
         ) : null
       }

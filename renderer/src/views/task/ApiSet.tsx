@@ -57,15 +57,29 @@ export function ApiSet({ result }: { result: TaskResult }) {
       </Empty>
     );
   }
+  const fused = { k: result.retrieval.fused, api: result.retrieval.fusedBySource.api };
   return (
     <div className="api-set" data-testid="api-set">
-      <ProtocolPanel protocol="repository" score={api} />
-      <ProtocolPanel protocol="task-view" score={api.taskView ?? null} />
+      <ProtocolPanel protocol="repository" score={api} fused={fused} />
+      <ProtocolPanel protocol="task-view" score={api.taskView ?? null} fused={fused} />
     </div>
   );
 }
 
-function ProtocolPanel({ protocol, score }: { protocol: Protocol; score: ProtocolScore | null }) {
+/** The fused top K of the result and how many of its items are API items: what the predicted set is not limited to. */
+interface FusedCount {
+  k: number;
+  api: number;
+}
+
+/** What a protocol's predicted set is, against the fused top K, so the two counts are not read as one. */
+function predictedScope(protocol: Protocol, predicted: number, fused: FusedCount): string {
+  if (protocol === 'task-view') return 'predicted from the task’s own view, not from the fused evidence';
+  const apiInTop = `${fused.api} of the fused top ${fused.k} ${fused.api === 1 ? 'is an API item' : 'are API items'}`;
+  return `${predicted === 1 ? 'the API item' : 'the API items'} retrieval kept, at any rank; ${apiInTop}`;
+}
+
+function ProtocolPanel({ protocol, score, fused }: { protocol: Protocol; score: ProtocolScore | null; fused: FusedCount }) {
   const meta = PROTOCOL[protocol];
   const head = (
     <div className="api-set-head">
@@ -95,7 +109,7 @@ function ProtocolPanel({ protocol, score }: { protocol: Protocol; score: Protoco
       data-matching={score.matching ?? (protocol === 'repository' ? 'strict' : 'bare')}
     >
       {head}
-      <ScoreLine score={score} items={items} />
+      <ScoreLine score={score} items={items} scope={predictedScope(protocol, score.predicted, fused)} />
       {score.truth === 0 ? (
         <p className="small muted" data-testid="api-set-empty-truth">
           {meta.emptyTruth}
@@ -116,13 +130,17 @@ function ProtocolPanel({ protocol, score }: { protocol: Protocol; score: Protoco
   );
 }
 
-/** The protocol's figures: predicted, truth (and where it came from), P, R, F1, exact, count, hits. */
-function ScoreLine({ score, items }: { score: ProtocolScore; items: ApiItem[] }) {
+/** The protocol's figures: predicted (and what it is taken from), truth (and where it came from), P, R, F1, exact, count, hits. */
+function ScoreLine({ score, items, scope }: { score: ProtocolScore; items: ApiItem[]; scope: string }) {
   const hits = items.filter((i) => i.status === 'hit').length;
   return (
     <div className="api-set-score small tabular" data-testid="api-set-score">
       <span>
         predicted <strong>{score.predicted}</strong>
+        <span className="muted" data-testid="api-set-predicted-scope">
+          {' '}
+          ({scope})
+        </span>
       </span>
       <span>
         truth <strong>{score.truth}</strong>

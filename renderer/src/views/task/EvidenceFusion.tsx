@@ -3,31 +3,34 @@
 // Pointing at an item highlights its fused rank (and the reverse); items that are the same underlying unit
 // found by another source or step are marked as well.
 
-import { useMemo, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
+import { Fragment, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import { SOURCES, type EvidenceRow, type Source, type TaskDetail } from '../../api/contract.ts';
 import { rovingKeyDown } from '../../components/roving.ts';
 import { Badge, Empty, Tabs } from '../../components/ui.tsx';
 import { num } from '../../lib/format.ts';
 import { evidenceStage, SOURCE_META, STAGE_LABEL, type EvidenceStage } from '../../lib/sources.ts';
+import { shortName } from './short-name.ts';
 import './EvidenceFusion.css';
 
 export const evidenceId = (e: EvidenceRow) => `${e.source}:${e.step}:${e.rank}:${e.key}`;
 
-/** `pkg.mod.Class.method` → namespace `pkg.mod.` (may be cut short) and the tail `Class.method` (kept whole). */
-export function splitTitle(title: string): { ns: string; tail: string } {
-  if (/\s/.test(title) || !title.includes('.')) return { ns: '', tail: title };
-  const parts = title.split('.');
-  let k = parts.length - 1;
-  if (k > 0 && /^[A-Z]/.test(parts[k - 1]!)) k--;
-  return { ns: parts.slice(0, k).join('.') + '.', tail: parts.slice(k).join('.') };
+/** Text with a line-break chance after each dot, ellipsis and underscore, so a long name wraps between its words. */
+function breakable(text: string) {
+  return text.split(/(?<=[.…_])/).map((piece, i) => (
+    <Fragment key={i}>
+      {piece}
+      <wbr />
+    </Fragment>
+  ));
 }
 
+/** An item's name, shortened in the middle (short-name.ts) with its last segment whole; the full name in the tooltip. */
 function Title({ title }: { title: string }) {
-  const { ns, tail } = splitTitle(title);
+  const { lead, last, shortened } = shortName(title);
   return (
-    <span className="ev-title" title={title}>
-      {ns ? <span className="ev-title-ns">{ns}</span> : null}
-      <span className="ev-title-tail">{tail}</span>
+    <span className="ev-title" title={title} data-testid="evidence-name" data-shortened={shortened ? 'true' : undefined}>
+      {lead ? <span className="ev-title-ns">{breakable(lead)}</span> : null}
+      <span className="ev-title-last">{breakable(last)}</span>
     </span>
   );
 }
@@ -207,8 +210,12 @@ function SourceColumn({ source: s, all, show, steps, uncertainty, off, pointer }
       <div className="fusion-col-head">
         <span className="src-dot" aria-hidden="true" />
         <span className="fusion-col-title">{meta.label}</span>
-        <span className="muted small tabular">
-          {all.length} retrieved · {all.filter((e) => e.fusedRank !== null).length} fused
+        <span
+          className="muted small tabular"
+          data-testid="evidence-column-counts"
+          title={`retrieved: every item found; kept: those retrieval kept${s === 'api' ? ' (the API set tab scores these)' : ''}; fused: those in the fused top K the prompt showed`}
+        >
+          {all.length} retrieved · {all.filter((e) => e.kept).length} kept · {all.filter((e) => e.fusedRank !== null).length} fused
           {uncertainty != null ? ` · ū ${num(uncertainty, 2)}` : ''}
         </span>
       </div>

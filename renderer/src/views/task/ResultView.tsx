@@ -77,6 +77,24 @@ export function ResultView({ results, sources, methodLabel }: { results: TaskRes
   );
 }
 
+const items = (n: number, one: string, many = `${one}s`) => `${int(n)} ${n === 1 ? one : many}`;
+
+/**
+ * What the summary's counts are computed over, in one line: the fused top K (what the prompt showed) by source, and
+ * the API sets the F1s score — the repository one is every API item retrieval kept, at any rank, so it can score
+ * while no API item reached the fused top K.
+ */
+export function scopeText(result: TaskResult): string {
+  const k = int(result.retrieval.fused);
+  const by = result.retrieval.fusedBySource;
+  const fused = `Fused top ${k}: ${int(by.api)} API · ${int(by.context)} context · ${items(by.similar, 'similar-code item')} (what the prompt showed).`;
+  const api = result.retrieval.api;
+  if (!api) return `${fused} No API set was scored.`;
+  const repo = `API F1 repository: over ${items(api.predicted, 'API item')} retrieval kept, at any rank — not only those in the fused top ${k}${by.api === 0 && api.predicted > 0 ? ', where none is' : ''}.`;
+  const tv = api.taskView ? ` API F1 task-view: over ${items(api.taskView.predicted, 'API')} predicted from the task’s own view.` : '';
+  return `${fused} ${repo}${tv}`;
+}
+
 /** The strip above the tabs: the verdict of the selected output and the run's numbers. */
 function ResultSummary({ result }: { result: TaskResult }) {
   const fusedBy = result.retrieval.fusedBySource;
@@ -104,7 +122,8 @@ function ResultSummary({ result }: { result: TaskResult }) {
           { label: 'Raw passing', value: `${result.c} / ${result.n}`, testId: 'stat-raw' },
           { label: 'Gen. uncertainty', value: num(result.generation.uncertainty.aggregate), testId: 'stat-uncertainty' },
           {
-            label: 'Fused per source',
+            label: `Fused top ${int(result.retrieval.fused)} by source`,
+            hint: `How many of the fused top ${int(result.retrieval.fused)} — the evidence the prompt showed — came from each source`,
             value: (
               <span className="fused-by">
                 {SOURCES.map((s) => (
@@ -119,7 +138,7 @@ function ResultSummary({ result }: { result: TaskResult }) {
           {
             label: 'API F1 repository',
             value: num(protocolF1(result.retrieval.api, 'repository')),
-            hint: 'Repository protocol: API evidence kept by the run vs the truth, strict module:qualname keys (— : no truth, or not scored)',
+            hint: 'Repository protocol: the API items retrieval kept (at any rank, not only the fused top K) vs the truth, strict module:qualname keys (— : no truth, or not scored)',
             testId: 'stat-api-repository',
           },
           {
@@ -145,6 +164,9 @@ function ResultSummary({ result }: { result: TaskResult }) {
           },
         ]}
       />
+      <p className="small muted summary-scope" data-testid="summary-scope">
+        {scopeText(result)}
+      </p>
       {result.generation.warnings.length ? (
         <div className="notice notice-warn small" data-testid="generation-warnings">
           {result.generation.warnings.join(' · ')}

@@ -1,9 +1,14 @@
 // The written-task form's draft, kept in localStorage so a reload (or a crash of the tab) does not lose it: one draft
 // per repository folder (the most recent few), newest first, so the form reopens on the draft the analyst left.
+// A folder the analyst did not type follows the repository they are working on (the one chosen in the Repository
+// view, else the one indexed last), so indexing another repository does not leave the form on the sample.
 
 import type { CustomTask } from '../../api/contract.ts';
 
-export type CustomDraft = Record<keyof CustomTask, string>;
+export type CustomDraft = Record<keyof CustomTask, string> & {
+  /** The analyst typed the folder: it stays as typed. Otherwise it is the default and follows the working repository. */
+  repoTyped?: boolean;
+};
 
 export const DRAFTS_KEY = 'opencoder.customTaskDrafts';
 /** Drafts kept: typing a folder path letter by letter must not fill the storage with one draft per prefix. */
@@ -24,6 +29,7 @@ function readDrafts(storage: DraftStorage): CustomDraft[] {
     .map((d) => {
       const draft = emptyDraft('');
       for (const f of FIELDS) if (typeof d[f] === 'string') draft[f] = d[f];
+      if (typeof d.repoTyped === 'boolean') draft.repoTyped = d.repoTyped;
       return draft;
     });
 }
@@ -56,4 +62,37 @@ export function saveCustomDraft(storage: DraftStorage, draft: CustomDraft): void
   } catch {
     // the form still holds the values for this page's lifetime
   }
+}
+
+/** A repository as the working-folder choice needs it (RepoSummary has these). */
+export interface RepoRef {
+  id: number;
+  root: string;
+  lastIndexedAt: string | null;
+}
+
+/**
+ * The folder of the repository the analyst is working on: the one chosen in the Repository view, else the one indexed
+ * most recently (one never indexed counts last); null when there is none.
+ */
+export function workingRepoRoot(repos: readonly RepoRef[] | null | undefined, selectedId: number | null): string | null {
+  if (!repos?.length) return null;
+  const chosen = selectedId === null ? undefined : repos.find((r) => r.id === selectedId);
+  if (chosen) return chosen.root;
+  const newest = [...repos].sort((a, b) => (b.lastIndexedAt ?? '').localeCompare(a.lastIndexedAt ?? ''))[0]!;
+  return newest.root;
+}
+
+/**
+ * Whether the draft's folder was typed by the analyst. Drafts stored before this was recorded: typed unless empty or
+ * the sample repository (the old default).
+ */
+export function folderTyped(draft: CustomDraft, sampleRepo?: string | null): boolean {
+  return draft.repoTyped ?? (draft.repo !== '' && draft.repo !== sampleRepo);
+}
+
+/** The draft with its folder set to `folder` unless the analyst typed one (or there is no folder to follow). */
+export function withDefaultFolder(draft: CustomDraft, folder: string | null | undefined, sampleRepo?: string | null): CustomDraft {
+  if (!folder || folderTyped(draft, sampleRepo) || draft.repo === folder) return draft;
+  return { ...draft, repo: folder, repoTyped: false };
 }

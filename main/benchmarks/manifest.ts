@@ -24,6 +24,8 @@ export class ManifestError extends OpenCoderError {
     readonly file: string,
     readonly line?: number,
     code: ErrorCode = 'invalid-input',
+    /** For a `forbidden-path` problem: the path that was refused (the app offers to allow its folder). */
+    readonly refusedPath?: string,
   ) {
     super(code, message);
   }
@@ -47,8 +49,14 @@ function manifestProblems(abs: string, problems: ManifestError[]): ManifestError
   const shown = problems.slice(0, SHOWN_PROBLEMS).map((p) => `  ${p.message}`);
   if (problems.length > SHOWN_PROBLEMS) shown.push(`  … and ${problems.length - SHOWN_PROBLEMS} more`);
   const first = problems[0]!;
-  const code = problems.some((p) => p.code === 'forbidden-path') ? 'forbidden-path' : first.code;
-  return new ManifestError(`${abs} has ${problems.length} problems:\n${shown.join('\n')}`, abs, first.line, code);
+  const refused = problems.find((p) => p.code === 'forbidden-path');
+  return new ManifestError(
+    `${abs} has ${problems.length} problems:\n${shown.join('\n')}`,
+    abs,
+    first.line,
+    refused ? 'forbidden-path' : first.code,
+    refused?.refusedPath,
+  );
 }
 
 /** Folders a repository may never be, whatever is allowed: reading them into a workspace would expose the machine. */
@@ -159,7 +167,7 @@ function readLine(line: string, n: number, ctx: LineContext): { defaults: { pyth
   ] as const) {
     if (rel === undefined) continue;
     const problem = repoPlaceProblem(path.resolve(dir, rel), dir, ctx.allow);
-    if (problem) throw new ManifestError(`${abs}:${n} (task ${parsed.data.id}): ${field} ${rel} ${problem}`, abs, n, 'forbidden-path');
+    if (problem) throw new ManifestError(`${abs}:${n} (task ${parsed.data.id}): ${field} ${rel} ${problem}`, abs, n, 'forbidden-path', path.resolve(dir, rel));
   }
   const python = parsed.data.python ?? ctx.defaults.python;
   return {

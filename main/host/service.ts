@@ -10,7 +10,8 @@ import { errorCodeOf } from '../model/errors.ts';
 import { makeHandlers, type Handlers } from './calls/index.ts';
 import { startDemo } from './calls/demo.ts';
 import { startFirstRunDetection, stopDetection } from './calls/models.ts';
-import { fail, openWorkspace, ServiceError, type ServiceOptions, type Workspace } from './workspace.ts';
+import { ManifestError } from '../benchmarks/manifest.ts';
+import { fail, folderToAllow, openWorkspace, ServiceError, type ServiceOptions, type Workspace } from './workspace.ts';
 
 export { DEFAULT_SETTINGS, sessionKeyStore, ServiceError, canonicalPath, isInside, type KeyStore, type Provider, type ServiceOptions } from './workspace.ts';
 
@@ -84,7 +85,10 @@ class Engine implements EngineService {
 function errorOf(name: string, err: unknown): CallError {
   if (err instanceof ServiceError) return { ...err.error, message: redact(err.error.message) };
   const message = err instanceof Error ? err.message || `${err.name} in ${name}` : `${name} failed: ${String(err)}`;
-  return { code: errorCodeOf(err), message: redact(message) };
+  const code = errorCodeOf(err);
+  // A manifest whose task repository lies outside the allowed folders: offer that folder, as checkPath does.
+  const offer = code === 'forbidden-path' && err instanceof ManifestError && err.refusedPath ? folderToAllow(err.refusedPath) : null;
+  return { code, message: redact(message), ...(offer && 'folder' in offer ? { allow: offer.folder } : {}) };
 }
 
 export async function createEngineService(opts: ServiceOptions): Promise<EngineService> {

@@ -6,17 +6,25 @@ import { z } from 'zod';
 
 export const DEFAULT_PLACEHOLDER = '# <<FOCAL_FUNCTION>>';
 
+/** A text field that must say something: spaces or blank lines alone are refused, naming the field's rule. */
+const filled = () =>
+  z
+    .string()
+    .min(1)
+    .refine((s) => s.trim() !== '', { message: 'is only spaces or blank lines' });
+
 export const TaskRecordSchema = z
   .object({
-    id: z.string().min(1),
+    id: filled(),
     /** Repository folder; relative paths are relative to the manifest file's folder. */
-    repo: z.string().min(1),
+    repo: filled(),
     /** Target file, relative to the repository root, '/' separators. */
-    file: z.string().min(1),
+    file: filled(),
     /** Target's qualified name inside its module (`Class.method`, `func`). */
-    qualname: z.string().min(1),
+    qualname: filled(),
+    /** May be empty in a benchmark's record (the importers then write one from the signature). */
     requirement: z.string(),
-    signature: z.string().min(1),
+    signature: filled(),
     /** Reference solution (the target's full source), when known. Never shown to a generator. */
     reference: z.string().optional(),
     check_template: z.string().optional(),

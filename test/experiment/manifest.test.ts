@@ -120,3 +120,17 @@ describe('ground_truth_apis', () => {
     expect(() => readManifest(file)).toThrow(ManifestError);
   });
 });
+
+describe('blank fields', () => {
+  it('refuses an id, repo, file, qualname or signature of only spaces or blank lines, naming the line and the field', () => {
+    const dir = freshDir();
+    const file = path.join(dir, 'tasks.jsonl');
+    for (const field of ['id', 'repo', 'file', 'qualname', 'signature'] as const) {
+      fs.writeFileSync(file, line({ ...base, [field]: ' \n  ' }) + '\n');
+      expect(() => readManifest(file), field).toThrow(new RegExp(`tasks\\.jsonl:1 .*${field}: is only spaces or blank lines`, 's'));
+    }
+    // An empty requirement stays a benchmark's own business (importers write one from the signature).
+    fs.writeFileSync(file, line({ ...base, requirement: '' }) + '\n');
+    expect(readManifest(file).tasks).toHaveLength(1);
+  });
+});

@@ -80,6 +80,31 @@ describe('repo.allow', () => {
     }
   });
 
+  it("a manifest whose task repository lies outside the allowed folders offers that repository's folder; allowed, it loads", async () => {
+    const s = await openService(dir, 'manifest-offer');
+    try {
+      const mdir = path.join(dir, 'manifest-offer-m');
+      fs.mkdirSync(mdir, { recursive: true });
+      const manifest = path.join(mdir, 'tasks.jsonl');
+      const task = {
+        id: 'o/1',
+        repo: outside,
+        file: 'pkg/a.py',
+        qualname: 'f',
+        requirement: 'Add one.',
+        signature: 'def f(x):',
+        test_command: 'python3 -m pytest tests',
+      };
+      fs.writeFileSync(manifest, JSON.stringify(task) + '\n');
+      const refused = await s.call('tasks.list', { manifest });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'forbidden-path', allow: fs.realpathSync(outside) } });
+      await ok(s, 'repo.allow', { folder: outside });
+      expect((await ok<{ tasks: unknown[] }>(s, 'tasks.list', { manifest })).tasks).toHaveLength(1);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('refuses the root, system and secrets folders, and what is not a folder, naming it and why', async () => {
     const s = await openService(dir, 'refuse');
     try {

@@ -58,15 +58,19 @@ export function ErrorBox(props: {
 }) {
   if (!props.error) return null;
   const e = typeof props.error === 'string' ? { code: 'engine', message: props.error } : props.error;
+  // An issue that only repeats the message is not listed again; nor is a refused path's (its message names the field,
+  // the path and how to allow it).
+  const issues =
+    e.code === 'forbidden-path' ? [] : ('issues' in e && e.issues ? e.issues : []).filter((i) => !e.message.includes(i.message));
   return (
     <div className="state state-error" role="alert" data-testid={props.testId ?? 'error-box'}>
       <div className="state-title">{props.title ?? 'Something went wrong'}</div>
       <div className="state-text">
         <span className="code-tag">{e.code}</span> {e.message}
       </div>
-      {'issues' in e && e.issues?.length ? (
+      {issues.length ? (
         <ul className="issue-list">
-          {e.issues.map((i, k) => (
+          {issues.map((i, k) => (
             <li key={k}>
               <code>{i.path}</code>: {i.message}
             </li>
@@ -93,31 +97,73 @@ export function Badge(props: { tone?: Tone; children: ReactNode; testId?: string
   );
 }
 
-export function ProgressBar(props: { done: number; total: number; label?: string; testId?: string; indeterminate?: boolean }) {
-  const frac = props.total > 0 ? Math.min(1, Math.max(0, props.done / props.total)) : 0;
-  const indeterminate = props.indeterminate || props.total <= 0;
+/**
+ * A bar of `done` of `total`. Only running work moves: `indeterminate` (or an unknown total while running) sweeps;
+ * paused, stopped and finished work stands still, a finished one full.
+ */
+export function ProgressBar(props: {
+  done: number;
+  total: number;
+  label?: string;
+  testId?: string;
+  indeterminate?: boolean;
+  state?: 'running' | 'paused' | 'done' | 'stopped';
+}) {
+  const state = props.state ?? 'running';
+  const known = props.total > 0;
+  const frac = state === 'done' ? 1 : known ? Math.min(1, Math.max(0, props.done / props.total)) : 0;
+  const sweeping = state === 'running' && (props.indeterminate ?? !known);
   return (
     <div
-      className={`progress ${indeterminate ? 'progress-indeterminate' : ''}`}
+      className={`progress progress-${state} ${sweeping ? 'progress-indeterminate' : ''}`}
       role="progressbar"
       aria-valuemin={0}
-      aria-valuemax={props.total > 0 ? props.total : undefined}
-      aria-valuenow={props.total > 0 ? props.done : undefined}
+      aria-valuemax={known ? props.total : undefined}
+      aria-valuenow={known ? props.done : undefined}
+      aria-valuetext={state === 'done' ? 'done' : state === 'paused' ? 'paused' : undefined}
       aria-label={props.label ?? 'progress'}
       data-testid={props.testId}
+      data-state={state}
+      data-animated={sweeping ? 'true' : 'false'}
     >
-      <div className="progress-fill" style={{ width: indeterminate ? undefined : `${(frac * 100).toFixed(1)}%` }} />
+      <div className="progress-fill" style={{ width: sweeping ? undefined : `${(frac * 100).toFixed(1)}%` }} />
     </div>
   );
 }
 
 const JOB_TONE: Record<JobInfo['state'], Tone> = { running: 'info', paused: 'warn', done: 'good', cancelled: 'muted', failed: 'bad' };
 
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** What the phase was doing, for "nothing to …": the last word of `index parse`. */
+const phaseVerb = (phase: string) => phase.trim().split(/\s+/).pop() || 'do';
+
+/**
+ * A job's count in words, true to its state: `12 / 40`, `12 so far, total not known yet`, `paused at 12 / 40`,
+ * `done: 40 / 40`, `done: nothing to embed`, `stopped at 12 / 40`.
+ */
+export function jobCountText(state: JobInfo['state'], p: JobProgress): string {
+  const known = p.total > 0;
+  const of = known ? `${count(p.done)} / ${count(p.total)}` : null;
+  switch (state) {
+    case 'running':
+      return of ?? (p.done > 0 ? `${count(p.done)} so far, total not known yet` : 'total not known yet');
+    case 'paused':
+      return of ? `paused at ${of}` : `paused after ${count(p.done)}`;
+    case 'done':
+      return of ? `done: ${of}` : p.done > 0 ? `done: ${count(p.done)}` : `done: nothing to ${phaseVerb(p.phase)}`;
+    default:
+      return of ? `stopped at ${of}` : `stopped after ${count(p.done)}`;
+  }
+}
+
 /** A job with its progress and the actions its kind allows. */
 export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause' | 'resume') => void; testId?: string; compact?: boolean }) {
   const { job } = props;
   const p = job.progress;
   const active = job.state === 'running' || job.state === 'paused';
+  const running = job.state === 'running';
+  const barState = running ? 'running' : job.state === 'paused' ? 'paused' : job.state === 'done' ? 'done' : 'stopped';
   // Asked to pause or cancel, finishing its current step: said at once, and not asked again.
   const stopping = job.state === 'running' && job.stopping ? (job.stopping === 'paused' ? 'pausing' : 'cancelling') : null;
   return (
@@ -138,13 +184,11 @@ export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause'
       </div>
       {p ? (
         <>
-          <ProgressBar done={p.done} total={p.total} label={`${job.title}: ${p.phase}`} testId="job-progress" indeterminate={!active ? false : p.total <= 0} />
+          <ProgressBar done={p.done} total={p.total} label={`${job.title}: ${p.phase}`} testId="job-progress" state={barState} />
           <div className="job-meta tabular">
             <span data-testid="job-phase">{p.phase}</span>
-            <span data-testid="job-count">
-              {p.done.toLocaleString('en-US')} / {p.total > 0 ? p.total.toLocaleString('en-US') : '?'}
-            </span>
-            {p.etaMs != null && active ? <span>ETA {duration(p.etaMs)}</span> : null}
+            <span data-testid="job-count">{jobCountText(job.state, p)}</span>
+            {p.etaMs != null && running ? <span>ETA {duration(p.etaMs)}</span> : null}
             {p.spentUsd != null ? <span>spent {usd(p.spentUsd)}</span> : null}
           </div>
           {p.message ? (
@@ -154,9 +198,16 @@ export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause'
           ) : null}
           {p.workers ? <JobWorkers workers={p.workers} queued={p.queued} active={active} /> : null}
         </>
-      ) : active ? (
-        <ProgressBar done={0} total={0} indeterminate label={job.title} testId="job-progress" />
-      ) : null}
+      ) : (
+        <>
+          <ProgressBar done={0} total={0} label={job.title} testId="job-progress" state={barState} />
+          <div className="job-meta">
+            <span data-testid="job-count">
+              {running ? 'starting…' : job.state === 'paused' ? 'paused before it started' : job.state === 'done' ? 'done' : 'stopped before it started'}
+            </span>
+          </div>
+        </>
+      )}
       {job.error ? <div className="job-error">{job.error}</div> : null}
       {props.onAction && active ? (
         <div className="job-actions">
@@ -390,11 +441,15 @@ export function Collapsible(props: { title: ReactNode; children: ReactNode; defa
 }
 
 /** Label + value pairs in a compact grid. */
+/** A text value with a word too long for a grid cell (a subset's name, a path) takes a whole row of the grid. */
+const longWord = (v: ReactNode) => typeof v === 'string' && v.split(/\s+/).some((w) => w.length > 12);
+
+/** Figures in a grid; a value never breaks inside a word (see longWord). */
 export function Stats(props: { items: { label: ReactNode; value: ReactNode; testId?: string; hint?: string }[]; testId?: string; className?: string }) {
   return (
     <dl className={props.className ? `stats ${props.className}` : 'stats'} data-testid={props.testId}>
       {props.items.map((it, i) => (
-        <div key={i} className="stat" data-testid={it.testId} title={it.hint}>
+        <div key={i} className={longWord(it.value) ? 'stat stat-wide' : 'stat'} data-testid={it.testId} title={it.hint}>
           <dt>{it.label}</dt>
           <dd className="tabular">{it.value}</dd>
         </div>

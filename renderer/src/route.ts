@@ -111,7 +111,8 @@ export function routeOfState(s: AppState): RouteState {
     if (!sameList(s.selectedMethods, DEFAULT_TASK_METHODS)) r.methods = [...s.selectedMethods];
   }
   if (s.view === 'task') {
-    r.source = s.drill ? 'manifest' : s.taskSource;
+    // "Write a task" over a stored result keeps both: the form's tab and the result below it.
+    r.source = s.taskSource;
     if (s.drill) {
       r.run = s.drill.runId;
       r.condition = s.drill.condition;

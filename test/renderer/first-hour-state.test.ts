@@ -155,6 +155,19 @@ describe('the route of the Experiment, Ablation and Reports views (issue 31)', (
     expect(routeOfState(store.getState())).toMatchObject({ source: 'custom', manifest: null, task: null });
   });
 
+  it('"Write a task" over an open stored result keeps the form\'s tab and the result across a reload', () => {
+    const api = apiOf({ 'experiment.result': () => new Promise(() => {}), 'experiment.list': () => [], 'tasks.list': () => new Promise(() => {}) });
+    const store = createAppStore(api, { initialView: 'task' });
+    void store.getState().openResult('run-b', 't1', 'opencoder');
+    store.getState().setTaskSource('custom');
+    const hash = formatRoute(routeOfState(store.getState()));
+    expect(parseRoute(hash)).toMatchObject({ view: 'task', source: 'custom', run: 'run-b', condition: 'opencoder' });
+    const reloaded = createAppStore(api, { initialView: 'task' });
+    reloaded.getState().applyRoute(parseRoute(hash));
+    expect(reloaded.getState().taskSource).toBe('custom');
+    expect(reloaded.getState().drill).toMatchObject({ runId: 'run-b', taskId: 't1', condition: 'opencoder' });
+  });
+
   it('the Reports view reports on the chosen runs, and its address names them', () => {
     const store = createAppStore(apiOf({}), { initialView: 'reports' });
     store.getState().selectRuns(['run-a']);

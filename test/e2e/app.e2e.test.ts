@@ -209,9 +209,10 @@ describe.skipIf(CHROMIUM_NEED.skip)(`the desktop UI in browser mode${CHROMIUM_NE
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('nav-task');
     await page.keyboard.press('End');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('nav-settings');
+    // One up from Settings is Import.
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Enter');
-    await page.getByTestId('reports-view').waitFor({ timeout: 5_000 });
+    await page.getByTestId('import-view').waitFor({ timeout: 5_000 });
   });
 
   it('shows the settings and keeps keys write-only', async () => {

@@ -60,8 +60,7 @@ export function ErrorBox(props: {
   const e = typeof props.error === 'string' ? { code: 'engine', message: props.error } : props.error;
   // An issue that only repeats the message is not listed again; nor is a refused path's (its message names the field,
   // the path and how to allow it).
-  const issues =
-    e.code === 'forbidden-path' ? [] : ('issues' in e && e.issues ? e.issues : []).filter((i) => !e.message.includes(i.message));
+  const issues = e.code === 'forbidden-path' ? [] : ('issues' in e && e.issues ? e.issues : []).filter((i) => !e.message.includes(i.message));
   return (
     <div className="state state-error" role="alert" data-testid={props.testId ?? 'error-box'}>
       <div className="state-title">{props.title ?? 'Something went wrong'}</div>

@@ -74,7 +74,7 @@ export function SampleSets() {
             {busy ? 'Reading…' : 'Compute Pass@k'}
           </button>
         </div>
-        <ErrorBox error={error} title="Cannot read the sample set" testId="samples-error" />
+        <ErrorBox error={error} title="Cannot read the sample set" onAllowed={() => void load()} testId="samples-error" />
         {result ? (
           <div data-testid="samples-result">
             <p className="small">

@@ -10,6 +10,7 @@
 // listening there (a web app on 8080, nothing at all) is not reported.
 
 import fs from 'node:fs';
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import path from 'node:path';
 import { LlmError } from './errors.ts';
@@ -223,6 +224,9 @@ export async function probeLocalServer(hostIn: string, port: number, opts: Omit<
 export async function detectLocalServers(opts: DetectOptions = {}): Promise<LocalServer[]> {
   const hosts = [...new Set((opts.hosts ?? LOOPBACK_HOSTS).map(loopbackHost))];
   const ports = checkPorts(opts.ports ?? DEFAULT_LOCAL_PORTS);
+  // Every probe listens for the caller's abort at once (up to three requests each, each listener removed when its
+  // request settles): raise the signal's listener limit to that bound so Node does not report a leak.
+  if (opts.signal) setMaxListeners(Math.max(10, ports.length * hosts.length * 3), opts.signal);
   const probes = ports.flatMap((port) => hosts.map((host) => probeLocalServer(host, port, opts)));
   const found = (await Promise.all(probes)).filter((s): s is LocalServer => s !== null);
   const out: LocalServer[] = [];

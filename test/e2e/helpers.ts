@@ -9,6 +9,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT } from '../validate/helpers.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { needs } from '../helpers/system.ts';
+import { oncePerRun } from '../helpers/run-once.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
@@ -35,17 +36,19 @@ export interface Served {
 }
 
 /**
- * Builds the renderer from this checkout into a fresh home (or serves `prebuilt`, a renderer build folder) and
+ * Builds the renderer from this checkout once per test run (or serves `prebuilt`, a renderer build folder) and
  * starts `opencoder serve` on a free port; `prepare` gets the home's database path first (to store runs in it).
  */
 export async function startServe(prefix: string, prebuilt?: string, prepare?: (db: string) => void): Promise<Served> {
   const home = tmpDir(prefix);
   prepare?.(path.join(home, 'w.db'));
-  const rendererDir = prebuilt ?? path.join(home, 'renderer');
-  if (!prebuilt) {
-    const vite = await import('vite');
-    await vite.build({ configFile: path.join(REPO_ROOT, 'renderer', 'vite.config.ts'), logLevel: 'warn', build: { outDir: rendererDir, emptyOutDir: true } });
-  }
+  // One build of this checkout's renderer per test run, shared by every e2e file (each served read-only).
+  const rendererDir =
+    prebuilt ??
+    (await oncePerRun('renderer-build', async (outDir) => {
+      const vite = await import('vite');
+      await vite.build({ configFile: path.join(REPO_ROOT, 'renderer', 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+    }));
   const server = spawn(
     process.execPath,
     [path.join(REPO_ROOT, 'bin', 'opencoder.js'), 'serve', '--port', '0', '--json', '--no-demo', '--db', path.join(home, 'w.db'), '--renderer', rendererDir],

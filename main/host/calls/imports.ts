@@ -86,79 +86,67 @@ function readReport(file: string): string {
   }
 }
 
-function repoExecSummary(jobId: string, r: RepoExecImportResult): ImportSummary {
-  const c = r.counts;
+/** What every benchmark importer's result has in common (its own folders, files, counts and warnings). */
+interface BenchmarkResult {
+  outDir: string;
+  manifestFile: string;
+  reportFile: string;
+  dropped: ImportSummary['dropped'];
+  warnings: ImportWarning[];
+  warningCounts: Record<string, number>;
+  counts: { tasks: number };
+}
+
+/** A benchmark import's summary: the shared part from the result, the importer's own facts beside it. */
+function benchmarkSummary(jobId: string, kind: BenchmarkKind, input: string, r: BenchmarkResult, facts: ImportSummary['facts']): ImportSummary {
   return {
     jobId,
-    kind: 'repoexec',
-    input: r.benchDir,
+    kind,
+    input,
     out: r.outDir,
     manifest: r.manifestFile,
     sampleSet: null,
     reportFile: r.reportFile,
     report: readReport(r.reportFile),
-    tasks: c.tasks,
+    tasks: r.counts.tasks,
     dropped: r.dropped,
     warnings: warningsOf(r.warnings, r.warningCounts),
-    facts: [
-      { label: 'Projects', value: int(c.projects) },
-      { label: 'Modules', value: `${int(c.modules)} (${int(c.files)} .py files)` },
-      { label: 'Definitions', value: `${int(c.functions)} functions, ${int(c.methods)} methods, ${int(c.classes)} classes` },
-      { label: 'Raw rows read', value: int(c.rows) },
-      { label: 'Body-less stubs filled', value: int(c.stubsFilled) },
-      { label: 'Subset', value: r.subset ?? 'all RepoExec-inline tasks' },
-    ],
+    facts,
     samples: null,
   };
+}
+
+function repoExecSummary(jobId: string, r: RepoExecImportResult): ImportSummary {
+  const c = r.counts;
+  return benchmarkSummary(jobId, 'repoexec', r.benchDir, r, [
+    { label: 'Projects', value: int(c.projects) },
+    { label: 'Modules', value: `${int(c.modules)} (${int(c.files)} .py files)` },
+    { label: 'Definitions', value: `${int(c.functions)} functions, ${int(c.methods)} methods, ${int(c.classes)} classes` },
+    { label: 'Raw rows read', value: int(c.rows) },
+    { label: 'Body-less stubs filled', value: int(c.stubsFilled) },
+    { label: 'Subset', value: r.subset ?? 'all RepoExec-inline tasks' },
+  ]);
 }
 
 function coderEvalSummary(jobId: string, r: CoderEvalImportResult): ImportSummary {
   const c = r.counts;
-  return {
-    jobId,
-    kind: 'codereval',
-    input: r.benchDir,
-    out: r.outDir,
-    manifest: r.manifestFile,
-    sampleSet: null,
-    reportFile: r.reportFile,
-    report: readReport(r.reportFile),
-    tasks: c.tasks,
-    dropped: r.dropped,
-    warnings: warningsOf(r.warnings, r.warningCounts),
-    facts: [
-      { label: 'Records', value: int(c.records) },
-      { label: 'Tasks by shape', value: `${int(c.templateTasks)} check-template, ${int(c.repositoryTasks)} repository` },
-      { label: 'Levels (tasks/records)', value: counts(r.levels) },
-      { label: 'Docstrings', value: r.docstrings },
-      { label: 'Metadata', value: r.metadataFile },
-    ],
-    samples: null,
-  };
+  return benchmarkSummary(jobId, 'codereval', r.benchDir, r, [
+    { label: 'Records', value: int(c.records) },
+    { label: 'Tasks by shape', value: `${int(c.templateTasks)} check-template, ${int(c.repositoryTasks)} repository` },
+    { label: 'Levels (tasks/records)', value: counts(r.levels) },
+    { label: 'Docstrings', value: r.docstrings },
+    { label: 'Metadata', value: r.metadataFile },
+  ]);
 }
 
 function execRepoBenchSummary(jobId: string, r: ExecRepoBenchImportResult): ImportSummary {
   const c = r.counts;
-  return {
-    jobId,
-    kind: 'execrepobench',
-    input: r.recordsFile,
-    out: r.outDir,
-    manifest: r.manifestFile,
-    sampleSet: null,
-    reportFile: r.reportFile,
-    report: readReport(r.reportFile),
-    tasks: c.tasks,
-    dropped: r.dropped,
-    warnings: warningsOf(r.warnings, r.warningCounts),
-    facts: [
-      { label: 'Records', value: `${int(c.records)} (${int(c.malformed)} lines not JSON objects)` },
-      { label: 'Files under repos/', value: int(c.files) },
-      { label: 'Fill types (tasks/records)', value: counts(r.byFillType) },
-      { label: 'Test command the validator cannot run yet', value: `${int(r.unsupportedCommands.length)} tasks` },
-    ],
-    samples: null,
-  };
+  return benchmarkSummary(jobId, 'execrepobench', r.recordsFile, r, [
+    { label: 'Records', value: `${int(c.records)} (${int(c.malformed)} lines not JSON objects)` },
+    { label: 'Files under repos/', value: int(c.files) },
+    { label: 'Fill types (tasks/records)', value: counts(r.byFillType) },
+    { label: 'Test command the validator cannot run yet', value: `${int(r.unsupportedCommands.length)} tasks` },
+  ]);
 }
 
 /** A sample set's summary: what was read and written, its labels, and the official Pass@k where every sample has one. */

@@ -8,8 +8,8 @@ import { emptyDraft, loadCustomDraft, saveCustomDraft, withDefaultFolder, workin
 const SAMPLE = '/app/sample-repo';
 const repos = [
   { id: 1, root: SAMPLE, lastIndexedAt: '2025-01-01T10:00:00Z' },
-  { id: 2, root: '/work/mine', lastIndexedAt: '2025-01-01T11:00:00Z' },
-  { id: 3, root: '/work/never', lastIndexedAt: null },
+  { id: 2, root: '/home/me/projects/mine', lastIndexedAt: '2025-01-01T11:00:00Z' },
+  { id: 3, root: '/home/me/projects/never', lastIndexedAt: null },
 ];
 
 function memoryStorage(): Pick<Storage, 'getItem' | 'setItem'> {
@@ -19,30 +19,32 @@ function memoryStorage(): Pick<Storage, 'getItem' | 'setItem'> {
 
 describe('the written task follows the working repository', () => {
   it('is the repository chosen in the Repository view, else the one indexed most recently', () => {
-    expect(workingRepoRoot(repos, null)).toBe('/work/mine');
+    expect(workingRepoRoot(repos, null)).toBe('/home/me/projects/mine');
     expect(workingRepoRoot(repos, 1)).toBe(SAMPLE);
-    expect(workingRepoRoot(repos, 99)).toBe('/work/mine'); // a choice that is gone counts as none
+    expect(workingRepoRoot(repos, 99)).toBe('/home/me/projects/mine'); // a choice that is gone counts as none
     expect(workingRepoRoot([], null)).toBeNull();
     expect(workingRepoRoot(null, 1)).toBeNull();
   });
 
   it('moves a folder the analyst did not type to the working repository, keeping the other fields', () => {
     const draft = { ...emptyDraft(SAMPLE), requirement: 'Format sizes.' };
-    expect(withDefaultFolder(draft, '/work/mine', SAMPLE)).toEqual({ ...draft, repo: '/work/mine', repoTyped: false });
-    expect(withDefaultFolder(emptyDraft(''), '/work/mine', SAMPLE).repo).toBe('/work/mine');
-    expect(withDefaultFolder({ ...draft, repo: '/work/mine', repoTyped: false }, '/work/other', SAMPLE).repo).toBe('/work/other');
+    expect(withDefaultFolder(draft, '/home/me/projects/mine', SAMPLE)).toEqual({ ...draft, repo: '/home/me/projects/mine', repoTyped: false });
+    expect(withDefaultFolder(emptyDraft(''), '/home/me/projects/mine', SAMPLE).repo).toBe('/home/me/projects/mine');
+    expect(withDefaultFolder({ ...draft, repo: '/home/me/projects/mine', repoTyped: false }, '/home/me/projects/other', SAMPLE).repo).toBe(
+      '/home/me/projects/other',
+    );
   });
 
   it('never overwrites a typed folder, even when it is the sample', () => {
     const typed = { ...emptyDraft('/home/me/proj'), repoTyped: true };
-    expect(withDefaultFolder(typed, '/work/mine', SAMPLE)).toBe(typed);
+    expect(withDefaultFolder(typed, '/home/me/projects/mine', SAMPLE)).toBe(typed);
     const typedSample = { ...emptyDraft(SAMPLE), repoTyped: true };
-    expect(withDefaultFolder(typedSample, '/work/mine', SAMPLE)).toBe(typedSample);
+    expect(withDefaultFolder(typedSample, '/home/me/projects/mine', SAMPLE)).toBe(typedSample);
   });
 
   it('reads drafts stored before the flag: the sample folder was the default, any other folder was typed', () => {
-    expect(withDefaultFolder(emptyDraft(SAMPLE), '/work/mine', SAMPLE).repo).toBe('/work/mine');
-    expect(withDefaultFolder(emptyDraft('/home/me/proj'), '/work/mine', SAMPLE).repo).toBe('/home/me/proj');
+    expect(withDefaultFolder(emptyDraft(SAMPLE), '/home/me/projects/mine', SAMPLE).repo).toBe('/home/me/projects/mine');
+    expect(withDefaultFolder(emptyDraft('/home/me/proj'), '/home/me/projects/mine', SAMPLE).repo).toBe('/home/me/proj');
   });
 
   it('keeps whether the folder was typed across a reload', () => {
@@ -50,8 +52,8 @@ describe('the written task follows the working repository', () => {
     saveCustomDraft(storage, { ...emptyDraft('/home/me/proj'), file: 'a.py', repoTyped: true });
     const back = loadCustomDraft(storage, '');
     expect(back.repoTyped).toBe(true);
-    expect(withDefaultFolder(back, '/work/mine', SAMPLE).repo).toBe('/home/me/proj');
-    saveCustomDraft(storage, { ...emptyDraft('/work/mine'), file: 'a.py', repoTyped: false });
-    expect(withDefaultFolder(loadCustomDraft(storage, ''), '/work/newer', SAMPLE).repo).toBe('/work/newer');
+    expect(withDefaultFolder(back, '/home/me/projects/mine', SAMPLE).repo).toBe('/home/me/proj');
+    saveCustomDraft(storage, { ...emptyDraft('/home/me/projects/mine'), file: 'a.py', repoTyped: false });
+    expect(withDefaultFolder(loadCustomDraft(storage, ''), '/home/me/projects/newer', SAMPLE).repo).toBe('/home/me/projects/newer');
   });
 });

@@ -8,28 +8,34 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'vite';
 
-/** The lazy parts named in renderer/src/lazy/chunks.ts: `entries` (name → absolute path) and the module's id. */
+/** The lazy parts, one module each in renderer/src/lazy/chunks/: `entries` (name → the part's absolute path). */
 export interface LazyChunks {
-  /** The absolute path of chunks.ts, the module the build replaces with calls to the loader. */
-  registry: string;
+  /** The absolute path of the folder of chunk modules, which the build replaces with calls to the loader. */
+  dir: string;
   entries: Record<string, string>;
 }
 
-const PART = /^import \* as (\w+) from '([^']+)';$/;
+const PART = /^import \* as part from '([^']+)';$/;
 
-/** Reads chunks.ts's `import * as name from 'path';` lines; any other import there, or none, is an error. */
-export function readLazyChunks(registry: string): LazyChunks {
+/** Reads each `<name>.ts` in `dir`: one `import * as part from 'path';` line; any other import there, or none, is an error. */
+export function readLazyChunks(folder: string): LazyChunks {
+  const dir = path.resolve(folder);
   const entries: Record<string, string> = {};
-  for (const line of fs.readFileSync(registry, 'utf8').split('\n')) {
-    if (!/^import\b/.test(line) || /^import type\b/.test(line)) continue;
-    const m = PART.exec(line.trim());
-    if (!m) throw new Error(`${registry}: "${line}" is not of the form import * as name from 'path'; (every import there is a lazy part)`);
-    const file = path.resolve(path.dirname(registry), m[2]!);
-    if (!fs.existsSync(file)) throw new Error(`${registry}: the part "${m[1]}" names ${file}, which does not exist`);
-    entries[m[1]!] = file;
+  for (const name of fs.readdirSync(dir).sort()) {
+    const file = path.join(dir, name);
+    if (!name.endsWith('.ts')) throw new Error(`${file}: the lazy chunks' folder holds <name>.ts files only`);
+    const imports = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => /^import\b/.test(line));
+    const m = imports.length === 1 ? PART.exec(imports[0]!.trim()) : null;
+    if (!m) throw new Error(`${file}: a lazy chunk has one import, of the form import * as part from 'path'; (it has ${imports.join(' / ') || 'none'})`);
+    const target = path.resolve(dir, m[1]!);
+    if (!fs.existsSync(target)) throw new Error(`${file}: the part names ${target}, which does not exist`);
+    entries[name.slice(0, -'.ts'.length)] = target;
   }
-  if (!Object.keys(entries).length) throw new Error(`${registry}: no "import * as name from 'path';" line, so no lazy part to build`);
-  return { registry, entries };
+  if (!Object.keys(entries).length) throw new Error(`${dir}: no lazy chunk module, so no lazy part to build`);
+  return { dir, entries };
 }
 
 /** The loader, run by the main entry before its own code; serialised with toString(), so it must stand alone. */
@@ -107,11 +113,12 @@ export function classicChunks(lazy: LazyChunks): Plugin {
         },
       },
     }),
-    // The registry of lazy parts becomes calls to the loader; the parts are the build's other entries.
+    // Each chunk module becomes a call to the loader; the parts themselves are the build's other entries.
     load(id) {
-      if (path.resolve(id.split('?')[0]!) !== lazy.registry) return null;
-      const calls = [...lazyNames].map((n) => `  ${JSON.stringify(n)}: () => self.__opencoderLoadChunk(${JSON.stringify(n)}),`);
-      return `export const chunks = {\n${calls.join('\n')}\n};\n`;
+      const file = path.resolve(id.split('?')[0]!);
+      const name = path.basename(file, '.ts');
+      if (path.dirname(file) !== lazy.dir || !lazyNames.has(name)) return null;
+      return `export const chunk = () => self.__opencoderLoadChunk(${JSON.stringify(name)});\n`;
     },
     buildEnd(error) {
       if (error) return;
@@ -130,7 +137,7 @@ export function classicChunks(lazy: LazyChunks): Plugin {
     renderChunk(_code, chunk) {
       // A dynamic import() would become a require() of a chunk nobody loaded.
       if (chunk.dynamicImports.length)
-        throw new Error(`${chunk.fileName}: dynamic import() of ${chunk.dynamicImports.join(', ')}; lazy code belongs in renderer/src/lazy/chunks.ts`);
+        throw new Error(`${chunk.fileName}: dynamic import() of ${chunk.dynamicImports.join(', ')}; lazy code belongs in renderer/src/lazy/chunks/`);
       return null;
     },
     transformIndexHtml: {

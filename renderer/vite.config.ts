@@ -2,7 +2,7 @@
 // classic (non-module) one: Chromium refuses module scripts and `crossorigin` stylesheets from file:// (origin
 // "null"), so the same index.html loads from the browser-mode server and from a file:// URL.
 //
-// The code is split all the same (see classic-chunks.ts): the parts no first screen needs (renderer/src/lazy/chunks.ts,
+// The code is split all the same (see classic-chunks.ts): the parts no first screen needs (renderer/src/lazy/chunks/,
 // the charts first) are entries of their own, code they share with the main bundle (React, the store, the
 // components) lives in shared chunks that index.html loads up front, and a lazy part's own scripts are added to the
 // page by a small loader when the part is first shown. Each chunk is CommonJS wrapped in a function that registers
@@ -14,7 +14,7 @@ import { defineConfig } from 'vite';
 import { classicChunks, readLazyChunks } from './classic-chunks.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-const lazyChunks = readLazyChunks(fileURLToPath(new URL('./src/lazy/chunks.ts', import.meta.url)));
+const lazyChunks = readLazyChunks(fileURLToPath(new URL('./src/lazy/chunks/', import.meta.url)));
 
 export default defineConfig({
   root,

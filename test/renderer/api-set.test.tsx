@@ -45,7 +45,7 @@ describe('API set panel', () => {
     // u when known, no p where the selector did not run, nothing when neither is known.
     expect(rows(repo, 'hit')[0]!.querySelector('[data-testid=api-item-signals]')!.textContent).toBe('u 0.30');
     expect(rows(repo, 'extra')[1]!.querySelector('[data-testid=api-item-signals]')).toBeNull();
-    const score = repo.querySelector('[data-testid=api-set-score]')!.textContent!;
+    const score = repo.querySelector('[data-testid=api-set-score]')!.textContent;
     expect(score).toContain('predicted 3');
     expect(score).toContain('truth 2');
     expect(score).toContain('F1 0.400');

@@ -104,17 +104,17 @@ describe('app shell', () => {
     expect($('[data-testid=view-repository]')).not.toBeNull();
     const first = $('[data-testid=nav-repository]')!;
     first.focus();
-    act(() => key(first, 'ArrowDown'));
+    void act(() => key(first, 'ArrowDown'));
     expect(document.activeElement).toBe($('[data-testid=nav-task]'));
-    act(() => key(document.activeElement!, 'ArrowDown'));
+    void act(() => key(document.activeElement!, 'ArrowDown'));
     expect(document.activeElement).toBe($('[data-testid=nav-ablation]'));
     expect($('[data-testid=view-repository]')).not.toBeNull(); // moving focus does not switch views
     await act(async () => (document.activeElement as HTMLElement).click()); // Enter / Space on a button = click
     expect($('[data-testid=view-ablation]')).not.toBeNull();
     expect($('[data-testid=nav-ablation]')!.getAttribute('aria-current')).toBe('page');
-    act(() => key($('[data-testid=nav-ablation]')!, 'End'));
+    void act(() => key($('[data-testid=nav-ablation]')!, 'End'));
     expect(document.activeElement).toBe($('[data-testid=nav-settings]'));
-    act(() => key(document.activeElement!, 'ArrowDown'));
+    void act(() => key(document.activeElement!, 'ArrowDown'));
     expect(document.activeElement).toBe($('[data-testid=nav-repository]'));
   });
 

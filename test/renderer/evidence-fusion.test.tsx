@@ -74,17 +74,17 @@ describe('evidence-fusion view', () => {
   it('links an item and its fused rank both ways, and marks the same unit found elsewhere', () => {
     act(() => mount.root.render(<EvidenceFusion detail={taskResult().detail!} />));
     const fusedSimilar = q('[data-testid=fused-item]').find((e) => e.dataset.fusedRank === '2')!;
-    act(() => mouse(fusedSimilar, 'mouseover'));
+    void act(() => mouse(fusedSimilar, 'mouseover'));
     const similarItem = q('[data-testid=evidence-column-similar] [data-testid=evidence-item]').find((e) => e.dataset.fusedRank === '2')!;
     expect(similarItem.className).toContain('ev-active');
     // the API item for the same unit (unit:2), dropped as a duplicate, is marked as the same item
     const apiDup = q('[data-testid=evidence-column-api] [data-testid=evidence-item]').find((e) => e.dataset.stage === 'duplicate')!;
     expect(apiDup.className).toContain('ev-same');
-    act(() => mouse(fusedSimilar, 'mouseout'));
+    void act(() => mouse(fusedSimilar, 'mouseout'));
     expect(similarItem.className).not.toContain('ev-active');
 
     const contextItem = q('[data-testid=evidence-column-context] [data-testid=evidence-item]')[0]!;
-    act(() => mouse(contextItem, 'mouseover'));
+    void act(() => mouse(contextItem, 'mouseover'));
     const fusedContext = q('[data-testid=fused-item]').find((e) => e.dataset.fusedRank === '1')!;
     expect(fusedContext.className).toContain('ev-active');
   });

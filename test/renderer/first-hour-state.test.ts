@@ -26,8 +26,7 @@ function apiOf(handlers: Handlers): EngineApi {
 
 const running = jobInfo({ id: 'index-1' });
 
-const summary = (id: string): TaskSummary =>
-  ({ id, file: 'm.py', qualname: id, requirement: 'r', signature: 's', shape: 'repository', hasReference: true }) as TaskSummary;
+const summary = (id: string): TaskSummary => ({ id, file: 'm.py', qualname: id, requirement: 'r', signature: 's', shape: 'repository', hasReference: true });
 
 describe('the route', () => {
   it('round-trips the view, repository, manifest, task, source, run and condition; junk falls back to the defaults', () => {
@@ -192,7 +191,7 @@ describe('restoring a stored run', () => {
       apiOf({
         'experiment.list': () => [item],
         'experiment.model': () => ({ tasks: [{ runId: 'run-9', taskId: 'pkg/b', condition: 'opencoder' }] }) as never,
-        'experiment.result': () => taskResult({ taskId: 'pkg/b', condition: 'opencoder' }) as never,
+        'experiment.result': () => taskResult({ taskId: 'pkg/b', condition: 'opencoder' }),
         'tasks.list': () => ({ manifest: '/m/tasks.jsonl', hash: 'h', tasks: [summary('pkg/a'), summary('pkg/b')] }),
       }),
     );

@@ -45,7 +45,7 @@ describe('HTTP transport', () => {
 
   it('POSTs /api/call/<name> with the bearer token and the validated input, and answers the value', async () => {
     const fetch = vi.fn(async () => jsonResponse(200, { ok: true, value: { jobId: 'job-1' } }));
-    const t = createHttpTransport({ token: 'secret', origin, fetch: fetch as unknown as typeof globalThis.fetch, socket: null });
+    const t = createHttpTransport({ token: 'secret', origin, fetch: fetch, socket: null });
     const r = await t.call('repo.index', { path: '/home/analyst/repo' });
     expect(r).toEqual({ jobId: 'job-1' });
     expect(fetch).toHaveBeenCalledTimes(1);
@@ -59,14 +59,14 @@ describe('HTTP transport', () => {
 
   it('sends the parsed input (schema defaults applied)', async () => {
     const fetch = vi.fn(async () => jsonResponse(200, { ok: true, value: [] }));
-    const t = createHttpTransport({ token: 's', origin, fetch: fetch as unknown as typeof globalThis.fetch, socket: null });
+    const t = createHttpTransport({ token: 's', origin, fetch: fetch, socket: null });
     await t.call('repo.skipped', { repoId: 3 });
     expect(JSON.parse((fetch.mock.calls[0] as unknown as [string, RequestInit])[1].body as string)).toEqual({ repoId: 3, limit: 500 });
   });
 
   it('refuses invalid input before sending, naming the field', async () => {
     const fetch = vi.fn();
-    const t = createHttpTransport({ token: 's', origin, fetch: fetch as unknown as typeof globalThis.fetch, socket: null });
+    const t = createHttpTransport({ token: 's', origin, fetch: fetch, socket: null });
     const err = await t.call('repo.index', { path: 'relative/path' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineCallError);
     expect((err as EngineCallError).error.code).toBe('invalid-input');
@@ -81,7 +81,7 @@ describe('HTTP transport', () => {
         error: { code: 'forbidden-path', message: '/etc is outside the allowed roots', issues: [{ path: 'path', message: 'outside' }] },
       }),
     );
-    const t = createHttpTransport({ token: 's', origin, fetch: fetch as unknown as typeof globalThis.fetch, socket: null });
+    const t = createHttpTransport({ token: 's', origin, fetch: fetch, socket: null });
     const err = (await t.call('repo.index', { path: '/etc' }).catch((e: unknown) => e)) as EngineCallError;
     expect(err).toBeInstanceOf(EngineCallError);
     expect(err.error).toEqual({ code: 'forbidden-path', message: '/etc is outside the allowed roots', issues: [{ path: 'path', message: 'outside' }] });
@@ -91,7 +91,7 @@ describe('HTTP transport', () => {
   it('reports a rejected token as unauthorized and tells the app', async () => {
     const onUnauthorized = vi.fn();
     const fetch = vi.fn(async () => jsonResponse(401, { ok: false, error: { code: 'unauthorized', message: 'Missing or wrong token.' } }));
-    const t = createHttpTransport({ token: 'old', origin, fetch: fetch as unknown as typeof globalThis.fetch, socket: null, onUnauthorized });
+    const t = createHttpTransport({ token: 'old', origin, fetch: fetch, socket: null, onUnauthorized });
     const err = (await t.call('app.info', {}).catch((e: unknown) => e)) as EngineCallError;
     expect(err.error.code).toBe('unauthorized');
     expect(onUnauthorized).toHaveBeenCalledWith(expect.objectContaining({ code: 'unauthorized' }));
@@ -99,7 +99,7 @@ describe('HTTP transport', () => {
 
   it('maps a non-JSON failure and a network failure to readable engine errors', async () => {
     const bad = vi.fn(async () => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }));
-    const t1 = createHttpTransport({ token: 's', origin, fetch: bad as unknown as typeof globalThis.fetch, socket: null });
+    const t1 = createHttpTransport({ token: 's', origin, fetch: bad, socket: null });
     const e1 = (await t1.call('app.info', {}).catch((e: unknown) => e)) as EngineCallError;
     expect(e1.error.code).toBe('engine');
     expect(e1.error.message).toContain('502');
@@ -107,13 +107,13 @@ describe('HTTP transport', () => {
     const down = vi.fn(async () => {
       throw new TypeError('Failed to fetch');
     });
-    const t2 = createHttpTransport({ token: 's', origin, fetch: down as unknown as typeof globalThis.fetch, socket: null });
+    const t2 = createHttpTransport({ token: 's', origin, fetch: down, socket: null });
     const e2 = (await t2.call('app.info', {}).catch((e: unknown) => e)) as EngineCallError;
     expect(e2.error.code).toBe('engine');
     expect(e2.error.message).toMatch(/cannot reach the engine.*Failed to fetch/);
 
     const unknownCode = vi.fn(async () => jsonResponse(500, { ok: false, error: { code: 'weird', message: 'boom' } }));
-    const t3 = createHttpTransport({ token: 's', origin, fetch: unknownCode as unknown as typeof globalThis.fetch, socket: null });
+    const t3 = createHttpTransport({ token: 's', origin, fetch: unknownCode, socket: null });
     const e3 = (await t3.call('app.info', {}).catch((e: unknown) => e)) as EngineCallError;
     expect(e3.error).toEqual({ code: 'engine', message: 'boom' });
   });
@@ -159,7 +159,7 @@ describe('event stream', () => {
     const t = createHttpTransport({
       token: 'tok',
       origin: 'http://127.0.0.1:9',
-      fetch: vi.fn() as unknown as typeof fetch,
+      fetch: vi.fn(),
       socket: (u) => new FakeSocket(u),
       backoff: { initialMs: 100, maxMs: 1000 },
       random: () => 0.5,

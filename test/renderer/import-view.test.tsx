@@ -76,7 +76,7 @@ function fakeApi(): EngineApi {
       throw new EngineCallError({ code: 'unsupported', message: `not in this test: ${name}` });
     },
     subscribe: () => () => {},
-  } as EngineApi;
+  };
 }
 
 beforeEach(() => {

@@ -1,6 +1,6 @@
 // The renderer build keeps the first screen small: index.html loads classic scripts only (no module script, no
 // crossorigin: they would not load from file://), those scripts total at most 500 kB, and none of them holds the
-// charts (recharts, d3) or a view that renderer/src/lazy/chunks.ts lists as a lazy part; every part has its files,
+// charts (recharts, d3) or a view that a module in renderer/src/lazy/chunks/ names as a lazy part; every part has its files,
 // and the charts' chunk holds recharts. Reads the build's source maps to see which modules each script carries.
 
 import fs from 'node:fs';
@@ -11,7 +11,7 @@ import { tmpDir } from '../helpers/tmp-repo.ts';
 import { buildRenderer, rendererScripts } from '../../bench/ui.ts';
 
 const INITIAL_LIMIT = 500_000;
-const CHUNKS_TS = path.join(REPO_ROOT, 'renderer', 'src', 'lazy', 'chunks.ts');
+const CHUNKS = path.join(REPO_ROOT, 'renderer', 'src', 'lazy', 'chunks');
 
 let out: string;
 let html: string;
@@ -23,11 +23,12 @@ function sourcesOf(file: string): string[] {
   return map.sources.map((s) => path.resolve(path.dirname(file), s));
 }
 
-/** The lazy parts chunks.ts declares: name → the module's absolute path. */
+/** The lazy parts lazy/chunks/<name>.ts declare: name → the module's absolute path. */
 function declaredParts(): Map<string, string> {
   const parts = new Map<string, string>();
-  for (const m of fs.readFileSync(CHUNKS_TS, 'utf8').matchAll(/^import \* as (\w+) from '([^']+)';$/gm))
-    parts.set(m[1]!, path.resolve(path.dirname(CHUNKS_TS), m[2]!));
+  for (const file of fs.readdirSync(CHUNKS))
+    for (const m of fs.readFileSync(path.join(CHUNKS, file), 'utf8').matchAll(/^import \* as part from '([^']+)';$/gm))
+      parts.set(path.basename(file, '.ts'), path.resolve(CHUNKS, m[1]!));
   return parts;
 }
 

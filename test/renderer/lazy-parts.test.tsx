@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// A lazy part (renderer/src/lazy/parts.tsx) with its chunk loader standing in for the build's: a loading state
+// A lazy part (renderer/src/lazy/charts.tsx) with its chunk loader standing in for the build's: a loading state
 // while the chunk loads, the part once it has, an error naming the failure with "Try again", which loads it anew.
 
 import { act } from 'react';
@@ -9,17 +9,15 @@ import { mountPerTest } from './dom.ts';
 type Loader = () => Promise<unknown>;
 const loaders = vi.hoisted(() => ({ charts: [] as Loader[] }));
 
-vi.mock('../../renderer/src/lazy/chunks.ts', () => ({
-  chunks: {
-    charts: () => {
-      const next = loaders.charts.shift();
-      if (!next) throw new Error('no loader queued for the charts chunk');
-      return next();
-    },
+vi.mock('../../renderer/src/lazy/chunks/charts.ts', () => ({
+  chunk: () => {
+    const next = loaders.charts.shift();
+    if (!next) throw new Error('no loader queued for the charts chunk');
+    return next();
   },
 }));
 
-const { ChartsPart } = await import('../../renderer/src/lazy/parts.tsx');
+const { ChartsPart } = await import('../../renderer/src/lazy/charts.tsx');
 const mount = mountPerTest();
 const { $ } = mount;
 

@@ -36,7 +36,7 @@ describe('the result summary says what each count is over', () => {
 
   it("the API set tab says the repository set is retrieval's kept items and how many API items the fused top K holds", () => {
     act(() => mount.root.render(<ApiSet result={noApiFused()} />));
-    const scopes = [...mount.container.querySelectorAll('[data-testid=api-set-predicted-scope]')].map((e) => e.textContent!.trim());
+    const scopes = [...mount.container.querySelectorAll('[data-testid=api-set-predicted-scope]')].map((e) => e.textContent.trim());
     expect(scopes).toEqual([
       '(the API items retrieval kept, at any rank; 0 of the fused top 3 are API items)',
       '(predicted from the task’s own view, not from the fused evidence)',

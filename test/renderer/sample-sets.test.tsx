@@ -34,7 +34,7 @@ function fakeApi(): EngineApi {
       return RESULT as never;
     },
     subscribe: () => () => {},
-  } as EngineApi;
+  };
 }
 
 beforeEach(() => {

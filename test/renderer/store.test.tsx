@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
-import type { CallInput, CallName, CallOutput, EngineApi, EngineEvent, ReportModel } from '../../contract/index.ts';
+import type { CallInput, CallName, CallOutput, EngineApi, ReportModel } from '../../contract/index.ts';
 import { jobInfo } from '../helpers/job-info.ts';
 import { createAppStore } from '../../renderer/src/store.ts';
 import { taskResult } from './fixtures.ts';
@@ -87,7 +87,7 @@ describe('store and engine events', () => {
   it('turns notices into toasts and a failed job into an error notice', () => {
     const store = createAppStore(fakeApi({}).api);
     store.getState().handleEvent({ type: 'notice', level: 'warning', message: 'keychain unavailable' });
-    store.getState().handleEvent({ type: 'job', job: job({ id: 'x', kind: 'index', state: 'failed', error: 'disk full' }) } as EngineEvent);
+    store.getState().handleEvent({ type: 'job', job: job({ id: 'x', kind: 'index', state: 'failed', error: 'disk full' }) });
     expect(store.getState().notices.map((n) => [n.level, n.message])).toEqual([
       ['warning', 'keychain unavailable'],
       ['error', 'Index repo: disk full'],

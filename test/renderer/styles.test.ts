@@ -11,7 +11,7 @@ interface Fs {
   readdirSync(dir: URL, options: { withFileTypes: true }): { name: string; isDirectory(): boolean }[];
   readFileSync(file: URL, encoding: 'utf8'): string;
 }
-const fs = (await import('node:fs' as string)) as Fs;
+const fs = (await import('node:fs')) as Fs;
 const REPO = new URL('../../', import.meta.url);
 
 /** Files under a repository folder (posix path relative to the repository) whose name passes `keep`. */

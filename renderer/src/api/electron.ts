@@ -26,7 +26,7 @@ function isCallError(x: unknown): x is CallError {
 export function errorFromIpc(err: unknown): CallError {
   if (err instanceof EngineCallError) return err.error;
   if (isCallError(err) && CODES.includes(err.code)) return err;
-  const inner = err && typeof err === 'object' && 'error' in err ? (err as { error: unknown }).error : null;
+  const inner = err && typeof err === 'object' && 'error' in err ? err.error : null;
   if (isCallError(inner)) return inner;
   const msg = err instanceof Error ? err.message : String(err);
   const json = /\{.*"code".*\}/s.exec(msg)?.[0];
@@ -56,7 +56,7 @@ export function createElectronTransport(bridge: PreloadBridge): Transport {
         throw new EngineCallError(errorFromIpc(err));
       }
       // The bridge may pass the `{ok, value | error}` envelope through as is.
-      if (answer && typeof answer === 'object' && 'ok' in answer && typeof (answer as { ok: unknown }).ok === 'boolean') {
+      if (answer && typeof answer === 'object' && 'ok' in answer && typeof answer.ok === 'boolean') {
         const env = answer as { ok: boolean; value?: unknown; error?: unknown };
         if (env.ok && 'value' in env) return env.value as CallOutput<K>;
         if (!env.ok) throw new EngineCallError(isCallError(env.error) ? env.error : { code: 'engine', message: 'the engine failed' });

@@ -31,13 +31,13 @@ const CODES = new Set(['unauthorized', 'invalid-input', 'forbidden-path', 'not-f
 
 /** Any failure answer → a CallError with a known code and a readable message. */
 export function toCallError(body: unknown, status: number, statusText: string): CallError {
-  const e = (body && typeof body === 'object' && 'error' in body ? (body as { error: unknown }).error : null) as Partial<CallError> | string | null;
+  const e = (body && typeof body === 'object' && 'error' in body ? body.error : null) as Partial<CallError> | string | null;
   if (e && typeof e === 'object') {
     const code = typeof e.code === 'string' && CODES.has(e.code) ? e.code : status === 401 ? 'unauthorized' : 'engine';
     const message = typeof e.message === 'string' && e.message ? e.message : `the engine answered HTTP ${status} ${statusText}`.trim();
     const issues = Array.isArray(e.issues) ? e.issues.filter((i) => i && typeof i.path === 'string' && typeof i.message === 'string') : undefined;
     const allow = code === 'forbidden-path' && typeof e.allow === 'string' && e.allow ? e.allow : undefined;
-    return { code: code as CallError['code'], message, ...(issues && issues.length ? { issues } : {}), ...(allow ? { allow } : {}) };
+    return { code: code, message, ...(issues && issues.length ? { issues } : {}), ...(allow ? { allow } : {}) };
   }
   if (typeof e === 'string') return { code: status === 401 ? 'unauthorized' : 'engine', message: e };
   if (status === 401 || status === 403)

@@ -1,7 +1,7 @@
 // Small building blocks shared by the views: sections, states (empty / loading / error), badges, progress,
 // fields, tabs and switches. Every state is designed, so a view never shows a blank area.
 
-import { useId, useState, type CSSProperties, type ReactNode } from 'react';
+import { useId, useState, type CSSProperties, type InputHTMLAttributes, type ReactNode } from 'react';
 import type { CallError, JobInfo, JobProgress } from '../api/contract.ts';
 import { duration, usd } from '../lib/format.ts';
 import { AllowHere } from './AllowHere.tsx';
@@ -295,6 +295,66 @@ export function Field(props: {
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** A view's heading: its name and a line on what it is for. */
+export function ViewHead({ title, sub }: { title: string; sub: string }) {
+  return (
+    <header className="view-head">
+      <div>
+        <h1>{title}</h1>
+        <p className="view-sub">{sub}</p>
+      </div>
+    </header>
+  );
+}
+
+type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'onChange' | 'aria-describedby'>;
+
+/** A Field holding one text input: `onText` gets what is typed; the other props go to the input as they are. */
+export function TextField({
+  label,
+  error,
+  hint,
+  onText,
+  ...input
+}: { label: ReactNode; error?: string | null; hint?: ReactNode; onText: (text: string) => void } & InputProps) {
+  return (
+    <Field label={label} error={error} hint={hint}>
+      {(id, d) => <input id={id} aria-describedby={d} {...input} onChange={(e) => onText(e.target.value)} />}
+    </Field>
+  );
+}
+
+/** A Field holding one select of `options` (value, then the text shown). */
+export function SelectField<V extends string>(props: {
+  label: ReactNode;
+  hint?: ReactNode;
+  value: V;
+  options: readonly (readonly [V, string])[];
+  onPick: (value: V) => void;
+  testId: string;
+}) {
+  return (
+    <Field label={props.label} hint={props.hint}>
+      {(id, d) => (
+        <select
+          id={id}
+          aria-describedby={d}
+          className="input"
+          value={props.value}
+          onChange={(e) => props.onPick(e.target.value as V)}
+          data-testid={props.testId}
+        >
+          {props.options.map(([v, text]) => (
+            <option key={v} value={v}>
+              {text}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   );
 }
 

@@ -3,11 +3,11 @@
 
 import { useMemo, useState } from 'react';
 import { SOURCES, type CallError, type Sources, type TaskResult } from '../api/contract.ts';
-import { Badge, Empty, ErrorBox, Field, JobCard, Loading, Section, Switch } from '../components/ui.tsx';
+import { Badge, Empty, ErrorBox, JobCard, Loading, Section, Switch, TextField, ViewHead } from '../components/ui.tsx';
 import { isNum, num, passAtK, signed } from '../lib/format.ts';
 import { cellId, SOURCE_META } from '../lib/sources.ts';
 import { asCallError, engine, getStore, useApp, type TaskRunRecord } from '../store.ts';
-import { MethodPicker, useMethodLabel } from './TaskView.tsx';
+import { MethodPicker, useMethodLabel } from './task/MethodPicker.tsx';
 import './AblationView.css';
 
 export function AblationView() {
@@ -18,12 +18,7 @@ export function AblationView() {
 
   return (
     <div className="view view-wide" data-testid="ablation-view">
-      <header className="view-head">
-        <div>
-          <h1>Ablation</h1>
-          <p className="view-sub">Switch evidence sources and methods, re-run, and see what changed against the previous condition.</p>
-        </div>
-      </header>
+      <ViewHead title="Ablation" sub="Switch evidence sources and methods, re-run, and see what changed against the previous condition." />
       <div className="grid-2 grid-top">
         <ConditionControls />
         <div className="stack">
@@ -161,19 +156,15 @@ function TaskSetRun({ sources, methods }: { sources: Sources; methods: string[] 
       ) : (
         <>
           <div className="form-row">
-            <Field label="Tasks" error={limitError}>
-              {(id, d) => (
-                <input
-                  id={id}
-                  aria-describedby={d}
-                  className="input input-num"
-                  inputMode="numeric"
-                  value={limit}
-                  onChange={(e) => setLimit(e.target.value)}
-                  data-testid="ablation-limit"
-                />
-              )}
-            </Field>
+            <TextField
+              label="Tasks"
+              error={limitError}
+              className="input input-num"
+              inputMode="numeric"
+              value={limit}
+              onText={setLimit}
+              data-testid="ablation-limit"
+            />
             <div className="form-actions">
               <button type="button" className="btn" disabled={!conds.length} onClick={() => void start()} data-testid="ablation-run-set">
                 Start experiment

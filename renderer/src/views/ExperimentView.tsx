@@ -4,12 +4,12 @@
 
 import { useMemo, useState } from 'react';
 import { PathSchema, type CallError, type CostEstimateInfo } from '../api/contract.ts';
-import { Empty, ErrorBox, Field, JobCard, Section, Tabs } from '../components/ui.tsx';
+import { Empty, ErrorBox, JobCard, Section, Tabs, TextField, ViewHead } from '../components/ui.tsx';
 import { int, usd } from '../lib/format.ts';
 import { AllowHere, folderOffered } from '../components/AllowHere.tsx';
 import { asCallError, engine, getStore, useApp, type ExperimentKind } from '../store.ts';
 import { RunAnalysis } from './experiment/Analysis.tsx';
-import { MethodPicker } from './TaskView.tsx';
+import { MethodPicker } from './task/MethodPicker.tsx';
 import { SampleSets } from './experiment/SampleSets.tsx';
 import { RunsList } from './RunsList.tsx';
 import './ExperimentView.css';
@@ -19,12 +19,7 @@ type Kind = ExperimentKind;
 export function ExperimentView() {
   return (
     <div className="view view-wide" data-testid="experiment-view">
-      <header className="view-head">
-        <div>
-          <h1>Experiment</h1>
-          <p className="view-sub">Methods on a frozen manifest, paired by task: estimate, run, resume, and read the results.</p>
-        </div>
-      </header>
+      <ViewHead title="Experiment" sub="Methods on a frozen manifest, paired by task: estimate, run, resume, and read the results." />
       <div className="grid-2 grid-top">
         <StartExperiment />
         <ExperimentJobs />
@@ -223,54 +218,40 @@ function StartExperiment() {
           </p>
         )}
         <div className="form-row">
-          <Field label="Manifest" error={errors.manifest ?? null}>
-            {(id, d) => (
-              <input
-                id={id}
-                aria-describedby={d}
-                className="input input-wide mono"
-                value={fields.manifest}
-                onChange={(e) => set.manifest(e.target.value)}
-                data-testid="experiment-manifest"
-                spellCheck={false}
-              />
-            )}
-          </Field>
-          <Field label="Task limit" error={errors.limit ?? null} hint="empty: all tasks">
-            {(id, d) => (
-              <input
-                id={id}
-                aria-describedby={d}
-                className="input input-num"
-                inputMode="numeric"
-                value={fields.limit}
-                placeholder="all"
-                onChange={(e) => set.limit(e.target.value)}
-                data-testid="experiment-limit"
-              />
-            )}
-          </Field>
+          <TextField
+            label="Manifest"
+            error={errors.manifest ?? null}
+            className="input input-wide mono"
+            value={fields.manifest}
+            onText={set.manifest}
+            data-testid="experiment-manifest"
+            spellCheck={false}
+          />
+          <TextField
+            label="Task limit"
+            error={errors.limit ?? null}
+            hint="empty: all tasks"
+            className="input input-num"
+            inputMode="numeric"
+            value={fields.limit}
+            placeholder="all"
+            onText={set.limit}
+            data-testid="experiment-limit"
+          />
         </div>
         {allowAt('manifest')}
         <div className="form-row">
-          <Field
+          <TextField
             label="Published samples (optional)"
             error={errors.samples ?? null}
             hint="a sample set: its samples are the candidates, byte for byte, instead of the Settings backend; they cannot be repaired"
-          >
-            {(id, d) => (
-              <input
-                id={id}
-                aria-describedby={d}
-                className="input input-wide mono"
-                value={fields.samples}
-                onChange={(e) => set.samples(e.target.value)}
-                placeholder="none: use the Settings backend"
-                data-testid="experiment-samples"
-                spellCheck={false}
-              />
-            )}
-          </Field>
+            className="input input-wide mono"
+            value={fields.samples}
+            onText={set.samples}
+            placeholder="none: use the Settings backend"
+            data-testid="experiment-samples"
+            spellCheck={false}
+          />
         </div>
         {allowAt('samples')}
         <div className="row gap">

@@ -3,7 +3,7 @@
 
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { CallError, RunListItem } from '../api/contract.ts';
-import { Empty, ErrorBox, Field, Loading, Section } from '../components/ui.tsx';
+import { Empty, ErrorBox, Field, Loading, Section, ViewHead } from '../components/ui.tsx';
 import { humanSize, makeDownload, revoke, triggerDownload, type Download } from '../lib/download.ts';
 import { dateTime } from '../lib/format.ts';
 import { asCallError, engine, useApp } from '../store.ts';
@@ -36,12 +36,7 @@ export function ReportsView() {
 
   return (
     <div className="view" data-testid="reports-view">
-      <header className="view-head">
-        <div>
-          <h1>Reports</h1>
-          <p className="view-sub">Regenerated from the store: the tables and charts cannot disagree with the runs.</p>
-        </div>
-      </header>
+      <ViewHead title="Reports" sub="Regenerated from the store: the tables and charts cannot disagree with the runs." />
       <Section title="Export" testId="report-export">
         {runs.status === 'loading' && !runs.data ? <Loading label="Listing runs…" /> : null}
         {runs.status === 'error' ? <ErrorBox error={runs.error} title="Could not list runs" onRetry={() => void refreshRuns()} /> : null}
@@ -58,7 +53,7 @@ export function ReportsView() {
                 <button
                   key={f.id}
                   type="button"
-                  className="export-btn"
+                  className="card-btn export-btn"
                   onClick={() => void exported.render(f.id)}
                   disabled={!!exported.busy || !runA}
                   data-testid={`export-${f.id}`}

@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { PathSchema, type RepoSummary, type SkippedFile } from '../api/contract.ts';
 import { AllowHere } from '../components/AllowHere.tsx';
-import { Empty, ErrorBox, Field, JobCard, Loading, Section, Stats } from '../components/ui.tsx';
+import { Empty, ErrorBox, Field, JobCard, Loading, Section, Stats, ViewHead } from '../components/ui.tsx';
 import { VirtualList } from '../components/VirtualList.tsx';
 import { dateTime, int } from '../lib/format.ts';
 import { plural } from '../../../main/model/format.ts';
@@ -32,12 +32,7 @@ export function RepositoryView() {
 
   return (
     <div className="view" data-testid="repository-view">
-      <header className="view-head">
-        <div>
-          <h1>Repository</h1>
-          <p className="view-sub">Open a folder and index it on this machine: code units, context chunks, API entries and their embeddings.</p>
-        </div>
-      </header>
+      <ViewHead title="Repository" sub="Open a folder and index it on this machine: code units, context chunks, API entries and their embeddings." />
 
       <NoModelNotice />
       <OpenFolder />

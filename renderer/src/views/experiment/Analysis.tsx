@@ -26,7 +26,7 @@ import { VirtualList } from '../../components/VirtualList.tsx';
 import { duration, int, interval, pct, plural, pValue, rate, usd } from '../../lib/format.ts';
 import { mcnemarFlag, permutationFlag, uncertaintyFlag } from '../../../../main/model/degenerate.ts';
 import { modelKey, useApp, type AnalysisTab, type TaskRowsShown } from '../../store.ts';
-import { ChartsPart } from '../../lazy/parts.tsx';
+import { ChartsPart } from '../../lazy/charts.tsx';
 import { condName } from './cond-name.ts';
 import './Analysis.css';
 

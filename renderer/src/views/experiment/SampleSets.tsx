@@ -5,7 +5,7 @@
 
 import { useEffect, useRef, useState } from 'react';
 import { PathSchema, type CallError, type SamplePassK } from '../../api/contract.ts';
-import { ErrorBox, Field, Section } from '../../components/ui.tsx';
+import { ErrorBox, Section, TextField } from '../../components/ui.tsx';
 import { int, num } from '../../lib/format.ts';
 import { asCallError, engine } from '../../store.ts';
 import { takePassK } from '../import-handoff.ts';
@@ -52,20 +52,16 @@ export function SampleSets() {
         testId="sample-sets"
       >
         <div className="form-row">
-          <Field label="Sample file or folder" error={pathError}>
-            {(id, d) => (
-              <input
-                id={id}
-                aria-describedby={d}
-                className="input input-wide mono"
-                value={path}
-                onChange={(e) => setPath(e.target.value)}
-                spellCheck={false}
-                data-testid="samples-path"
-                placeholder="/path/to/phi-2-results"
-              />
-            )}
-          </Field>
+          <TextField
+            label="Sample file or folder"
+            error={pathError}
+            className="input input-wide mono"
+            value={path}
+            onText={setPath}
+            spellCheck={false}
+            data-testid="samples-path"
+            placeholder="/path/to/phi-2-results"
+          />
           <label className="check">
             <input type="checkbox" checked={humaneval} onChange={(e) => setHumaneval(e.target.checked)} data-testid="samples-humaneval" /> count tasks with n
             &lt; k as the HumanEval harness does

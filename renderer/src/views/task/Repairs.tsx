@@ -42,7 +42,7 @@ export function Repairs({ result }: { result: TaskResult }) {
             {result.detail?.repairTests[i]?.length ? (
               <details className="repair-tests">
                 <summary className="small">Per-test results of round {r.round}</summary>
-                <TestResults tests={result.detail.repairTests[i]!} />
+                <TestResults tests={result.detail.repairTests[i]} />
               </details>
             ) : null}
           </div>

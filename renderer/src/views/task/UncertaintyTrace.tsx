@@ -39,11 +39,7 @@ export function UncertaintyTrace({ result }: { result: TaskResult }) {
               note="off / none"
             />
           ))}
-          <div className="ubar-axis tabular" aria-hidden="true">
-            <span>0</span>
-            <span>0.5</span>
-            <span>1</span>
-          </div>
+          <UbarAxis />
         </div>
       </div>
       <div>
@@ -54,11 +50,7 @@ export function UncertaintyTrace({ result }: { result: TaskResult }) {
           <Bar value={u.entropy} color="#8a4fb8" label="Entropy" testId="ubar-entropy" note="not measurable" />
           <Bar value={u.consistency} color="#c2405b" label="Inconsistency" testId="ubar-consistency" note="not measurable" />
           <Bar value={u.variance} color="#2f7fb8" label="Variance" testId="ubar-variance" note="not measurable" />
-          <div className="ubar-axis tabular" aria-hidden="true">
-            <span>0</span>
-            <span>0.5</span>
-            <span>1</span>
-          </div>
+          <UbarAxis />
         </div>
         {methods ? (
           <dl className="methods small" data-testid="uncertainty-methods">
@@ -74,6 +66,17 @@ export function UncertaintyTrace({ result }: { result: TaskResult }) {
           Self-consistency groups: <span className="mono">{result.generation.groups.map((g) => `{${g.map((i) => i + 1).join(', ')}}`).join(' ')}</span>
         </p>
       </div>
+    </div>
+  );
+}
+
+/** The 0 … 1 scale under a group of bars. */
+function UbarAxis() {
+  return (
+    <div className="ubar-axis tabular" aria-hidden="true">
+      <span>0</span>
+      <span>0.5</span>
+      <span>1</span>
     </div>
   );
 }

@@ -550,7 +550,11 @@ class CandidateSide:
             return [k, "c", enc.enc(c)]
         t = _type(v)
         base = _builtin_base(t)
-        value = enc.enc(base(base.__iter__(v)) if base in (_list, _set, _bytearray) else _dict(_dict.items(v))) if base in (_list, _set, _dict, _bytearray) else None
+        value = (
+            enc.enc(base(base.__iter__(v)) if base in (_list, _set, _bytearray) else _dict(_dict.items(v)))
+            if base in (_list, _set, _dict, _bytearray)
+            else None
+        )
         return [k, "o", [value, enc.attrs(v, t, 1)]]
 
     def _export(self, v):

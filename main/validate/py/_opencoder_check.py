@@ -310,7 +310,7 @@ def splice_file(file_text, qualname, cand_tree, cand_src, cand_fn, cand_cls):
     try:
         file_tree = ast.parse(file_text)
     except (SyntaxError, ValueError) as e:
-        raise TaskProblem("the target file does not parse: %s" % e)
+        raise TaskProblem("the target file does not parse: %s" % e) from e
     parts = qualname.split(".")
     target, chain = locate(file_tree, parts)
     if target is None:
@@ -547,7 +547,7 @@ def context_facts(target, root, search_path):
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError) as e:
-        raise TaskProblem("the %s does not parse: %s" % ("check template" if target["kind"] == "template" else "target file", e))
+        raise TaskProblem("the %s does not parse: %s" % ("check template" if target["kind"] == "template" else "target file", e)) from e
     resolver = Resolver(root, search_path)
     defined = _module_bindings(tree, text)
     star_unknown = []
@@ -808,7 +808,9 @@ def analyze(target, candidate, root, search_path, facts=None, full=True):
             return {"findings": findings, "blocking": True, "spliced": None}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-            findings.append(finding("future-import", "warning", "`from __future__ import …` cannot go into the middle of a module; it was left out", node.lineno))
+            findings.append(
+                finding("future-import", "warning", "`from __future__ import …` cannot go into the middle of a module; it was left out", node.lineno)
+            )
     body_src = _drop_future(src, tree)
 
     if target["kind"] == "template":
@@ -879,7 +881,8 @@ def isolation_parts(target, root, search_path):
         decorators.append(" ".join(seg.split()) if seg and "\n" not in seg else ast.unparse(d))
     is_async = isinstance(node, ast.AsyncFunctionDef)
     header = ast.FunctionDef if not is_async else ast.AsyncFunctionDef
-    masked_def = header(name=node.name, args=node.args, body=[ast.parse('raise NotImplementedError("masked by OpenCoder: the candidate provides this")').body[0]],
+    masked_def = header(name=node.name, args=node.args,
+                        body=[ast.parse('raise NotImplementedError("masked by OpenCoder: the candidate provides this")').body[0]],
                         decorator_list=[], returns=node.returns, type_comment=None, lineno=1, col_offset=0)
     masked_src = "".join("@%s\n" % d for d in decorators) + ast.unparse(ast.fix_missing_locations(masked_def)) + "\n"
     masked = analyze(target, masked_src, root, search_path, full=False)

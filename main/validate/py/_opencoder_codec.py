@@ -23,9 +23,7 @@ path, and must not load a standard-library module the workspace may provide itse
 """
 
 import sys
-import os
 import _json
-import _thread
 
 _type = type
 _str = str
@@ -540,8 +538,8 @@ class Decoder:
         if n[4] != "B" or _len(n[5]) != 1:
             try:
                 view = view.cast(n[4], n[5])
-            except (TypeError, ValueError):
-                raise CrossingError("a memoryview of format %r and shape %r cannot be rebuilt" % (n[4][:20], n[5][:8]))
+            except (TypeError, ValueError) as e:
+                raise CrossingError("a memoryview of format %r and shape %r cannot be rebuilt" % (n[4][:20], n[5][:8])) from e
         return self._put(n[1], view)
 
     def _complex(self, n, d):
@@ -602,7 +600,9 @@ class Decoder:
     def _found_class(self, mod, qual, why):
         cls = self._find(mod, qual)
         if not _isinstance(cls, _type):
-            raise CrossingError("an instance of %s.%s, a class the test process does not have (defined by the candidate?)" % (_str(mod)[:100], _str(qual)[:100]))
+            raise CrossingError(
+                "an instance of %s.%s, a class the test process does not have (defined by the candidate?)" % (_str(mod)[:100], _str(qual)[:100])
+            )
         if self.strict and not self.trusted_class(mod, cls, why):
             raise CrossingError("an instance of %s.%s, which is not a class of the repository or of the standard library's data types" % (mod, qual))
         return cls
@@ -857,8 +857,8 @@ def apply_state(orig, new):
     elif t is memoryview:
         try:
             (orig if orig.format == "B" and orig.ndim == 1 else orig.cast("B"))[:] = new
-        except (TypeError, ValueError):
-            raise CrossingError("the changes to a memoryview (format %r) cannot be written back" % orig.format[:20])
+        except (TypeError, ValueError) as e:
+            raise CrossingError("the changes to a memoryview (format %r) cannot be written back" % orig.format[:20]) from e
     elif t.__name__ == "deque" and t.__module__ == "collections":
         orig.clear()
         orig.extend(new)

@@ -17,7 +17,6 @@ Static checks (parsing only) run here, before the runner gets the candidate.
 
 import os
 import sys
-import builtins
 
 import _opencoder_wire as wire  # builtin imports only: safe before the fork
 import _opencoder_codec as _codec  # its JSON reader (the C scanner; builtin imports and _json only)

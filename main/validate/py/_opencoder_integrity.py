@@ -99,7 +99,7 @@ def make_snapshot(skip_files):
         'closed' or 'class'; `only`: just these modules' own names, no classes)."""
         out = []
         is_, map_ = _operator.is_, map
-        for name, (mod, d, items, strict, closed) in _list(modules.items()):
+        for name, (_mod, d, items, strict, closed) in _list(modules.items()):
             if (strict_only and not strict and only is None) or (only is not None and name not in only):
                 continue
             keys, vals = items
@@ -114,7 +114,7 @@ def make_snapshot(skip_files):
                 for k in _list(d):
                     if k not in keys:
                         out.append((name, k, missing, d[k], strict, "closed"))
-        for key, (cls, strict, members) in ([] if only is not None else _list(classes.items())):
+        for _key, (cls, strict, members) in ([] if only is not None else _list(classes.items())):
             if strict_only and not strict:
                 continue
             try:
@@ -207,7 +207,7 @@ def window_end(target):
     found = []
     missing = _object()
     is_, map_ = _operator.is_, map
-    for name, mod, d, keys, vals, full, ws in mods:
+    for name, _mod, d, keys, vals, full, ws in mods:
         if _len(d) == _len(keys) and all(map_(is_, map_(d.get, keys), vals)):
             continue
         old_of = _dict(zip(keys, vals))
@@ -306,7 +306,7 @@ def pm_problems(base, pm):
     allowed = set(base.plugins) | set(_id(p) for p in added if _allowed_plugin(p))
     if now.hookexec != base.hookexec:
         found.append("pytest's plugin manager (its hook executor)")
-    for name, (impls, hookexec, objs) in now.hooks.items():
+    for name, (impls, hookexec, _objs) in now.hooks.items():
         old = base.hooks.get(name)
         if old is not None and old[0] == impls and old[1] == hookexec:
             continue

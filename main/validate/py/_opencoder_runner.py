@@ -445,7 +445,7 @@ def _run_program(run, cfg, ws):
 def _target_modules(run, ws):
     want = os.path.join(ws, run.cfg["file"])
     found = []
-    for name, mod in _list(sys.modules.items()):
+    for _name, mod in _list(sys.modules.items()):
         f = _getattr(mod, "__file__", None) if _type(mod) is _ModuleType else None
         if _type(f) is _str and f == want:
             found.append(mod)
@@ -653,7 +653,7 @@ def _run_pytest(run, cfg, ws):
     try:
         import pytest
     except ImportError as e:
-        raise RuntimeError("pytest is not installed for %s: %s" % (sys.executable, e))
+        raise RuntimeError("pytest is not installed for %s: %s" % (sys.executable, e)) from e
     run.snapshot.add_all()
     send, flush = run.send, run.flush_events
     results = {}

@@ -4,14 +4,15 @@
 //
 // Plain data only: everything here crosses a structured clone.
 
-import type { CallError, EngineEvent } from '../contract/index.ts';
+import { KEY_PROVIDERS, type CallError, type EngineEvent, type KeyProvider } from '../contract/index.ts';
 
 /** Renderer ⇄ main channels (ipcMain.handle / webContents.send). */
 export const CALL_CHANNEL = 'opencoder:call';
 export const EVENT_CHANNEL = 'opencoder:event';
 
-export type Provider = 'openai' | 'gemini';
-export const PROVIDERS: readonly Provider[] = ['openai', 'gemini'];
+/** The key providers (contract/shared.ts), as the keychain names them. */
+export type Provider = KeyProvider;
+export const PROVIDERS: readonly Provider[] = KEY_PROVIDERS;
 
 /** What every call answers, across every hop (engine → main → preload → renderer). */
 export type CallResult = { ok: true; value: unknown } | { ok: false; error: CallError };

@@ -125,7 +125,7 @@ export class EngineBridge {
         return;
       case 'pick-folder': {
         const port = this.port;
-        this.opts
+        void this.opts
           .onPickFolder()
           .catch(() => null)
           .then((path) => {

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findBundle, PACKAGE_ROOT } from '../bin/cli-bundle.js';
+import { findBundle, PACKAGE_ROOT } from '../bin/cli-layout.js';
 
 type Record = (what: string, value: string, baseline: string, ratio: string, target?: string) => void;
 type Put = (name: string, value: number) => void;

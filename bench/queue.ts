@@ -178,7 +178,7 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
     ];
     const workerCpu = () => {
       const ms = children.map((c) => processCpuMs(c.pid));
-      return ms.length && ms.every((x) => x !== null) ? ms.reduce((a, b) => a! + b!, 0)! : null;
+      return ms.length && ms.every((x) => x !== null) ? ms.reduce((a, b) => a + b, 0) : null;
     };
     const run = async (extra: string[]): Promise<Measured> => {
       const ticks0 = machineTicks();
@@ -297,7 +297,7 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
             ];
       const known = parts.filter((x) => x !== null);
       const total = [m.cpuMs, what === 'local run' ? 0 : m.workerCpuMs, what === 'local run' ? 0 : m.redisCpuMs];
-      const sum = total.every((x) => x !== null) ? ` = ${perJob(total.reduce((a, b) => a! + b!, 0)!)}` : '';
+      const sum = total.every((x) => x !== null) ? ` = ${perJob(total.reduce((a, b) => a + b, 0))}` : '';
       const cpu = known.length ? `; CPU per job (with sandboxes): ${known.join(' + ')}${known.length > 1 ? sum : ''}` : '';
       console.log(`  ${what}: ${secs(m.durationMs)} (process ${secs(m.wallMs)})${busy}${cpu}`);
     }

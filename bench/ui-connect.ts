@@ -39,13 +39,13 @@ export async function benchUiConnect(record: Record, put: Put, rendererDir: stri
     { cwd: ROOT, env: { ...process.env, OPENCODER_HOME: home, OPENAI_API_KEY: '', GEMINI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
-  server.stderr!.on('data', (d) => (stderr += d));
+  server.stderr.on('data', (d) => (stderr += d));
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const info = await new Promise<{ url: string; openUrl: string }>((resolve, reject) => {
       let buf = '';
-      server.stdout!.on('data', (d) => {
+      server.stdout.on('data', (d) => {
         buf += d;
         const nl = buf.indexOf('\n');
         if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)) as { url: string; openUrl: string });

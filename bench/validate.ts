@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Task } from '../main/benchmarks/manifest.ts';
+import type { Task } from '../main/model/task.ts';
 import { DEFAULT_LIMITS, defaultPython, detectSandbox, runSandboxed } from '../main/validate/sandbox.ts';
 import { createValidator } from '../main/validate/validator.ts';
 

@@ -32,6 +32,7 @@ import {
   CustomTaskSchema,
   ExperimentRequestSchema,
   IdSchema,
+  KEY_PROVIDERS,
   MethodIdSchema,
   PathSchema,
   PricesSchema,
@@ -49,7 +50,7 @@ export const CALLS = {
   'settings.get': { input: none, output: SettingsSchema },
   'settings.set': { input: SettingsSchema.partial().strict(), output: SettingsSchema },
   /** Keys go to the OS keychain (Electron) or session memory (browser mode); `null` removes one. */
-  'keys.set': { input: z.object({ provider: z.enum(['openai', 'gemini']), key: z.string().min(8).max(500).nullable() }).strict(), output: KeyFlagsSchema },
+  'keys.set': { input: z.object({ provider: z.enum(KEY_PROVIDERS), key: z.string().min(8).max(500).nullable() }).strict(), output: KeyFlagsSchema },
   /**
    * Every source of a model: the GGUF files in the models folder, the local servers found when last detected (at
    * first start or on request), and the hosted providers with their key status. Probes nothing.

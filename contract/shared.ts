@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { DEFAULT_CONFIG, DEFAULT_MODELS } from '../main/model/config.ts';
+import { AFTER_FAILED_REPAIRS, RUN_KINDS, SANDBOX_MODES, UNVERIFIED_OUTPUTS } from '../main/model/run-request.ts';
 
 /** An absolute path with no NUL bytes; the host resolves it and checks it lies inside an allowed root. */
 export const PathSchema = z
@@ -12,6 +13,10 @@ export const PathSchema = z
   .max(4096)
   .refine((p) => !p.includes('\0'), 'a path cannot contain NUL bytes')
   .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'the path must be absolute');
+
+/** The hosted providers whose API keys the app keeps (the OS keychain, or session memory in browser mode). */
+export const KEY_PROVIDERS = ['openai', 'gemini'] as const;
+export type KeyProvider = (typeof KEY_PROVIDERS)[number];
 
 /** A job or run id; a task id (manifest ids can be long paths). */
 export const IdSchema = z.string().min(1).max(200);
@@ -139,16 +144,34 @@ export const PricesSchema = z.record(
   ModelPriceSchema,
 );
 
-/** An experiment to estimate or start: a manifest, which tasks, and what to run on them. */
+/**
+ * An experiment to estimate or start: the whole operation, as the CLI's `run` / `ablate` flags ask for it too (both
+ * become one stored record, main/model/run-request.ts, through main/host/ops/run.ts). What it leaves out comes from
+ * Settings: the backend, the sandbox, the pairs at once, the queue, and the pipeline constants.
+ */
 export const ExperimentRequestSchema = z
   .object({
     manifest: PathSchema,
     taskIds: z.array(TaskIdSchema).max(100_000).optional(),
     limit: z.number().int().min(1).optional(),
-    kind: z.enum(['run', 'ablate', 'ladder']),
+    kind: z.enum(RUN_KINDS),
     /** `run`: the methods compared; `ablate`: methods[0] is the factorial's base method. */
     methods: z.array(MethodIdSchema).min(1).max(16).optional(),
-    /** A published sample set: the run uses its samples (byte for byte, no model called) instead of the Settings backend. */
+    /** A generation preset (main/pipeline/methods.ts GENERATION_PRESETS); `candidates` and `temperature` win over it. */
+    preset: z.string().min(1).max(50).optional(),
+    candidates: z.number().int().min(1).max(50).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    unverifiedOutput: z.enum(UNVERIFIED_OUTPUTS).optional(),
+    afterFailedRepairs: z.enum(AFTER_FAILED_REPAIRS).optional(),
+    /** Instead of the Settings backend. */
+    backend: BackendSchema.optional(),
+    /** A published sample set: the run uses its samples (byte for byte, no model called) instead of a model. */
     samples: PathSchema.optional(),
+    /** Decompose requirements with the model, or with the offline splitter (default: the model when it is hosted). */
+    decompose: z.enum(['llm', 'fallback']).optional(),
+    sandbox: z.enum(SANDBOX_MODES).optional(),
+    parallel: z.number().int().min(1).max(16).optional(),
+    /** Refuse to start when the estimate is over this many US dollars. */
+    maxUsd: z.number().min(0).optional(),
   })
   .strict();

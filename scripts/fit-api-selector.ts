@@ -19,13 +19,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { importRepoExec } from '../main/benchmarks/repoexec/import.ts';
-import { readManifest } from '../main/benchmarks/manifest.ts';
+import { readManifest } from '../main/benchmarks/manifest-file.ts';
 import { loadHashEncoderSpec } from '../main/embed/hash-encoder.ts';
 import { openEncoder } from '../main/embed/open.ts';
 import { runIndex } from '../main/index/indexer.ts';
 import { makeConfig } from '../main/model/config.ts';
-import { API_PROTOCOLS, isHeldOut, isHit, PROTOCOL_RULES, type ApiProtocol } from '../main/retrieve/api-eval.ts';
-import { benchmarkOf, evaluateTaskApis } from '../main/retrieve/api-run.ts';
+import { API_PROTOCOLS, isHeldOut, isHit, PROTOCOL_RULES, type ApiProtocol } from '../main/experiment/eval/api-eval.ts';
+import { benchmarkOf, evaluateTaskApis } from '../main/experiment/eval/api-run.ts';
 import { SELECTOR_FEATURES, type Candidate, type SelectorModel } from '../main/retrieve/select-api.ts';
 import { VectorIndexCache } from '../main/retrieve/vector-index.ts';
 import { Store } from '../main/store/store.ts';
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
       check: { type: 'boolean', default: false },
     },
   });
-  const bench = path.resolve(values.bench!);
+  const bench = path.resolve(values.bench);
   if (!fs.existsSync(path.join(bench, 'repoexec_inline.jsonl')))
     throw new Error(`${bench} has no repoexec_inline.jsonl: pass --bench <staged RepoExec folder>`);
   const work = values.work ? path.resolve(values.work) : fs.mkdtempSync(path.join(os.tmpdir(), 'oc-fit-selector-'));
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
     if (!fs.existsSync(path.join(imported, 'tasks.jsonl'))) await importRepoExec({ benchDir: bench, outDir: imported });
     const manifest = readManifest(path.join(imported, 'tasks.jsonl'));
     const dev = manifest.tasks.filter((t) => {
-      const subsets = Array.isArray(t.source?.subsets) ? (t.source!.subsets as string[]) : [];
+      const subsets = Array.isArray(t.source?.subsets) ? (t.source.subsets as string[]) : [];
       return !isHeldOut(t.id) && !subsets.some((s) => s.startsWith('report')) && t.reference;
     });
     const store = Store.open(path.join(work, 'fit.db'));

@@ -61,8 +61,8 @@ export async function startRedisServer(): Promise<RedisServer> {
   });
   let log = '';
   const keep = (b: Buffer) => (log = (log + b.toString()).slice(-2000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');

@@ -1,16 +1,11 @@
 // The IMPORT.md a CoderEval import writes: what was imported, what was dropped and why, and every warning, so
 // an analyst can see what the manifest covers without reading the importer.
 
-import path from 'node:path';
 import { CODEREVAL_TEMPLATE_TEST } from './codereval-template.ts';
 import { counts } from '../model/format.ts';
-import { DEFAULT_PLACEHOLDER } from './manifest.ts';
-import { droppedSection } from './import-out.ts';
+import { DEFAULT_PLACEHOLDER } from '../model/task.ts';
+import { droppedSection, mdEscape, warningsSection } from './import-out.ts';
 import type { CoderEvalImportResult } from './codereval.ts';
-
-export function mdEscape(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/`/g, "'").replace(/\n/g, ' ⏎ ');
-}
 
 const DROP_REASONS: Record<string, string> = {
   'no-tests':
@@ -27,7 +22,6 @@ const DROP_REASONS: Record<string, string> = {
 export function renderReport(r: CoderEvalImportResult): string {
   const c = r.counts;
   const L: string[] = [];
-  const shown = (f: string) => (f.startsWith(r.outDir + path.sep) ? `<out>/${path.relative(r.outDir, f).split(path.sep).join('/')}` : f);
   L.push('# CoderEval (Python) import', '');
   L.push(
     `Made by \`opencoder import codereval\` from \`${r.benchDir}\` (requirements from the ${r.docstrings === 'human' ? 'human-written' : 'original'} docstrings).`,
@@ -71,9 +65,6 @@ export function renderReport(r: CoderEvalImportResult): string {
         `- \`${mdEscape(d.id)}\` ${d.name ? `\`${mdEscape(d.name)}\`` : '(no name)'} — ${d.project ? mdEscape(d.project) : 'project unknown'}, ${d.level ?? 'level unknown'}: ${mdEscape(d.message)}`,
     ),
   );
-  L.push('## Warnings', '');
-  if (!r.warnings.length) L.push('None.');
-  for (const w of r.warnings) L.push(`- ${w.reason}: ${shown(w.file)}${w.line ? `:${w.line}` : ''}: ${mdEscape(w.message)}`);
-  L.push('');
+  L.push(...warningsSection(r.warnings, r.outDir));
   return L.join('\n');
 }

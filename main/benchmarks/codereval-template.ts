@@ -3,7 +3,7 @@
 // validator runs. Kept apart from the importer (codereval.ts, which re-exports it) so that each
 // file stays one job: this one is pure text, with no files and no records.
 
-import { DEFAULT_PLACEHOLDER } from './manifest.ts';
+import { DEFAULT_PLACEHOLDER } from '../model/task.ts';
 
 /** The marker CoderEval's test templates carry where the generated code goes. */
 export const CODEREVAL_TEMPLATE_MARKER = '<insert generated code here>';

@@ -16,14 +16,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createExtractor, type Extractor } from '../index/extract.ts';
-import { parseTestCommand } from '../validate/workspace.ts';
-import { mdEscape } from './codereval.ts';
+import { parseTestCommand } from '../validate/task-plan.ts';
 import {
   checkOutDir,
   checkRelPath,
   collectWarnings,
   countBy,
   droppedSection,
+  mdEscape,
+  warningsSection,
   jsonlObjects,
   prepareOutDir,
   requirementFromSignature,
@@ -31,7 +32,8 @@ import {
   type ImportWarning,
   type Warn,
 } from './import-out.ts';
-import { writeManifest, type TaskRecord } from './manifest.ts';
+import { writeManifest } from './manifest-file.ts';
+import type { TaskRecord } from '../model/task.ts';
 import { OpenCoderError } from '../model/errors.ts';
 import { counts } from '../model/format.ts';
 
@@ -457,7 +459,7 @@ function taskRecord(
 ): Planned['task'] {
   const { o } = r;
   const rawId = o.task_id;
-  const tests = Array.isArray(o.tests) && o.tests.every((x) => typeof x === 'string') ? (o.tests as string[]) : undefined;
+  const tests = Array.isArray(o.tests) && o.tests.every((x) => typeof x === 'string') ? o.tests : undefined;
   return {
     id: r.id,
     repo: `repos/${run.folder}`,
@@ -532,9 +534,6 @@ function renderReport(r: ExecRepoBenchImportResult): string {
         `- \`${mdEscape(d.id)}\`${d.line ? ` (line ${d.line})` : ''} ${d.repo ? mdEscape(d.repo) : 'repo unknown'}${d.file ? ` \`${mdEscape(d.file)}\`` : ''}: ${mdEscape(d.message)}`,
     ),
   );
-  L.push('## Warnings', '');
-  if (!r.warnings.length) L.push('None.');
-  for (const w of r.warnings) L.push(`- ${w.reason}: ${w.file}${w.line ? `:${w.line}` : ''}: ${mdEscape(w.message)}`);
-  L.push('');
+  L.push(...warningsSection(r.warnings));
   return L.join('\n');
 }

@@ -162,3 +162,21 @@ export function droppedSection<E extends { reason: string }>(
   }
   return L;
 }
+
+/** Text for a Markdown table cell or inline code: no pipes, backticks or line breaks. */
+export function mdEscape(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/`/g, "'").replace(/\n/g, ' ⏎ ');
+}
+
+/**
+ * The import report's warnings section. Paths inside `outDir` are shown as `<out>/…`, so two imports of the same
+ * data read the same.
+ */
+export function warningsSection(warnings: ImportWarning[], outDir?: string): string[] {
+  const shown = (f: string) => (outDir && f.startsWith(outDir + path.sep) ? `<out>/${path.relative(outDir, f).split(path.sep).join('/')}` : f);
+  const L = ['## Warnings', ''];
+  if (!warnings.length) L.push('None.');
+  for (const w of warnings) L.push(`- ${w.reason}: ${shown(w.file)}${w.line ? `:${w.line}` : ''}: ${mdEscape(w.message)}`);
+  L.push('');
+  return L;
+}

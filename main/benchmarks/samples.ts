@@ -193,7 +193,7 @@ function readBigcode(input: string): SampleSet {
   if (refs !== null && (!Array.isArray(refs) || refs.length !== gens.length)) {
     throw new SampleFormatError(`${refFile}: expected a list of ${gens.length} references, one per task of ${file}`);
   }
-  const tasks = (gens as string[][]).map((g, i) => ({
+  const tasks = gens.map((g, i) => ({
     taskId: String(i),
     samples: g.map((code) => ({ code })),
     meta: refs ? { reference: (refs as unknown[])[i] } : {},

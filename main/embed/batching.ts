@@ -1,6 +1,8 @@
 // Length-sorted batching: texts of similar length go together so that padding wastes little work, and results
 // come back in input order.
 
+import type { Encoder } from '../model/encoder.ts';
+
 export interface BatchLimits {
   /** At most this many items per batch. */
   maxBatch: number;
@@ -47,4 +49,37 @@ export async function runBatched<I, O>(items: I[], lengths: ArrayLike<number>, l
     idx.forEach((i, k) => (out[i] = res[k]!));
   }
   return out;
+}
+
+/**
+ * An Encoder over one ONNX session: each text is prepared (hashed features, tokens), batched by its prepared
+ * length and run; disposing releases the session once. Both model encoders (hash-encoder.ts, unixcoder.ts) are this.
+ */
+export function sessionEncoder<P>(
+  spec: { id: string; name: string; description: string },
+  dim: number,
+  session: { release(): Promise<void> },
+  limits: BatchLimits,
+  prepare: (text: string) => P,
+  lengthOf: (prepared: P) => number,
+  runBatch: (batch: P[]) => Promise<Float32Array[]>,
+): Encoder {
+  let disposed = false;
+  return {
+    id: spec.id,
+    name: spec.name,
+    dim,
+    description: spec.description,
+    async embed(texts: string[]): Promise<Float32Array[]> {
+      if (disposed) throw new Error(`encoder ${spec.id} is disposed`);
+      if (texts.length === 0) return [];
+      const prepared = texts.map(prepare);
+      return runBatched(prepared, prepared.map(lengthOf), limits, runBatch);
+    },
+    async dispose(): Promise<void> {
+      if (disposed) return;
+      disposed = true;
+      await session.release();
+    },
+  };
 }

@@ -10,6 +10,8 @@
 // Each feature is hashed into one of V buckets with a sign; colliding features add up. Counts get sublinear
 // weights (1 + ln tf) times a per-kind weight. The dense part (projection, sum, normalisation) is the ONNX model.
 
+import { NON_ASCII_RE, splitIdentifier } from '../util/identifiers.ts';
+
 export interface FeatureConfig {
   /** Number of hash buckets (rows of the projection table). */
   buckets: number;
@@ -182,63 +184,8 @@ export const DEFAULT_FEATURE_CONFIG: FeatureConfig = {
   stopWords: DEFAULT_STOP_WORDS,
 };
 
-// Upper-case run not followed by lower case (acronym), capitalised or lower-case word, digit run.
-// Letters without case (CJK…), title-case letters and combining marks count as lower case.
-const SUBTOKEN_RE = /\p{Lu}+(?![\p{Ll}\p{Lo}\p{Lm}\p{Lt}\p{M}])|\p{Lu}?[\p{Ll}\p{Lo}\p{Lm}\p{Lt}\p{M}]+|\p{N}+/gu;
 const IDENTIFIER_RE = /[\p{L}\p{N}\p{M}_$]+/gu;
 const HAS_LETTER_RE = /\p{L}/u;
-// eslint-disable-next-line no-control-regex -- the ASCII range starts at NUL on purpose
-const NON_ASCII_RE = /[^\x00-\x7f]/;
-
-/** Splits one identifier into lower-cased sub-tokens: `parseHTTPResponse` → parse, http, response. */
-export function splitIdentifier(identifier: string): string[] {
-  return NON_ASCII_RE.test(identifier) ? splitIdentifierUnicode(identifier) : splitIdentifierAscii(identifier);
-}
-
-/** The general (regex) splitter; splitIdentifier uses a faster scanner with the same result on ASCII. */
-export function splitIdentifierUnicode(identifier: string): string[] {
-  const out: string[] = [];
-  for (const part of identifier.split(/[_$]+/)) {
-    if (part.length === 0) continue;
-    for (const m of part.matchAll(SUBTOKEN_RE)) out.push(m[0].toLowerCase());
-  }
-  return out;
-}
-
-const isUpper = (c: number) => c >= 65 && c <= 90;
-const isLower = (c: number) => c >= 97 && c <= 122;
-const isDigit = (c: number) => c >= 48 && c <= 57;
-
-function splitIdentifierAscii(s: string): string[] {
-  const out: string[] = [];
-  const n = s.length;
-  let i = 0;
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    let j = i + 1;
-    if (isLower(c)) {
-      while (j < n && isLower(s.charCodeAt(j))) j++;
-    } else if (isDigit(c)) {
-      while (j < n && isDigit(s.charCodeAt(j))) j++;
-    } else if (isUpper(c)) {
-      while (j < n && isUpper(s.charCodeAt(j))) j++;
-      if (j < n && isLower(s.charCodeAt(j))) {
-        // an acronym ends one letter before a capitalised word: HTTPResponse → HTTP, Response
-        if (j - i > 1) {
-          out.push(s.slice(i, j - 1).toLowerCase());
-          i = j - 1;
-        }
-        while (j < n && isLower(s.charCodeAt(j))) j++;
-      }
-    } else {
-      i = j; // separator (_ or $)
-      continue;
-    }
-    out.push(s.slice(i, j).toLowerCase());
-    i = j;
-  }
-  return out;
-}
 
 /** Identifier-like words of a text (letters, digits, underscore, $), skipping pure numbers. */
 export function extractIdentifiers(text: string): string[] {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runBatched } from './batching.ts';
+import { sessionEncoder } from './batching.ts';
 import type { Encoder } from '../model/encoder.ts';
 import { hashFeatures, type HashedFeatures } from './features.ts';
 import { validateHashModelConfig } from './hash-config.ts';
@@ -131,27 +131,13 @@ export async function createHashEncoder(spec: HashEncoderSpec, opts: HashEncoder
     return batch.map((_, b) => data.slice(b * dim, (b + 1) * dim));
   }
 
-  let disposed = false;
-  return {
-    id: spec.id,
-    name: spec.name,
+  return sessionEncoder(
+    spec,
     dim,
-    description: spec.description,
-    async embed(texts: string[]): Promise<Float32Array[]> {
-      if (disposed) throw new Error(`encoder ${spec.id} is disposed`);
-      if (texts.length === 0) return [];
-      const feats = texts.map((t) => hashFeatures(t, config.features));
-      return runBatched(
-        feats,
-        feats.map((f) => f.ids.length),
-        limits,
-        runBatch,
-      );
-    },
-    async dispose(): Promise<void> {
-      if (disposed) return;
-      disposed = true;
-      await session.release();
-    },
-  };
+    session,
+    limits,
+    (t) => hashFeatures(t, config.features),
+    (f) => f.ids.length,
+    runBatch,
+  );
 }

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { runBatched } from './batching.ts';
+import { sessionEncoder } from './batching.ts';
 import type { Encoder } from '../model/encoder.ts';
 import { checkValue, createSession, describeValues, formatValues, ort, type Session } from './ort.ts';
 import { sha256File, shortHash, type UnixcoderEncoderSpec } from './spec.ts';
@@ -303,27 +303,13 @@ export async function createUnixcoderEncoder(spec: UnixcoderEncoderSpec, opts: U
     throw new Error(`${spec.modelPath}: test run failed: ${(e as Error).message}`, { cause: e });
   }
 
-  let disposed = false;
-  return {
-    id: spec.id,
-    name: spec.name,
+  return sessionEncoder(
+    spec,
     dim,
-    description: spec.description,
-    async embed(texts: string[]): Promise<Float32Array[]> {
-      if (disposed) throw new Error(`encoder ${spec.id} is disposed`);
-      if (texts.length === 0) return [];
-      const seqs = texts.map((t) => tokenizer.encode(t));
-      return runBatched(
-        seqs,
-        seqs.map((s) => s.length),
-        limits,
-        runIds,
-      );
-    },
-    async dispose(): Promise<void> {
-      if (disposed) return;
-      disposed = true;
-      await session.release();
-    },
-  };
+    session,
+    limits,
+    (t) => tokenizer.encode(t),
+    (s) => s.length,
+    runIds,
+  );
 }

@@ -58,7 +58,7 @@ port.on('message', (msg: ToWorker) => {
       const dim = encoder.dim;
       const data = new Float32Array(vectors.length * dim);
       vectors.forEach((v, i) => data.set(v, i * dim));
-      post({ type: 'result', id: msg.id, count: vectors.length, dim, data }, [data.buffer as ArrayBuffer]);
+      post({ type: 'result', id: msg.id, count: vectors.length, dim, data }, [data.buffer]);
     } catch (e) {
       post({ type: 'error', id: msg.id, message: errorText(e) });
     }

@@ -1,9 +1,8 @@
 // From stored runs to a ReportModel: metrics per condition, paired comparisons, factorial effects. Reads only
 // the store, so every report and chart is regenerated without re-running anything.
 
-import type { Source } from '../model/config.ts';
 import { cellSources } from '../pipeline/methods.ts';
-import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
+
 import { isolationOf, type VerdictIsolation, type VerdictStatus } from '../model/verdict.ts';
 import { auprc, auroc, ece, mean } from '../stats/metrics.ts';
 import type {
@@ -14,103 +13,28 @@ import type {
   FlakyCounts,
   InProcessCounts,
   LeakCounts,
-  Interval,
-  PairedComparison,
   ReportModel,
-  RunProvenance,
   TaskRow,
   VerdictsApart,
 } from '../model/report.ts';
 import { MIN_INFORMATIVE_TASKS } from '../model/report.ts';
-import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskFailure, TaskResult, VerdictSummary } from '../model/results.ts';
+import type { ApiProtocolScore, ApiScore, ApiSetScore, TaskResult, VerdictSummary } from '../model/results.ts';
 import type { StoredCondition } from './runner.ts';
-import { causeOf, ISOLATION_NOTE, repliesOf, REPLIES_NOTE, replyTally, UNSCORED_NOTE, unscoredCounts } from './scoring.ts';
+import { causeOf, ISOLATION_NOTE, repliesOf, REPLIES_NOTE, replyTally, UNSCORED_NOTE, unscoredCounts } from './eval/scoring.ts';
 import {
   bootstrapMean,
   cellIndex,
   DEFAULT_BOOTSTRAP,
   factorialEffects,
-  holm,
-  mcnemarExact,
-  pairedBootstrapDiff,
-  pairedCounts,
-  passAtK,
-  signFlipTest,
   SIGN_FLIP_EXACT_UP_TO,
   type FactorialTest,
   type BootstrapOptions,
 } from '../stats/stats.ts';
-import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
+
+import { compare, defaultComparisons, holmByFamily, passAtK1, type ComparisonSpec } from './comparisons.ts';
+import { AnalysisError, byCondition, identicalCandidates, provenanceOf, type LoadedRun } from './loaded-run.ts';
 
 export const ECE_BINS = 10;
-
-/** What a run stores under `provenance` (the rest of RunProvenance comes from the run's own columns). */
-export type StoredProvenance = Omit<RunProvenance, 'id' | 'kind' | 'createdAt' | 'finishedAt' | 'status' | 'manifest' | 'conditions'> & {
-  manifestTasks: number;
-};
-
-export interface LoadedRun {
-  run: ExperimentRunRecord<StoredCondition, unknown, StoredProvenance>;
-  results: TaskResult[];
-  failures: TaskFailure[];
-}
-
-export class AnalysisError extends OpenCoderError {
-  constructor(message: string, code: ErrorCode = 'invalid-input') {
-    super(code, message);
-  }
-}
-
-export function loadRun(experiments: ExperimentStore, runId: string): LoadedRun {
-  const run = experiments.get(runId) as LoadedRun['run'] | undefined;
-  if (!run) {
-    const known = experiments.list(5).map((r) => r.id);
-    throw new AnalysisError(
-      `No experiment run ${runId} in ${experiments.dbPath}${known.length ? ` (recent: ${known.join(', ')})` : ' (it holds no runs)'}`,
-      'not-found',
-    );
-  }
-  const results: TaskResult[] = [];
-  const failures: TaskFailure[] = [];
-  // Task-id order (the frozen manifest order, then by id), never the order tasks finished in: parallel workers
-  // finish in a different order each time, and the bootstrap resamples by position.
-  const taskOrder = new Map(run.taskIds.map((id, i) => [id, i]));
-  const condOrder = new Map(run.conditions.map((c, i) => [c.id, i]));
-  const rank = (m: Map<string, number>, k: string) => m.get(k) ?? Number.MAX_SAFE_INTEGER;
-  const records = experiments
-    .results(runId)
-    .sort(
-      (a, b) =>
-        rank(taskOrder, a.taskId) - rank(taskOrder, b.taskId) ||
-        (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0) ||
-        rank(condOrder, a.condition) - rank(condOrder, b.condition) ||
-        (a.condition < b.condition ? -1 : a.condition > b.condition ? 1 : 0),
-    );
-  for (const r of records) {
-    if (r.status === 'ok') results.push(r.result as TaskResult);
-    else failures.push(r.result as TaskFailure);
-  }
-  return { run, results, failures };
-}
-
-export function provenanceOf(l: LoadedRun): RunProvenance {
-  const { run } = l;
-  const { manifestTasks, ...p } = run.provenance;
-  return {
-    ...p,
-    id: run.id,
-    kind: run.kind,
-    createdAt: run.createdAt,
-    finishedAt: run.finishedAt,
-    status: run.state,
-    manifest: { file: run.manifestFile, hash: run.manifestHash, tasks: run.taskIds.length || manifestTasks },
-    conditions: run.conditions.map((c) => ({ id: c.id, label: c.label, family: c.family })),
-  };
-}
-
-const identicalCandidates = (r: TaskResult) => r.candidates.length >= 2 && new Set(r.candidates.map((c) => c.group)).size === 1;
-
-const byCondition = (results: TaskResult[], condition: string) => results.filter((r) => r.condition === condition);
 
 export function summariseCondition(l: LoadedRun, cond: StoredCondition, boot: Required<BootstrapOptions>): ConditionSummary {
   // Only scored pairs: an unscored one (l.failures) is counted beside the figures, never inside them.
@@ -308,151 +232,6 @@ export function inProcessCounts(rs: TaskResult[]): InProcessCounts {
   return { ...counts, isolatedShare: candidateVerdicts ? (candidateVerdicts - candidates) / candidateVerdicts : null };
 }
 
-function passAtK1(r: TaskResult, k: number): number {
-  return r.n >= k ? passAtK(r.n, r.c, k) : Number.NaN;
-}
-
-export interface ComparisonSpec {
-  a: { runId: string; condition: string };
-  b: { runId: string; condition: string };
-}
-
-/** Default pairs: within a method run every later method against each earlier one; along the ladder each step against the previous. */
-export function defaultComparisons(runs: LoadedRun[]): ComparisonSpec[] {
-  const out: ComparisonSpec[] = [];
-  for (const { run } of runs) {
-    const ids = run.conditions.map((c) => c.id);
-    if (run.kind === 'ladder') {
-      for (let i = 1; i < ids.length; i++) out.push({ a: { runId: run.id, condition: ids[i]! }, b: { runId: run.id, condition: ids[i - 1]! } });
-    } else if (run.kind === 'run') {
-      for (let i = 1; i < ids.length; i++)
-        for (let j = 0; j < i; j++) out.push({ a: { runId: run.id, condition: ids[i]! }, b: { runId: run.id, condition: ids[j]! } });
-    } else {
-      // The factorial: all sources against no retrieval (the effects table covers the rest).
-      if (ids.includes('A1X1S1') && ids.includes('A0X0S0')) out.push({ a: { runId: run.id, condition: 'A1X1S1' }, b: { runId: run.id, condition: 'A0X0S0' } });
-    }
-  }
-  return out;
-}
-
-/** Pairs two runs condition by condition (same ids), or their only conditions when each has one; null when nothing pairs. */
-function pairRuns(a: LoadedRun, b: LoadedRun): ComparisonSpec[] | null {
-  const shared = a.run.conditions.map((c) => c.id).filter((id) => b.run.conditions.some((x) => x.id === id));
-  if (shared.length) return shared.map((id) => ({ a: { runId: a.run.id, condition: id }, b: { runId: b.run.id, condition: id } }));
-  if (a.run.conditions.length === 1 && b.run.conditions.length === 1) {
-    return [{ a: { runId: a.run.id, condition: a.run.conditions[0]!.id }, b: { runId: b.run.id, condition: b.run.conditions[0]!.id } }];
-  }
-  return null;
-}
-
-/** Pairs two runs condition by condition (same ids), or their only conditions when each has one. */
-export function crossRunComparisons(a: LoadedRun, b: LoadedRun): ComparisonSpec[] {
-  const pairs = pairRuns(a, b);
-  if (pairs) return pairs;
-  throw new AnalysisError(
-    `runs ${a.run.id} and ${b.run.id} share no condition (${a.run.conditions.map((c) => c.id).join(', ')} vs ${b.run.conditions.map((c) => c.id).join(', ')}); compare runs of the same methods, or runs of one method each`,
-  );
-}
-
-/** What a report of these runs compares: within each run as usual, and two runs of the same conditions with each other. */
-export function reportComparisons(runs: LoadedRun[]): ComparisonSpec[] {
-  const cross = runs.length === 2 ? (pairRuns(runs[0]!, runs[1]!) ?? []) : [];
-  return [...defaultComparisons(runs), ...cross];
-}
-
-function compare(runs: Map<string, LoadedRun>, spec: ComparisonSpec, boot: Required<BootstrapOptions>): Omit<PairedComparison, 'mcnemarPHolm'> {
-  const side = (s: ComparisonSpec['a']) => {
-    const l = runs.get(s.runId);
-    if (!l) throw new AnalysisError(`run ${s.runId} is not loaded`);
-    const cond = l.run.conditions.find((c) => c.id === s.condition);
-    if (!cond) throw new AnalysisError(`run ${s.runId} has no condition ${s.condition}`);
-    const rs = new Map(byCondition(l.results, s.condition).map((r) => [r.taskId, r]));
-    const unscored = new Set(l.failures.filter((f) => f.condition === s.condition).map((f) => f.taskId));
-    return { ref: { runId: s.runId, condition: s.condition, label: cond.label }, rs, unscored, manifest: l.run.manifestHash };
-  };
-  const A = side(spec.a);
-  const B = side(spec.b);
-  // Only tasks scored in both arms pair; the rest are dropped and counted.
-  const ids = [...A.rs.keys()].filter((id) => B.rs.has(id));
-  const unscoredEither = new Set([...A.unscored, ...B.unscored]);
-  const touched = new Set([...A.rs.keys(), ...B.rs.keys(), ...unscoredEither]);
-  const ra = ids.map((id) => A.rs.get(id)!);
-  const rb = ids.map((id) => B.rs.get(id)!);
-  const { wins, losses, ties } = pairedCounts(
-    ra.map((r) => r.selected.correct),
-    rb.map((r) => r.selected.correct),
-  );
-  const maxK = ids.length ? Math.min(...ra.map((r) => r.n), ...rb.map((r) => r.n)) : 0;
-  return {
-    a: A.ref,
-    b: B.ref,
-    tasks: ids.length,
-    dropped: { tasks: touched.size - ids.length, unscored: unscoredEither.size },
-    wins,
-    losses,
-    ties,
-    mcnemarP: mcnemarExact(wins, losses),
-    selectedPermutation: permutationOf(
-      ra.map((r, i) => (r.selected.correct ? 1 : 0) - (rb[i]!.selected.correct ? 1 : 0)),
-      boot.seed,
-    ),
-    holmFamily: { key: familyKey(runs.get(spec.a.runId)!, runs.get(spec.b.runId)!), outcome: 'selected-output correctness (exact McNemar)', size: 0 },
-    selectedDiff: pairedBootstrapDiff(
-      ra.map((r) => (r.selected.correct ? 1 : 0)),
-      rb.map((r) => (r.selected.correct ? 1 : 0)),
-      boot,
-    ),
-    passAtKDiff: Array.from({ length: maxK }, (_, i) => {
-      const xa = ra.map((r) => passAtK1(r, i + 1));
-      const xb = rb.map((r) => passAtK1(r, i + 1));
-      return {
-        k: i + 1,
-        diff: pairedBootstrapDiff(xa, xb, boot),
-        test: permutationOf(
-          xa.map((x, j) => x - xb[j]!),
-          boot.seed,
-        ),
-      };
-    }),
-  };
-}
-
-function permutationOf(diffs: number[], seed: number): PairedComparison['selectedPermutation'] {
-  const r = signFlipTest(diffs, { seed });
-  return { p: r.p, informative: r.informative, method: r.method };
-}
-
-/** The backend a run's results came from (kind and model), what a Holm family is drawn along. */
-function backendOf(l: LoadedRun): string {
-  const b = l.run.backend as { kind?: string; model?: string | null } | undefined;
-  return b?.kind ? `${b.kind}${b.model ? `:${b.model}` : ''}` : (l.results[0]?.generation.backend ?? 'unknown backend');
-}
-
-function familyKey(a: LoadedRun, b: LoadedRun): string {
-  const x = backendOf(a);
-  const y = backendOf(b);
-  return x === y ? x : `${x} vs ${y}`;
-}
-
-/** Holm within each family (one backend, or one pair of backends; the outcome is selected-output correctness). */
-export function holmByFamily(raw: Omit<PairedComparison, 'mcnemarPHolm'>[]): PairedComparison[] {
-  const families = new Map<string, number[]>();
-  raw.forEach((c, i) => {
-    let f = families.get(c.holmFamily.key);
-    if (!f) families.set(c.holmFamily.key, (f = []));
-    f.push(i);
-  });
-  const out = raw.map((c) => ({ ...c, holmFamily: { ...c.holmFamily }, mcnemarPHolm: Number.NaN })) as PairedComparison[];
-  for (const idx of families.values()) {
-    const adjusted = holm(idx.map((i) => raw[i]!.mcnemarP));
-    idx.forEach((i, j) => {
-      out[i]!.mcnemarPHolm = adjusted[j]!;
-      out[i]!.holmFamily.size = idx.length;
-    });
-  }
-  return out;
-}
-
 const CELL_OUTCOMES: { outcome: 'pass@1' | 'uncertainty'; label: string; of: (r: TaskResult) => number }[] = [
   { outcome: 'pass@1', label: 'Pass@1 (unbiased, raw samples)', of: (r) => (r.n ? r.c / r.n : 0) },
   { outcome: 'uncertainty', label: 'Generation uncertainty (aggregate)', of: (r) => r.generation.uncertainty.aggregate },
@@ -520,7 +299,7 @@ export function factorialOf(l: LoadedRun, boot: Required<BootstrapOptions>, test
           return {
             name: e.name,
             kind: e.kind,
-            factors: e.factors as Source[],
+            factors: e.factors,
             value: e.value,
             p: e.p,
             pHolm: e.pHolm,
@@ -670,6 +449,3 @@ export function buildReportModel(loaded: LoadedRun[], opts: ModelOptions): Repor
     statistics: { seed: boot.seed, resamples: boot.resamples, level: boot.level, eceBins: ECE_BINS, notes },
   };
 }
-
-export const fmtInterval = (i: Interval, d = 3) =>
-  Number.isNaN(i.estimate) ? 'n/a' : `${i.estimate.toFixed(d)}${Number.isNaN(i.lo) ? '' : ` [${i.lo.toFixed(d)}, ${i.hi.toFixed(d)}]`}`;

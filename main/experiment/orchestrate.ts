@@ -17,10 +17,13 @@ import type { Store } from '../store/store.ts';
 import type { ExchangeStore } from '../store/exchanges.ts';
 import type { SandboxOptions } from '../validate/sandbox.ts';
 import { createValidator, type Validator } from '../validate/validator.ts';
-import { TaskError } from '../validate/workspace.ts';
+import { TaskError } from '../validate/task-plan.ts';
 import { preflightTasks } from '../validate/preflight.ts';
-import type { StoredProvenance } from './analysis.ts';
-import { readManifest, type Manifest, type Task } from '../benchmarks/manifest.ts';
+import type { StoredProvenance } from './loaded-run.ts';
+import { storedRunRequest, type RunRequest } from '../model/run-request.ts';
+import { readManifest } from '../benchmarks/manifest-file.ts';
+import type { Manifest } from '../model/manifest.ts';
+import type { Task } from '../model/task.ts';
 import type { QueueAddress } from './queue/url.ts';
 import type { BundleRef } from './queue/bundles.ts';
 import {
@@ -36,16 +39,6 @@ import {
   type RunOutcome,
   type StoredCondition,
 } from './runner.ts';
-
-/** The backend as a run stores it: enough to rebuild it on resume, never a key. */
-export interface StoredBackend {
-  kind: string;
-  model: string | null;
-  baseURL: string | null;
-  decompose: 'llm' | 'fallback';
-  /** Other non-secret options (samples file, replay run, …). */
-  extra: Record<string, unknown>;
-}
 
 export interface ExperimentContext {
   store: Store;
@@ -82,8 +75,8 @@ export interface NewRun {
   manifest: Manifest;
   tasks: Task[];
   conditions: Condition[];
-  storedBackend: StoredBackend;
-  options?: Record<string, unknown>;
+  /** What was asked for (model/run-request.ts): stored as it is, with its backend record beside it. */
+  request: RunRequest;
 }
 
 export function selectTasks(manifest: Manifest, ids: string[] | null, limit: number | null): Task[] {
@@ -208,10 +201,10 @@ async function execute(
   run: ExperimentRunRecord,
   tasks: Task[],
   conditions: Condition[],
-  backend: StoredBackend,
+  request: RunRequest,
   validator: Validator,
 ): Promise<RunOutcome> {
-  const decompose = backend.decompose;
+  const decompose = request.decompose;
   try {
     ctx.onStart?.(run);
     const exchanges = ctx.store.exchanges;
@@ -223,7 +216,8 @@ async function execute(
         store: ctx.store,
         queue: ctx.queue,
         repoIds,
-        backend,
+        backend: request.backend,
+        decompose,
         encoderId: ctx.encoder.id,
         sandbox: ctx.sandbox?.mode ?? 'auto',
         ...(ctx.detail ? { detail: ctx.detail } : {}),
@@ -288,7 +282,7 @@ function freezeRun(ctx: ExperimentContext, spec: NewRun, sandbox: string): { exp
     manifestFile: spec.manifest.file,
     taskIds: spec.tasks.map((t) => t.id),
     conditions: conditions.map((c) => c.id),
-    backend: storedBackendLabel(spec.storedBackend, provenance),
+    backend: storedBackendLabel(spec.request.backend, provenance),
   });
   experiments.create({
     id,
@@ -298,9 +292,9 @@ function freezeRun(ctx: ExperimentContext, spec: NewRun, sandbox: string): { exp
     manifestHash: spec.manifest.hash,
     taskIds: spec.tasks.map((t) => t.id),
     conditions,
-    backend: spec.storedBackend,
+    backend: spec.request.backend,
     provenance,
-    options: spec.options ?? {},
+    options: spec.request,
   });
   const run = experiments.get(id)!;
   return { experiments, run };
@@ -319,22 +313,22 @@ export async function startExperiment(ctx: ExperimentContext, spec: NewRun): Pro
     validator.close();
     throw err;
   }
-  return execute(ctx, frozen.experiments, frozen.run, spec.tasks, spec.conditions, spec.storedBackend, validator);
+  return execute(ctx, frozen.experiments, frozen.run, spec.tasks, spec.conditions, spec.request, validator);
 }
 
 /** The stored run, checked resumable: not finished, not running in another live process. */
-export function resumableRun(store: Store, id: string): ExperimentRunRecord<StoredCondition, StoredBackend> {
+export function resumableRun(store: Store, id: string): ExperimentRunRecord<StoredCondition> & { request: RunRequest } {
   const experiments = store.experiments;
-  const run = experiments.get(id) as ExperimentRunRecord<StoredCondition, StoredBackend> | undefined;
+  const run = experiments.get(id) as ExperimentRunRecord<StoredCondition> | undefined;
   if (!run) throw new ExperimentError(`No experiment run ${id} in ${store.path}`, 'not-found');
   if (run.state === 'running') throw new ExperimentError(`run ${id} is still running in process ${run.pid} on ${run.host}; stop it first (or wait)`);
-  return run;
+  return { ...run, request: storedRunRequest(run) };
 }
 
 /** Runs what a stored run has left: same manifest (checked by hash), same tasks, same conditions and configs. */
-export async function resumeExperiment(ctx: ExperimentContext, id: string): Promise<RunOutcome> {
+export async function resumeExperiment(ctx: ExperimentContext, stored: string | ReturnType<typeof resumableRun>): Promise<RunOutcome> {
   const experiments = ctx.store.experiments;
-  const run = resumableRun(ctx.store, id);
+  const run = typeof stored === 'string' ? resumableRun(ctx.store, stored) : stored;
   const manifest = readManifest(run.manifestFile, { allow: ctx.allow ?? [] });
   const tasks = tasksOfRun(run, manifest);
   const conditions: Condition[] = run.conditions.map((c) => ({ ...c }));
@@ -346,7 +340,7 @@ export async function resumeExperiment(ctx: ExperimentContext, id: string): Prom
     validator.close();
     throw err;
   }
-  return execute(ctx, experiments, run, tasks, conditions, run.backend, validator);
+  return execute(ctx, experiments, run, tasks, conditions, run.request, validator);
 }
 
 export { estimateRun };

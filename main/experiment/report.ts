@@ -1,4 +1,4 @@
-// Renders a ReportModel (report-model.ts) as one self-contained HTML file (inline CSS and hand-drawn inline
+// Renders a ReportModel (model/report.ts) as one self-contained HTML file (inline CSS and hand-drawn inline
 // SVG, no external resource, strict CSP), GitHub Markdown, pretty JSON, or RFC 4180 CSV tables. Rendering is
 // pure: every figure shown comes from the model, so the HTML tables can be reproduced from the JSON/CSV.
 

@@ -13,12 +13,14 @@ import { LlmError } from '../generate/errors.ts';
 import { configHash } from '../util/config-hash.ts';
 import type { Condition } from '../pipeline/methods.ts';
 import { runTask, TaskRunError, type TaskServices } from '../pipeline/run-task.ts';
+import { evaluateRunApis } from './eval/api-score.ts';
 import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
 import { StoreError } from '../store/errors.ts';
 import { SandboxUnavailableError } from '../validate/sandbox.ts';
-import { TaskError } from '../validate/workspace.ts';
+import { TaskError } from '../validate/task-plan.ts';
 import { TestCommandError } from '../validate/command.ts';
-import type { Manifest, Task } from '../benchmarks/manifest.ts';
+import type { Manifest } from '../model/manifest.ts';
+import type { Task } from '../model/task.ts';
 import type { RunProvenance } from '../model/report.ts';
 import type { TaskFailure, TaskResult } from '../model/results.ts';
 import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
@@ -250,7 +252,8 @@ export type PairOutcome =
 export async function runPair(task: Task, cond: Condition, services: TaskServices & { runId: string }, signal?: AbortSignal): Promise<PairOutcome | null> {
   let result: TaskResult;
   try {
-    result = await runTask(task, cond, services, signal);
+    // The API evaluation lives with the rest of evaluation (experiment/eval); a run scores every pair with it.
+    result = await runTask(task, cond, { scoreApis: evaluateRunApis, ...services }, signal);
   } catch (err) {
     if (signal?.aborted || (err as Error)?.name === 'AbortError') return null;
     return { taskId: task.id, condition: cond.id, status: 'error', costUsd: null, result: thrownFailure(task, cond, err) };

@@ -1,11 +1,12 @@
 // Gemini `models/{model}:generateContent` through @google/genai: candidateCount, response log-probabilities,
 // JSON output via responseMimeType + responseSchema, usageMetadata.
 
-import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Schema } from '@google/genai';
+import { ApiError, FinishReason, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Schema } from '@google/genai';
 import { LlmError, redact, registerSecret } from './errors.ts';
-import { bodyCapOf, oversizedBody, ReplyGuard, textCapOf } from './reply-cap.ts';
-import { chatWithPolicy, Limiter, parseRetryAfter, resolveReliability, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
-import type { BackendCapabilities, ChatChoice, ChatContext, ChatRequest, ChatResponse, LlmBackend, TokenLogprob } from './types.ts';
+import { bodyCapOf, oversizedBody, ReplyGuard } from './reply-cap.ts';
+import { parseRetryAfter, type ReliabilityOptions } from './reliability.ts';
+import { NetworkBackend } from './network-backend.ts';
+import type { BackendCapabilities, ChatChoice, ChatRequest, ChatResponse, LlmBackend, TokenLogprob } from './types.ts';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -55,7 +56,7 @@ export function toGeminiSchema(js: Record<string, unknown>): Schema {
       out[k] = v;
     }
   }
-  return out as Schema;
+  return out;
 }
 
 interface GoogleErrorBody {
@@ -72,7 +73,7 @@ function parseGoogleError(message: string): GoogleErrorBody['error'] | undefined
   }
 }
 
-export class GeminiBackend implements LlmBackend {
+export class GeminiBackend extends NetworkBackend<GenerateContentResponse> implements LlmBackend {
   readonly provider = 'gemini' as const;
   readonly id: string;
   readonly model: string;
@@ -82,13 +83,10 @@ export class GeminiBackend implements LlmBackend {
   readonly billing = 'metered' as const;
   // ES private: the client holds the key, and util.inspect / JSON never show #fields
   readonly #client: GoogleGenAI;
-  readonly #onRetry: ((message: string) => void) | undefined;
   readonly #thinkingBudget: number | undefined;
-  private readonly policy: ResolvedReliability;
-  private readonly limiter: Limiter;
 
   constructor(opts: GeminiBackendOptions) {
-    this.#onRetry = opts.onRetry;
+    super();
     this.#thinkingBudget = opts.thinkingBudget;
     if (!opts.model) throw new LlmError('config', 'gemini', 'No model given for the Gemini backend: pass --model (e.g. gemini-2.5-flash).');
     if (!opts.apiKey) {
@@ -104,33 +102,12 @@ export class GeminiBackend implements LlmBackend {
     this.id = `gemini:${this.model}`;
     this.baseURL = opts.baseURL ?? GEMINI_DEFAULT_BASE_URL;
     this.label = opts.baseURL ? `Gemini ${this.model} at ${opts.baseURL}` : `Gemini ${this.model}`;
-    this.policy = resolveReliability(opts.reliability);
-    this.limiter = new Limiter(this.policy.concurrency);
+    this.usePolicy(opts.reliability, opts.onRetry);
     // No retryOptions: the SDK then makes exactly one attempt and our policy does the retrying.
     this.#client = new GoogleGenAI({ apiKey: opts.apiKey, ...(opts.baseURL ? { httpOptions: { baseUrl: opts.baseURL } } : {}) });
   }
 
-  toJSON(): Record<string, unknown> {
-    return { id: this.id, provider: this.provider, model: this.model, baseURL: this.baseURL };
-  }
-
-  chat(req: ChatRequest, ctx: ChatContext = {}): Promise<ChatResponse> {
-    return chatWithPolicy({
-      id: this.id,
-      label: this.label,
-      policy: this.policy,
-      limiter: this.limiter,
-      capabilities: this.capabilities,
-      wantLogprobs: req.topLogprobs !== undefined,
-      signal: ctx.signal,
-      onRetry: this.#onRetry,
-      once: (logprobs, signal) => this.once(req, logprobs, signal),
-      normalise: (response, warnings) => this.normalise(response, req, warnings),
-      textCap: textCapOf(req, { absoluteBytes: this.policy.maxReplyBytes }),
-    });
-  }
-
-  private async once(req: ChatRequest, logprobs: boolean, signal: AbortSignal): Promise<GenerateContentResponse> {
+  protected async once(req: ChatRequest, logprobs: boolean, signal: AbortSignal): Promise<GenerateContentResponse> {
     const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content);
     const contents = req.messages
       .filter((m) => m.role !== 'system')
@@ -215,7 +192,7 @@ export class GeminiBackend implements LlmBackend {
     return new LlmError('malformed', this.id, `Gemini sent a reply that could not be read (${err?.message ?? String(e)})`, { cause: e });
   }
 
-  private normalise(r: GenerateContentResponse, req: ChatRequest, warnings: string[]): ChatResponse {
+  protected normalise(r: GenerateContentResponse, req: ChatRequest, warnings: string[]): ChatResponse {
     if (!r || typeof r !== 'object') throw new LlmError('malformed', this.id, 'Gemini sent an empty reply');
     const block = r.promptFeedback?.blockReason;
     if (block) {
@@ -247,7 +224,7 @@ export class GeminiBackend implements LlmBackend {
       const choice: ChatChoice = {
         index: typeof c.index === 'number' ? c.index : i,
         text,
-        finishReason: refused ? 'refused' : reason === 'STOP' ? 'stop' : reason === 'MAX_TOKENS' ? 'length' : reason,
+        finishReason: refused ? 'refused' : reason === FinishReason.STOP ? 'stop' : reason === FinishReason.MAX_TOKENS ? 'length' : reason,
         logprobs,
       };
       if (refused) {

@@ -4,9 +4,10 @@
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { LlmError, redact, registerSecret } from './errors.ts';
-import { bodyCapOf, oversizedBody, ReplyGuard, textCapOf } from './reply-cap.ts';
-import { chatWithPolicy, Limiter, parseRetryAfter, resolveReliability, type ReliabilityOptions, type ResolvedReliability } from './reliability.ts';
-import type { BackendCapabilities, Billing, ChatChoice, ChatContext, ChatRequest, ChatResponse, LlmBackend, TokenLogprob } from './types.ts';
+import { bodyCapOf, oversizedBody, ReplyGuard } from './reply-cap.ts';
+import { parseRetryAfter, type ReliabilityOptions } from './reliability.ts';
+import { NetworkBackend } from './network-backend.ts';
+import type { BackendCapabilities, Billing, ChatChoice, ChatRequest, ChatResponse, LlmBackend, TokenLogprob } from './types.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -56,7 +57,7 @@ export function isLocalUrl(baseURL: string | undefined): boolean {
   );
 }
 
-export class OpenAiBackend implements LlmBackend {
+export class OpenAiBackend extends NetworkBackend<ChatCompletion> implements LlmBackend {
   readonly provider = 'openai' as const;
   readonly id: string;
   readonly model: string;
@@ -66,14 +67,11 @@ export class OpenAiBackend implements LlmBackend {
   readonly billing: Billing;
   // ES private: the client holds the key, and util.inspect / JSON never show #fields
   readonly #client: OpenAI;
-  readonly #onRetry: ((message: string) => void) | undefined;
-  private readonly policy: ResolvedReliability;
-  private readonly limiter: Limiter;
   private readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
   private readonly official: boolean;
 
   constructor(opts: OpenAiBackendOptions) {
-    this.#onRetry = opts.onRetry;
+    super();
     if (!opts.model) throw new LlmError('config', 'openai', 'No model given for the OpenAI backend: pass --model (e.g. gpt-4o-mini).');
     this.official = isOfficialOpenAi(opts.baseURL);
     this.baseURL = opts.baseURL ?? OPENAI_DEFAULT_BASE_URL;
@@ -90,8 +88,7 @@ export class OpenAiBackend implements LlmBackend {
     this.billing = isLocalUrl(opts.baseURL) ? 'local' : 'metered';
     this.id = `openai:${opts.model}`;
     this.label = this.official ? `OpenAI ${opts.model}` : `${opts.model} at ${this.baseURL} (OpenAI-compatible)`;
-    this.policy = resolveReliability(opts.reliability);
-    this.limiter = new Limiter(this.policy.concurrency);
+    this.usePolicy(opts.reliability, opts.onRetry);
     this.maxTokensField = opts.maxTokensField ?? (this.official ? 'max_completion_tokens' : 'max_tokens');
     // The SDK's own retries are off: one policy (ours) for every backend. Its timeout is a backstop behind ours.
     this.#client = new OpenAI({
@@ -103,28 +100,7 @@ export class OpenAiBackend implements LlmBackend {
     });
   }
 
-  // Keep the client (which holds the key) out of any serialisation.
-  toJSON(): Record<string, unknown> {
-    return { id: this.id, provider: this.provider, model: this.model, baseURL: this.baseURL };
-  }
-
-  chat(req: ChatRequest, ctx: ChatContext = {}): Promise<ChatResponse> {
-    return chatWithPolicy({
-      id: this.id,
-      label: this.label,
-      policy: this.policy,
-      limiter: this.limiter,
-      capabilities: this.capabilities,
-      wantLogprobs: req.topLogprobs !== undefined,
-      signal: ctx.signal,
-      onRetry: this.#onRetry,
-      once: (logprobs, signal) => this.once(req, logprobs, signal),
-      normalise: (response, warnings) => this.normalise(response, req, warnings),
-      textCap: textCapOf(req, { absoluteBytes: this.policy.maxReplyBytes }),
-    });
-  }
-
-  private async once(req: ChatRequest, logprobs: boolean, signal: AbortSignal): Promise<ChatCompletion> {
+  protected async once(req: ChatRequest, logprobs: boolean, signal: AbortSignal): Promise<ChatCompletion> {
     const body: ChatCompletionCreateParamsNonStreaming = {
       model: this.model,
       messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
@@ -225,7 +201,7 @@ export class OpenAiBackend implements LlmBackend {
     return new LlmError('malformed', this.id, `${this.where()} sent a reply that is not a valid chat completion (${err?.message ?? String(e)})`, { cause: e });
   }
 
-  private normalise(c: ChatCompletion, req: ChatRequest, warnings: string[]): ChatResponse {
+  protected normalise(c: ChatCompletion, req: ChatRequest, warnings: string[]): ChatResponse {
     if (!c || typeof c !== 'object' || !Array.isArray((c as { choices?: unknown }).choices)) {
       throw new LlmError('malformed', this.id, `${this.where()} sent a reply without a choices list: ${JSON.stringify(c)?.slice(0, 200)}`);
     }

@@ -130,6 +130,19 @@ export interface BuiltPrompt {
   evidence: Evidence[];
 }
 
+/** A prompt of this version: the system template `system` and the user message. */
+function builtPrompt(kind: BuiltPrompt['kind'], system: TemplateName, user: string, evidence: Evidence[]): BuiltPrompt {
+  return {
+    version: PROMPT_VERSION,
+    kind,
+    messages: [
+      { role: 'system', content: PROMPT_TEMPLATES[system] },
+      { role: 'user', content: user },
+    ],
+    evidence,
+  };
+}
+
 export interface PromptOptions {
   /** Characters of one evidence item shown before it is cut (default 2400). */
   maxEvidenceChars?: number;
@@ -190,7 +203,7 @@ export function traceLine(sourceUncertainty: Record<Source, number | null>): str
 }
 
 function traceNote(sourceUncertainty: Record<Source, number | null>): string {
-  const known = SOURCES.filter((s) => typeof sourceUncertainty[s] === 'number') as Source[];
+  const known = SOURCES.filter((s) => typeof sourceUncertainty[s] === 'number');
   const off = SOURCES.filter((s) => !known.includes(s));
   const parts: string[] = [];
   if (known.length >= 2) {
@@ -269,15 +282,7 @@ export function buildGenerationPrompt(task: PromptTask, trace: RetrievalTrace | 
   const user = opts.guided
     ? render('generate_guided', { ...common, trace: traceLine(su), trace_note: traceNote(su), evidence: evidenceBlock(evidence, true, t.lang, maxChars) })
     : render('generate_baseline', { ...common, evidence: evidenceBlock(evidence, false, t.lang, maxChars) });
-  return {
-    version: PROMPT_VERSION,
-    kind: opts.guided ? 'uncertainty-guided' : 'baseline',
-    messages: [
-      { role: 'system', content: PROMPT_TEMPLATES.system_generate },
-      { role: 'user', content: user.replace(/\n{3,}/g, '\n\n') },
-    ],
-    evidence,
-  };
+  return builtPrompt(opts.guided ? 'uncertainty-guided' : 'baseline', 'system_generate', user.replace(/\n{3,}/g, '\n\n'), evidence);
 }
 
 export interface StaticFinding {
@@ -328,15 +333,7 @@ export function buildRepairPrompt(input: RepairPromptInput, opts: PromptOptions 
     method_note: t.methodNote,
     repair_evidence_note: input.guided ? '- When evidence items disagree, prefer the one with the lower uncertainty u.\n' : '',
   });
-  return {
-    version: PROMPT_VERSION,
-    kind: 'repair',
-    messages: [
-      { role: 'system', content: PROMPT_TEMPLATES.system_repair },
-      { role: 'user', content: user },
-    ],
-    evidence,
-  };
+  return builtPrompt('repair', 'system_repair', user, evidence);
 }
 
 // ---- decomposition -------------------------------------------------------------------------------------------
@@ -382,16 +379,7 @@ export function buildDecompositionPrompt(task: PromptTask, steps: { min: number;
     requirement: task.requirement.trim() || '(no requirement text; follow the signature)',
     target: t.target,
   });
-  return {
-    version: PROMPT_VERSION,
-    kind: 'decompose',
-    messages: [
-      { role: 'system', content: PROMPT_TEMPLATES.system_decompose },
-      { role: 'user', content: user },
-    ],
-    evidence: [],
-    schema: decompositionSchema(steps.min, steps.max),
-  };
+  return { ...builtPrompt('decompose', 'system_decompose', user, []), schema: decompositionSchema(steps.min, steps.max) };
 }
 
 const num = z.number().finite();

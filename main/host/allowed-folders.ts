@@ -1,12 +1,12 @@
 // The folders the user allowed OpenCoder to open from the UI ("Allow this folder" in the Repository view, or a
 // folder chosen in Electron's folder picker), remembered in allowed-folders.json beside the settings file so they
 // stay allowed after a restart, as `opencoder serve --allow DIR` does for one session. A system or secrets
-// folder (the manifest check's rule, benchmarks/manifest.ts repoPlaceProblem) and the file system's root are refused.
+// folder (the manifest check's rule, benchmarks/manifest-file.ts repoPlaceProblem) and the file system's root are refused.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { repoPlaceProblem } from '../benchmarks/manifest.ts';
+import { repoPlaceProblem } from '../benchmarks/manifest-file.ts';
 import { canonicalPath } from '../util/paths.ts';
 
 const FileSchema = z.object({ version: z.literal(1), folders: z.array(z.string().min(1)) });

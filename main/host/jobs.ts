@@ -153,14 +153,14 @@ export class JobManager {
   /** Cancels every running job and waits (up to `timeoutMs`) for them to stop. */
   async close(timeoutMs = 30_000): Promise<void> {
     this.closed = true;
-    const running = [...this.jobs.values()].filter((e) => e.running);
+    const running = [...this.jobs.values()].filter((e) => e.running !== null);
     for (const e of running) {
       e.stopAs = 'cancelled';
       e.controller?.abort();
     }
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.all(running.map((e) => e.running)),
+      Promise.all(running.map((e) => e.running!)),
       new Promise((r) => {
         timer = setTimeout(r, timeoutMs);
       }),

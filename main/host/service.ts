@@ -10,10 +10,10 @@ import { errorCodeOf } from '../model/errors.ts';
 import { makeHandlers, type Handlers } from './calls/index.ts';
 import { startDemo } from './calls/demo.ts';
 import { startFirstRunDetection, stopDetection } from './calls/models.ts';
-import { ManifestError } from '../benchmarks/manifest.ts';
+import { ManifestError } from '../model/manifest.ts';
 import { fail, folderToAllow, openWorkspace, ServiceError, type ServiceOptions, type Workspace } from './workspace.ts';
 
-export { DEFAULT_SETTINGS, sessionKeyStore, ServiceError, canonicalPath, isInside, type KeyStore, type Provider, type ServiceOptions } from './workspace.ts';
+export { DEFAULT_SETTINGS, sessionKeyStore, ServiceError, canonicalPath, isInside, type KeyStore, type ServiceOptions } from './workspace.ts';
 
 export type CallResult = { ok: true; value: unknown } | { ok: false; error: CallError };
 
@@ -53,7 +53,7 @@ class Engine implements EngineService {
     if (!parsed.ok) return parsed;
     try {
       if (this.ws.closed) fail('engine', 'the engine is closed (the app is shutting down)');
-      this.checkPaths(parsed.value as Record<string, unknown>);
+      this.checkPaths(parsed.value);
       const handler = this.handlers[name] as (x: unknown) => unknown;
       const value = await handler(parsed.value);
       if (this.checkOutputs) {

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SettingsSchema, type CallError, type EngineEvent, type PricesInfo, type Settings } from '../../contract/index.ts';
+import { writeAtomic as writeAtomicFile } from '../util/write-atomic.js';
+import { SettingsSchema, type CallError, type EngineEvent, type KeyProvider, type PricesInfo, type Settings } from '../../contract/index.ts';
 import { openConfiguredEncoder, type EncoderPreference } from '../embed/select.ts';
 import { createBackend, type BackendSpec } from '../generate/backends.ts';
 import { loadPriceTable, type PriceTable } from '../generate/cost.ts';
@@ -21,12 +22,10 @@ import { defaultModelsDir, resourcesDir, userDataDir } from './paths.ts';
 import { OpenCoderError } from '../model/errors.ts';
 import { allowedFoldersFileIn, allowProblem, loadAllowedFolders, rememberAllowedFolder } from './allowed-folders.ts';
 
-export type Provider = 'openai' | 'gemini';
-
 export interface KeyStore {
   kind: 'keychain' | 'session';
-  get(p: Provider): string | undefined;
-  set(p: Provider, key: string | null): void;
+  get(p: KeyProvider): string | undefined;
+  set(p: KeyProvider, key: string | null): void;
 }
 
 export interface ServiceOptions {
@@ -70,7 +69,7 @@ export function pricesFileIn(dataDir: string): string {
 
 /** Keys kept in this process's memory only (browser mode; Electron passes a keychain-backed store). */
 export function sessionKeyStore(): KeyStore {
-  const keys = new Map<Provider, string>();
+  const keys = new Map<KeyProvider, string>();
   return {
     kind: 'session',
     get: (p) => keys.get(p),
@@ -111,10 +110,7 @@ export function folderToAllow(p: string): { folder: string } | { problem: string
 export { canonicalPath, isInside };
 
 export function writeAtomic(file: string, content: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, content, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeAtomicFile(file, content, 0o600);
 }
 
 // ---- settings ---------------------------------------------------------------------------------------------
@@ -379,7 +375,7 @@ export class Workspace {
   }
 
   /** A provider's key: the key store's, else the environment's. */
-  key(p: Provider): string | undefined {
+  key(p: KeyProvider): string | undefined {
     const stored = this.keys.get(p)?.trim();
     if (stored) return stored;
     const v = p === 'openai' ? this.env.OPENAI_API_KEY : (this.env.GEMINI_API_KEY ?? this.env.GOOGLE_API_KEY);

@@ -23,7 +23,7 @@ export function cleandoc(doc: string): string {
   lines[0] = lines[0]!.trimStart();
   if (margin !== Infinity) for (let i = 1; i < lines.length; i++) lines[i] = lines[i]!.slice(margin);
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
-  while (lines.length > 0 && lines[0]!.trim() === '') lines.shift();
+  while (lines.length > 0 && lines[0].trim() === '') lines.shift();
   return lines.join('\n');
 }
 

@@ -106,6 +106,7 @@ export class EmbedPump {
   /** Waits for the background pass, then embeds everything still pending. Yields (done, total) as batches land. */
   async *finish(signal?: AbortSignal): AsyncGenerator<{ done: number; total: number }> {
     await this.running;
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- what the background pass threw, as it came
     if (this.failure) throw this.failure;
     const start = this.embedded;
     const pending = this.store.countPendingEmbeddings(this.repoId, this.encoderId);

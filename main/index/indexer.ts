@@ -13,7 +13,7 @@ import { EmbedPump } from './embed-pump.ts';
 import { IndexCancelledError } from './errors.ts';
 import type { IndexEvent, IndexOptions, IndexPhase, IndexRun, IndexStats } from './index-types.ts';
 import { parseAndWrite } from './parse-stage.ts';
-import { checkRepositoryRoot, rememberIncludes, walkRepository, type SkippedPath, type WalkResult } from './walk.ts';
+import { checkRepositoryRoot, rememberIncludes, walkCheckedRoot, type SkippedPath, type WalkResult } from './walk.ts';
 
 export { IndexCancelledError };
 export type { IndexEvent, IndexOptions, IndexPhase, IndexStats };
@@ -96,7 +96,8 @@ async function* phase<T>(stats: IndexStats, name: IndexPhase, body: () => AsyncG
 
 async function scan(run: IndexRun): Promise<WalkResult> {
   const { stats } = run;
-  const walk = await walkRepository(run.root, { signal: run.opts.signal, maxFileBytes: run.opts.maxFileBytes, include: stats.include.patterns });
+  // The root was checked and the patterns normalised when the run opened (openRun): not again here.
+  const walk = await walkCheckedRoot(run.root, { signal: run.opts.signal, maxFileBytes: run.opts.maxFileBytes, include: stats.include.patterns });
   stats.files.seen = walk.files.length;
   stats.files.other = walk.otherFiles;
   for (const f of walk.files) if (f.forced) stats.forced.push({ path: f.relPath, reason: f.forced.reason, pattern: f.forced.pattern });

@@ -7,6 +7,4 @@ import type { ParseRequest } from './parse-pool.ts';
 const port = parentPort;
 if (!port) throw new Error('parse-worker must run in a worker thread');
 
-port.on('message', async (req: ParseRequest) => {
-  port.postMessage(await handleParse(req));
-});
+port.on('message', (req: ParseRequest) => void handleParse(req).then((reply) => port.postMessage(reply)));

@@ -19,7 +19,7 @@ export class RepositoryRootError extends OpenCoderError {
 
 /** The `code` of a Node.js system error (ENOENT, EACCES, …), if it has one. */
 export function errCode(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
 }
 
 /** An error as one line for a skip's detail or a message: its code, then its message. */

@@ -146,7 +146,8 @@ class Walker {
     } else {
       this.extra = null;
     }
-    const include = (opts.include ?? []).map((p) => normalizeIncludePattern(rootReal, p));
+    // Normalised by walkRepository, or by rememberIncludes for the indexer.
+    const include = opts.include ?? [];
     this.include = include.length > 0 ? new IncludeMatcher(include) : null;
     this.io = {
       open: opts.io?.open ?? fdOpen,
@@ -483,9 +484,19 @@ async function settleAll(tasks: Promise<void>[]): Promise<void> {
  * (name 'AbortError') when `opts.signal` is aborted; any other problem is recorded as a skip.
  */
 export async function walkRepository(root: string, opts: WalkOptions = {}): Promise<WalkResult> {
+  if (opts.signal?.aborted) throw new WalkAbortedError(opts.signal.reason);
+  const rootReal = await checkRepositoryRoot(root);
+  const include = (opts.include ?? []).map((p) => normalizeIncludePattern(rootReal, p));
+  return walkCheckedRoot(rootReal, { ...opts, include });
+}
+
+/**
+ * walkRepository for a root that checkRepositoryRoot already accepted (`rootReal`, its real path), with include
+ * patterns already normalised against it: the indexer checks both once, before its run is recorded.
+ */
+export async function walkCheckedRoot(rootReal: string, opts: WalkOptions = {}): Promise<WalkResult> {
   const signal = opts.signal;
   if (signal?.aborted) throw new WalkAbortedError(signal.reason);
-  const rootReal = await checkRepositoryRoot(root);
   const walker = new Walker(rootReal, opts);
   walker.checkAbort();
   if (!signal) return walker.run();

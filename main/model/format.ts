@@ -39,8 +39,17 @@ export function percent(x: number | null | undefined, digits = 1, missing = MISS
   return finite(x) ? `${fixed(x * 100, digits)} %` : missing;
 }
 
-/** `0.412 [0.350, 0.470]`; the bracket is left out when the interval is undefined (one task). */
-export function interval(v: { estimate: number; lo: number; hi: number } | null | undefined, digits = 3, missing = MISSING): string {
+/**
+ * `0.412 [0.350, 0.470]`. When the bounds are undefined (one task) the bracket is left out (`0.412`), or, with
+ * `bounds: 'always'`, written with missing markers (`0.412 [n/a, n/a]`): the reports' tables keep one shape per column.
+ */
+export function interval(
+  v: { estimate: number; lo: number; hi: number } | null | undefined,
+  digits = 3,
+  missing = MISSING,
+  bounds: 'drop' | 'always' = 'drop',
+): string {
+  if (bounds === 'always') return `${fixed(v?.estimate, digits, missing)} [${fixed(v?.lo, digits, missing)}, ${fixed(v?.hi, digits, missing)}]`;
   if (!v || !finite(v.estimate)) return missing;
   const ci = finite(v.lo) && finite(v.hi) ? ` [${fixed(v.lo, digits)}, ${fixed(v.hi, digits)}]` : '';
   return `${fixed(v.estimate, digits)}${ci}`;

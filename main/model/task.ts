@@ -1,6 +1,6 @@
 // A task: a target function in a repository with a requirement and executable tests (the manifest's record,
-// and the record as read, with its paths resolved). Plain types and the record's schema; reading and writing
-// manifests is experiment/manifest.ts.
+// and the record as read, with its paths resolved). Plain types and the record's schema; the manifest's format
+// is model/manifest.ts, reading and writing the file benchmarks/manifest-file.ts.
 
 import { z } from 'zod';
 

@@ -146,7 +146,7 @@ export function resolveConditions(ids: string[]): Condition[] {
     if (id === 'compare') METHOD_SETS.compare.forEach((m) => add(METHODS[m]!));
     else if (id === 'ladder') LADDER.forEach(add);
     else if (id === 'factorial') factorialConditions().forEach(add);
-    else if (METHODS[id]) add(METHODS[id]!);
+    else if (METHODS[id]) add(METHODS[id]);
     else if (LADDER.find((c) => c.id === id)) add(LADDER.find((c) => c.id === id)!);
     else if (cellSources(id)) add(factorialConditions().find((c) => c.id === id)!);
     else {
@@ -194,9 +194,9 @@ export function withOutputRules(conditions: Condition[], r: { unverifiedOutput?:
   if (r.afterFailedRepairs !== undefined && r.afterFailedRepairs !== 'last' && r.afterFailedRepairs !== 'most-tests')
     throw new RangeError(`after-failed-repairs must be last or most-tests (got ${r.afterFailedRepairs})`);
   if (r.unverifiedOutput === undefined && r.afterFailedRepairs === undefined) return conditions;
-  const validation = {
-    ...(r.unverifiedOutput ? { unverifiedOutput: r.unverifiedOutput as 'mode' | 'first' } : {}),
-    ...(r.afterFailedRepairs ? { afterFailedRepairs: r.afterFailedRepairs as 'last' | 'most-tests' } : {}),
+  const validation: { unverifiedOutput?: 'mode' | 'first'; afterFailedRepairs?: 'last' | 'most-tests' } = {
+    ...(r.unverifiedOutput ? { unverifiedOutput: r.unverifiedOutput } : {}),
+    ...(r.afterFailedRepairs ? { afterFailedRepairs: r.afterFailedRepairs } : {}),
   };
   return conditions.map((c) => ({ ...c, config: makeConfig({ validation }, c.config) }));
 }

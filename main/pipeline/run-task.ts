@@ -6,12 +6,13 @@
 
 import type { Encoder } from '../model/encoder.ts';
 import type { Task } from '../model/task.ts';
+import type { PipelineConfig } from '../model/config.ts';
+import type { RetrievalTrace } from '../model/trace.ts';
 import type { ApiScore, TaskResult } from '../model/results.ts';
 import { generateCandidates, makeRepairer } from '../generate/generate.ts';
 import { groupCandidates, type PythonOptions } from '../generate/normalise.ts';
 import type { PriceTable } from '../generate/cost.ts';
 import type { LlmBackend } from '../generate/types.ts';
-import { scoreRunApis } from './api-score.ts';
 import type { Decomposer } from '../retrieve/decompose.ts';
 import { retrieveForTask } from '../retrieve/engine.ts';
 import type { VectorIndexCache } from '../retrieve/vector-index.ts';
@@ -38,6 +39,22 @@ export interface TaskServices {
   seed?: number;
   /** `full` keeps evidence texts and the prompt (interactive runs); `compact` (default) keeps scores and reasons. */
   detail?: 'compact' | 'full' | 'none';
+  /**
+   * The `evaluate` stage: scores the task's API retrieval against its truth (experiment/eval/api-score.ts
+   * evaluateRunApis, which the experiment runner passes). Absent: no API score.
+   */
+  scoreApis?: (input: ApiScoreInput) => Promise<ApiScore | null>;
+}
+
+/** What the `evaluate` stage is given about one task's run. */
+export interface ApiScoreInput {
+  store: Store;
+  encoder: Encoder;
+  repoId: number;
+  task: Task;
+  trace: RetrievalTrace;
+  config: PipelineConfig;
+  cache?: VectorIndexCache;
 }
 
 /** Thrown with the stage that failed, so a run can store where a task broke. */
@@ -125,14 +142,15 @@ export async function runTask(task: Task, cond: Condition, svc: TaskServices, si
 
   // Evaluation: every raw candidate against the tests (identical code reuses its verdict).
   const verdicts = await stage('evaluate', task, cond, () =>
-    Promise.all(codes.map((code, i) => selection.candidateVerdicts[i] ?? svc.validator.validate(task, code, signal ? { signal } : {}))),
+    Promise.all(codes.map((code, i) => Promise.resolve(selection.candidateVerdicts[i] ?? svc.validator.validate(task, code, signal ? { signal } : {})))),
   );
   const tValidate = performance.now();
 
   let api: ApiScore | null = null;
-  if ((task.reference || task.ground_truth_apis?.length) && config.retrieval.sources.api) {
+  const scoreApis = svc.scoreApis;
+  if (scoreApis && (task.reference || task.ground_truth_apis?.length) && config.retrieval.sources.api) {
     api = await stage('evaluate', task, cond, () =>
-      scoreRunApis({ store: svc.store, encoder: svc.encoder, repoId, task, trace, config, ...(svc.cache ? { cache: svc.cache } : {}) }),
+      scoreApis({ store: svc.store, encoder: svc.encoder, repoId, task, trace, config, ...(svc.cache ? { cache: svc.cache } : {}) }),
     );
   }
 

@@ -274,7 +274,7 @@ export async function decompose(
           steps: usable.map((s, index) => {
             const defaults = defaultQueries(s.text, input);
             const queries = { ...defaults };
-            for (const src of SOURCES) if (s.queries?.[src]?.trim()) queries[src] = s.queries[src]!.trim();
+            for (const src of SOURCES) if (s.queries?.[src]?.trim()) queries[src] = s.queries[src].trim();
             return { index, text: s.text.trim(), weights: normaliseWeights(s.weights), queries };
           }),
         };

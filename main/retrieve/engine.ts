@@ -6,24 +6,9 @@ import type { Encoder } from '../model/encoder.ts';
 import { DEFAULT_CONFIG, SOURCES, type PipelineConfig, type Source } from '../model/config.ts';
 import { configHash } from '../util/config-hash.ts';
 import { insertTrace, latestTrace } from '../store/traces.ts';
-import {
-  apiEntriesNamed,
-  apiEntryModules,
-  bm25Match,
-  fileUnitCalls,
-  indexState,
-  itemCount,
-  filePaths,
-  itemPaths,
-  testShapedUnits,
-  moduleHeaderChunks,
-  structureChunks,
-  termDocFrequencies,
-  unitCalls,
-} from '../store/code-queries.ts';
+import { apiEntryModules, fileUnitCalls, indexState, unitCalls } from '../store/code-queries.ts';
 import type { EncoderRow, ItemKind, Store } from '../store/store.ts';
-import { ftsQuery, queryTerms } from '../store/lexical.ts';
-import { namedByTestCommand, testFilesOf } from '../index/test-files.ts';
+
 import { decompose, signatureWords, type Decomposer } from './decompose.ts';
 import { fuse } from './fuse.ts';
 import { auditLeaks, taskTestSources } from './leak-audit.ts';
@@ -39,10 +24,11 @@ import {
   type SelectorModel,
 } from './select-api.ts';
 import { resolveTarget, type RetrievalTask, type TargetInfo } from './target.ts';
-import { importSource, localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
+import { localityOf, resolveImport, scoreList, type ScoredItem, type TargetContext } from './uncertainty.ts';
 import { VectorIndexCache, type Exclusion, type Hit, type VectorIndex } from './vector-index.ts';
 import type { Evidence, Finder, LeakAudit, RetrievalTrace, Step } from '../model/trace.ts';
 import { OpenCoderError } from '../model/errors.ts';
+import { itemsByFile, testItems, commandTestItems, lexicalHits, structuralChunks, importedHeaders, importedApis } from './index-lookups.ts';
 
 export type { RetrievalTask };
 
@@ -89,132 +75,6 @@ interface Candidate {
   r: number;
   vector: Float32Array | null;
   finders: Finder[];
-}
-
-/**
- * `make()` once per index state of a repository, under `part`: a long-lived engine re-indexes many times, and only
- * the value of the latest state is kept.
- */
-const stateCache = new Map<string, { state: string; value: unknown }>();
-function perIndexState<T>(store: Store, repoId: number, part: string, make: () => T): T {
-  const state = store.getRepository(repoId)?.last_indexed_at ?? '';
-  const key = `${store.path}|${repoId}|${part}`;
-  const hit = stateCache.get(key);
-  if (hit && hit.state === state) return hit.value as T;
-  const value = make();
-  stateCache.set(key, { state, value });
-  return value;
-}
-
-/** A kind's item ids per file path. */
-function itemsByFile(store: Store, repoId: number, kind: ItemKind): Map<string, number[]> {
-  return perIndexState(store, repoId, `files|${kind}`, () => {
-    const byFile = new Map<string, number[]>();
-    for (const r of itemPaths(store, repoId, kind)) {
-      const list = byFile.get(r.path);
-      if (list) list.push(r.id);
-      else byFile.set(r.path, [r.id]);
-    }
-    return byFile;
-  });
-}
-
-/**
- * Ids of items of `kind` that live in test files: files named as tests, and files that are tests by what they hold
- * (TestCase subclasses, pytest-collected tests; see index/test-files.ts).
- */
-function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
-  return perIndexState(store, repoId, `tests|${kind}`, () => {
-    const tests = perIndexState(store, repoId, 'test-files', () => testFilesOf(filePaths(store, repoId), testShapedUnits(store, repoId)));
-    const ids = new Set<number>();
-    for (const [file, items] of itemsByFile(store, repoId, kind)) if (tests.has(file)) for (const id of items) ids.add(id);
-    return ids;
-  });
-}
-
-/** Items of `kind` in the files the task's test command names (never the target's own file). */
-function commandTestItems(store: Store, repoId: number, kind: ItemKind, command: string | undefined, targetFile: string | null): Set<number> {
-  const named = namedByTestCommand(command);
-  const ids = new Set<number>();
-  if (!command) return ids;
-  for (const [file, items] of itemsByFile(store, repoId, kind)) if (file !== targetFile && named(file)) for (const id of items) ids.add(id);
-  return ids;
-}
-
-/**
- * Per kind's full-text index: its document count and the document frequency of every term, loaded once per
- * index state (like the vector indexes: a one-time cost per process, ~0.5 s at 120k units, instead of a
- * vocabulary query per source and task). Only the latest state of each store and kind is kept.
- */
-const lexicalStatsCache = new Map<string, { state: string; docs: number; df: Map<string, number> }>();
-
-function lexicalStats(store: Store, kind: ItemKind, state: string): { docs: number; df: Map<string, number> } {
-  const key = `${store.path}|${kind}`;
-  let stats = lexicalStatsCache.get(key);
-  if (stats?.state !== state) {
-    stats = { state, docs: itemCount(store, kind), df: new Map(termDocFrequencies(store, kind).map((d) => [d.term, d.doc])) };
-    lexicalStatsCache.set(key, stats);
-  }
-  return stats;
-}
-
-/** Terms of a source's queries that BM25 recall uses, rarest first: at most LEXICAL_TERMS. */
-const LEXICAL_TERMS = 6;
-/** A term is informative for BM25 recall when it occurs in at most 20 documents or this share of them. */
-const LEXICAL_RARITY = 0.001;
-
-/**
- * BM25 recall over the FTS5 index, once per source for all its step queries, with the queries' rarest terms:
- * those in at most max(20, 0.1 %) of the documents, rarest first, at most LEXICAL_TERMS. Lexical recall pays
- * where it adds candidates: identifier-like terms that pin down a few documents the embedding may rank low.
- * A commoner term makes BM25 score thousands of documents to return what the vector search finds anyway (bench
- * corpus, 120k units, 40 tasks: of ~1,100 kept items, 4 came from BM25 alone with a 1 % bound, 2 with 0.1 %,
- * and the kept sets of the two bounds agree on 99 %). The hits are candidates of every step of the source,
- * each ranked by its cosine to that step's query, like the structural candidates.
- */
-function lexicalHits(run: Run, kind: ItemKind, texts: string[], limit: number): number[] {
-  if (limit <= 0) return [];
-  const { store, repoId } = run;
-  const terms = [...new Set(texts.flatMap((t) => queryTerms(t)))];
-  if (!terms.length) return [];
-  const { docs, df } = lexicalStats(store, kind, run.indexState);
-  const informative = terms
-    .filter((t) => (df.get(t) ?? 0) > 0 && df.get(t)! <= Math.max(20, docs * LEXICAL_RARITY))
-    .sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : 1))
-    .slice(0, LEXICAL_TERMS);
-  const q = ftsQuery(informative);
-  if (!q) return [];
-  // Over-fetch so that masked and test-file hits can be dropped afterwards.
-  const masked = run.masked[kind];
-  return bm25Match(store, kind, repoId, q, limit * 4 + 16)
-    .filter((id) => !masked.has(id))
-    .slice(0, limit);
-}
-
-function structuralChunks(store: Store, repoId: number, target: TargetInfo, masked: Exclusion): number[] {
-  if (!target.file) return [];
-  const ids: number[] = [];
-  for (const c of structureChunks(store, repoId, target.file)) {
-    if (c.kind === 'module_header' || (target.className && c.owner === target.className)) ids.push(c.id);
-  }
-  return ids.filter((id) => !masked.has(id));
-}
-
-function importedHeaders(store: Store, repoId: number, modules: string[], masked: Exclusion): number[] {
-  return moduleHeaderChunks(store, repoId, modules).filter((id) => !masked.has(id));
-}
-
-/** Top-level API entries the target's module imports by name (`from .m import a, b`; at most 16). */
-function importedApis(store: Store, repoId: number, module: string, imports: string[], masked: Exclusion): number[] {
-  const wanted: { module: string; name: string }[] = [];
-  for (const imp of imports) {
-    const src = importSource(imp, module);
-    if (src && src.name !== '*' && src.module) wanted.push(src);
-  }
-  if (!wanted.length) return [];
-  return apiEntriesNamed(store, repoId, wanted)
-    .filter((id) => !masked.has(id))
-    .slice(0, 16);
 }
 
 /** What the phases of one task's retrieval share. */

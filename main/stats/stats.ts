@@ -216,7 +216,7 @@ export function signFlipTest(diffs: readonly number[], opts: { exactUpTo?: numbe
     for (let g = 1; g < total; g++) {
       const bit = 31 - Math.clz32(g & -g);
       sum -= 2 * signs[bit]! * d[bit]!;
-      signs[bit] = -signs[bit]! as 1 | -1;
+      signs[bit] = -signs[bit]!;
       if (Math.abs(sum) >= observed - tol) hits++;
     }
     return { p: Math.min(1, hits / total), informative: m, method: 'exact', patterns: total };

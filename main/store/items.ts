@@ -36,6 +36,11 @@ const apiSql = `SELECT a.id, a.kind, a.name, a.qualname, a.module, a.owner, a.si
   a.unit_id, f.path, coalesce(u.start_line, a.start_line) AS start_line, coalesce(u.end_line, a.end_line) AS end_line, coalesce(u.params, '[]') AS params
   FROM api_entries a JOIN files f ON f.id = a.file_id LEFT JOIN units u ON u.id = a.unit_id WHERE a.id IN (SELECT value FROM json_each(?))`;
 
+/** Where an item lies: the columns every item query returns under the same names. */
+function where(r: Record<string, unknown>): Pick<Item, 'file' | 'module' | 'startLine' | 'endLine'> {
+  return { file: r.path as string, module: r.module as string, startLine: r.start_line as number, endLine: r.end_line as number };
+}
+
 export function fetchItems(store: Store, kind: ItemKind, ids: number[]): Map<number, Item> {
   const out = new Map<number, Item>();
   if (!ids.length) return out;
@@ -46,10 +51,7 @@ export function fetchItems(store: Store, kind: ItemKind, ids: number[]): Map<num
         kind,
         id: r.id as number,
         key: `chunk:${r.id}`,
-        file: r.path as string,
-        module: r.module as string,
-        startLine: r.start_line as number,
-        endLine: r.end_line as number,
+        ...where(r),
         title: r.title as string,
         text: r.text as string,
         name: (r.owner as string) || (r.module as string),
@@ -70,10 +72,7 @@ export function fetchItems(store: Store, kind: ItemKind, ids: number[]): Map<num
         kind,
         id: r.id as number,
         key: `unit:${r.id}`,
-        file: r.path as string,
-        module: r.module as string,
-        startLine: r.start_line as number,
-        endLine: r.end_line as number,
+        ...where(r),
         title: `${r.module}.${r.qualname}`,
         text: r.body as string,
         name: r.name as string,
@@ -94,10 +93,7 @@ export function fetchItems(store: Store, kind: ItemKind, ids: number[]): Map<num
         kind,
         id: r.id as number,
         key: unitId != null ? `unit:${unitId}` : `api:${r.id}`,
-        file: r.path as string,
-        module: r.module as string,
-        startLine: r.start_line as number,
-        endLine: r.end_line as number,
+        ...where(r),
         title: `${r.module}.${r.qualname}`,
         text: r.text as string,
         name: r.name as string,

@@ -4,23 +4,15 @@
 // BM25 recall needs the vocabulary, not every repetition, and indexing whole bodies cost more than
 // parsing them.
 
+import { splitIdentifier } from '../util/identifiers.ts';
+
 const CAMEL = /[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*/g;
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
-
-/** Splits `parseHTTPResponse2` into `parse http response2`. */
-export function splitCamel(identifier: string): string[] {
-  return identifier
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .split(' ')
-    .filter(Boolean);
-}
 
 export function lexicalText(text: string): string {
   const extra = new Set<string>();
   for (const m of text.matchAll(CAMEL)) {
-    for (const part of splitCamel(m[0])) extra.add(part);
+    for (const part of splitIdentifier(m[0], 'attached')) extra.add(part);
   }
   return extra.size ? `${text}\n${[...extra].join(' ')}` : text;
 }
@@ -60,9 +52,7 @@ const STOP = new Set(
 export function queryTerms(text: string, maxTerms = 64): string[] {
   const terms = new Set<string>();
   for (const word of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
-    for (const piece of word.split('_')) {
-      for (const part of splitCamel(piece)) if (part.length > 1 && !STOP.has(part)) terms.add(part);
-    }
+    for (const part of splitIdentifier(word, 'attached')) if (part.length > 1 && !STOP.has(part)) terms.add(part);
     if (terms.size >= maxTerms) break;
   }
   return [...terms];

@@ -1,5 +1,5 @@
 // Stored retrieval traces: one JSON document per retrieval, newest last. The trace's shape belongs to
-// retrieval (retrieve/types.ts); the store keeps it as given.
+// retrieval (model/trace.ts RetrievalTrace); the store keeps it as given.
 
 import type { Store } from './store.ts';
 

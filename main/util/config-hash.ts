@@ -9,7 +9,7 @@ export function configHash(config: PipelineConfig): string {
   const canon = (v: unknown): unknown =>
     v && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(
-          Object.keys(v as object)
+          Object.keys(v)
             .sort()
             .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
         )

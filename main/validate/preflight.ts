@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import type { Task } from '../model/task.ts';
 import type { PipelineConfig } from '../model/config.ts';
-import { emptyListing, planTask, TaskError } from './workspace.ts';
+import { emptyListing, planTask, TaskError } from './task-plan.ts';
 
 export interface TaskProblem {
   taskId: string;

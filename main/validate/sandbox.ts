@@ -14,7 +14,7 @@
 //
 // Weak mode (no bubblewrap, macOS, Windows, or a failed probe): the same limits (prlimit, or the
 // harness's own setrlimit), a clean environment, privilege drop to 65534 when running as root,
-// a host folder as workspace, and the wall-clock kill of the process group — but no filesystem,
+// a host folder as work folder, and the wall-clock kill of the process group — but no filesystem,
 // network or PID isolation. Every verdict carries the mode's label.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -35,7 +35,7 @@ export const SANDBOX_GID = 65534;
 /**
  * Weak mode as root: the uid an isolated run's candidate process runs as, another than the tests' (SANDBOX_UID).
  * Without a file-system namespace, a shared uid let the candidate rewrite the files the tests were about to read
- * (their workspace, the repository snapshot) and signal the tests' processes; two uids let it do neither.
+ * (their work folder, the repository snapshot) and signal the tests' processes; two uids let it do neither.
  */
 export const CANDIDATE_UID = 65533;
 /** ... and its group, through which alone it reads its own view of the repository (not the tests' snapshot). */
@@ -182,7 +182,7 @@ export interface SandboxRunSpec {
   limits: Limits;
   /** Host folder bound read-only at /base (strong) or read in place (weak). */
   repo: string | null;
-  /** Extra bytes for the workspace tmpfs (the copied repository's size). */
+  /** Extra bytes for the work folder tmpfs (the copied repository's size). */
   repoBytes?: number;
   /** Command to run instead of the harness (probes, benchmarks). */
   argv?: string[];
@@ -191,7 +191,7 @@ export interface SandboxRunSpec {
   /** The task's own interpreter (bound read-only with its prefix or virtualenv), instead of the sandbox's. */
   python?: string;
   signal?: AbortSignal;
-  /** Where weak-mode workspaces are made (default: the OS temp folder). */
+  /** Where weak-mode work folders are made (default: the OS temp folder). */
   workRoot?: string;
   /** Strong mode: files laid read-only over paths of the repository (relative to it), e.g. the target's file with the target masked. */
   overlays?: { rel: string; host: string }[];
@@ -354,16 +354,16 @@ const env = (ws: string) => ({
   LOGNAME: 'sandbox',
 });
 
-/** How to start one sandboxed run: the program and its arguments, where and with what, and its workspace. */
+/** How to start one sandboxed run: the program and its arguments, where and with what, and its work folder. */
 interface Launch {
   file: string;
   args: string[];
   cwd: string;
   env: Record<string, string>;
   stdinText: string;
-  /** The workspace as the program sees it (/ws in strong mode; a host folder in weak mode). */
+  /** The work folder as the program sees it (/ws in strong mode; a host folder in weak mode). */
   ws: string;
-  /** Weak mode: the host folder holding the workspace, removed after the run. */
+  /** Weak mode: the host folder holding the work folder, removed after the run. */
   cleanupDir: string | null;
   /** Weak mode: a value in every process's environment (OPENCODER_SANDBOX_RUN), to find the run's processes by. */
   marker?: string;
@@ -568,13 +568,13 @@ function repositoryCovers(spec: SandboxRunSpec): string[] {
   return out;
 }
 
-/** Weak mode: a fresh host folder as workspace, a clean environment, setpriv's privilege drop when running as root. */
+/** Weak mode: a fresh host folder as work folder, a clean environment, setpriv's privilege drop when running as root. */
 function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): Launch {
   const parent = spec.workRoot ?? os.tmpdir();
   const cleanupDir = fs.mkdtempSync(path.join(parent, 'oc-ws-'));
   const ws = path.join(cleanupDir, 'ws');
   fs.mkdirSync(ws);
-  // An isolated run's candidate process gets a uid of its own: it cannot write the tests' workspace or signal them.
+  // An isolated run's candidate process gets a uid of its own: it cannot write the tests' work folder or signal them.
   const candidate = spec.entry === 'serve' && splitsUids(info);
   const uid = candidate ? info.candidateUid! : info.uid;
   const gid = candidate ? CANDIDATE_GID : SANDBOX_GID;
@@ -603,7 +603,7 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
     args = ['--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', '"$@"; exit $?', 'sh', file, ...args];
     file = info.tools.unshare;
   }
-  // Not a secret: it only names this run's processes, so that the cleanup finds those that left the workspace.
+  // Not a secret: it only names this run's processes, so that the cleanup finds those that left the work folder.
   const marker = randomBytes(12).toString('hex');
   const childEnv: Record<string, string> = { ...env(ws), TMPDIR: ws, OPENCODER_SANDBOX_RUN: marker };
   if (process.platform === 'win32') Object.assign(childEnv, { SYSTEMROOT: process.env.SYSTEMROOT ?? 'C:\\Windows' });
@@ -727,7 +727,7 @@ async function drain(run: Running): Promise<void> {
 
 /**
  * Weak mode: every process of the run still alive after its group was killed (setsid escapees, a fork bomb's
- * children): those of the sandbox uid working in this workspace or carrying the run's marker in their environment.
+ * children): those of the sandbox uid working in this work folder or carrying the run's marker in their environment.
  * Each pass stops the ones it finds (a stopped process forks no more), until a pass finds none new; then all are
  * killed. One pass alone lost the race with a fork bomb: 63 processes outlived the run and held the uid's process
  * limit, so every later run of that uid failed.

@@ -117,18 +117,7 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
   const winner = await firstPassing(s);
   if (winner !== null) {
     steps.push({ kind: 'selected', index: winner, note: 'earliest passing candidate in generation order' });
-    steps.push({ kind: 'final', origin: 'candidate', index: winner, round: null, passed: true, note: 'a raw candidate passed; no repair' });
-    return {
-      code: candidates[winner]!,
-      origin: 'candidate',
-      candidateIndex: winner,
-      repairRound: null,
-      passed: true,
-      verdict: verdicts[winner]!,
-      candidateVerdicts: verdicts,
-      repairs: [],
-      trace: trace(),
-    };
+    return rawCandidate(s, winner, true, 'a raw candidate passed; no repair');
   }
 
   // 2. None passed: the earliest member of the largest self-consistency group.
@@ -151,39 +140,34 @@ export async function selectCandidate(input: SelectionInput): Promise<Selection>
   return afterFailedRepairs(s, rep, repairs);
 }
 
-/** Validation switched off: candidate 1, or the normalised mode (the earliest candidate of the largest group). */
-async function unverified({ input, cfg, steps, verdicts, trace }: Selecting): Promise<Selection> {
-  const { candidates } = input;
-  // Frozen configs from before the option existed returned candidate 1.
-  if ((cfg.validation.unverifiedOutput ?? 'first') === 'first') {
-    steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the first candidate is the output' });
-    steps.push({ kind: 'final', origin: 'candidate', index: 0, round: null, passed: false, note: 'first candidate, unvalidated' });
-    return {
-      code: candidates[0]!,
-      origin: 'candidate',
-      candidateIndex: 0,
-      repairRound: null,
-      passed: false,
-      verdict: null,
-      candidateVerdicts: verdicts,
-      repairs: [],
-      trace: trace(),
-    };
-  }
-  steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the normalised mode (earliest candidate of the largest group) is the output' });
-  const rep = await representative(input, steps);
-  steps.push({ kind: 'final', origin: 'candidate', index: rep, round: null, passed: false, note: `normalised-mode candidate ${rep}, unvalidated` });
+/** A raw candidate as the output (no repair): the trace's final step and the selection. */
+function rawCandidate({ input, steps, verdicts, trace }: Selecting, index: number, passed: boolean, note: string): Selection {
+  steps.push({ kind: 'final', origin: 'candidate', index, round: null, passed, note });
   return {
-    code: candidates[rep]!,
+    code: input.candidates[index]!,
     origin: 'candidate',
-    candidateIndex: rep,
+    candidateIndex: index,
     repairRound: null,
-    passed: false,
-    verdict: null,
+    passed,
+    // A passing candidate has its verdict; an unvalidated one has none.
+    verdict: passed ? verdicts[index]! : null,
     candidateVerdicts: verdicts,
     repairs: [],
     trace: trace(),
   };
+}
+
+/** Validation switched off: candidate 1, or the normalised mode (the earliest candidate of the largest group). */
+async function unverified(s: Selecting): Promise<Selection> {
+  const { input, cfg, steps } = s;
+  // Frozen configs from before the option existed returned candidate 1.
+  if ((cfg.validation.unverifiedOutput ?? 'first') === 'first') {
+    steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the first candidate is the output' });
+    return rawCandidate(s, 0, false, 'first candidate, unvalidated');
+  }
+  steps.push({ kind: 'verify-disabled', note: 'validation is switched off: the normalised mode (earliest candidate of the largest group) is the output' });
+  const rep = await representative(input, steps);
+  return rawCandidate(s, rep, false, `normalised-mode candidate ${rep}, unvalidated`);
 }
 
 /**

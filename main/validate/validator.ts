@@ -47,7 +47,7 @@ import {
   type IsolationPlan,
   type RepoListing,
   type TaskPlan,
-} from './workspace.ts';
+} from './task-plan.ts';
 
 export interface ValidatorOptions {
   /** Time limits (floor, ceiling, factor); the rest of PipelineConfig.validation is the pipeline's. */
@@ -56,7 +56,7 @@ export interface ValidatorOptions {
   /** Parallel sandboxed runs (default: the number of CPU cores). */
   concurrency?: number;
   limits?: Partial<Limits>;
-  /** Where weak-mode workspaces go (default: the OS temp folder). */
+  /** Where weak-mode work folders go (default: the OS temp folder). */
   workRoot?: string;
   /** Verdicts kept for identical candidates (default 4096). */
   cacheSize?: number;
@@ -168,7 +168,7 @@ export class Validator {
   static async create(opts: ValidatorOptions = {}): Promise<Validator> {
     const info = await detectSandbox(opts.sandbox);
     if (info.uid !== null) {
-      // Snapshots, the harness copy and weak-mode workspaces live there; the dropped uid must reach them.
+      // Snapshots, the harness copy and weak-mode work folders live there; the dropped uid must reach them.
       assertTraversable(os.tmpdir(), info.uid);
       if (opts.workRoot) assertTraversable(opts.workRoot, info.uid);
     }

@@ -69,7 +69,7 @@ function host(create: (o: ServiceOptions) => Promise<EngineService>) {
   const parent = new EventEmitter();
   const port = new Port();
   const exit = vi.fn();
-  runEngineHost({ parentPort: parent as never, createEngineService: create, exit, env: { PATH: '/usr/bin' } });
+  runEngineHost({ parentPort: parent, createEngineService: create, exit, env: { PATH: '/usr/bin' } });
   return { parent, port, exit, init: (init: unknown = INIT) => parent.emit('message', { data: { type: 'init', init }, ports: [port] }) };
 }
 

@@ -55,10 +55,10 @@ export async function startServe(prefix: string, prebuilt?: string, prepare?: (d
     { cwd: REPO_ROOT, env: { ...process.env, OPENCODER_HOME: home, OPENAI_API_KEY: '', GEMINI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
-  server.stderr!.on('data', (d) => (stderr += d));
+  server.stderr.on('data', (d) => (stderr += d));
   const line = await new Promise<string>((resolve, reject) => {
     let buf = '';
-    server.stdout!.on('data', (d) => {
+    server.stdout.on('data', (d) => {
       buf += d;
       const nl = buf.indexOf('\n');
       if (nl >= 0) resolve(buf.slice(0, nl));

@@ -7,10 +7,9 @@ import {
   extractIdentifiers,
   hashFeatures,
   hashFeaturesReference,
-  splitIdentifier,
-  splitIdentifierUnicode,
   trigrams,
 } from '../../main/embed/features.ts';
+import { splitIdentifier, splitIdentifierUnicode } from '../../main/util/identifiers.ts';
 import { Xoshiro128 } from '../../main/embed/hash-table.ts';
 
 describe('splitIdentifier', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildReportModel, crossRunComparisons, factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
+import { buildReportModel, factorialOf, summariseCondition } from '../../main/experiment/analysis.ts';
+import { crossRunComparisons } from '../../main/experiment/comparisons.ts';
+import type { LoadedRun } from '../../main/experiment/loaded-run.ts';
 import type { ApiProtocolScore, ApiScore, ApiSetScore, ReplyKind, TaskFailure, TaskResult } from '../../main/model/results.ts';
 import type { VerdictIsolation, VerdictStatus } from '../../main/model/verdict.ts';
 import { DEFAULT_BOOTSTRAP, passAtK } from '../../main/stats/stats.ts';

@@ -1,7 +1,8 @@
 // Degenerate factorial statistics are flagged and never marked significant; the factorial test is selectable.
 
 import { describe, expect, it } from 'vitest';
-import { factorialOf, summariseCondition, type LoadedRun } from '../../main/experiment/analysis.ts';
+import { factorialOf, summariseCondition } from '../../main/experiment/analysis.ts';
+import type { LoadedRun } from '../../main/experiment/loaded-run.ts';
 import { DEFAULT_BOOTSTRAP } from '../../main/stats/stats.ts';
 import { cellId } from '../../main/pipeline/methods.ts';
 

@@ -14,7 +14,8 @@ import {
   type CoderEvalImportResult,
   type ImportWarning,
 } from '../../main/benchmarks/codereval.ts';
-import { DEFAULT_PLACEHOLDER, readManifest, type Task } from '../../main/benchmarks/manifest.ts';
+import { DEFAULT_PLACEHOLDER, type Task } from '../../main/model/task.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import { main } from '../../main/host/cli/main.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVALUATE_REPO_COMMAND, ExecRepoBenchImportError, importExecRepoBench, type ExecRepoBenchImportResult } from '../../main/benchmarks/execrepobench.ts';
-import { readManifest, type Task } from '../../main/benchmarks/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import { main } from '../../main/host/cli/main.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
@@ -210,7 +210,7 @@ describe('importExecRepoBench on synthetic records', () => {
   it('the imported task: its reference passes and a NotImplementedError body fails', async () => {
     const m = readManifest(r.manifestFile);
     for (const id of ['erb-area', 'erb-sides']) {
-      const t = m.tasks.find((x) => x.id === id)! as Task;
+      const t = m.tasks.find((x) => x.id === id)!;
       const ok = await validator.validateReference(t);
       expect(ok.status, `${id}: ${ok.reason}\n${ok.stderr}`).toBe('passed');
       const bad = await validator.validate(t, `${t.signature}\n    raise NotImplementedError\n`);

@@ -11,7 +11,7 @@ import {
   type ImportWarning,
   type RepoExecImportResult,
 } from '../../main/benchmarks/repoexec/import.ts';
-import { readManifest } from '../../main/benchmarks/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import { createExtractor, type Extractor } from '../../main/index/extract.ts';
 import { main } from '../../main/host/cli/main.ts';
 import { tmpDir, writeFiles } from '../helpers/tmp-repo.ts';

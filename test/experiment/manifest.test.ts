@@ -3,7 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ManifestError, readManifest, writeManifest, type TaskRecord } from '../../main/benchmarks/manifest.ts';
+import { ManifestError } from '../../main/model/manifest.ts';
+import { readManifest, writeManifest } from '../../main/benchmarks/manifest-file.ts';
+import type { TaskRecord } from '../../main/model/task.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const cleanup: string[] = [];

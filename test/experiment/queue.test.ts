@@ -12,7 +12,7 @@ import { jobIdOf, queueNameOf } from '../../main/experiment/queue/jobs.ts';
 import { startQueueWorker } from '../../main/experiment/queue/worker.ts';
 import { connectionOptions } from '../../main/experiment/queue/url.ts';
 import { Queue } from 'bullmq';
-import { rateLimitOf } from '../../main/host/cli/commands/experiment-commands.ts';
+import { rateLimitOf } from '../../main/host/cli/flags.ts';
 import Database from 'better-sqlite3';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { startMock } from '../generate/mock-http.ts';

@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadRun } from '../../main/experiment/analysis.ts';
+import { loadRun } from '../../main/experiment/loaded-run.ts';
 import { bootstrapMean } from '../../main/stats/stats.ts';
 import { ExperimentStore } from '../../main/store/experiments.ts';
 import { Store } from '../../main/store/store.ts';
@@ -24,13 +24,13 @@ function runWith(id: string, finishOrder: [string, string][]): ReturnType<typeof
     manifestFile: 'm.jsonl',
     manifestHash: 'h',
     taskIds: TASKS,
-    conditions: CONDITIONS as never,
-    backend: {} as never,
-    provenance: {} as never,
-    options: {} as never,
+    conditions: CONDITIONS,
+    backend: {},
+    provenance: {},
+    options: {},
   });
   for (const [taskId, condition] of finishOrder) {
-    experiments.saveResult(id, { taskId, condition, status: 'ok', costUsd: null, result: { taskId, condition, value: value(taskId, condition) } as never });
+    experiments.saveResult(id, { taskId, condition, status: 'ok', costUsd: null, result: { taskId, condition, value: value(taskId, condition) } });
   }
   return loadRun(experiments, id);
 }

@@ -8,7 +8,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { importRepoExec } from '../../main/benchmarks/repoexec/import.ts';
-import { readManifest, type Task } from '../../main/benchmarks/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
+import type { Task } from '../../main/model/task.ts';
 import type { TaskResult } from '../../main/model/results.ts';
 import { benchDir, REPO_ROOT } from '../validate/helpers.ts';
 
@@ -30,8 +31,8 @@ export function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: Chi
   const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
   const done = new Promise<Done>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
   return { child, done };
 }

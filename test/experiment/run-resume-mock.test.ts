@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Task } from '../../main/benchmarks/manifest.ts';
+import type { Task } from '../../main/model/task.ts';
 import type { TaskResult } from '../../main/model/results.ts';
 import { startMock, type MockServer } from '../generate/mock-http.ts';
 import { GOOD_OPENAI_KEY, openAiHandler } from '../generate/wire.ts';

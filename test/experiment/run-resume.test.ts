@@ -4,7 +4,7 @@
 
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Task } from '../../main/benchmarks/manifest.ts';
+import type { Task } from '../../main/model/task.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { CONDITIONS, importStringUtils, killAndResume, present } from './run-resume-helpers.ts';
 import { NO_BENCH } from '../helpers/system.ts';

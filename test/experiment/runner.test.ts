@@ -4,9 +4,10 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { offlineRequest } from '../helpers/run-request.ts';
 import { openConfiguredEncoder } from '../../main/embed/select.ts';
 import type { Encoder } from '../../main/model/encoder.ts';
-import { readManifest } from '../../main/benchmarks/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import { resumeExperiment, startExperiment, type ExperimentContext } from '../../main/experiment/orchestrate.ts';
 import type { TaskFailure } from '../../main/model/results.ts';
 import { DEFAULT_PRICES } from '../../main/generate/cost.ts';
@@ -68,7 +69,7 @@ describe('experiment runner', () => {
       manifest,
       tasks,
       conditions: [METHODS.opencoder!],
-      storedBackend: { kind: 'offline', model: null, baseURL: null, decompose: 'fallback', extra: {} },
+      request: offlineRequest(manifest.file),
     });
     expect(out).toMatchObject({ status: 'done', total: 4, ran: 4, failed: 1 });
     const experiments = new ExperimentStore(store.db, store.path);
@@ -98,7 +99,7 @@ describe('experiment runner', () => {
         manifest,
         tasks,
         conditions: [METHODS['baseline-rag']!],
-        storedBackend: { kind: 'offline', model: null, baseURL: null, decompose: 'fallback', extra: {} },
+        request: offlineRequest(manifest.file),
       },
     );
     expect(out.status).toBe('cancelled');

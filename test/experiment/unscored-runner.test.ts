@@ -8,9 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readManifest } from '../../main/benchmarks/manifest.ts';
+import { offlineRequest } from '../helpers/run-request.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import { openConfiguredEncoder } from '../../main/embed/select.ts';
-import { buildReportModel, loadRun } from '../../main/experiment/analysis.ts';
+import { buildReportModel } from '../../main/experiment/analysis.ts';
+import { loadRun } from '../../main/experiment/loaded-run.ts';
 import { resumeExperiment, startExperiment, type ExperimentContext } from '../../main/experiment/orchestrate.ts';
 import { DEFAULT_PRICES } from '../../main/generate/cost.ts';
 import { OfflineBackend } from '../../main/generate/offline-backend.ts';
@@ -82,7 +84,7 @@ describe.skipIf(STRONG.skip)(`a sandbox failure in the middle of a run${STRONG.n
         manifest,
         tasks,
         conditions: [METHODS['baseline-rag']!],
-        storedBackend: { kind: 'offline', model: null, baseURL: null, decompose: 'fallback', extra: {} },
+        request: offlineRequest(manifest.file),
       },
     );
     expect(out).toMatchObject({ status: 'done', total: 2, ran: 2, failed: 1, failures: { 'evaluate/sandbox': 1 }, unscored: { sandbox: 1 } });

@@ -39,7 +39,7 @@ async function run(cmd: Command, args: string[]) {
   const err: string[] = [];
   const parsed = parseArgs({ args, options: { ...COMMON, ...cmd.options }, allowPositionals: true, strict: true });
   const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) };
-  const res = await cmd.run(parsed as { values: Record<string, unknown>; positionals: string[] }, io);
+  const res = await cmd.run(parsed, io);
   return { res, text: res.text.join('\n'), err: err.join('\n'), json: res.json as Record<string, any> };
 }
 

@@ -38,7 +38,7 @@ describe('imported samples', () => {
     const backend = new ImportedBackend(sets, { name: 'set' });
     expect(backend.capabilities.repair).toBe(false);
     const repair = makeRepairer({ backend, config, trace: null });
-    await expect(repair({ task, round: 1, code: SAMPLE, staticFindings: [], failingOutput: 'AssertionError' } as never)).rejects.toThrow(
+    await expect(repair({ task, round: 1, code: SAMPLE, staticFindings: [], failingOutput: 'AssertionError' })).rejects.toThrow(
       /Imported samples cannot repair \(task set\/f\)/,
     );
   });

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendSpecOfRecord, createBackend } from '../../main/generate/backends.ts';
+import { createBackend } from '../../main/generate/backends.ts';
+import { storedBackendSpec } from '../../main/model/backend-spec.ts';
 import { DEFAULT_PRICES, estimateGeneration, sumEstimates } from '../../main/generate/cost.ts';
 import { LlmError } from '../../main/generate/errors.ts';
 import { LlamaCppBackend } from '../../main/generate/llama-cpp-backend.ts';
@@ -228,7 +229,7 @@ describe('finding the model file', () => {
     const b = createBackend({ kind: 'llama-cpp', model: 'coder', modelsDir: models, threads: 1 });
     expect(b.id).toBe('llama-cpp:coder');
     expect(b.billing).toBe('local');
-    expect(backendSpecOfRecord({ kind: 'llama-cpp', model: 'coder', baseURL: null, extra: { models, threads: '2', 'context-size': 4096 } })).toEqual({
+    expect(storedBackendSpec({ kind: 'llama-cpp', model: 'coder', baseURL: null, extra: { models, threads: '2', 'context-size': 4096 } }).spec).toEqual({
       kind: 'llama-cpp',
       model: 'coder',
       modelsDir: models,

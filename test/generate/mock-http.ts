@@ -85,7 +85,8 @@ export async function startMock(handler: Handler): Promise<MockServer> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    req.on('end', () => void answer());
+    async function answer() {
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: unknown;
       try {
@@ -118,7 +119,7 @@ export async function startMock(handler: Handler): Promise<MockServer> {
       const text = reply.text ?? JSON.stringify(reply.json ?? {});
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(text);
-    });
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

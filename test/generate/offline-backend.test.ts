@@ -1,7 +1,8 @@
 // The offline retrieve-and-adapt backend on a hand-made trace from the bundled sample repository.
 
 import { describe, expect, it } from 'vitest';
-import { OfflineBackend, parseFirstDef, renameIdentifiers } from '../../main/generate/offline-backend.ts';
+import { OfflineBackend } from '../../main/generate/offline-backend.ts';
+import { parseFirstDef, renameIdentifiers } from '../../main/generate/python-source.ts';
 import { generateCandidates, llmDecomposer, makeRepairer, repairCandidates } from '../../main/generate/generate.ts';
 import { normaliseCandidates } from '../../main/generate/normalise.ts';
 import { LlmError } from '../../main/generate/errors.ts';

@@ -98,7 +98,7 @@ describe('record and replay', () => {
     expect(ex.usageByTask(runId).get(SAMPLE_TASK.id)!.calls).toBe(4);
 
     // the command line's way to pick the replay: from the run
-    const viaFactory = createBackend({ kind: 'replay', store: ex, replayRun: runId });
+    const viaFactory = createBackend({ kind: 'replay', replayRun: runId }, process.env, { exchanges: ex });
     expect(viaFactory.id).toBe('replay:openai:gpt-4o-mini');
   });
 

@@ -4,7 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findTask, readManifest, type Task } from '../../main/benchmarks/manifest.ts';
+import { findTask } from '../../main/model/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
+import type { Task } from '../../main/model/task.ts';
 import { definitionOf } from '../../main/generate/extract.ts';
 import type { Evidence, RetrievalTrace, Source } from '../../main/model/trace.ts';
 

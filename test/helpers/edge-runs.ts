@@ -3,7 +3,8 @@
 // run with the eight factorial cells, so every chart of the app and the report has something to draw; `storeEdgeRuns`
 // writes them into a store (end-to-end tests), `edgeLoaded` / `edgeModel` give them in memory (unit tests).
 
-import { buildReportModel, type LoadedRun, type StoredProvenance } from '../../main/experiment/analysis.ts';
+import { buildReportModel } from '../../main/experiment/analysis.ts';
+import type { LoadedRun, StoredProvenance } from '../../main/experiment/loaded-run.ts';
 import { storedConditions, type StoredCondition } from '../../main/experiment/runner.ts';
 import type { ReportModel } from '../../main/model/report.ts';
 import type { ApiProtocolScore, TaskResult } from '../../main/model/results.ts';
@@ -119,7 +120,7 @@ const PROVENANCE: StoredProvenance = {
   machine: { platform: 'linux', arch: 'x64', cpus: 2, memoryGiB: 8, node: 'v20' },
   app: { name: 'opencoder', version: '0.1.0', commit: null },
   manifestTasks: TASKS.length,
-} as StoredProvenance;
+};
 
 const CONDITIONS: StoredCondition[] = storedConditions(factorialConditions());
 

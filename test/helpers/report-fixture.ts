@@ -550,7 +550,7 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         const row = rowOf(runId, cell.id, t)!;
         return outcome === 'pass@1' ? row.pass1 : row.uncertainty;
       };
-      const base = effectDefs.map((e) => {
+      const base = effectDefs.map((e): FactorialEffect => {
         const contrasts = paired.map(
           (t) => cellConds.reduce((s, cell) => s + e.factors.reduce((sign, f) => sign * (cell.sources![f] ? 1 : -1), 1) * y(cell, t), 0) / 4,
         );
@@ -565,7 +565,7 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
           informativeTasks,
           degenerate: informativeTasks < 3 ? `rests on ${informativeTasks} informative tasks (fewer than 3)` : null,
           significant: false,
-        } as FactorialEffect;
+        };
       });
       const ph = holm(base.map((e) => e.p));
       return {

@@ -1,4 +1,4 @@
-// The precompiled CLI (scripts/build-cli.ts, bin/cli-bundle.js): rebuilt when an input's content changes and
+// The precompiled CLI (bin/cli-build.ts, bin/cli-bundle.js): rebuilt when an input's content changes and
 // only then, built atomically, run from a cache folder that stands in for the package root, and falling back to
 // the TypeScript sources with one line on stderr when it cannot be built. And the lazy registry: `--help` loads
 // no command implementation and no heavy package.
@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cacheBase, checkBundle, manifestPath } from '../../bin/cli-bundle.js';
-import { buildCli, ensureCliBundle } from '../../scripts/build-cli.ts';
+import { cacheBase, checkBundle, manifestPath } from '../../bin/cli-layout.js';
+import { buildCli, ensureCliBundle } from '../../bin/cli-build.ts';
 import { GROUPS } from '../../main/host/cli/commands/registry.ts';
-import { SAMPLE_FORMAT_NAMES } from '../../main/host/cli/commands/specs.ts';
+import { SAMPLE_FORMAT_NAMES } from '../../main/host/cli/specs.ts';
 import { SAMPLE_FORMATS } from '../../main/benchmarks/samples.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

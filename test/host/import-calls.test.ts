@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent, ImportSummary, JobInfo, SamplePassK } from '../../contract/index.ts';
 import { importCoderEval } from '../../main/benchmarks/codereval.ts';
-import { readManifest } from '../../main/benchmarks/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import type { EngineService } from '../../main/host/service.ts';
 import { ok, openService, settled } from '../helpers/service-calls.ts';
 import { NO_BENCH } from '../helpers/system.ts';

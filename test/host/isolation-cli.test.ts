@@ -2,8 +2,8 @@
 // as in-process), and the run summary counts flaky and in-process verdicts apart per condition, as the reports do.
 
 import { describe, expect, it } from 'vitest';
-import { verdictsApartLines } from '../../main/host/cli/commands/experiment-commands.ts';
-import { verdictLines } from '../../main/host/cli/commands/validate-commands.ts';
+import { verdictsApartLines } from '../../main/host/cli/text/run-text.ts';
+import { verdictLines } from '../../main/host/cli/text/validate-text.ts';
 import { displayNames } from '../../main/experiment/report/format.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
 import { buildReportFixture, TASK_IDS } from '../helpers/report-fixture.ts';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodeSchema } from '../../contract/index.ts';
 import { ERROR_CODES, errorCodeOf, OpenCoderError } from '../../main/model/errors.ts';
-import { ManifestError } from '../../main/benchmarks/manifest.ts';
+import { ManifestError } from '../../main/model/manifest.ts';
 import { LlmError } from '../../main/generate/errors.ts';
 import { TaskRunError } from '../../main/pipeline/run-task.ts';
 import { RepositoryRootError } from '../../main/index/walk.ts';

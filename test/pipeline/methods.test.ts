@@ -6,7 +6,7 @@ import { cellId, cellSources, factorialConditions, LADDER, METHODS, resolveCondi
 /** Leaf paths whose values differ between two configs. */
 function diff(a: unknown, b: unknown, prefix = ''): string[] {
   if (a && b && typeof a === 'object' && typeof b === 'object') {
-    const keys = new Set([...Object.keys(a as object), ...Object.keys(b as object)]);
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     return [...keys].flatMap((k) => diff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], prefix ? `${prefix}.${k}` : k));
   }
   return a === b ? [] : [prefix];
@@ -66,7 +66,7 @@ describe('methods as switch settings of one config', () => {
     expect(cells.find((c) => c.id === 'A0X0S0')!.label).toBe('No retrieval');
     expect(cellSources('A2X0S0')).toBeNull();
     // on another base method the cells carry that method's switches
-    const onBaseline = factorialConditions(METHODS['baseline-rag']!);
+    const onBaseline = factorialConditions(METHODS['baseline-rag']);
     expect(onBaseline.every((c) => c.config.fusion.mode === 'concatenate')).toBe(true);
   });
 

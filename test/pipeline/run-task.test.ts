@@ -16,6 +16,7 @@ import type { ChatChoice, ChatRequest, ChatResponse, LlmBackend } from '../../ma
 import { runIndex } from '../../main/index/indexer.ts';
 import { factorialConditions, METHODS, type Condition } from '../../main/pipeline/methods.ts';
 import { runTask, TaskRunError, type TaskServices } from '../../main/pipeline/run-task.ts';
+import { evaluateRunApis } from '../../main/experiment/eval/api-score.ts';
 import type { Decomposer } from '../../main/retrieve/decompose.ts';
 import { Store } from '../../main/store/store.ts';
 import type { Validator } from '../../main/validate/validator.ts';
@@ -234,7 +235,15 @@ async function run(cond: Condition, script: Script, extra: Partial<TaskServices>
   const backend = scriptedBackend(script);
   const { task: t, slow, ...svcExtra } = extra;
   const v = scriptedValidator(slow);
-  const svc: TaskServices = { store, encoder, repoIds: new Map([[repoPath, repoId]]), backend, validator: v.validator, ...svcExtra };
+  const svc: TaskServices = {
+    store,
+    encoder,
+    repoIds: new Map([[repoPath, repoId]]),
+    backend,
+    validator: v.validator,
+    scoreApis: evaluateRunApis,
+    ...svcExtra,
+  };
   const result = await runTask(t ?? task(), cond, svc);
   return { result, backend, seen: v.seen, aborted: v.aborted };
 }

@@ -15,8 +15,8 @@ import {
   scoreTask,
   statedTruth,
   summarise,
-} from '../../main/retrieve/api-eval.ts';
-import { evaluateTaskApis, moduleView, truthTarget } from '../../main/retrieve/api-run.ts';
+} from '../../main/experiment/eval/api-eval.ts';
+import { evaluateTaskApis, moduleView, truthTarget } from '../../main/experiment/eval/api-run.ts';
 import type { Evidence, RetrievalTrace } from '../../main/model/trace.ts';
 import { candidateFeatures, SELECTOR_FEATURES } from '../../main/retrieve/select-api.ts';
 import { fitLogistic, thresholdScore } from '../../scripts/fit-api-selector.ts';

@@ -6,7 +6,7 @@ import { Store } from '../../main/store/store.ts';
 import { runIndex } from '../../main/index/indexer.ts';
 import { openConfiguredEncoder } from '../../main/embed/select.ts';
 import type { Encoder } from '../../main/model/encoder.ts';
-import { readManifest } from '../../main/benchmarks/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import { loadTrace, retrieveForTask, RetrievalError } from '../../main/retrieve/engine.ts';
 import { makeConfig } from '../../main/model/config.ts';
 import { fakeEncoder } from '../helpers/fake-encoder.ts';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readManifest } from '../../main/benchmarks/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import { runIndex } from '../../main/index/indexer.ts';
 import { retrieveForTask } from '../../main/retrieve/engine.ts';
 import { VectorIndexCache } from '../../main/retrieve/vector-index.ts';

@@ -77,7 +77,7 @@ function report(modules: TestModule[], env: Record<string, string | undefined>):
   Object.assign(process.env, env);
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete process.env[k];
   process.exitCode = undefined;
-  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
+  process.stdout.write = (chunk: string) => ((out += chunk), true);
   try {
     const r = new SkipReporter();
     r.onInit({ config: {} } as never);

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeManifest } from '../../main/benchmarks/manifest.ts';
+import { writeManifest } from '../../main/benchmarks/manifest-file.ts';
 import { cli } from '../helpers/cli.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { GOOD, PLACEHOLDER, TEMPLATE } from './helpers.ts';

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Task } from '../../main/benchmarks/manifest.ts';
+import type { Task } from '../../main/model/task.ts';
 import { HARNESS_DIR, defaultPython } from '../../main/validate/sandbox.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { SandboxInfo } from '../../main/model/verdict.ts';
 import { type SandboxRunResult } from '../../main/validate/sandbox.ts';
 import { buildVerdict, createValidator } from '../../main/validate/validator.ts';
-import type { TaskPlan } from '../../main/validate/workspace.ts';
+import type { TaskPlan } from '../../main/validate/task-plan.ts';
 import { GOOD, templateTask } from './helpers.ts';
 
 const NONCE = 'ab'.repeat(32);

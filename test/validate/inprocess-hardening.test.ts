@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Task } from '../../main/benchmarks/manifest.ts';
+import type { Task } from '../../main/model/task.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { HARNESS_DIR, defaultPython } from '../../main/validate/sandbox.ts';
 import type { Verdict } from '../../main/model/verdict.ts';

@@ -10,7 +10,7 @@
 
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Task } from '../../main/benchmarks/manifest.ts';
+import type { Task } from '../../main/model/task.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import type { Verdict, VerdictIsolation } from '../../main/model/verdict.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';

@@ -5,10 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readManifest, findTask, type Task } from '../../main/benchmarks/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
+import { findTask } from '../../main/model/manifest.ts';
+import type { Task } from '../../main/model/task.ts';
 import { detectSandbox } from '../../main/validate/sandbox.ts';
 import { createValidator, decideIsolation, type Validator } from '../../main/validate/validator.ts';
-import { testPaths, type RepoListing } from '../../main/validate/workspace.ts';
+import { testPaths, type RepoListing } from '../../main/validate/task-plan.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
 import { PLACEHOLDER, SAMPLE_REPO, templateTask } from './helpers.ts';
 
@@ -24,7 +26,7 @@ afterAll(() => validator.close());
 
 /** The reference's signature with a body that only raises. */
 function notImplemented(task: Task): string {
-  return `${task.signature!.trim()}\n    raise NotImplementedError\n`;
+  return `${task.signature.trim()}\n    raise NotImplementedError\n`;
 }
 
 describe('isolated validation of the sample repository', () => {

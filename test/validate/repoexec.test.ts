@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readManifest, writeManifest, type TaskRecord } from '../../main/benchmarks/manifest.ts';
+import { readManifest, writeManifest } from '../../main/benchmarks/manifest-file.ts';
+import type { TaskRecord } from '../../main/model/task.ts';
 import { defaultPython } from '../../main/validate/sandbox.ts';
 import { createValidator } from '../../main/validate/validator.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';

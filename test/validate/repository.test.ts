@@ -5,9 +5,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readManifest, type Task } from '../../main/benchmarks/manifest.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
+import type { Task } from '../../main/model/task.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
-import { TaskError } from '../../main/validate/workspace.ts';
+import { TaskError } from '../../main/validate/task-plan.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
 import { SAMPLE_REPO } from './helpers.ts';
 

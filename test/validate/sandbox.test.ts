@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG } from '../../main/model/config.ts';
 import { removeTree } from '../../main/validate/cleanup.ts';
 import { detectSandbox, SandboxUnavailableError } from '../../main/validate/sandbox.ts';
 import { createValidator } from '../../main/validate/validator.ts';
-import { parseTestCommand, planTask, shellWords, timeoutFor } from '../../main/validate/workspace.ts';
+import { parseTestCommand, planTask, shellWords, timeoutFor } from '../../main/validate/task-plan.ts';
 import { GOOD, templateTask } from './helpers.ts';
 import { needsStrongSandbox } from '../helpers/system.ts';
 

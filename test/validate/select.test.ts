@@ -118,7 +118,7 @@ describe('repair', () => {
     const broken = 'def f(x):\n    return x + OFFSETT\n';
     const s = await selectCandidate({ task, candidates: [broken], validator, group: async () => [[0]], repair, evidence });
     expect(repair).toHaveBeenCalledOnce();
-    const req = repair.mock.calls[0]![0] as RepairRequest;
+    const req = repair.mock.calls[0]![0];
     expect(req.staticFindings).toEqual([expect.objectContaining({ kind: 'undefined-name', name: 'OFFSETT' })]);
     expect(s).toMatchObject({ origin: 'repair', repairRound: 1, passed: true });
   });

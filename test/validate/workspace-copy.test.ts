@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
-import { isWithheld, listRepository, snapshotRepository } from '../../main/validate/workspace.ts';
+import { isWithheld, listRepository, snapshotRepository } from '../../main/validate/task-plan.ts';
 import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
 
 const made: string[] = [];

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_PLACEHOLDER } from '../manifest.ts';
+import { DEFAULT_PLACEHOLDER } from '../../model/task.ts';
 import { RepoExecImportError, type Warn } from './types.ts';
 import { jsonlValues } from '../import-out.ts';
 
@@ -56,10 +56,10 @@ const DOTTED = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function str(o: Record<string, unknown>, k: string): string | null {
-  return typeof o[k] === 'string' ? (o[k] as string) : null;
+  return typeof o[k] === 'string' ? o[k] : null;
 }
 function int(o: Record<string, unknown>, k: string): number | null {
-  return typeof o[k] === 'number' && Number.isInteger(o[k]) ? (o[k] as number) : null;
+  return typeof o[k] === 'number' && Number.isInteger(o[k]) ? o[k] : null;
 }
 
 /** A JSON value as a record to read fields from (`{}` for anything but an object). */
@@ -201,7 +201,7 @@ function readSubsets(benchDir: string): Map<string, string[]> {
     if (!Array.isArray(ids) || !ids.every((x) => typeof x === 'string')) {
       throw new RepoExecImportError(`${file}: subset ${name} has no task_ids list of strings`, file);
     }
-    out.set(name, ids as string[]);
+    out.set(name, ids);
   }
   return out;
 }

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeManifest } from '../manifest.ts';
+import { writeManifest } from '../manifest-file.ts';
 import { prepareOutDir } from '../import-out.ts';
 import { ROWS_DIR } from './inputs.ts';
 import type { BuiltProject } from './project.ts';

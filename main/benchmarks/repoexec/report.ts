@@ -1,8 +1,8 @@
 // IMPORT.md: what an import read, wrote, merged and dropped (each drop reason explained, each dropped
 // line listed) and every warning, with output paths relative to the output folder.
 
-import path from 'node:path';
 import { counts } from '../../model/format.ts';
+import { mdEscape, warningsSection } from '../import-out.ts';
 import type { BuiltProject } from './project.ts';
 import type { RepoExecImportResult } from './types.ts';
 
@@ -19,10 +19,6 @@ const DROP_REASONS: Record<string, string> = {
   'unrepairable-view': "a view that still did not parse after repair: only its focal function was used (and a task's view holds only its reference)",
   'invalid-after-merge': 'a merged definition that made its module unparseable, removed',
 };
-
-function mdEscape(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/`/g, "'").replace(/\n/g, ' ⏎ ');
-}
 
 export function renderReport(r: RepoExecImportResult, built: BuiltProject[]): string {
   const c = r.counts;
@@ -85,11 +81,6 @@ export function renderReport(r: RepoExecImportResult, built: BuiltProject[]): st
     }
     L.push('');
   }
-  L.push('## Warnings', '');
-  if (!r.warnings.length) L.push('None.');
-  // Output paths are shown relative to this folder so two imports of the same data read the same.
-  const shown = (f: string) => (f.startsWith(r.outDir + path.sep) ? `<out>/${path.relative(r.outDir, f).split(path.sep).join('/')}` : f);
-  for (const w of r.warnings) L.push(`- ${w.reason}: ${shown(w.file)}${w.line ? `:${w.line}` : ''}: ${mdEscape(w.message)}`);
-  L.push('');
+  L.push(...warningsSection(r.warnings, r.outDir));
   return L.join('\n');
 }

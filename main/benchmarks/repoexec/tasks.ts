@@ -5,7 +5,7 @@
 
 import path from 'node:path';
 import type { Node } from 'web-tree-sitter';
-import type { TaskRecord } from '../manifest.ts';
+import type { TaskRecord } from '../../model/task.ts';
 import { requirementFromSignature } from '../import-out.ts';
 import { INLINE_FILE, SUBSETS_FILE, normaliseNewlines, type InlineTask } from './inputs.ts';
 import { packageInits, type BuiltProject, type FocalPlace } from './project.ts';

@@ -13,7 +13,7 @@ import * as tar from 'tar';
 import type { Redis } from 'ioredis';
 import { OpenCoderError } from '../../model/errors.ts';
 import type { Store } from '../../store/store.ts';
-import { listRepository } from '../../validate/workspace.ts';
+import { listRepository } from '../../validate/task-plan.ts';
 
 export const BUNDLE_KEY_PREFIX = 'opencoder:bundle:';
 /** Bundles stay in Redis this long after their last publication. */
@@ -36,7 +36,7 @@ export class BundleError extends OpenCoderError {
 const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
 
 /**
- * The gzipped tar of what a workspace gets of a repository (validate/workspace.ts listRepository: no version
+ * The gzipped tar of what a workspace gets of a repository (validate/task-plan.ts listRepository: no version
  * control, caches or virtualenvs, and no credentials or keys, which never leave the coordinator either).
  */
 export function packRepository(root: string): Buffer {

@@ -6,12 +6,12 @@
 import path from 'node:path';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Task } from '../../benchmarks/manifest.ts';
+import type { Task } from '../../model/task.ts';
 import type { Condition } from '../../pipeline/methods.ts';
 import type { ExperimentRunRecord, ExperimentStore } from '../../store/experiments.ts';
 import type { Store } from '../../store/store.ts';
 import type { TaskFailure } from '../../model/results.ts';
-import type { StoredBackend } from '../orchestrate.ts';
+import type { BackendSpec, Decompose } from '../../model/backend-spec.ts';
 import { referenceCheckKey } from '../../validate/validator.ts';
 import { pairsOf, RunTally, type PairOutcome, type Progress, type RunOutcome } from '../runner.ts';
 import { packFile, packRepository, publishBundle, publishIndex, type BundleRef } from './bundles.ts';
@@ -19,7 +19,6 @@ import { FINISHED_TTL_S, JOB_ATTEMPTS, jobIdOf, PAYLOAD_VERSION, queueNameOf, ty
 import { connectionOptions, type QueueAddress } from './url.ts';
 
 /** Backend options that name a file on the coordinator; the file goes to workers as a bundle. */
-const FILE_OPTIONS = ['samples'];
 const POLL_MS = 1000;
 /** Polls between two sweeps over every outstanding job's state. */
 const SWEEP_EVERY = 10;
@@ -29,7 +28,8 @@ export interface QueuedRunOptions {
   store: Store;
   queue: QueueAddress;
   repoIds: Map<string, number>;
-  backend: StoredBackend;
+  backend: BackendSpec;
+  decompose: Decompose;
   encoderId: string;
   sandbox: string;
   detail?: 'compact' | 'full' | 'none';
@@ -64,13 +64,12 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
   }
   const index = await publishIndex(redis, opts.store);
   bundles.push(index);
-  const files: Record<string, BundleRef & { name: string }> = {};
-  for (const k of FILE_OPTIONS) {
-    const file = opts.backend.extra[k];
-    if (typeof file !== 'string') continue;
+  const files: QueueJobPayload['files'] = {};
+  if (opts.backend.kind === 'imported' && opts.backend.samplesFile) {
+    const file = opts.backend.samplesFile;
     const ref = await publishBundle(redis, 'file', packFile(path.resolve(file)));
     // The file keeps its name on the worker: backends name themselves after it (`imported:phi2.jsonl`).
-    files[k] = { ...ref, name: path.basename(file) };
+    files.samplesFile = { ...ref, name: path.basename(file) };
     bundles.push(ref);
   }
   const backend = opts.backend;
@@ -89,6 +88,7 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
       index,
       condition: cond,
       backend,
+      decompose: opts.decompose,
       files,
       encoderId: opts.encoderId,
       sandbox: opts.sandbox,

@@ -2,15 +2,15 @@
 // the backend as the run froze it (kind, model, base URL, non-secret options), never a key.
 
 import crypto from 'node:crypto';
-import type { Task } from '../../benchmarks/manifest.ts';
+import type { Task } from '../../model/task.ts';
 import type { Condition } from '../../pipeline/methods.ts';
 import type { PairOutcome } from '../runner.ts';
-import type { StoredBackend } from '../orchestrate.ts';
+import type { BackendSpec, Decompose } from '../../model/backend-spec.ts';
 import type { BundleRef } from './bundles.ts';
 import type { ReferenceCheck } from '../../validate/validator.ts';
 import type { ExchangeRecord } from '../../store/exchanges.ts';
 
-export const PAYLOAD_VERSION = 1;
+export const PAYLOAD_VERSION = 2;
 export const QUEUE_PREFIX = 'opencoder-';
 /** Verdicts workers share (keyed by files, task, limit, expectations and code), so a candidate is run once. */
 export const VERDICT_KEY_PREFIX = 'opencoder:verdict:';
@@ -46,9 +46,11 @@ export interface QueueJobPayload {
   taskView?: BundleRef;
   index: BundleRef;
   condition: Condition;
-  backend: StoredBackend;
-  /** Files the backend reads (an imported sample set), by the option that names them, with their file names. */
-  files: Record<string, BundleRef & { name: string }>;
+  /** The run's backend record as it is stored (model/backend-spec.ts); the worker builds its backend from it. */
+  backend: BackendSpec;
+  decompose: Decompose;
+  /** Files the backend reads (an imported sample set), by the spec field that names them, with their file names. */
+  files: Partial<Record<'samplesFile', BundleRef & { name: string }>>;
   encoderId: string;
   sandbox: string;
   detail?: 'compact' | 'full' | 'none';

@@ -12,14 +12,15 @@ import type { PriceTable } from '../../generate/cost.ts';
 import { Limiter } from '../../generate/reliability.ts';
 import type { LlmBackend } from '../../generate/types.ts';
 import type { ExchangeRecord, ExchangeStore } from '../../store/exchanges.ts';
-import type { Task } from '../../benchmarks/manifest.ts';
+import type { Task } from '../../model/task.ts';
 import { VectorIndexCache } from '../../retrieve/vector-index.ts';
 import { Store } from '../../store/store.ts';
 import type { SandboxOptions } from '../../validate/sandbox.ts';
 import type { Verdict } from '../../model/verdict.ts';
 import { processTempDir } from '../../validate/cleanup.ts';
 import { createValidator, type ReferenceCheck, type Validator } from '../../validate/validator.ts';
-import { pairServices, type StoredBackend } from '../orchestrate.ts';
+import { pairServices } from '../orchestrate.ts';
+import type { BackendSpec } from '../../model/backend-spec.ts';
 import { runPair } from '../runner.ts';
 import { fetchBundle, unpackFile, unpackRepository, type BundleRef } from './bundles.ts';
 import { FINISHED_TTL_S, PAYLOAD_VERSION, QUEUED_BACKENDS, VERDICT_KEY_PREFIX, queueNameOf, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
@@ -29,7 +30,7 @@ export interface QueueWorkerOptions {
   queue: QueueAddress;
   encoder: Encoder;
   /** Builds the run's backend from what it froze; keys come from this machine's environment or keychain. */
-  makeBackend: (backend: StoredBackend, exchanges: ExchangeStore) => LlmBackend;
+  makeBackend: (backend: BackendSpec, exchanges: ExchangeStore) => LlmBackend;
   prices: PriceTable;
   /** Jobs at once over all queues (default 1). */
   concurrency?: number;
@@ -190,13 +191,13 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   }
 
   async function backendOf(job: QueueJobPayload, copy: IndexCopy): Promise<LlmBackend> {
-    const extra = { ...job.backend.extra };
-    for (const [k, ref] of Object.entries(job.files)) extra[k] = await fileOf(ref);
-    const stored: StoredBackend = { ...job.backend, extra };
-    const key = `${job.index.sha256}\u0000${JSON.stringify(stored)}`;
+    // The record as the run stored it, but for a file it names: here, this worker's copy of that file.
+    const spec: BackendSpec =
+      job.backend.kind === 'imported' && job.files.samplesFile ? { ...job.backend, samplesFile: await fileOf(job.files.samplesFile) } : job.backend;
+    const key = `${job.index.sha256}\u0000${JSON.stringify(spec)}`;
     let b = backends.get(key);
     if (!b) {
-      b = opts.makeBackend(stored, copy.store.exchanges);
+      b = opts.makeBackend(spec, copy.store.exchanges);
       backends.set(key, b);
     }
     return b;
@@ -233,7 +234,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       // The snapshot names the coordinator's folders; here the repository is this worker's unpacked copy.
       copy.store.relocateRepository(p.repo.repoId, repo);
       if (p.reference) copy.references.set(`${p.manifestHash}\u0000${p.task.id}`, p.reference);
-      const task: Task = { ...p.task, repoPath: repo, ...(view ? { taskViewPath: view } : {}) } as Task;
+      const task: Task = { ...p.task, repoPath: repo, ...(view ? { taskViewPath: view } : {}) };
       const inner = await backendOf(p, copy);
       // The exchanges this job makes are captured and returned with its outcome, so the coordinator's store holds
       // them as a local run's would (record / replay, spend).
@@ -254,7 +255,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
         prices: opts.prices,
         cache: copy.cache,
         runId: p.runId,
-        decompose: p.backend.decompose,
+        decompose: p.decompose,
         ...(p.detail ? { detail: p.detail } : {}),
       });
       log(

@@ -1,6 +1,6 @@
 // The CSV report: RFC 4180 tables (tasks, candidates, conditions, effects, comparisons, runs).
 
-import type { Interval, ReportModel } from '../../model/report.ts';
+import type { ApiAggregate, Interval, ReportModel } from '../../model/report.ts';
 import { comparisonKs, mcnemarFlag, passKs, permutationFlag, uncertaintyFlag } from './format.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -24,6 +24,20 @@ export function csv(header: string[], rows: CsvValue[][]): string {
 
 export const ivCols = (iv: Interval | undefined): CsvValue[] => [iv?.estimate, iv?.lo, iv?.hi];
 export const ivHead = (name: string): string[] => [name, `${name}_lo`, `${name}_hi`];
+
+/** An API aggregate's columns (the task-view one also counts its tasks with an empty truth). */
+const apiCells = (a: ApiAggregate | null | undefined, withEmptyTruth: boolean): CsvValue[] => [
+  a?.matching,
+  a?.tasks,
+  ...(withEmptyTruth ? [a?.emptyTruth] : []),
+  a?.precision,
+  a?.recall,
+  a?.f1,
+  a?.exact,
+  a?.count.over,
+  a?.count.exact,
+  a?.count.under,
+];
 
 export function renderCsv(model: ReportModel): Record<CsvTable, string> {
   const tasks = csv(
@@ -192,25 +206,8 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       c.uncertainty.ece,
       uncertaintyFlag(c.uncertainty, 'auroc', c.tasks) ?? '',
       uncertaintyFlag(c.uncertainty, 'ece', c.tasks) ?? '',
-      c.api?.matching,
-      c.api?.tasks,
-      c.api?.precision,
-      c.api?.recall,
-      c.api?.f1,
-      c.api?.exact,
-      c.api?.count.over,
-      c.api?.count.exact,
-      c.api?.count.under,
-      c.apiTaskView?.matching,
-      c.apiTaskView?.tasks,
-      c.apiTaskView?.emptyTruth,
-      c.apiTaskView?.precision,
-      c.apiTaskView?.recall,
-      c.apiTaskView?.f1,
-      c.apiTaskView?.exact,
-      c.apiTaskView?.count.over,
-      c.apiTaskView?.count.exact,
-      c.apiTaskView?.count.under,
+      ...apiCells(c.api, false),
+      ...apiCells(c.apiTaskView, true),
       c.cost.usd,
       c.cost.inputTokens,
       c.cost.outputTokens,

@@ -2,7 +2,7 @@
 
 import { backendDisplayLabel, mixedBackendLabels } from '../../model/backend-label.ts';
 import * as fmt from '../../model/format.ts';
-import { ISOLATION_PROMISE, THIN_TESTS } from '../scoring.ts';
+import { ISOLATION_PROMISE, THIN_TESTS } from '../eval/scoring.ts';
 import type {
   ApiAggregate,
   ConditionSummary,
@@ -25,7 +25,7 @@ export { finite, fixed } from '../../model/format.ts';
 /** A rate or score with 3 decimals (model/format.ts rate); NaN/null as `n/a`. */
 export const formatRate = (x: number | null | undefined): string => fmt.rate(x);
 /** `0.412 [0.350, 0.470]`. */
-export const formatInterval = (iv: Interval): string => `${formatRate(iv.estimate)} [${formatRate(iv.lo)}, ${formatRate(iv.hi)}]`;
+export const formatInterval = (iv: Interval): string => fmt.interval(iv, fmt.RATE_DIGITS, fmt.MISSING, 'always');
 export const formatP = (p: number | null | undefined): string => fmt.pValue(p);
 
 export { mcnemarFlag, permutationFlag, uncertaintyFlag } from '../../model/degenerate.ts';

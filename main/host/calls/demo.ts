@@ -2,17 +2,15 @@
 // demo (the compared methods, and the evidence-source factorial, on three sample tasks).
 
 import path from 'node:path';
-import { readManifest } from '../../benchmarks/manifest.ts';
 import { redact } from '../../generate/errors.ts';
 import { OFFLINE_LABEL } from '../../model/backend-label.ts';
 import { checkRepositoryRoot } from '../../index/walk.ts';
-import { factorialConditions, METHOD_SETS } from '../../pipeline/methods.ts';
 import { messageOf } from '../jobs.ts';
 import { sampleRepoPath } from '../paths.ts';
 import type { Workspace } from '../workspace.ts';
-import { resolveMethods } from './conditions.ts';
 import { startIndexJob } from './indexing.ts';
-import { OFFLINE_BACKEND, startExperimentJob } from './runs.ts';
+import { startExperimentJob } from './runs.ts';
+import { planRun } from '../ops/run.ts';
 
 async function prepareDemo(ws: Workspace): Promise<void> {
   const root = await checkRepositoryRoot(sampleRepoPath());
@@ -23,23 +21,16 @@ async function prepareDemo(ws: Workspace): Promise<void> {
     if (end.state !== 'done' || ws.closed) return;
   }
   if (ws.experiments.list(1).length || ws.closed) return;
-  const manifest = readManifest(path.join(sampleRepoPath(), 'tasks.jsonl'));
-  const tasks = manifest.tasks.slice(0, 3);
-  const run = startExperimentJob(ws, 'experiment', `Demo: ${METHOD_SETS.compare.length} methods on ${tasks.length} sample tasks · ${OFFLINE_LABEL}`, {
-    kind: 'run',
-    manifest,
-    tasks,
-    conditions: resolveMethods([...METHOD_SETS.compare]),
-    backend: OFFLINE_BACKEND,
-  });
-  const ablate = startExperimentJob(ws, 'experiment', `Demo: evidence-source factorial on ${tasks.length} sample tasks · ${OFFLINE_LABEL}`, {
-    kind: 'ablate',
-    manifest,
-    tasks,
-    conditions: factorialConditions(),
-    backend: OFFLINE_BACKEND,
-  });
-  await Promise.all([ws.jobs.wait(run.id), ws.jobs.wait(ablate.id)]);
+  // The sample's first three tasks, offline, with the defaults (not the Settings pipeline constants): what it shows is
+  // the same on every machine.
+  const request = { manifest: path.join(sampleRepoPath(), 'tasks.jsonl'), limit: 3, backend: { kind: 'offline' } as const };
+  const env = { allow: [], defaults: { sandbox: ws.settings.sandbox, parallel: ws.settings.parallel } };
+  const run = planRun({ ...request, kind: 'run' }, env);
+  const ablate = planRun({ ...request, kind: 'ablate' }, env);
+  const n = run.tasks.length;
+  const runJob = startExperimentJob(ws, 'experiment', `Demo: ${run.conditions.length} methods on ${n} sample tasks · ${OFFLINE_LABEL}`, run);
+  const ablateJob = startExperimentJob(ws, 'experiment', `Demo: evidence-source factorial on ${n} sample tasks · ${OFFLINE_LABEL}`, ablate);
+  await Promise.all([ws.jobs.wait(runJob.id), ws.jobs.wait(ablateJob.id)]);
 }
 
 /** Starts preparing the demo in the background (the workspace awaits it on close); a failure becomes a notice. */

@@ -16,7 +16,7 @@ import { fixed, int } from '../../model/format.ts';
 import type { JobContext } from '../jobs.ts';
 import { fail, writeAtomic, type Workspace } from '../workspace.ts';
 import type { CallTable } from './index.ts';
-import { readSampleInput } from './samples.ts';
+import { readSampleInput } from '../ops/samples.ts';
 
 type BenchmarkKind = Exclude<ImportKind, 'samples'>;
 type BenchmarkInput = ParsedInput<'import.benchmark'>;

@@ -4,10 +4,9 @@
 
 import path from 'node:path';
 import type { JobInfo } from '../../../contract/index.ts';
-import { runIndex } from '../../index/indexer.ts';
 import { normalizeIncludePattern } from '../../index/walk.ts';
-import { runEmbeddedText } from '../../model/index-counts.ts';
 import type { JobContext } from '../jobs.ts';
+import { completedRepoId, indexProgressText, indexRepo } from '../ops/indexing.ts';
 import type { Workspace } from '../workspace.ts';
 
 async function withRootLock<T>(ws: Workspace, root: string, fn: () => Promise<T>): Promise<T> {
@@ -29,16 +28,15 @@ async function withRootLock<T>(ws: Workspace, root: string, fn: () => Promise<T>
 export async function indexRoot(ws: Workspace, root: string, job: JobContext, phasePrefix = '', include?: readonly string[]): Promise<number> {
   try {
     const stats = await withRootLock(ws, root, () =>
-      runIndex({ store: ws.store, root, encoder: ws.encoder, signal: job.signal, include }, (e) => {
+      indexRepo(ws, root, { signal: job.signal, ...(include ? { include } : {}) }, (e) => {
         if (e.type === 'phase') job.progress({ phase: `${phasePrefix}${e.phase}`, done: 0, total: 0 });
         else if (e.type === 'progress') {
-          const message = e.phase === 'embed' ? runEmbeddedText(e.done, e.total) : e.current;
+          const message = indexProgressText(e);
           job.progress({ phase: `${phasePrefix}${e.phase}`, done: e.done, total: e.total, ...(message ? { message } : {}) });
         }
       }),
     );
-    if (stats.status !== 'completed') throw new Error(`indexing ${root} was stopped before it completed; what was indexed is kept`);
-    return stats.repoId;
+    return completedRepoId(stats);
   } finally {
     ws.emit({ type: 'repos-changed' });
   }

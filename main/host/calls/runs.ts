@@ -1,61 +1,42 @@
-// Experiment runs as jobs: the backend a run uses (the Settings backend as a BackendSpec, or the imported
-// backend over a sample set), the experiment context over the workspace, and the job that starts a run or
-// continues a stored one (job.resume, experiment.resume). Used by task.run, experiment.* and the demo.
+// Experiment runs as jobs: an app request planned through ops/run.ts (what it leaves out from Settings), the run's
+// context over the workspace (progress on the job, indexing as jobs), and the job that starts a run or continues a
+// stored one (job.resume, experiment.resume). Used by task.run, experiment.* and the demo.
 
-import type { JobInfo, JobProgress, Settings } from '../../../contract/index.ts';
-import type { Manifest, Task } from '../../benchmarks/manifest.ts';
-import { resumableRun, resumeExperiment, startExperiment, type ExperimentContext, type StoredBackend } from '../../experiment/orchestrate.ts';
+import type { JobInfo, JobProgress, ParsedInput } from '../../../contract/index.ts';
 import { parseQueueUrl, type QueueAddress } from '../../experiment/queue/url.ts';
 import type { Progress } from '../../experiment/runner.ts';
-import { backendSpecOfRecord, type BackendSpec } from '../../generate/backends.ts';
 import type { LlmBackend } from '../../generate/types.ts';
-import type { Condition } from '../../pipeline/methods.ts';
+import type { BackendSpec } from '../../model/backend-spec.ts';
 import type { JobContext } from '../jobs.ts';
+import { backendSpecOfChoice, normalizedSpec } from '../ops/backend.ts';
+import { ensureIndexed } from '../ops/indexing.ts';
+import { planRun, resumeRun, startRun, storedRequest, type PlanEnv, type RunContext, type RunPlan } from '../ops/run.ts';
+import { pairText } from '../ops/progress.ts';
 import { packageRoot } from '../paths.ts';
 import type { Workspace } from '../workspace.ts';
+import { applyOverrides } from './conditions.ts';
 import { indexRoot } from './indexing.ts';
 
-/** A run's backend: the spec it is built from, and the non-secret record the run keeps (and a resume reads back). */
-export interface RunBackend {
-  spec: BackendSpec;
-  stored: StoredBackend;
+/** The backend an app request runs with: a published sample set, the request's own choice, or the Settings one. */
+export function appBackendSpec(ws: Workspace, input: Pick<ParsedInput<'experiment.start'>, 'backend' | 'samples'>): BackendSpec {
+  const spec: BackendSpec = input.samples ? { kind: 'imported', samplesFile: input.samples } : backendSpecOfChoice(input.backend ?? ws.settings.backend);
+  return normalizedSpec(spec, ws.dataDir);
 }
 
-/**
- * The Settings backend: no model, OpenAI or an OpenAI-compatible server (a base URL: a local server the model
- * picker found), Gemini, or a GGUF file run in process (its path; a bare file name is looked up in the workspace's
- * models folder when the backend is built).
- */
-export function settingsBackend(b: Settings['backend']): RunBackend {
-  const model = b.model?.trim() || undefined;
-  const spec: BackendSpec =
-    b.kind === 'offline'
-      ? { kind: 'offline' }
-      : b.kind === 'llama-cpp'
-        ? { kind: 'llama-cpp', model: model ?? '' }
-        : { kind: b.kind, ...(model ? { model } : {}), ...(b.baseURL ? { baseURL: b.baseURL } : {}) };
+/** What an app request leaves out comes from Settings (the sandbox, the pairs at once, the pipeline constants). */
+export function appPlanEnv(ws: Workspace, sources?: Parameters<typeof applyOverrides>[2]): PlanEnv {
   return {
-    spec,
-    stored: {
-      kind: b.kind,
-      model: model ?? null,
-      baseURL: b.kind === 'llama-cpp' ? null : (b.baseURL ?? null),
-      decompose: b.kind === 'offline' ? 'fallback' : 'llm',
-      extra: {},
-    },
+    allow: ws.allowedRoots,
+    defaults: { sandbox: ws.settings.sandbox, parallel: ws.settings.parallel },
+    adjust: (c) => applyOverrides(ws, c, sources),
   };
 }
 
-/** The Settings backend, or the imported backend over a sample set when an experiment names one. */
-export function runBackendFor(ws: Workspace, input: { samples?: string | undefined }): RunBackend {
-  if (!input.samples) return settingsBackend(ws.settings.backend);
-  return {
-    spec: { kind: 'imported', samplesFile: input.samples },
-    stored: { kind: 'imported', model: null, baseURL: null, decompose: 'fallback', extra: { samples: input.samples } },
-  };
+/** An app request planned as ops/run.ts plans the CLI's (the same request stores the same record). */
+export function planAppRun(ws: Workspace, input: ParsedInput<'experiment.start'>, sources?: Parameters<typeof applyOverrides>[2]): RunPlan {
+  const { backend: _choice, samples: _samples, ...rest } = input;
+  return planRun({ ...rest, backend: appBackendSpec(ws, input) }, appPlanEnv(ws, sources));
 }
-
-export const OFFLINE_BACKEND: RunBackend = settingsBackend({ kind: 'offline' });
 
 /** Builds the backend once and lets it go, so that a missing key fails the call now, not later in the job. */
 export function checkBackend(ws: Workspace, spec: BackendSpec): void {
@@ -64,21 +45,7 @@ export function checkBackend(ws: Workspace, spec: BackendSpec): void {
 
 /** The backend a stored run froze. */
 export function storedRunSpec(ws: Workspace, runId: string): BackendSpec {
-  return backendSpecOfRecord(resumableRun(ws.store, runId).backend);
-}
-
-export interface NewRun {
-  kind: 'run' | 'ablate' | 'ladder';
-  manifest: Manifest;
-  tasks: Task[];
-  conditions: Condition[];
-  backend: RunBackend;
-  detail?: 'full';
-}
-
-function lastLine(last: NonNullable<Progress['last']>): string {
-  const line = `${last.taskId} / ${last.condition}: ${last.ok ? (last.correct ? 'correct' : 'wrong') : `unscored: ${(last.error ?? '').slice(0, 200)}`}`;
-  return last.worker ? `${line} (on ${last.worker})` : line;
+  return storedRequest(ws.store, runId).backend;
 }
 
 /** The Settings queue, checked (a bad URL fails the job with parseQueueUrl's message); undefined: run in this process. */
@@ -91,10 +58,10 @@ function context(
   ws: Workspace,
   job: JobContext,
   backend: LlmBackend,
-  detail: ExperimentContext['detail'],
+  detail: RunContext['detail'],
   queue: QueueAddress | undefined,
   onRun: (id: string) => void,
-): ExperimentContext {
+): RunContext {
   // A queued run reports its workers and waiting jobs on each poll, a finished pair without them: the job keeps
   // the latest of each (and of the last pair's line), so the card does not lose them between reports.
   let latest: Progress | null = null;
@@ -115,13 +82,11 @@ function context(
     prices: ws.prices(),
     packageRoot: packageRoot(),
     allow: ws.allowedRoots,
-    ensureIndexed: async (tasks) => {
-      const ids = new Map<string, number>();
-      for (const repo of new Set(tasks.map((t) => t.repoPath))) ids.set(repo, await indexRoot(ws, repo, job, 'index '));
-      return ids;
-    },
-    sandbox: { mode: ws.settings.sandbox },
-    parallel: ws.settings.parallel,
+    ensureIndexed: (tasks) =>
+      ensureIndexed(
+        tasks.map((t) => t.repoPath),
+        (root) => indexRoot(ws, root, job, 'index '),
+      ),
     ...(detail ? { detail } : {}),
     ...(queue
       ? {
@@ -142,7 +107,7 @@ function context(
     },
     onProgress: (p: Progress) => {
       latest = p;
-      if (p.last) message = lastLine(p.last);
+      if (p.last) message = pairText(p.last);
       if (p.workers) workers = p.workers;
       if (p.queued !== undefined) queued = p.queued;
       send(p);
@@ -163,8 +128,13 @@ function markStopped(ws: Workspace, runId: string | null): void {
   }
 }
 
-/** An experiment as a job: starts the run, or (job.resume, experiment.resume) continues the stored one. */
-export function startExperimentJob(ws: Workspace, jobKind: 'task' | 'experiment', title: string, plan: NewRun | { resume: string }): JobInfo {
+/** An experiment as a job: starts the planned run, or (job.resume, experiment.resume) continues the stored one. */
+export function startExperimentJob(
+  ws: Workspace,
+  jobKind: 'task' | 'experiment',
+  title: string,
+  plan: (RunPlan & { detail?: 'full' }) | { resume: string },
+): JobInfo {
   let runId: string | null = 'resume' in plan ? plan.resume : null;
   const fresh = 'resume' in plan ? null : plan;
   return ws.jobs.start(
@@ -172,22 +142,12 @@ export function startExperimentJob(ws: Workspace, jobKind: 'task' | 'experiment'
     title,
     async (job) => {
       const queue = settingsQueue(ws);
-      const backend = ws.backend(runId ? storedRunSpec(ws, runId) : fresh!.backend.spec);
+      const backend = ws.backend(runId ? storedRunSpec(ws, runId) : fresh!.request.backend);
       const ctx = context(ws, job, backend, fresh?.detail, queue, (id) => {
         runId = id;
       });
       try {
-        const outcome =
-          runId !== null
-            ? await resumeExperiment(ctx, runId)
-            : await startExperiment(ctx, {
-                kind: fresh!.kind,
-                manifest: fresh!.manifest,
-                tasks: fresh!.tasks,
-                conditions: fresh!.conditions,
-                storedBackend: fresh!.backend.stored,
-                options: { parallel: ws.settings.parallel, sandbox: ws.settings.sandbox, source: jobKind === 'task' ? 'desktop task' : 'desktop experiment' },
-              });
+        const outcome = runId !== null ? await resumeRun(ctx, runId) : await startRun(ctx, fresh!);
         return { runId: outcome.runId };
       } finally {
         markStopped(ws, runId);

@@ -5,11 +5,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ParsedInput, TaskSummary } from '../../../contract/index.ts';
-import { readManifest, type Manifest, type Task } from '../../benchmarks/manifest.ts';
+import { readManifest } from '../../benchmarks/manifest-file.ts';
+import type { Manifest } from '../../model/manifest.ts';
+import type { Task } from '../../model/task.ts';
 import { canonicalPath, fail, writeAtomic, type Workspace } from '../workspace.ts';
-import { applyOverrides, resolveMethods } from './conditions.ts';
 import type { CallTable } from './index.ts';
-import { checkBackend, settingsBackend, startExperimentJob } from './runs.ts';
+import { checkBackend, planAppRun, startExperimentJob } from './runs.ts';
 
 /** A one-task manifest in the user data folder for a task written in the app. */
 function customManifest(ws: Workspace, custom: NonNullable<ParsedInput<'task.run'>['custom']>): Manifest {
@@ -61,17 +62,9 @@ function runTask(ws: Workspace, input: ParsedInput<'task.run'>): { jobId: string
     if (!found) fail('not-found', `no task ${input.taskId} in ${manifest.file} (${manifest.tasks.length} tasks)`);
     task = found!;
   }
-  const conditions = resolveMethods(input.methods).map((c) => applyOverrides(ws, c, input.sources));
-  const backend = settingsBackend(ws.settings.backend);
-  checkBackend(ws, backend.spec);
-  const job = startExperimentJob(ws, 'task', `${task.id} — ${conditions.map((c) => c.id).join(', ')}`, {
-    kind: 'run',
-    manifest,
-    tasks: [task],
-    conditions,
-    backend,
-    detail: 'full',
-  });
+  const plan = planAppRun(ws, { kind: 'run', manifest: manifest.file, taskIds: [task.id], methods: input.methods }, input.sources);
+  checkBackend(ws, plan.request.backend);
+  const job = startExperimentJob(ws, 'task', `${task.id} — ${plan.conditions.map((c) => c.id).join(', ')}`, { ...plan, detail: 'full' });
   return { jobId: job.id };
 }
 

@@ -1,4 +1,4 @@
-// Shared pieces of the command line: the command shape, common options, errors and formatting. main.ts loads this
+// Shared pieces of the command line: the command shape, common options, errors and Ctrl-C. main.ts loads this
 // file for `--help` before any command, so it imports nothing heavy (the store is opened from read-store.ts).
 
 import { setMaxListeners } from 'node:events';
@@ -6,7 +6,6 @@ import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { defaultDbPath } from '../paths.ts';
 import { OpenCoderError } from '../../model/errors.ts';
-import { counts } from '../../model/format.ts';
 
 export interface Io {
   out: (line: string) => void;
@@ -42,7 +41,7 @@ export interface CommandResult {
   exit?: number;
 }
 
-/** What the registry knows of a command without loading it: its help and its flags (commands/specs.ts). */
+/** What the registry knows of a command without loading it: its help and its flags (specs.ts). */
 export interface CommandSpec {
   summary: string;
   usage: string;
@@ -86,6 +85,3 @@ export async function untilInterrupted<T>(io: Io, message: string, fn: (signal: 
 export function dbPathOf(values: Record<string, unknown>): string {
   return path.resolve((values.db as string | undefined) ?? defaultDbPath());
 }
-
-/** `a 2, b 1` or `none` (model/format.ts counts). */
-export const fmtCounts = (rec: Record<string, number>): string => counts(rec);

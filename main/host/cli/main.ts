@@ -55,7 +55,7 @@ export async function main(argv: string[], io: Io = { out: (l) => console.log(l)
       return 0;
     }
     const impl = await cmd.load();
-    const result = await impl.run(parsed as { values: Record<string, unknown>; positionals: string[] }, io);
+    const result = await impl.run(parsed, io);
     if (json) io.out(JSON.stringify(result.json));
     else for (const line of result.text) io.out(line);
     return result.exit ?? 0;

@@ -4,7 +4,6 @@
 // with the `opencoder generate` flags that use it. With --json, the same document as the app's models.detect.
 
 import path from 'node:path';
-import type { ModelSources } from '../../../../contract/index.ts';
 import { resolveApiKey } from '../../../generate/backends.ts';
 import {
   DEFAULT_LOCAL_PORTS,
@@ -14,15 +13,12 @@ import {
   detectLocalServers,
   portsFromEnv,
 } from '../../../generate/local-servers.ts';
-import { OFFLINE_LABEL } from '../../../model/backend-label.ts';
-import { bytes } from '../../../model/format.ts';
 import { modelSourcesOf } from '../../calls/models.ts';
 import { defaultModelsDir } from '../../paths.ts';
 import { UsageError, type Command, type CommandResult } from '../kit.ts';
-import { num } from './generate-commands.ts';
-import { MODELS_SPECS } from './specs.ts';
-
-const KEY_VARS = { openai: 'OPENAI_API_KEY', gemini: 'GEMINI_API_KEY (or GOOGLE_API_KEY)' } as const;
+import { num } from '../flags.ts';
+import { MODELS_SPECS } from '../specs.ts';
+import { modelsLines } from '../text/models-text.ts';
 
 /** `--port N` (repeatable, or comma-separated), else OPENCODER_LOCAL_PORTS, else the tools' default ports. */
 function portsOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv): number[] {
@@ -38,46 +34,6 @@ function portsOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv): numbe
   } catch (err) {
     throw new UsageError(`--port: ${(err as Error).message}`);
   }
-}
-
-function ggufLines(m: ModelSources): string[] {
-  const dir = m.modelsDir.path;
-  const out = [`GGUF models in ${dir}${m.modelsDir.exists ? '' : ' (the folder does not exist yet)'}:`];
-  if (!m.ggufFiles.length) {
-    out.push(`  none — put a .gguf file there (or pass --models DIR) to run a model on this machine with llama.cpp`);
-    return out;
-  }
-  const width = Math.max(...m.ggufFiles.map((f) => f.name.length));
-  for (const f of m.ggufFiles) out.push(`  ${f.name.padEnd(width)}  ${bytes(f.bytes).padStart(9)}  ${f.path}`);
-  const first = m.ggufFiles[0]!;
-  out.push(`  use: opencoder generate --backend llama-cpp --model ${path.dirname(first.path) === dir ? first.name : first.path}${defaultDirFlag(dir)} …`);
-  return out;
-}
-
-const defaultDirFlag = (dir: string) => (path.resolve(dir) === path.resolve(defaultModelsDir()) ? '' : ` --models ${dir}`);
-
-function serverLines(m: ModelSources): string[] {
-  const out = [`Local servers (127.0.0.1 and ::1, ports ${m.ports.join(', ')}):`];
-  if (!m.servers.length) {
-    out.push('  none found — start Ollama (ollama serve), LM Studio (its local server), llama.cpp (llama-server) or vLLM (vllm serve), then run this again');
-    return out;
-  }
-  for (const s of m.servers) {
-    out.push(`  ${s.label} at ${s.baseURL} — ${s.models.length ? `${s.models.length} model(s): ${s.models.join(', ')}` : 'no models yet'}`);
-    if (s.models.length) out.push(`    use: opencoder generate --backend openai --base-url ${s.baseURL} --model ${s.models[0]} …`);
-  }
-  return out;
-}
-
-function providerLines(m: ModelSources): string[] {
-  return [
-    'Hosted providers (keys from the environment; the desktop app keeps its own in the keychain):',
-    ...m.providers.map((p) =>
-      p.keyPresent
-        ? `  ${p.label}: key set — use: opencoder generate --backend ${p.id} (default model ${p.defaultModel})`
-        : `  ${p.label}: no key — set ${KEY_VARS[p.id]} to use it`,
-    ),
-  ];
 }
 
 export interface ModelsDeps {
@@ -101,19 +57,7 @@ export function makeModelsCommand(deps: ModelsDeps = {}): Command {
       const servers = await detectLocalServers({ ports, timeoutMs });
       const keys = { openai: !!resolveApiKey('openai', undefined, env), gemini: !!resolveApiKey('gemini', undefined, env) };
       const found = modelSourcesOf({ modelsDir, servers, detectedAt: new Date().toISOString(), ports, keys });
-      const none = !found.ggufFiles.length && !found.servers.some((s) => s.models.length) && !found.providers.some((p) => p.keyPresent);
-      const text = [
-        ...ggufLines(found),
-        '',
-        ...serverLines(found),
-        '',
-        ...providerLines(found),
-        '',
-        none
-          ? `No model found, so runs use “${OFFLINE_LABEL}” (--backend offline): candidates adapted from retrieved code, no language model.`
-          : `Without --backend, runs use “${OFFLINE_LABEL}” (--backend offline).`,
-      ];
-      return { text, json: { ok: true, command: 'models', ...found } };
+      return { text: modelsLines(found), json: { ok: true, command: 'models', ...found } };
     },
   };
 }

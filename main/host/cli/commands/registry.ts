@@ -14,7 +14,7 @@ import {
   SAMPLES_SPECS,
   STATUS_SPECS,
   VALIDATE_SPECS,
-} from './specs.ts';
+} from '../specs.ts';
 
 /** A command as the registry holds it: its spec, and `load` for its implementation. */
 export interface CommandEntry extends CommandSpec {

@@ -1,99 +1,105 @@
 // Commands over task manifests that need retrieval: retrieve (one task) and eval-api (RQ4).
 
-import { runIndex } from '../../../index/indexer.ts';
-import type { EncoderPreference } from '../../../embed/select.ts';
-import { findTask, readManifest, type Task } from '../../../benchmarks/manifest.ts';
+import { findTask, type Manifest } from '../../../model/manifest.ts';
+import { readManifest } from '../../../benchmarks/manifest-file.ts';
+import type { Task } from '../../../model/task.ts';
 import { makeConfig, type PipelineConfig } from '../../../model/config.ts';
 import { retrieveForTask } from '../../../retrieve/engine.ts';
-import { API_PROTOCOLS, PREDICTION_SCOPES, PROTOCOL_RULES, type ApiProtocol, type PredictionScope, type ProtocolReport } from '../../../retrieve/api-eval.ts';
-import { evaluateManifestApis } from '../../../retrieve/api-run.ts';
-import type { RetrievalTrace } from '../../../model/trace.ts';
-import { defaultModelsDir } from '../../paths.ts';
-import { openEngine, type EngineCore } from '../../workspace.ts';
-import { allowOf, dbPathOf, UsageError, type Command, type Io } from '../kit.ts';
-import { progressPrinter } from './index-commands.ts';
-import { RETRIEVE_SPECS } from './specs.ts';
-import { fixed } from '../../../model/format.ts';
+import { API_PROTOCOLS, PREDICTION_SCOPES, PROTOCOL_RULES, type ApiProtocol, type PredictionScope } from '../../../experiment/eval/api-eval.ts';
+import { evaluateManifestApis } from '../../../experiment/eval/api-run.ts';
+import type { EngineCore } from '../../workspace.ts';
+import { indexFolders, indexTasks, openEngineFor } from '../engine.ts';
+import type { Flags } from '../flags.ts';
+import { allowOf, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
+import { RETRIEVE_SPECS } from '../specs.ts';
+import { evalApiLines, traceLines } from '../text/retrieve-text.ts';
 
-/** A CLI command's engine: the Store and the encoder its flags ask for (host/workspace.ts composes them). */
-export type Workspace = EngineCore;
-
-/** Opens the database and the configured encoder (both closed by `close`); a fallback notice goes to stderr. */
-export async function openWorkspace(values: Record<string, unknown>, io: Io): Promise<Workspace> {
-  const ws = await openEngine({
-    dbPath: dbPathOf(values),
-    rebuild: values['rebuild-db'] === true,
-    encoder: (values.encoder as EncoderPreference | undefined) ?? 'auto',
-    modelsDir: (values.models as string | undefined) ?? defaultModelsDir(),
-  });
-  if (ws.storeNotice) io.err(`note: ${ws.storeNotice}`);
-  if (ws.notice && !values.quiet) io.err(`note: ${ws.notice}`);
-  return ws;
-}
-
-/** Indexes (or incrementally refreshes) each distinct repository of the tasks once; returns repo ids by path. */
-export async function ensureIndexed(ws: Workspace, tasks: Task[], io: Io, quiet: boolean): Promise<Map<string, number>> {
-  return ensureIndexedPaths(ws, [...new Set(tasks.map((t) => t.repoPath))], io, quiet);
-}
-
-/** Indexes (or refreshes) each folder once; returns repo ids by path. */
-export async function ensureIndexedPaths(ws: Workspace, paths: string[], io: Io, quiet: boolean): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
-  for (const path of paths) {
-    const stats = await runIndex({ store: ws.store, root: path, encoder: ws.encoder }, quiet ? undefined : progressPrinter(io, false));
-    if (stats.status !== 'completed') throw new Error(`indexing ${path} did not complete (${stats.status})`);
-    ids.set(path, stats.repoId);
-  }
-  return ids;
-}
-
-function manifestOf(values: Record<string, unknown>) {
+function manifestOf(values: Flags) {
   const file = values.manifest as string | undefined;
   if (!file) throw new UsageError('--manifest FILE is required');
   return readManifest(file, { allow: allowOf(values) });
 }
 
-function configOf(values: Record<string, unknown>): PipelineConfig {
+function configOf(values: Flags): PipelineConfig {
   const leak = (values['leak-policy'] as string | undefined) ?? 'drop';
   if (!['drop', 'flag', 'off'].includes(leak)) throw new UsageError(`--leak-policy must be drop, flag or off (got ${leak})`);
   return makeConfig({ retrieval: { leakPolicy: leak as 'drop' | 'flag' | 'off' }, fusion: { refineApi: values['no-refine'] !== true } });
 }
 
-/** The leakage audit's line (and one per suspect) for a trace; a trace stored before the audit says so. */
-export function leakLines(trace: RetrievalTrace): string[] {
-  const a = trace.leak;
-  if (!a) return ['Leak audit: not run (policy off, or a trace stored before the audit existed)'];
-  return [
-    `Leak audit (${a.policy}): leak suspects: ${a.suspects.length} of ${a.checked} items, compared with ${a.against.join(', ') || 'nothing (no reference and no test sources found)'}`,
-    ...a.suspects.map(
-      (s) =>
-        `  ${a.policy === 'drop' ? 'dropped' : 'flagged'}: ${s.title} — ${s.kind === 'token-run' ? 'shares a run of tokens with' : 'holds a value asserted by'} the ${s.against}: ${s.match.slice(0, 120)}`,
-    ),
-  ];
+/** `--word` checked against the values it takes. */
+function oneOf<T extends string>(values: Flags, key: string, allowed: readonly T[]): T {
+  const v = values[key] as T;
+  if (!allowed.includes(v)) throw new UsageError(`--${key} must be one of ${allowed.join(', ')} (got ${v})`);
+  return v;
 }
 
-export function traceLines(trace: RetrievalTrace): string[] {
-  const f = (x: number) => fixed(x, 3);
-  const u = trace.sourceUncertainty;
-  const lines = [
-    `Task ${trace.taskId} — decomposition: ${trace.decomposition}; encoder: ${trace.encoder.name}`,
-    `Masked (target and units containing its reference): ${trace.masked.join(', ') || 'none (target not found in the index)'}`,
-    `Source uncertainty ū: API ${u.api == null ? '—' : f(u.api)}, context ${u.context == null ? '—' : f(u.context)}, similar code ${u.similar == null ? '—' : f(u.similar)}`,
-    ...leakLines(trace),
-    '',
-    'Steps:',
-    ...trace.steps.map((s) => `  ${s.index + 1}. ${s.text}  [w: A ${f(s.weights.api)} X ${f(s.weights.context)} S ${f(s.weights.similar)}]`),
-    '',
-    `Fused evidence (top ${trace.fused.length}):`,
-    ...trace.fused.map(
-      (e, i) =>
-        `  ${String(i + 1).padStart(2)}. [${e.source}] ${e.title} (${e.file}:${e.startLine})  r ${f(e.r)}  w ${f(e.w)}  u ${f(e.u)}  γ ${f(e.gamma)}  via ${e.finders.join('+')}`,
-    ),
-    '',
-    'Dropped:',
-    ...trace.evidence.filter((e) => !e.kept).map((e) => `  [${e.source} s${e.step + 1}] ${e.title}  r ${f(e.r)}  u ${f(e.u)}  γ ${f(e.gamma)}  — ${e.reason}`),
-  ];
-  return lines;
+/** The tasks `--ids` picks that have a truth to score against (a reference or ground_truth_apis); the rest named on stderr. */
+function scorableTasks(manifest: Manifest, values: Flags, io: Io): Task[] {
+  const wanted = values.ids ? new Set((values.ids as string).split(',').map((s) => s.trim())) : null;
+  const tasks = manifest.tasks.filter((t) => !wanted || wanted.has(t.id));
+  if (!tasks.length) throw new UsageError('no tasks selected');
+  const usable = tasks.filter((t) => t.reference || t.ground_truth_apis?.length);
+  const left = tasks.filter((t) => !usable.includes(t));
+  if (left.length)
+    io.err(
+      `note: ${left.length} tasks have neither a reference solution nor ground_truth_apis and are left out (${left
+        .slice(0, 3)
+        .map((t) => t.id)
+        .join(', ')}…)`,
+    );
+  return usable;
+}
+
+/** Both protocols over the tasks: their repositories and task views indexed first. */
+async function evaluateApis(engine: EngineCore, tasks: Task[], config: PipelineConfig, io: Io, quiet: boolean) {
+  const repos = await indexTasks(engine, tasks, io, quiet);
+  const viewPaths = [...new Set(tasks.map((t) => t.taskViewPath).filter((p): p is string => !!p))];
+  const views = await indexFolders(engine, viewPaths, io, true);
+  if (viewPaths.length && !quiet) io.err(`[eval-api] ${viewPaths.length} task views indexed`);
+  return evaluateManifestApis({
+    store: engine.store,
+    encoder: engine.encoder,
+    tasks,
+    repos,
+    views,
+    config,
+    onProgress: quiet ? undefined : (done, n) => done % 20 === 0 && io.err(`[eval-api] ${done}/${n}`),
+  });
+}
+
+async function evalApi(values: Flags, io: Io): Promise<CommandResult> {
+  const protocol = oneOf<ApiProtocol>(values, 'protocol', API_PROTOCOLS);
+  const scope = oneOf<PredictionScope>(values, 'scope', PREDICTION_SCOPES);
+  const manifest = manifestOf(values);
+  const usable = scorableTasks(manifest, values, io);
+  const config = configOf(values);
+  const engine = await openEngineFor(values, io);
+  try {
+    const run = await evaluateApis(engine, usable, config, io, values.quiet === true);
+    const head = run[protocol][scope];
+    const refine = config.fusion.refineApi;
+    const encoder = engine.encoder.name;
+    return {
+      text: evalApiLines({ file: manifest.file, hash: manifest.hash, tasks: usable.length, refine, encoder }, run, protocol, scope),
+      json: {
+        ok: true,
+        command: 'eval-api',
+        manifestHash: manifest.hash,
+        refine,
+        encoder,
+        protocol,
+        scope,
+        rules: PROTOCOL_RULES,
+        summary: head.summary,
+        benchmarks: head.benchmarks,
+        meanOverBenchmarks: head.meanOverBenchmarks,
+        protocols: run,
+        tasks: run.tasks[protocol][scope],
+      },
+    };
+  } finally {
+    await engine.close();
+  }
 }
 
 export const RETRIEVE_COMMANDS: Record<string, Command> = {
@@ -103,102 +109,21 @@ export const RETRIEVE_COMMANDS: Record<string, Command> = {
       const manifest = manifestOf(values);
       if (!values.id) throw new UsageError('--id ID is required');
       const task = findTask(manifest, values.id as string);
-      const ws = await openWorkspace(values, io);
+      const engine = await openEngineFor(values, io);
       try {
-        const repos = await ensureIndexed(ws, [task], io, values.quiet === true);
-        const trace = await retrieveForTask({ store: ws.store, encoder: ws.encoder, repoId: repos.get(task.repoPath)!, task, config: configOf(values) });
-        return { text: traceLines(trace), json: { ok: true, command: 'retrieve', manifestHash: manifest.hash, trace, encoderNotice: ws.notice } };
-      } finally {
-        await ws.close();
-      }
-    },
-  },
-  'eval-api': {
-    ...RETRIEVE_SPECS['eval-api'],
-    async run({ values }, io) {
-      const protocol = values.protocol as ApiProtocol;
-      if (!API_PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be one of ${API_PROTOCOLS.join(', ')} (got ${protocol})`);
-      const scope = values.scope as PredictionScope;
-      if (!PREDICTION_SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${PREDICTION_SCOPES.join(', ')} (got ${scope})`);
-      const manifest = manifestOf(values);
-      const wanted = values.ids ? new Set((values.ids as string).split(',').map((s) => s.trim())) : null;
-      const tasks = manifest.tasks.filter((t) => !wanted || wanted.has(t.id));
-      if (!tasks.length) throw new UsageError('no tasks selected');
-      const usable = tasks.filter((t) => t.reference || t.ground_truth_apis?.length);
-      const left = tasks.length - usable.length;
-      if (left)
-        io.err(
-          `note: ${left} tasks have neither a reference solution nor ground_truth_apis and are left out (${tasks
-            .filter((t) => !usable.includes(t))
-            .slice(0, 3)
-            .map((t) => t.id)
-            .join(', ')}…)`,
-        );
-      const config = configOf(values);
-      const ws = await openWorkspace(values, io);
-      try {
-        const quiet = values.quiet === true;
-        const repos = await ensureIndexed(ws, usable, io, quiet);
-        const viewPaths = [...new Set(usable.map((t) => t.taskViewPath).filter((p): p is string => !!p))];
-        const views = await ensureIndexedPaths(ws, viewPaths, io, true);
-        if (viewPaths.length && !quiet) io.err(`[eval-api] ${viewPaths.length} task views indexed`);
-        const run = await evaluateManifestApis({
-          store: ws.store,
-          encoder: ws.encoder,
-          tasks: usable,
-          repos,
-          views,
-          config,
-          onProgress: quiet ? undefined : (done, n) => done % 20 === 0 && io.err(`[eval-api] ${done}/${n}`),
+        const repos = await indexTasks(engine, [task], io, values.quiet === true);
+        const trace = await retrieveForTask({
+          store: engine.store,
+          encoder: engine.encoder,
+          repoId: repos.get(task.repoPath)!,
+          task,
+          config: configOf(values),
         });
-        const head = run[protocol][scope];
-        const f = (x: number) => fixed(x, 3);
-        const line = (name: string, r: ProtocolReport) => {
-          const s = r.summary;
-          return (
-            `  ${name.padEnd(10)} ${s.matching.padEnd(6)} over ${s.tasks} tasks: P ${f(s.precision)} R ${f(s.recall)} F1 ${f(s.f1)} exact ${f(s.exactMatch)}; count over ${s.count.over} / exact ${s.count.exact} / under ${s.count.under}` +
-            `; strict F1 ${f(s.strict.f1)}, bare F1 ${f(s.bare.f1)}; held-out F1 ${f(s.heldOut.f1)} (${s.heldOut.tasks} tasks)`
-          );
-        };
-        const text = [
-          `Manifest ${manifest.file} (${manifest.hash.slice(0, 12)}), ${usable.length} tasks, API refinement ${config.fusion.refineApi ? 'on' : 'off'}, encoder ${ws.encoder.name}`,
-          ...API_PROTOCOLS.flatMap((p) => [
-            `Protocol ${p}${p === protocol ? ' (headline)' : ''}: pool = ${PROTOCOL_RULES[p].pool}; ${PROTOCOL_RULES[p].matching} matching; empty truths ${PROTOCOL_RULES[p].emptyTruths}; ${run[p].kept.summary.tasksWithTruth} of ${usable.length} tasks have a non-empty truth`,
-            ...PREDICTION_SCOPES.map((sc) => line(sc, run[p][sc])),
-            ...(Object.entries(run[p][scope].benchmarks).length > 1
-              ? [
-                  `  per benchmark (${scope}): ${Object.entries(run[p][scope].benchmarks)
-                    .map(([b, s]) => `${b} F1 ${f(s.f1)} exact ${f(s.exactMatch)} (${s.tasks})`)
-                    .join('; ')}; mean F1 ${f(run[p][scope].meanOverBenchmarks!.f1)}`,
-                ]
-              : []),
-            (() => {
-              const u = run[p][scope].summary.uncertainty;
-              return `  uncertainty: ${u.items} held-out items (${u.wrongItems} false positives, ${u.heldOutTasks} tasks): AUROC ${f(u.auroc)}, AUPRC ${f(u.auprc)}, ECE raw ${f(u.eceRaw)}, after Platt ${f(u.eceCalibrated)}${u.degenerate ? ` — degenerate: ${u.degenerate}` : ''}`;
-            })(),
-          ]),
-        ];
-        return {
-          text,
-          json: {
-            ok: true,
-            command: 'eval-api',
-            manifestHash: manifest.hash,
-            refine: config.fusion.refineApi,
-            encoder: ws.encoder.name,
-            protocol,
-            scope,
-            rules: PROTOCOL_RULES,
-            summary: head.summary,
-            benchmarks: head.benchmarks,
-            meanOverBenchmarks: head.meanOverBenchmarks,
-            protocols: run,
-            tasks: run.tasks[protocol][scope],
-          },
-        };
+        return { text: traceLines(trace), json: { ok: true, command: 'retrieve', manifestHash: manifest.hash, trace, encoderNotice: engine.notice } };
       } finally {
-        await ws.close();
+        await engine.close();
       }
     },
   },
+  'eval-api': { ...RETRIEVE_SPECS['eval-api'], run: ({ values }, io) => evalApi(values, io) },
 };

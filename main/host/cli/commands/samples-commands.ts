@@ -1,24 +1,16 @@
 // Published sample sets: `samples import` (another system's generations, kept as published) and `passk`
-// (their Pass@k from the official labels). Formats and the estimator: experiment/samples.ts.
+// (their Pass@k from the official labels, or from running them: host/ops/passk.ts). Formats and the estimator:
+// benchmarks/samples.ts.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { allowOf, sandboxModeOf, UsageError, type Command, type CommandResult, type Io } from '../kit.ts';
-import { num } from './generate-commands.ts';
-import { SAMPLES_SPECS } from './specs.ts';
-import { readManifest, type Task } from '../../../benchmarks/manifest.ts';
-import { extractCode } from '../../../generate/extract.ts';
-import { signatureName } from '../../../generate/prompts.ts';
-import { createValidator } from '../../../validate/validator.ts';
-import { TaskError } from '../../../validate/workspace.ts';
-import { isolationOf } from '../../../model/verdict.ts';
+import { num, type Flags } from '../flags.ts';
+import { SAMPLES_SPECS } from '../specs.ts';
+import { readManifest } from '../../../benchmarks/manifest-file.ts';
 import {
   SAMPLE_FORMATS,
   SampleFormatError,
-  agreementOf,
-  isolationCounts,
-  matchTask,
-  type ExecutedTask,
   officialCounts,
   passAtKOf,
   readSamples,
@@ -28,8 +20,10 @@ import {
   type SampleSet,
   type SampleTask,
 } from '../../../benchmarks/samples.ts';
+import { executedPassAtK, executeSamples, matchTasks, type TaskOutcome } from '../../ops/passk.ts';
+import { executedPassKLines, officialPassKLines, sampleImportLines, setCounts } from '../text/samples-text.ts';
 
-function formatOf(values: Record<string, unknown>): SampleFormat | 'auto' {
+function formatOf(values: Flags): SampleFormat | 'auto' {
   const f = (values.format as string | undefined) ?? 'auto';
   if (f !== 'auto' && !(SAMPLE_FORMATS as readonly string[]).includes(f))
     throw new UsageError(`--format must be auto or one of ${SAMPLE_FORMATS.join(', ')} (got ${f})`);
@@ -37,7 +31,7 @@ function formatOf(values: Record<string, unknown>): SampleFormat | 'auto' {
 }
 
 /** A set written by `samples import`, or any input a reader understands; a format problem is a usage error. */
-function readSet(input: string, values: Record<string, unknown>): SampleSet {
+function readSet(input: string, values: Flags): SampleSet {
   try {
     return readSamples(input, { format: formatOf(values), indexMap: values['index-map'] as string | undefined });
   } catch (err) {
@@ -46,110 +40,49 @@ function readSet(input: string, values: Record<string, unknown>): SampleSet {
   }
 }
 
-/**
- * `--labels executed`: every sample of the tasks the manifest holds is run in the sandbox as given (extracted only
- * with --extract), Pass@k is computed from those verdicts, and agreement with the official labels is reported.
- */
-async function executedPassK(
-  input: string,
-  format: string,
-  tasks: SampleTask[],
-  ks: number[],
-  kOverN: KOverN,
-  values: Record<string, unknown>,
-  io: Io,
-): Promise<CommandResult> {
-  const manifestFile = values.manifest as string | undefined;
-  if (!manifestFile) throw new UsageError('--labels executed needs --manifest FILE: the tasks whose tests run the samples');
-  const mode = sandboxModeOf(values);
-  const limit = num(values, 'limit', { int: true, min: 1 });
-  const manifest = readManifest(manifestFile, { allow: allowOf(values) });
-  const matched = tasks.map((t) => ({ set: t, task: matchTask(manifest.tasks, t.taskId) })).filter((x): x is { set: SampleTask; task: Task } => !!x.task);
-  const unmatched = tasks.length - matched.length;
-  if (!matched.length)
-    throw new UsageError(
-      `none of the ${tasks.length} tasks of ${input} is in ${manifest.file} (ids like ${tasks
-        .slice(0, 3)
-        .map((t) => t.taskId)
-        .join(', ')})`,
-    );
-  const chosen = limit ? matched.slice(0, limit) : matched;
-  const validator = await createValidator({ sandbox: { mode } });
-  const executed: ExecutedTask[] = [];
-  // Tasks no sample can be judged on (the reference fails its own tests here, or the task cannot be set up): named
-  // with the reason, left out of Pass@k and agreement, and the run goes on with the next task.
-  const notJudged: { taskId: string; manifestTaskId: string; reason: string }[] = [];
+/** Pass@k figures; k beyond a task's samples (with --k-over-n refuse) is a usage error. */
+function passAtK<T>(compute: () => T): T {
   try {
-    for (const [i, { set, task }] of chosen.entries()) {
-      const name = signatureName(task.signature);
-      let verdicts;
-      try {
-        verdicts = await Promise.all(
-          set.samples.map((s) => validator.validate(task, values.extract ? extractCode(s.code, { name, qualname: task.qualname }).code : s.code)),
-        );
-      } catch (err) {
-        if (!(err instanceof TaskError)) throw err;
-        notJudged.push({ taskId: set.taskId, manifestTaskId: task.id, reason: err.message });
-        io.err(`[passk] ${i + 1}/${chosen.length} ${task.id}: not judged: ${err.message}`);
-        continue;
-      }
-      executed.push({
-        taskId: set.taskId,
-        manifestTaskId: task.id,
-        samples: verdicts.map((v, j) => ({
-          index: j,
-          official: set.samples[j]!.passed ?? null,
-          executed: v.status === 'passed',
-          status: v.status,
-          reason: v.reason,
-          isolation: isolationOf(v),
-        })),
-      });
-      if (values.quiet !== true)
-        io.err(`[passk] ${i + 1}/${chosen.length} ${task.id}: ${verdicts.filter((v) => v.status === 'passed').length}/${verdicts.length} passed`);
-    }
-  } finally {
-    validator.close();
-  }
-  if (!executed.length) throw new UsageError(`no task could be judged: ${notJudged.map((t) => `${t.manifestTaskId} (${t.reason})`).join('; ')}`);
-  let report;
-  try {
-    report = passAtKOf(
-      executed.map((t) => ({ taskId: t.taskId, n: t.samples.length, c: t.samples.filter((s) => s.executed).length })),
-      ks,
-      kOverN,
-    );
+    return compute();
   } catch (err) {
     if (err instanceof RangeError) throw new UsageError(err.message);
     throw err;
   }
-  const official = executed.every((t) => t.samples.every((s) => s.official !== null))
-    ? passAtKOf(
-        executed.map((t) => ({ taskId: t.taskId, n: t.samples.length, c: t.samples.filter((s) => s.official).length })),
-        ks,
-        kOverN,
-      ).passAtK
-    : null;
-  const agreement = agreementOf(executed);
-  const isolation = isolationCounts(executed);
-  const text = [
-    `${path.resolve(input)} (${format}): ${executed.length} tasks executed against ${manifest.file}${unmatched ? ` (${unmatched} of the set's tasks are not in the manifest)` : ''}${limit ? ` (--limit ${limit})` : ''}; samples ${values.extract ? 'extracted' : 'byte for byte'}`,
-    ...ks.map(
-      (k) => `pass@${k} executed ${report.passAtK[String(k)]!.toFixed(10)}${official ? `   official ${official[String(k)]!.toFixed(10)} (same tasks)` : ''}`,
-    ),
-    agreement.labelled
-      ? `Agreement with official labels: ${agreement.agree}/${agreement.labelled} samples (${((agreement.rate ?? 0) * 100).toFixed(1)} %); official pass → executed fail ${agreement.officialPassExecutedFail}, official fail → executed pass ${agreement.officialFailExecutedPass}; ${agreement.tasksAgreeing}/${executed.length} tasks agree on every sample`
-      : 'No official labels to compare with.',
-    ...(notJudged.length
-      ? [
-          `Not judged: ${notJudged.length} task${notJudged.length === 1 ? '' : 's'} left out of every figure above, their samples not run to the end: ${notJudged.map((t) => `${t.manifestTaskId} (${t.reason})`).join('; ')}`,
-        ]
-      : []),
-    `Isolation: ${isolation.isolated}/${isolation.samples} samples decided isolated (${isolation.tasksIsolated}/${isolation.tasks} tasks), the rest in-process (where the reference showed isolation is not faithful)`,
-    `Computed over: ${report.computedOver}; labels: sandboxed runs of the manifest's tests`,
-  ];
+}
+
+/** Each task's line on stderr as it is judged: its passed samples (unless --quiet), or why it was not judged. */
+function taskPrinter(values: Flags, io: Io, total: number) {
+  return (i: number, task: { id: string }, outcome: TaskOutcome) => {
+    if ('notJudged' in outcome) io.err(`[passk] ${i + 1}/${total} ${task.id}: not judged: ${outcome.notJudged}`);
+    else if (values.quiet !== true) io.err(`[passk] ${i + 1}/${total} ${task.id}: ${outcome.passed}/${outcome.total} passed`);
+  };
+}
+
+/**
+ * `--labels executed`: every sample of the tasks the manifest holds is run in the sandbox as given (extracted only
+ * with --extract), Pass@k is computed from those verdicts, and agreement with the official labels is reported.
+ */
+async function executedPassK(input: string, format: string, tasks: SampleTask[], ks: number[], kOverN: KOverN, values: Flags, io: Io): Promise<CommandResult> {
+  const manifestFile = values.manifest as string | undefined;
+  if (!manifestFile) throw new UsageError('--labels executed needs --manifest FILE: the tasks whose tests run the samples');
+  const sandbox = sandboxModeOf(values);
+  const limit = num(values, 'limit', { int: true, min: 1 });
+  const manifest = readManifest(manifestFile, { allow: allowOf(values) });
+  const matched = matchTasks(manifest.tasks, tasks);
+  const unmatched = tasks.length - matched.length;
+  if (!matched.length) {
+    const ids = tasks.slice(0, 3).map((t) => t.taskId);
+    throw new UsageError(`none of the ${tasks.length} tasks of ${input} is in ${manifest.file} (ids like ${ids.join(', ')})`);
+  }
+  const chosen = limit ? matched.slice(0, limit) : matched;
+  const extract = values.extract === true;
+  const { executed, notJudged } = await executeSamples(chosen, { sandbox, extract, onTask: taskPrinter(values, io, chosen.length) });
+  if (!executed.length) throw new UsageError(`no task could be judged: ${notJudged.map((t) => `${t.manifestTaskId} (${t.reason})`).join('; ')}`);
+  const figures = passAtK(() => executedPassAtK(executed, ks, kOverN));
+  const run = { input, format, manifest: manifest.file, tasks: executed.length, unmatched, limit, extract, notJudged };
+  const { report, official, agreement, isolation } = figures;
   return {
-    text,
+    text: executedPassKLines(run, figures, ks),
     json: {
       ok: true,
       command: 'passk',
@@ -178,74 +111,51 @@ function parseKs(raw: string): number[] {
   return [...new Set(ks)].sort((a, b) => a - b);
 }
 
+function importSet(values: Flags, positionals: string[]): CommandResult {
+  const [sub, input, ...extra] = positionals;
+  if (sub !== 'import') throw new UsageError('usage: opencoder samples import FILE|DIR --out SET.jsonl');
+  if (!input) throw new UsageError('samples import needs the published file or folder');
+  if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  const out = values.out as string | undefined;
+  if (!out) throw new UsageError('samples import needs --out SET.jsonl (the set is written there, one task per line)');
+  const set = readSet(input, values);
+  fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+  fs.writeFileSync(out, sampleSetLines(set));
+  const { samples, labelled, samplesPerTask } = setCounts(set);
+  return {
+    text: sampleImportLines(set, out),
+    json: {
+      ok: true,
+      command: 'samples import',
+      format: set.format,
+      source: set.source,
+      out: path.resolve(out),
+      tasks: set.tasks.length,
+      samples,
+      labelled,
+      samplesPerTask,
+    },
+  };
+}
+
+async function passk(values: Flags, positionals: string[], io: Io): Promise<CommandResult> {
+  const [input, ...extra] = positionals;
+  if (!input) throw new UsageError('passk needs a sample set (from samples import) or a published file or folder');
+  if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  const labels = values.labels as string;
+  if (labels !== 'official' && labels !== 'executed') throw new UsageError(`--labels must be official or executed (got ${labels})`);
+  const kOverN = values['k-over-n'] as string;
+  if (kOverN !== 'refuse' && kOverN !== 'humaneval') throw new UsageError(`--k-over-n must be refuse or humaneval (got ${kOverN})`);
+  const ks = parseKs(values.k as string);
+  const set = readSet(input, values);
+  const format = set.format === 'set' ? 'sample set' : set.format;
+  if (labels === 'executed') return executedPassK(input, format, set.tasks, ks, kOverN, values, io);
+  if (values.manifest || values.extract) throw new UsageError('--manifest and --extract go with --labels executed');
+  const report = passAtK(() => passAtKOf(officialCounts(set.tasks), ks, kOverN));
+  return { text: officialPassKLines(input, format, report, ks), json: { ok: true, command: 'passk', input: path.resolve(input), format, labels, ...report } };
+}
+
 export const SAMPLES_COMMANDS: Record<string, Command> = {
-  samples: {
-    ...SAMPLES_SPECS.samples,
-    async run({ values, positionals }) {
-      const [sub, input, ...extra] = positionals;
-      if (sub !== 'import') throw new UsageError('usage: opencoder samples import FILE|DIR --out SET.jsonl');
-      if (!input) throw new UsageError('samples import needs the published file or folder');
-      if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
-      const out = values.out as string | undefined;
-      if (!out) throw new UsageError('samples import needs --out SET.jsonl (the set is written there, one task per line)');
-      const set = readSet(input, values);
-      fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
-      fs.writeFileSync(out, sampleSetLines(set));
-      const samples = set.tasks.reduce((a, t) => a + t.samples.length, 0);
-      const labelled = set.tasks.reduce((a, t) => a + t.samples.filter((s) => s.passed !== undefined).length, 0);
-      const ns = [...new Set(set.tasks.map((t) => t.samples.length))].sort((a, b) => a - b);
-      return {
-        text: [
-          `Imported ${set.format} samples from ${set.source}`,
-          `Tasks: ${set.tasks.length}; samples: ${samples} (n per task: ${ns.join(', ')}); official labels: ${labelled ? `${labelled} of ${samples}` : 'none'}`,
-          `Written: ${path.resolve(out)} (each sample byte for byte as published)`,
-          labelled === samples && samples
-            ? `Pass@k: opencoder passk ${out}`
-            : 'Without official labels for every sample there is no official Pass@k; validate the samples against a manifest instead.',
-        ],
-        json: {
-          ok: true,
-          command: 'samples import',
-          format: set.format,
-          source: set.source,
-          out: path.resolve(out),
-          tasks: set.tasks.length,
-          samples,
-          labelled,
-          samplesPerTask: ns,
-        },
-      };
-    },
-  },
-  passk: {
-    ...SAMPLES_SPECS.passk,
-    async run({ values, positionals }, io) {
-      const [input, ...extra] = positionals;
-      if (!input) throw new UsageError('passk needs a sample set (from samples import) or a published file or folder');
-      if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
-      const labels = values.labels as string;
-      if (labels !== 'official' && labels !== 'executed') throw new UsageError(`--labels must be official or executed (got ${labels})`);
-      const kOverN = values['k-over-n'] as string;
-      if (kOverN !== 'refuse' && kOverN !== 'humaneval') throw new UsageError(`--k-over-n must be refuse or humaneval (got ${kOverN})`);
-      const ks = parseKs(values.k as string);
-      const set = readSet(input, values);
-      const tasks = set.tasks;
-      const format = set.format === 'set' ? 'sample set' : set.format;
-      if (labels === 'executed') return executedPassK(input, format, tasks, ks, kOverN as KOverN, values, io);
-      if (values.manifest || values.extract) throw new UsageError('--manifest and --extract go with --labels executed');
-      let report;
-      try {
-        report = passAtKOf(officialCounts(tasks), ks, kOverN as KOverN);
-      } catch (err) {
-        if (err instanceof RangeError) throw new UsageError(err.message);
-        throw err;
-      }
-      const text = [
-        `${path.resolve(input)} (${format}): ${report.tasks} tasks, ${report.samples} samples (n ${report.n.min === report.n.max ? report.n.min : `${report.n.min}–${report.n.max}`}), official labels`,
-        ...ks.map((k) => `pass@${k} ${report.passAtK[String(k)]!.toFixed(10)}`),
-        `Computed over: ${report.computedOver}`,
-      ];
-      return { text, json: { ok: true, command: 'passk', input: path.resolve(input), format, labels, ...report } };
-    },
-  },
+  samples: { ...SAMPLES_SPECS.samples, run: async ({ values, positionals }) => importSet(values, positionals) },
+  passk: { ...SAMPLES_SPECS.passk, run: ({ values, positionals }, io) => passk(values, positionals, io) },
 };

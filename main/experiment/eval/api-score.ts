@@ -2,16 +2,16 @@
 // protocol scores the run's own trace; the task-view protocol retrieves again with the same config against
 // the task's own view (indexed on first use) or, without one, the target's module view.
 
-import type { Encoder } from '../model/encoder.ts';
-import type { ApiItemRow, ApiProtocolScore, ApiScore } from '../model/results.ts';
-import { runIndex } from '../index/indexer.ts';
-import { ApiPool, isHit, predictedApis, referenceUses, resolveTruth, scoreTask, statedTruth, type TaskApiResult } from '../retrieve/api-eval.ts';
-import { benchmarkOf, evaluateTaskApis, truthTarget, type ManifestApiTask } from '../retrieve/api-run.ts';
-import { canonicalOf } from '../retrieve/select-api.ts';
-import type { RetrievalTrace } from '../model/trace.ts';
-import type { VectorIndexCache } from '../retrieve/vector-index.ts';
-import type { Store } from '../store/store.ts';
-import type { PipelineConfig } from '../model/config.ts';
+import type { Encoder } from '../../model/encoder.ts';
+import type { ApiItemRow, ApiProtocolScore, ApiScore } from '../../model/results.ts';
+import { runIndex } from '../../index/indexer.ts';
+import { ApiPool, isHit, predictedApis, referenceUses, resolveTruth, scoreTask, statedTruth, type TaskApiResult } from './api-eval.ts';
+import { benchmarkOf, evaluateTaskApis, truthTarget, type ManifestApiTask } from './api-run.ts';
+import { canonicalOf } from '../../retrieve/select-api.ts';
+import type { RetrievalTrace } from '../../model/trace.ts';
+import type { VectorIndexCache } from '../../retrieve/vector-index.ts';
+import type { Store } from '../../store/store.ts';
+import type { PipelineConfig } from '../../model/config.ts';
 
 function why(trace: RetrievalTrace, key: string): string | null {
   const occ = trace.evidence.filter((e) => e.source === 'api' && canonicalOf(e.module, e.qualname) === key);
@@ -62,7 +62,11 @@ function protocolScore(r: TaskApiResult, trace: RetrievalTrace, matching: 'stric
 
 const viewIds = new WeakMap<Store, Map<string, Promise<number>>>();
 
-async function viewRepo(store: Store, encoder: Encoder, folder: string): Promise<number> {
+/**
+ * Indexes a task's view folder on first use (once per store and folder) and returns its repository id. This is the
+ * one step of API evaluation that writes to the store; scoreRunApis itself only reads.
+ */
+export async function indexTaskView(store: Store, encoder: Encoder, folder: string): Promise<number> {
   let m = viewIds.get(store);
   if (!m) viewIds.set(store, (m = new Map()));
   let p = m.get(folder);
@@ -76,8 +80,8 @@ async function viewRepo(store: Store, encoder: Encoder, folder: string): Promise
   return p;
 }
 
-/** Scores the run's trace (repository protocol) and the task's view (task-view protocol); null when the task has no truth source. */
-export async function scoreRunApis(opts: {
+/** What the API evaluation of one task of a run reads: the pipeline's `evaluate` stage passes it (TaskServices.scoreApis). */
+export interface RunApisInput {
   store: Store;
   encoder: Encoder;
   repoId: number;
@@ -85,7 +89,20 @@ export async function scoreRunApis(opts: {
   trace: RetrievalTrace;
   config: PipelineConfig;
   cache?: VectorIndexCache;
-}): Promise<ApiScore | null> {
+}
+
+/** The API score of one task of a run: its task view indexed first when it has one (indexTaskView), then scored. */
+export async function evaluateRunApis(opts: RunApisInput): Promise<ApiScore | null> {
+  if (!opts.task.reference && !opts.task.ground_truth_apis?.length) return null;
+  const viewRepoId = opts.task.taskViewPath ? await indexTaskView(opts.store, opts.encoder, opts.task.taskViewPath) : null;
+  return scoreRunApis({ ...opts, viewRepoId });
+}
+
+/**
+ * Scores the run's trace (repository protocol) and the task's view (task-view protocol: `viewRepoId`, the view's
+ * index, or null for the target's module view); null when the task has no truth source.
+ */
+export async function scoreRunApis(opts: RunApisInput & { viewRepoId: number | null }): Promise<ApiScore | null> {
   const { store, repoId, task, trace } = opts;
   if (!task.reference && !task.ground_truth_apis?.length) return null;
   const target = truthTarget(store, repoId, task);
@@ -93,7 +110,7 @@ export async function scoreRunApis(opts: {
   const stated = task.ground_truth_apis?.length ? task.ground_truth_apis : null;
   const truth = stated ? statedTruth(pool, stated, target) : resolveTruth(pool, await referenceUses(task.reference!), target);
   const repo = scoreTask(task.id, truth, predictedApis(trace, 'kept'), { benchmark: benchmarkOf(task), truthFrom: stated ? 'manifest' : 'reference' });
-  const viewId = task.taskViewPath ? await viewRepo(store, opts.encoder, task.taskViewPath) : null;
+  const viewId = opts.viewRepoId;
   const tv = await evaluateTaskApis({
     store,
     encoder: opts.encoder,

@@ -4,8 +4,8 @@
 // model/config.ts) and types.
 
 import type { ParseArgsConfig } from 'node:util';
-import { GENERATION_PRESETS, METHODS } from '../../../pipeline/methods.ts';
-import type { CommandSpec } from '../kit.ts';
+import { GENERATION_PRESETS, METHODS } from '../../pipeline/methods.ts';
+import type { CommandSpec } from './kit.ts';
 
 /** Options of every command that indexes (or refreshes) a repository before its work. */
 export const ENCODER_OPTS = {

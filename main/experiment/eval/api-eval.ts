@@ -26,14 +26,14 @@
 // fitted on the other half.
 
 import { createHash } from 'node:crypto';
-import type { Store } from '../store/store.ts';
-import { apiEntryRows } from '../store/code-queries.ts';
-import { auprc, auroc, ece, fitPlatt, mean, setPrf } from '../stats/metrics.ts';
-import { isTestFile } from '../index/test-files.ts';
-import { referencedNames, PY_BUILTINS, type NameUse } from './py-names.ts';
-import { bareName, canonicalOf } from './select-api.ts';
-import { importSource, resolveImport } from './uncertainty.ts';
-import type { Evidence, RetrievalTrace } from '../model/trace.ts';
+import type { Store } from '../../store/store.ts';
+import { apiEntryRows } from '../../store/code-queries.ts';
+import { auprc, auroc, ece, fitPlatt, mean, setPrf } from '../../stats/metrics.ts';
+import { isTestFile } from '../../index/test-files.ts';
+import { referencedNames, PY_BUILTINS, type NameUse } from '../../retrieve/py-names.ts';
+import { bareName, canonicalOf } from '../../retrieve/select-api.ts';
+import { importSource, resolveImport } from '../../retrieve/uncertainty.ts';
+import type { Evidence, RetrievalTrace } from '../../model/trace.ts';
 
 export type ApiProtocol = 'repository' | 'task-view';
 export type PredictionScope = 'kept' | 'retrieved' | 'fused';

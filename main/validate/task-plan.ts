@@ -1,6 +1,6 @@
 // What a task needs before any candidate runs, computed once per task: its shape (a check
 // template or a repository with a test command), the test harness mode and arguments, the tests
-// it expects, the repository's file list (copied into each candidate's throw-away workspace),
+// it expects, the repository's file list (copied into each candidate's throw-away work folder),
 // and its time limit.
 
 import fs from 'node:fs';
@@ -27,9 +27,9 @@ export interface RepoListing {
   files: string[];
   links: [string, string][];
   bytes: number;
-  /** Credentials and keys left out of every workspace (isWithheld), relative paths. */
+  /** Credentials and keys left out of every work folder (isWithheld), relative paths. */
   withheld: string[];
-  /** A snapshot's files' original permission bits (the snapshot's own are its group's): what workspace copies get. */
+  /** A snapshot's files' original permission bits (the snapshot's own are its group's): what work folder copies get. */
   modes?: Record<string, number>;
 }
 
@@ -66,7 +66,7 @@ export interface IsolationPlan {
   masked: string | null;
   /** Repository paths (test folders and files) the candidate's sandbox cannot read. */
   hidden: { rel: string; dir: boolean }[];
-  /** The repository files copied into the candidate's workspace: the listing without the hidden paths. */
+  /** The repository files copied into the candidate's work folder: the listing without the hidden paths. */
   copy: { dirs: string[]; files: string[]; links: [string, string][]; modes?: Record<string, number> } | null;
   /** Weak mode as root: a copy of `copy` with the target masked, for the candidate's uid alone (see Validator.candidateView). */
   candidateRepo?: string;
@@ -121,7 +121,7 @@ function globRegExp(glob: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-/** The listing as the candidate's workspace gets it: without the hidden paths. */
+/** The listing as the candidate's work folder gets it: without the hidden paths. */
 export function withoutPaths(listing: RepoListing, hidden: { rel: string; dir: boolean }[]): NonNullable<IsolationPlan['copy']> {
   const dirs = hidden.filter((h) => h.dir).map((h) => h.rel);
   const files = new Set(hidden.filter((h) => !h.dir).map((h) => h.rel));
@@ -207,7 +207,7 @@ export function emptyListing(root: string, taskId: string): RepoListing {
   return { root, dirs: [], files: [], links: [], bytes: 0, withheld: [] };
 }
 
-/** The files of a repository that go into each workspace (VCS folders, caches, virtualenvs, credentials and keys left out). */
+/** The files of a repository that go into each work folder (VCS folders, caches, virtualenvs, credentials and keys left out). */
 export function listRepository(root: string, taskId: string): RepoListing {
   const listing = emptyListing(root, taskId);
   const stack = [''];
@@ -313,14 +313,14 @@ export function planTask(
 
 /**
  * Files no test needs and no candidate may read: credentials and private keys. They stay out of every
- * workspace copy (the listing counts them in `withheld`), whatever folder of the repository they are in.
+ * work folder copy (the listing counts them in `withheld`), whatever folder of the repository they are in.
  */
 const WITHHELD_NAME =
   /^(?:\.env(?:\..+)?|\.netrc|_netrc|\.pypirc|\.npmrc|\.git-credentials|\.pgpass|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|.+\.(?:pem|key|p12|pfx|keystore|jks))$/i;
 
 /**
  * Whether a file is a task manifest (JSON lines naming a qualname and a reference): it holds the answers, so no
- * workspace gets it, whichever folder of the repository it lies in (the sample repository keeps its own there).
+ * work folder gets it, whichever folder of the repository it lies in (the sample repository keeps its own there).
  */
 function isTaskManifest(file: string): boolean {
   let fd: number | null = null;
@@ -336,7 +336,7 @@ function isTaskManifest(file: string): boolean {
   }
 }
 
-/** Whether a repository file is left out of workspaces as a credential or key (by its name). */
+/** Whether a repository file is left out of work folders as a credential or key (by its name). */
 export function isWithheld(rel: string): boolean {
   return WITHHELD_NAME.test(rel.slice(rel.lastIndexOf('/') + 1));
 }

@@ -3,9 +3,9 @@
 // crash, a workspace that could not be built) and are left out of every figure; replies without code are the
 // model's and stay failed samples, named. Read from stored results only, older ones included.
 
-import type { ReplyTally, UnscoredCounts } from '../model/report.ts';
-import type { ReplyCounts, TaskFailure, TaskResult } from '../model/results.ts';
-import type { VerdictIsolation } from '../model/verdict.ts';
+import type { ReplyTally, UnscoredCounts } from '../../model/report.ts';
+import type { ReplyCounts, TaskFailure, TaskResult } from '../../model/results.ts';
+import type { VerdictIsolation } from '../../model/verdict.ts';
 
 /** Why a stored pair is unscored: its recorded cause, or for failures stored before causes were recorded, its kind. */
 export function causeOf(f: TaskFailure): string {

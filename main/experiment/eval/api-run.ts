@@ -1,10 +1,10 @@
 // Running the API-retrieval evaluation for one task under a protocol (api-eval.ts has the rules): pick the
 // pool (the repository, or the task's own view), retrieve, derive or read the truth, and score every scope.
 
-import type { Encoder } from '../model/encoder.ts';
-import type { PipelineConfig } from '../model/config.ts';
-import { fileByPath, moduleImports, repositoryModules } from '../store/code-queries.ts';
-import type { Store } from '../store/store.ts';
+import type { Encoder } from '../../model/encoder.ts';
+import type { PipelineConfig } from '../../model/config.ts';
+import { fileByPath, moduleImports, repositoryModules } from '../../store/code-queries.ts';
+import type { Store } from '../../store/store.ts';
 import {
   API_PROTOCOLS,
   ApiPool,
@@ -21,11 +21,11 @@ import {
   type TaskApiResult,
   type TruthTarget,
 } from './api-eval.ts';
-import { retrieveForTask, type RetrievalTask, type RetrieveOptions } from './engine.ts';
-import type { SelectorModel } from './select-api.ts';
-import type { RetrievalTrace } from '../model/trace.ts';
-import { resolveImport } from './uncertainty.ts';
-import { VectorIndexCache } from './vector-index.ts';
+import { retrieveForTask, type RetrievalTask, type RetrieveOptions } from '../../retrieve/engine.ts';
+import type { SelectorModel } from '../../retrieve/select-api.ts';
+import type { RetrievalTrace } from '../../model/trace.ts';
+import { resolveImport } from '../../retrieve/uncertainty.ts';
+import { VectorIndexCache } from '../../retrieve/vector-index.ts';
 
 export interface ApiEvalTask extends RetrievalTask {
   /** Benchmark name the per-benchmark macro groups by (the manifest's source.benchmark). */

@@ -4,15 +4,16 @@
 //
 // Plain data only: everything here crosses a structured clone.
 
-import { KEY_PROVIDERS, type CallError, type EngineEvent, type KeyProvider } from '../contract/index.ts';
+import type { CallError, EngineEvent, KeyProvider } from '../contract/index.ts';
 
 /** Renderer ⇄ main channels (ipcMain.handle / webContents.send). */
 export const CALL_CHANNEL = 'opencoder:call';
 export const EVENT_CHANNEL = 'opencoder:event';
 
-/** The key providers (contract/shared.ts), as the keychain names them. */
+/** The key providers (contract/shared.ts KEY_PROVIDERS), as the keychain names them. Listed again, typed by the
+ * contract, because the app's bundle takes only the contract's call names, not its values. */
 export type Provider = KeyProvider;
-export const PROVIDERS: readonly Provider[] = KEY_PROVIDERS;
+export const PROVIDERS: readonly Provider[] = ['openai', 'gemini'];
 
 /** What every call answers, across every hop (engine → main → preload → renderer). */
 export type CallResult = { ok: true; value: unknown } | { ok: false; error: CallError };

@@ -3,6 +3,7 @@
 // stored one (job.resume, experiment.resume). Used by task.run, experiment.* and the demo.
 
 import type { JobInfo, JobProgress, ParsedInput } from '../../../contract/index.ts';
+import { resumableRun } from '../../experiment/orchestrate.ts';
 import { parseQueueUrl, type QueueAddress } from '../../experiment/queue/url.ts';
 import type { Progress } from '../../experiment/runner.ts';
 import type { LlmBackend } from '../../generate/types.ts';
@@ -10,7 +11,7 @@ import type { BackendSpec } from '../../model/backend-spec.ts';
 import type { JobContext } from '../jobs.ts';
 import { backendSpecOfChoice, normalizedSpec } from '../ops/backend.ts';
 import { ensureIndexed } from '../ops/indexing.ts';
-import { planRun, resumeRun, startRun, storedRequest, type PlanEnv, type RunContext, type RunPlan } from '../ops/run.ts';
+import { planRun, resumeRun, startRun, type PlanEnv, type RunContext, type RunPlan } from '../ops/run.ts';
 import { pairText } from '../ops/progress.ts';
 import { packageRoot } from '../paths.ts';
 import type { Workspace } from '../workspace.ts';
@@ -41,11 +42,6 @@ export function planAppRun(ws: Workspace, input: ParsedInput<'experiment.start'>
 /** Builds the backend once and lets it go, so that a missing key fails the call now, not later in the job. */
 export function checkBackend(ws: Workspace, spec: BackendSpec): void {
   void ws.backend(spec).dispose?.();
-}
-
-/** The backend a stored run froze. */
-export function storedRunSpec(ws: Workspace, runId: string): BackendSpec {
-  return storedRequest(ws.store, runId).backend;
 }
 
 /** The Settings queue, checked (a bad URL fails the job with parseQueueUrl's message); undefined: run in this process. */
@@ -142,12 +138,14 @@ export function startExperimentJob(
     title,
     async (job) => {
       const queue = settingsQueue(ws);
-      const backend = ws.backend(runId ? storedRunSpec(ws, runId) : fresh!.request.backend);
+      // A resume reads the stored run once: its request's backend here, and the same record for the run itself.
+      const stored = runId !== null ? resumableRun(ws.store, runId) : null;
+      const backend = ws.backend(stored ? stored.request.backend : fresh!.request.backend);
       const ctx = context(ws, job, backend, fresh?.detail, queue, (id) => {
         runId = id;
       });
       try {
-        const outcome = runId !== null ? await resumeRun(ctx, runId) : await startRun(ctx, fresh!);
+        const outcome = stored ? await resumeRun(ctx, stored) : await startRun(ctx, fresh!);
         return { runId: outcome.runId };
       } finally {
         markStopped(ws, runId);

@@ -24,7 +24,6 @@ import {
   withOutputRules,
   type Condition,
 } from '../../pipeline/methods.ts';
-import type { Store } from '../../store/store.ts';
 import { fail } from '../workspace.ts';
 
 /** A request whose backend is decided (the CLI's flags, the app's Settings or a sample set: ops/backend.ts). */
@@ -128,11 +127,6 @@ export function startRun(ctx: RunContext, plan: RunPlan): Promise<RunOutcome> {
     { ...ctx, sandbox: { mode: plan.request.sandbox }, parallel: ctx.parallel ?? plan.request.parallel },
     { kind: plan.request.kind, manifest: plan.manifest, tasks: plan.tasks, conditions: plan.conditions, request: plan.request },
   );
-}
-
-/** The stored request of a run that can be resumed (not finished elsewhere, not running). */
-export function storedRequest(store: Store, runId: string): RunRequest {
-  return resumableRun(store, runId).request;
 }
 
 /** Runs what a stored run has left, as its stored request says (the sandbox it froze; the pairs at once unless given). */

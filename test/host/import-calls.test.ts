@@ -209,6 +209,11 @@ describe('import calls', () => {
 
     const r5 = await s.call('import.benchmark', { kind: 'execrepobench', path: bench, subset: 'mini' });
     expect(r5).toMatchObject({ ok: false, error: { code: 'invalid-input', issues: [{ path: 'path' }] } });
+    // An option another importer takes: refused at that option's field, before any job starts.
+    const r6 = await s.call('import.benchmark', { kind: 'codereval', path: bench, subset: 'mini' });
+    expect(r6).toMatchObject({ ok: false, error: { code: 'invalid-input', message: 'Only a RepoExec import takes a subset', issues: [{ path: 'subset' }] } });
+    const r7 = await s.call('import.benchmark', { kind: 'repoexec', path: bench, docstrings: 'human' });
+    expect(r7).toMatchObject({ ok: false, error: { code: 'invalid-input', issues: [{ path: 'docstrings', message: 'CoderEval only' }] } });
   });
 
   it('import.benchmark execrepobench: the records file → tasks, with the malformed line as a warning', async () => {

@@ -7,18 +7,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportKind, ImportSummary, ParsedInput } from '../../../contract/index.ts';
-import { importCoderEval, type CoderEvalImportResult } from '../../benchmarks/codereval.ts';
-import { importExecRepoBench, type ExecRepoBenchImportResult } from '../../benchmarks/execrepobench.ts';
+import type { CoderEvalImportResult } from '../../benchmarks/codereval.ts';
+import type { ExecRepoBenchImportResult } from '../../benchmarks/execrepobench.ts';
 import { checkOutDir, type ImportWarning } from '../../benchmarks/import-out.ts';
-import { importRepoExec, type RepoExecImportResult } from '../../benchmarks/repoexec/import.ts';
+import type { RepoExecImportResult } from '../../benchmarks/repoexec/import.ts';
 import { isSampleSetFile, officialCounts, passAtKOf, sampleSetLines, type SampleSet } from '../../benchmarks/samples.ts';
 import { fixed, int } from '../../model/format.ts';
 import type { JobContext } from '../jobs.ts';
 import { fail, writeAtomic, type Workspace } from '../workspace.ts';
 import type { CallTable } from './index.ts';
+import { importBenchmark, optionsNotFor, type BenchmarkKind } from '../ops/imports.ts';
 import { readSampleInput } from '../ops/samples.ts';
 
-type BenchmarkKind = Exclude<ImportKind, 'samples'>;
 type BenchmarkInput = ParsedInput<'import.benchmark'>;
 type SamplesInput = ParsedInput<'import.samples'>;
 
@@ -257,11 +257,16 @@ export function importCalls(ws: Workspace): CallTable<'import.defaults' | 'impor
   const benchmark = (input: BenchmarkInput) => {
     const { kind } = input;
     checkInput('path', input.path, INPUT_IS[kind], WHAT[kind]);
-    if (kind !== 'repoexec' && input.subset) fail('invalid-input', `Only a RepoExec import takes a subset`, [{ path: 'subset', message: 'RepoExec only' }]);
-    if (kind !== 'codereval' && (input.records || input.templates || input.docstrings))
-      fail('invalid-input', `Only a CoderEval import takes records, templates or docstrings`, [
-        { path: input.records ? 'records' : input.templates ? 'templates' : 'docstrings', message: 'CoderEval only' },
-      ]);
+    const foreign = optionsNotFor(kind, {
+      subset: input.subset || undefined,
+      records: input.records || undefined,
+      templates: input.templates || undefined,
+      docstrings: input.docstrings,
+    });
+    if (foreign.length) {
+      const only = foreign[0] === 'subset' ? 'a RepoExec import takes a subset' : 'a CoderEval import takes records, templates or docstrings';
+      fail('invalid-input', `Only ${only}`, [{ path: foreign[0]!, message: foreign[0] === 'subset' ? 'RepoExec only' : 'CoderEval only' }]);
+    }
     if (input.records) {
       ws.checkPath('records', input.records);
       checkInput('records', input.records, 'file', 'a CoderEval4Python.json records file');
@@ -280,22 +285,22 @@ export function importCalls(ws: Workspace): CallTable<'import.defaults' | 'impor
       const what = `Importing ${TITLES[kind]} from ${input.path} into ${out}`;
       job.progress({ phase: 'import', ...step, message: what });
       const onWarning = warningReporter(job, 'import', step, what);
-      let summary: ImportSummary;
-      if (kind === 'repoexec') {
-        summary = repoExecSummary(jobId, await importRepoExec({ benchDir: input.path, outDir: out, subset: input.subset, onWarning }));
-      } else if (kind === 'codereval') {
-        const r = await importCoderEval({
-          benchDir: input.path,
-          outDir: out,
-          records: input.records,
-          templates: input.templates,
-          docstrings: input.docstrings ?? 'raw',
-          onWarning,
-        });
-        summary = coderEvalSummary(jobId, r);
-      } else {
-        summary = execRepoBenchSummary(jobId, await importExecRepoBench({ recordsFile: input.path, outDir: out, onWarning }));
-      }
+      const done = await importBenchmark({
+        kind,
+        input: input.path,
+        out,
+        subset: input.subset,
+        records: input.records,
+        templates: input.templates,
+        docstrings: input.docstrings,
+        onWarning,
+      });
+      const summary =
+        done.kind === 'repoexec'
+          ? repoExecSummary(jobId, done.result)
+          : done.kind === 'codereval'
+            ? coderEvalSummary(jobId, done.result)
+            : execRepoBenchSummary(jobId, done.result);
       job.progress({ phase: 'report', done: 1, total: 2, message: `Reading ${summary.reportFile}` });
       job.progress({ phase: 'report', done: 2, total: 2, message: `${int(summary.tasks)} tasks → ${summary.manifest}` });
       return summary;

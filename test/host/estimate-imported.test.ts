@@ -41,6 +41,40 @@ describe('the estimate with imported samples', () => {
   });
 });
 
+describe('experiment.start with a budget', () => {
+  const dir = tmpDir('oc-budget-');
+  const services: EngineService[] = [];
+  const open = async (name: string, env: Record<string, string>) => {
+    const s = await openService(dir, name, { allowedRoots: [dir, sampleRepoPath()], env });
+    services.push(s);
+    return s;
+  };
+  afterAll(async () => {
+    for (const s of services) await s.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const request = (model: string) => ({
+    manifest: MANIFEST,
+    kind: 'run',
+    methods: ['baseline-rag'],
+    taskIds: [TASK],
+    maxUsd: 1000,
+    backend: { kind: 'openai', model },
+  });
+
+  it('refuses a run without the backend key before pricing it, and an unpriced model at the budget field', async () => {
+    const noKey = await open('no-key', {});
+    const r1 = await noKey.call('experiment.start', request('gpt-4o-mini'));
+    expect(r1.ok).toBe(false);
+    if (!r1.ok) expect(r1.error.message).toMatch(/OPENAI_API_KEY/);
+
+    const keyed = await open('keyed', { OPENAI_API_KEY: 'sk-test-not-a-real-key' });
+    const r2 = await keyed.call('experiment.start', request('no-such-model-anywhere'));
+    expect(r2).toMatchObject({ ok: false, error: { code: 'invalid-input', issues: [{ path: 'maxUsd' }] } });
+    if (!r2.ok) expect(r2.error.message).toMatch(/unknown \(no price\) is over the budget of \$1000; nothing was started/);
+  });
+});
+
 describe('the estimate sentence', () => {
   const base = { tasks: 2, conditions: 3, evidenceChars: 1200, imported: false, repairRounds: 12, canRepair: true, repairingConditions: 2 };
   it('says each case plainly', () => {

@@ -19,32 +19,35 @@ function methods() {
   return { methods: Object.values(METHODS).map(info), ladder: LADDER.map(info), factorial: factorialConditions().map(info) };
 }
 
-function estimate(ws: Workspace, input: ParsedInput<'experiment.estimate'>): CostEstimateInfo {
-  const plan = planAppRun(ws, input);
-  const backend = ws.backend(plan.request.backend, { estimateOnly: true });
+/** The plan's estimate with the request's backend, built once and let go; `estimateOnly` lets a missing key through. */
+function estimateOf(ws: Workspace, plan: ReturnType<typeof planAppRun>, estimateOnly: boolean): ReturnType<typeof estimatePlan> {
+  const backend = ws.backend(plan.request.backend, { estimateOnly });
   try {
-    const est = estimatePlan(plan, backend, ws.prices());
-    return {
-      calls: est.calls,
-      inputTokens: est.inputTokens,
-      outputTokensExpected: est.outputTokensExpected,
-      usdExpected: est.usdExpected,
-      usdMax: est.usdMax,
-      note: est.note,
-      assumptions: est.assumptions,
-    };
+    return estimatePlan(plan, backend, ws.prices());
   } finally {
     void backend.dispose?.();
   }
 }
 
+function estimate(ws: Workspace, input: ParsedInput<'experiment.estimate'>): CostEstimateInfo {
+  const est = estimateOf(ws, planAppRun(ws, input), true);
+  return {
+    calls: est.calls,
+    inputTokens: est.inputTokens,
+    outputTokensExpected: est.outputTokensExpected,
+    usdExpected: est.usdExpected,
+    usdMax: est.usdMax,
+    note: est.note,
+    assumptions: est.assumptions,
+  };
+}
+
 function start(ws: Workspace, input: ParsedInput<'experiment.start'>): { jobId: string } {
   const plan = planAppRun(ws, input);
-  checkBackend(ws, plan.request.backend);
-  if (plan.request.maxUsd !== undefined) {
-    const backend = ws.backend(plan.request.backend, { estimateOnly: true });
-    const est = estimatePlan(plan, backend, ws.prices());
-    void backend.dispose?.();
+  if (plan.request.maxUsd === undefined) checkBackend(ws, plan.request.backend);
+  else {
+    // The backend a run would use, built once: it checks the key and prices the plan.
+    const est = estimateOf(ws, plan, false);
     if (overBudget(plan, est)) {
       const message = `the estimated cost ${usd(est.usdExpected, 'unknown (no price)')} is over the budget of $${plan.request.maxUsd}; nothing was started`;
       fail('invalid-input', message, [{ path: 'maxUsd', message }]);

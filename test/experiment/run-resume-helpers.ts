@@ -37,6 +37,28 @@ export function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: Chi
   return { child, done };
 }
 
+/** Waits until `log()` matches `what`; rejects when `done` settles first (with the end of the output). */
+export function waitForLog(log: () => string, what: RegExp, done: Promise<Done>, who: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const t = setInterval(() => {
+      if (what.test(log())) {
+        clearInterval(t);
+        resolve();
+      }
+    }, 50);
+    void done.then((d) => (clearInterval(t), reject(new Error(`${who} exited: ${d.stderr.slice(-2000)}`))));
+  });
+}
+
+/** Starts `opencoder worker` with these arguments; resolves once it listens on its queues. */
+export async function startWorker(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; done: Promise<Done>; log: () => string }> {
+  const w = start(['worker', ...args], env);
+  let log = '';
+  w.child.stderr!.on('data', (d) => (log += d));
+  await waitForLog(() => log, /\[worker\] worker \S+ on redis:\/\//, w.done, 'the worker');
+  return { ...w, log: () => log };
+}
+
 function countResults(db: string, runId: string): number {
   if (!fs.existsSync(db)) return 0;
   const conn = new Database(db, { readonly: true, fileMustExist: true });

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Encoder } from '../../model/encoder.ts';
 import type { PriceTable } from '../../generate/cost.ts';
@@ -51,7 +51,28 @@ export interface RunningWorker {
   name: string;
   /** Jobs finished (completed or failed) by this worker. */
   readonly finished: number;
+  /** Jobs given back to the queue by stop(). */
+  readonly givenBack: number;
+  /** Takes no more jobs, lets the running ones finish, then lets go of the queue and the copies. */
   close(): Promise<void>;
+  /**
+   * What a signal asks for: takes no more jobs, cancels the running ones and gives them back to the queue (when it
+   * can be reached; else their locks lapse and another worker takes them), and lets go of everything within about
+   * `graceMs` whether or not the queue answers. Resolves with what was given back and what could not be said to it.
+   */
+  stop(graceMs?: number): Promise<{ givenBack: number; unreachable: boolean }>;
+}
+
+/** Resolves with `p`'s value, or with `fallback` once `ms` have passed (its timer does not hold the process). */
+function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(fallback), ms);
+    t.unref();
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      () => (clearTimeout(t), resolve(fallback)),
+    );
+  });
 }
 
 /** Runs `fn` for one key at a time (the first caller computes, the others wait for it). */
@@ -87,7 +108,20 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   const name = opts.name ?? `${os.hostname()}-${process.pid}`;
   const log = opts.onEvent ?? (() => {});
   const redis = new Redis({ ...connection, lazyConnect: true });
-  redis.on('error', () => {});
+  // One line when the queue goes away and one when it is back, not one per queue and reconnect attempt.
+  let unreachable: string | null = null;
+  let stopping = false;
+  const lost = (err: Error) => {
+    if (unreachable !== null || stopping) return;
+    unreachable = err.message;
+    log(`the queue at ${opts.queue.display} is unreachable (${err.message}); retrying, and jobs resume when it is back (a signal still stops this worker)`);
+  };
+  redis.on('error', lost);
+  redis.on('ready', () => {
+    if (unreachable === null) return;
+    unreachable = null;
+    log(`the queue at ${opts.queue.display} is reachable again`);
+  });
   await redis.connect().catch((err: Error) => {
     throw new Error(`cannot reach the queue at ${opts.queue.display}: ${err.message}`);
   });
@@ -101,6 +135,9 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   /** The bundle hash of each unpacked repository folder: what names its files on every worker. */
   const bundleOfDir = new Map<string, string>();
   let finished = 0;
+  let givenBack = 0;
+  /** The jobs running now: what cancels each, and the lock token that gives it back. */
+  const running = new Map<string, { controller: AbortController; job: Job<QueueJobPayload, QueueJobResult>; token: string | undefined }>();
 
   const repoDir = (ref: BundleRef) =>
     once(repos, ref.sha256, async () => {
@@ -203,7 +240,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     return b;
   }
 
-  async function handle(job: Job<QueueJobPayload, QueueJobResult>): Promise<QueueJobResult> {
+  async function handle(job: Job<QueueJobPayload, QueueJobResult>, token?: string): Promise<QueueJobResult> {
     const p = job.data;
     if (p.v !== PAYLOAD_VERSION) {
       throw new UnrecoverableError(
@@ -215,10 +252,32 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
         `run ${p.runId} was indexed with encoder ${p.encoderId}; this worker has ${opts.encoder.id}: start it with the same encoder (and model files) as the coordinator`,
       );
     }
-    return slots.run(() => runJob(job));
+    const controller = new AbortController();
+    const key = job.id ?? `${p.runId}/${p.task.id}/${p.condition.id}`;
+    running.set(key, { controller, job, token });
+    try {
+      return await slots.run(() => runJob(job, controller.signal));
+    } catch (err) {
+      if (!stopping || !controller.signal.aborted) throw err;
+      // Stopped by a signal: back to the queue at once, without spending an attempt (BullMQ's delayed-job pattern).
+      // When the queue cannot be reached, the job's lock lapses instead and the stalled check hands it on.
+      const back = await within(
+        job.moveToDelayed(Date.now(), token).then(() => true),
+        2000,
+        false,
+      );
+      if (back) {
+        givenBack++;
+        log(`${p.task.id} / ${p.condition.id}: given back to the queue`);
+        throw new DelayedError();
+      }
+      throw err;
+    } finally {
+      running.delete(key);
+    }
   }
 
-  async function runJob(job: Job<QueueJobPayload, QueueJobResult>): Promise<QueueJobResult> {
+  async function runJob(job: Job<QueueJobPayload, QueueJobResult>, signal: AbortSignal): Promise<QueueJobResult> {
     const p = job.data;
     const started = performance.now();
     let held: IndexCopy | null = null;
@@ -261,7 +320,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       log(
         `${p.task.id} / ${p.condition.id}: started (run ${p.runId}, attempt ${job.attemptsMade + 1}${job.stalledCounter ? `, after ${job.stalledCounter} stalled` : ''})`,
       );
-      const outcome = await runPair(task, p.condition, services);
+      const outcome = await runPair(task, p.condition, services, signal);
       if (!outcome) throw new Error(`${p.task.id} / ${p.condition.id} was cancelled on ${name}`);
       const durationMs = Math.round(performance.now() - started);
       const verdict = outcome.status === 'ok' ? (outcome.result.selected.correct ? 'correct' : 'wrong') : `unscored (${outcome.result.cause})`;
@@ -286,7 +345,10 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       maxStalledCount: 2,
       ...(opts.rateLimit ? { limiter: { max: opts.rateLimit.max, duration: opts.rateLimit.durationMs } } : {}),
     });
-    w.on('error', (err) => log(`queue ${queueNameOf(kind)}: ${err.message}`));
+    // A connection error is the queue going away: said once (above), not per queue and per retry.
+    w.on('error', (err) =>
+      /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed/.test(err.message) ? lost(err) : log(`queue ${queueNameOf(kind)}: ${err.message}`),
+    );
     w.on('failed', (job, err) => {
       // Counted once per job: when BullMQ gives up on it (attempts spent, or unrecoverable), not per attempt.
       if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) finished++;
@@ -298,19 +360,54 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   log(`worker ${name} on ${opts.queue.display}: queues ${kinds.map(queueNameOf).join(', ')}; ${opts.concurrency ?? 1} job(s) at once; cache ${opts.cacheDir}`);
 
+  const letGo = async () => {
+    for (const p of indexes.values()) {
+      const copy = await p.catch(() => null);
+      if (copy) await closeCopy(copy);
+    }
+    redis.disconnect();
+    fs.rmSync(work, { recursive: true, force: true });
+  };
+
   return {
     name,
     get finished() {
       return finished;
     },
+    get givenBack() {
+      return givenBack;
+    },
     async close() {
       await Promise.all(workers.map((w) => w.close()));
-      for (const p of indexes.values()) {
-        const copy = await p.catch(() => null);
-        if (copy) await closeCopy(copy);
-      }
-      redis.disconnect();
-      fs.rmSync(work, { recursive: true, force: true });
+      await letGo();
+    },
+    async stop(graceMs = 5000) {
+      stopping = true;
+      const deadline = Date.now() + graceMs;
+      for (const { controller } of running.values()) controller.abort();
+      // Does the queue answer? A polite close with an absent Redis waits for it for ever (its QUIT never returns).
+      const answers =
+        unreachable === null &&
+        (await within(
+          redis.ping().then(() => true),
+          1000,
+          false,
+        ));
+      // The running jobs end at their next check of the signal and are given back; then the workers close politely,
+      // or, when the queue is gone, drop their connections at once.
+      const closed = answers
+        ? await within(
+            Promise.all(workers.map((w) => w.close())).then(() => true),
+            Math.max(0, deadline - Date.now()),
+            false,
+          )
+        : await within(
+            Promise.all(workers.map((w) => w.close(true))).then(() => false),
+            1000,
+            false,
+          );
+      await letGo();
+      return { givenBack, unreachable: !closed };
     },
   };
 }

@@ -246,7 +246,7 @@ async function workerCommand(values: Flags, io: Io, deps: BackendDeps): Promise<
   const { table: prices } = pricesOf(values);
   const { startQueueWorker } = await import('../../../experiment/queue/worker.ts');
   try {
-    return await untilInterrupted(io, 'stopping… the running jobs finish first (Ctrl-C again to kill; their jobs go back to the queue)', async (signal) => {
+    return await untilInterrupted(io, 'stopping: the running jobs go back to the queue (Ctrl-C again to kill)', async (signal) => {
       const w = await startQueueWorker({
         queue,
         encoder,
@@ -262,20 +262,35 @@ async function workerCommand(values: Flags, io: Io, deps: BackendDeps): Promise<
           if (!values.quiet) io.err(`[worker] ${line}`);
         },
       });
-      // Ctrl-C, or SIGTERM from a service manager: stop taking jobs, let the running ones finish.
+      // Ctrl-C, or SIGTERM from a service manager or a pod's termination: take no more jobs, give the running ones
+      // back, and exit within seconds whether or not the queue answers (a second signal kills at once).
       await new Promise<void>((resolve) => {
         signal.addEventListener('abort', () => resolve(), { once: true });
         process.once('SIGTERM', () => {
-          io.err('SIGTERM: stopping… the running jobs finish first');
+          io.err('SIGTERM: stopping: the running jobs go back to the queue');
           resolve();
         });
       });
-      await w.close();
-      return { text: [`Worker ${w.name} stopped after ${w.finished} job(s)`], json: { ok: true, command: 'worker', name: w.name, finished: w.finished } };
+      const stopped = await w.stop(STOP_GRACE_MS);
+      // The queue's client library may keep timers of a connection it could not close: once this command has
+      // answered, they must not hold the process (a service manager would wait for it, then kill it).
+      setTimeout(() => {
+        io.err(`exiting now: the queue's client still held the process 2 s after the worker stopped`);
+        process.exit(process.exitCode ?? 0);
+      }, 2000).unref();
+      if (stopped.unreachable) io.err(`the queue did not answer; jobs this worker held go back to it once their locks lapse`);
+      const back = stopped.givenBack ? `; ${stopped.givenBack} given back to the queue` : '';
+      return {
+        text: [`Worker ${w.name} stopped after ${w.finished} job(s)${back}`],
+        json: { ok: true, command: 'worker', name: w.name, finished: w.finished, givenBack: stopped.givenBack, queueAnswered: !stopped.unreachable },
+      };
     });
   } finally {
     await encoder.dispose();
   }
 }
+
+/** How long a stopping worker waits for the queue before it lets go of it. */
+const STOP_GRACE_MS = 5000;
 
 export const EXPERIMENT_COMMANDS = makeExperimentCommands();

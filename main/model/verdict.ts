@@ -84,7 +84,10 @@ export interface SandboxInfo {
   label: string;
   /** Why the strong mode is not in use (weak only). */
   fallbackReason?: string;
-  /** uid the candidate runs as, when privileges are dropped. */
+  /**
+   * uid the candidate runs as, when privileges are dropped (strong mode). Weak mode as root draws a uid of its own for
+   * each run instead (see RUN_UID_BASE); this one then only says that privileges are dropped.
+   */
   uid: number | null;
   /**
    * uid an isolated run's candidate process runs as, when it differs from the tests' (weak mode as root: no file

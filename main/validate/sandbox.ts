@@ -18,7 +18,7 @@
 // network or PID isolation. Every verdict carries the mode's label.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,13 +33,24 @@ export const SANDBOX_UID = 65534;
 /** The sandbox's group (nogroup): the repository snapshot is readable through it, writable by none of its users. */
 export const SANDBOX_GID = 65534;
 /**
- * Weak mode as root: the uid an isolated run's candidate process runs as, another than the tests' (SANDBOX_UID).
- * Without a file-system namespace, a shared uid let the candidate rewrite the files the tests were about to read
- * (their work folder, the repository snapshot) and signal the tests' processes; two uids let it do neither.
+ * Weak mode as root: an isolated run's candidate process runs as another uid than its tests (SandboxInfo.candidateUid;
+ * each run then draws both from RUN_UID_BASE). Without a file-system namespace, a shared uid let the candidate rewrite the
+ * files the tests were about to read (their work folder, the repository snapshot) and signal the tests' processes; two
+ * uids let it do neither.
  */
 export const CANDIDATE_UID = 65533;
 /** ... and its group, through which alone it reads its own view of the repository (not the tests' snapshot). */
 export const CANDIDATE_GID = 65533;
+/**
+ * Weak mode as root: each run's processes take a uid of their own, drawn from [RUN_UID_BASE, RUN_UID_BASE + RUN_UID_SPAN)
+ * (no account has one), keeping the group above (SANDBOX_GID for the tests, CANDIDATE_GID for an isolated run's
+ * candidate). The process limit (RLIMIT_NPROC) counts every process of a uid: while all runs shared 65534, a fork
+ * bomb in one parallel slot filled that count and the runs beside it could not start (their references were judged
+ * not to pass their own tests). Without a PID or user namespace, a uid per run is what keeps the counts apart; it also
+ * keeps one run's candidate from signalling another run's processes.
+ */
+export const RUN_UID_BASE = 2_000_000_000;
+export const RUN_UID_SPAN = 100_000_000;
 
 export const DEFAULT_LIMITS: Limits = {
   cpuSeconds: 60, // for direct runSandboxed calls; the validator derives it from each time limit
@@ -71,7 +82,7 @@ export interface SandboxOptions {
 const strongLabel = (uid: number) =>
   `strong: bubblewrap — no network, read-only root, private /tmp and workspace, unprivileged uid ${uid} (uid 0 only inside its own user namespace), own PID namespace, no capabilities, rlimits`;
 const weakLabel = (reason: string, dropped: boolean, pidns: boolean) =>
-  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, tests as uid ${SANDBOX_UID} and the candidate as uid ${CANDIDATE_UID}` : ''}${pidns ? ', own PID namespace' : ''}; NO filesystem or network isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}`;
+  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, each run as a uid of its own (${RUN_UID_BASE}+), an isolated run's tests and candidate as two` : ''}${pidns ? ', own PID namespace' : ''}; NO filesystem or network isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}`;
 
 /** Whether an isolated run's candidate process runs as another uid than its tests (weak mode as root). */
 export function splitsUids(info: SandboxInfo): boolean {
@@ -576,7 +587,8 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   fs.mkdirSync(ws);
   // An isolated run's candidate process gets a uid of its own: it cannot write the tests' work folder or signal them.
   const candidate = spec.entry === 'serve' && splitsUids(info);
-  const uid = candidate ? info.candidateUid! : info.uid;
+  // Even for the tests, odd for a candidate: an isolated run's two processes never draw the same uid.
+  const uid = info.uid === null ? null : RUN_UID_BASE + 2 * randomInt(RUN_UID_SPAN / 2) + (candidate ? 1 : 0);
   const gid = candidate ? CANDIDATE_GID : SANDBOX_GID;
   if (uid !== null) fs.chownSync(ws, uid, gid);
   fs.chmodSync(ws, 0o700);

@@ -11,6 +11,7 @@ import { createValidator, type Validator } from '../../main/validate/validator.t
 import type { Verdict } from '../../main/model/verdict.ts';
 import { needs, needsStrongSandbox, unless } from '../helpers/system.ts';
 import { GOOD, SAMPLE_REPO, templateTask } from './helpers.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 
 // Every promise both modes make is tested in both: strong (bubblewrap) and weak (without it, forced here even where
 // bubblewrap exists). What only the strong mode promises (file system, network, the workspace quota) is tested there.
@@ -339,6 +340,40 @@ describe('hostile candidates in weak mode (cleanup, reaping, environment)', () =
     },
   );
 
+  it.skipIf(weakDropped.skip)(`weak mode as root: a fork bomb running beside other runs leaves their verdicts alone${weakDropped.note}`, async () => {
+    // RLIMIT_NPROC counts every process of a uid. When every weak run had the same uid, a fork bomb in one parallel
+    // slot filled that count, and the reference checked beside it could not start its interpreter: "exited with
+    // code 1 before the harness finished", so the demo's references were judged not to pass their own tests.
+    const workRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-weak-side-'));
+    fs.chmodSync(workRoot, 0o711);
+    let bombing: Promise<Verdict>[] = [];
+    try {
+      const weak = await createValidator({ sandbox: { mode: 'weak' }, validation: { timeoutFloorMs: 4000 }, workRoot, concurrency: 4 });
+      const m = `6667.${parseInt(mark, 16) % 100000}`;
+      const bomb = `import os, time\n\ndef f(x):\n    while True:\n        try:\n            pid = os.fork()\n        except OSError:\n            time.sleep(0.01)\n            continue\n        if pid == 0:\n            os.execv('/usr/bin/sleep', ['sleep', '${m}'])\n`;
+      // The references are checked first (once per isolation), so what runs beside the bombs is the candidates alone.
+      for (const isolation of ['in-process', 'isolated'] as const) expect((await weak.validate(task, GOOD, { isolation })).status).toBe('passed');
+      // One bomb where the tests run (in-process), one in an isolated run's candidate process.
+      // Each waits until the bombs started so far hold their process limits; then honest candidates run beside them.
+      bombing = [];
+      for (const isolation of ['isolated', 'in-process'] as const) {
+        bombing.push(weak.validate(task, bomb, { isolation }));
+        const want = 50 * bombing.length;
+        for (let i = 0; i < 100 && processesWith(m).length < want; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(processesWith(m).length, isolation).toBeGreaterThanOrEqual(want);
+      }
+      // The sample repository's task, as the demo checks it: its reference checked, then judged, both ways.
+      const sample = readManifest(path.join(SAMPLE_REPO, 'tasks.jsonl')).tasks.find((t) => t.id === 'inventory/apply_discount')!;
+      const beside = await Promise.all((['isolated', 'in-process'] as const).map((isolation) => weak.validate(sample, sample.reference!, { isolation })));
+      expect(beside.map((v) => `${v.status}: ${v.reason}`)).toEqual(beside.map(() => expect.stringMatching(/^passed/)));
+      expect((await Promise.all(bombing)).map((v) => v.status)).toEqual(['timeout', 'timeout']);
+      await noneLeft(m);
+    } finally {
+      await Promise.allSettled(bombing); // each ends at its time limit, its processes with it
+      fs.rmSync(workRoot, { recursive: true, force: true });
+    }
+  });
+
   it.skipIf(weakDropped.skip)(
     `weak mode as root: the candidate can neither change what the tests read nor read the answer${weakDropped.note}`,
     async () => {
@@ -349,7 +384,7 @@ describe('hostile candidates in weak mode (cleanup, reaping, environment)', () =
       const weak = await createValidator({ sandbox: { mode: 'weak' }, validation: { timeoutFloorMs: 4000 }, concurrency: 1 });
       try {
         fs.cpSync(SAMPLE_REPO, repo, { recursive: true });
-        expect(weak.sandbox.label).toMatch(/tests as uid 65534 and the candidate as uid 65533/);
+        expect(weak.sandbox.label).toMatch(/an isolated run's tests and candidate as two/);
         const repoTask = {
           ...templateTask('hostile/weak-tamper'),
           check_template: undefined,

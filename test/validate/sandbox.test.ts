@@ -22,7 +22,7 @@ describe('sandbox modes', () => {
     // As root each weak run gets a PID namespace of its own (util-linux unshare); otherwise processes are not isolated.
     expect(info.label).toMatch(
       process.getuid?.() === 0
-        ? /tests as uid 65534 and the candidate as uid 65533, own PID namespace; NO filesystem or network isolation$/
+        ? /each run as a uid of its own \(2000000000\+\), an isolated run's tests and candidate as two, own PID namespace; NO filesystem or network isolation$/
         : /NO filesystem or network isolation, NO process isolation, and the candidate runs as this user, so it can change what the tests read \(its process limit counts above this user’s own processes\)$/,
     );
     const v = await createValidator({ sandbox: { bwrap: '/nonexistent/bwrap' } });

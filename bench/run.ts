@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runIndex } from '../main/index/indexer.ts';
+import { indexRepo } from '../main/host/ops/indexing.ts';
 import { ParsePool } from '../main/index/parse-pool.ts';
 import { walkRepository } from '../main/index/walk.ts';
 import { Store } from '../main/store/store.ts';
@@ -86,9 +86,15 @@ async function indexBench() {
     const store = Store.open(path.join(dbDir, 'bench.db'));
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
-    const cold = await runIndex({ store, root: corpus.root, encoder });
+    // As `opencoder index` does: the index run with its vector packs and test-file items (host/ops/indexing.ts).
+    const indexed = async () => {
+      const t = performance.now();
+      const stats = await indexRepo({ store, encoder }, corpus.root);
+      return { ...stats, ms: performance.now() - t };
+    };
+    const cold = await indexed();
     clearInterval(sampler);
-    const coldMs = cold.timings.total;
+    const coldMs = cold.ms;
     put('index.coldMs', coldMs);
     put('index.parseOnlyMs', parse.ms);
     put('index.coldOverParse', coldMs / parse.ms);
@@ -116,27 +122,21 @@ async function indexBench() {
       '< 1.5 GB',
     );
 
-    const noChange = await runIndex({ store, root: corpus.root, encoder });
-    put('index.noChangeMs', noChange.timings.total);
+    const noChange = await indexed();
+    put('index.noChangeMs', noChange.ms);
     if (noChange.parsedFiles || noChange.embeddedTexts) throw new Error('no-change re-index parsed or embedded something');
-    record(
-      'no-change re-index',
-      secs(noChange.timings.total),
-      `full rebuild ${secs(coldMs)}`,
-      `${(noChange.timings.total / coldMs).toFixed(3)} of a rebuild`,
-      '< 3 s',
-    );
+    record('no-change re-index', secs(noChange.ms), `full rebuild ${secs(coldMs)}`, `${(noChange.ms / coldMs).toFixed(3)} of a rebuild`, '< 3 s');
 
     const victim = path.join(corpus.root, 'textwrap.py');
     fs.appendFileSync(victim, '\n\ndef _bench_added(width):\n    """Added by the benchmark."""\n    return width * 2\n');
-    const oneFile = await runIndex({ store, root: corpus.root, encoder });
+    const oneFile = await indexed();
     if (oneFile.parsedFiles !== 1) throw new Error(`one-file re-index parsed ${oneFile.parsedFiles} files`);
-    put('index.oneFileMs', oneFile.timings.total);
+    put('index.oneFileMs', oneFile.ms);
     record(
       'one-file re-index',
-      `${secs(oneFile.timings.total)} (${oneFile.embeddedTexts} texts re-embedded)`,
+      `${secs(oneFile.ms)} (${oneFile.embeddedTexts} texts re-embedded)`,
       `full rebuild ${secs(coldMs)}`,
-      `${(oneFile.timings.total / coldMs).toFixed(3)} of a rebuild`,
+      `${(oneFile.ms / coldMs).toFixed(3)} of a rebuild`,
       '< 1 s',
     );
     store.close();
@@ -167,6 +167,9 @@ async function retrieveBench() {
       put(`${pre}.exactViewP50Ms`, r.exactView.p50);
       put(`${pre}.recallAt8`, r.recallAt8);
       put(`${pre}.firstTaskMs`, r.firstTaskMs);
+      put(`${pre}.firstTaskSameProcessMs`, r.firstTaskSameProcessMs);
+      put(`${pre}.pagingMs`, r.pagingMs);
+      put(`${pre}.indexMs`, r.indexMs);
       for (const [phase, ms] of Object.entries(r.phasesP50)) put(`${pre}.phase.${phase}P50Ms`, ms);
       record(
         `retrieval at ${r.units} units, 3 sources + fusion`,
@@ -176,7 +179,9 @@ async function retrieveBench() {
         size === '100k' ? 'p50 ≤ 20 ms and ≤ 0.25× the exact scan at 100k; recall@8 ≥ 0.95' : 'recall@8 ≥ 0.95',
       );
       console.log(
-        `  first task of the process (loads the vector indexes): ${(r.firstTaskMs / 1000).toFixed(2)} s; phases (p50 ms): ${Object.entries(r.phasesP50)
+        `  first task of a fresh process over the index (opens its vector packs): ${(r.firstTaskMs / 1000).toFixed(2)} s (store opened in ${r.firstTaskOpenMs.toFixed(0)} ms; target ≤ 0.5 s at 120k); in the indexing process ${(r.firstTaskSameProcessMs / 1000).toFixed(2)} s, then ${(r.pagingMs / 1000).toFixed(2)} s of background paging; cold index with packs ${(r.indexMs / 1000).toFixed(1)} s; phases (p50 ms): ${Object.entries(
+          r.phasesP50,
+        )
           .map(([k, v]) => `${k} ${v.toFixed(2)}`)
           .join(', ')}`,
       );

@@ -28,7 +28,7 @@ import { localityOf, resolveImport, scoreList, type ScoredItem, type TargetConte
 import { VectorIndexCache, type Exclusion, type Hit, type VectorIndex } from './vector-index.ts';
 import type { Evidence, Finder, LeakAudit, RetrievalTrace, Step } from '../model/trace.ts';
 import { OpenCoderError } from '../model/errors.ts';
-import { itemsByFile, testItems, commandTestItems, lexicalHits, structuralChunks, importedHeaders, importedApis } from './index-lookups.ts';
+import { repoFilePaths, testItems, commandTestItems, lexicalHits, structuralChunks, importedHeaders, importedApis } from './index-lookups.ts';
 
 export type { RetrievalTask };
 
@@ -226,7 +226,8 @@ export async function retrieveForTask(opts: RetrieveOptions): Promise<RetrievalT
   const policy = config.retrieval.leakPolicy ?? 'off';
   let leak: LeakAudit | undefined;
   if (policy !== 'off') {
-    const tests = taskTestSources(task, store.getRepository(repoId)?.root ?? null, itemsByFile(store, repoId, 'unit').keys());
+    // Only a task with a test command reads the paths (those it names are read as its tests).
+    const tests = taskTestSources(task, store.getRepository(repoId)?.root ?? null, task.test_command ? repoFilePaths(store, repoId) : []);
     const checked = new Set(run.evidence.filter((e) => e.kept).map((e) => e.key)).size;
     const suspects = auditLeaks(
       run.evidence,

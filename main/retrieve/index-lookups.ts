@@ -11,14 +11,18 @@ import {
   testShapedUnits,
   moduleHeaderChunks,
   structureChunks,
-  termDocFrequencies,
+  termDocFrequency,
+  termDocFrequencyPage,
 } from '../store/code-queries.ts';
 import type { ItemKind, Store } from '../store/store.ts';
 import { ftsQuery, queryTerms } from '../store/lexical.ts';
 import { namedByTestCommand, testFilesOf } from '../index/test-files.ts';
 import { type TargetInfo } from './target.ts';
 import { importSource } from './uncertainty.ts';
-import { type Exclusion } from './vector-index.ts';
+import { packVersion, type Exclusion } from './vector-index.ts';
+import { readDerivedIds, writeDerivedIds } from '../store/derived-ids.ts';
+import { StoreWriteError } from '../store/errors.ts';
+import { inBackground } from '../util/background.ts';
 
 /**
  * `make()` once per index state of a repository, under `part`: a long-lived engine re-indexes many times, and only
@@ -48,17 +52,37 @@ export function itemsByFile(store: Store, repoId: number, kind: ItemKind): Map<s
   });
 }
 
+/** The paths of the repository's indexed files (read once per index state). */
+export function repoFilePaths(store: Store, repoId: number): string[] {
+  return perIndexState(store, repoId, 'paths', () => filePaths(store, repoId));
+}
+
 /**
  * Ids of items of `kind` that live in test files: files named as tests, and files that are tests by what they hold
  * (TestCase subclasses, pytest-collected tests; see index/test-files.ts).
  */
 export function testItems(store: Store, repoId: number, kind: ItemKind): Set<number> {
-  return perIndexState(store, repoId, `tests|${kind}`, () => {
-    const tests = perIndexState(store, repoId, 'test-files', () => testFilesOf(filePaths(store, repoId), testShapedUnits(store, repoId)));
+  const part = `tests|${kind}`;
+  return perIndexState(store, repoId, part, () => {
+    // Kept in the store with the state they were made from: a process's first task reads them (see derived-ids.ts).
+    const version = packVersion(store, repoId);
+    const stored = readDerivedIds(store, repoId, part, version);
+    if (stored) return new Set(stored);
+    const tests = perIndexState(store, repoId, 'test-files', () => testFilesOf(repoFilePaths(store, repoId), testShapedUnits(store, repoId)));
     const ids = new Set<number>();
     for (const [file, items] of itemsByFile(store, repoId, kind)) if (tests.has(file)) for (const id of items) ids.add(id);
+    try {
+      writeDerivedIds(store, repoId, part, version, Int32Array.from(ids));
+    } catch (err) {
+      if (!(err instanceof StoreWriteError)) throw err; // a read-only store only loses the speed-up
+    }
     return ids;
   });
+}
+
+/** After an index run: the test-file items of each kind made and kept, so that no process's first task makes them. */
+export function warmTestItems(store: Store, repoId: number): void {
+  for (const kind of ['unit', 'chunk', 'api'] as const) testItems(store, repoId, kind);
 }
 
 /** Items of `kind` in the files the task's test command names (never the target's own file). */
@@ -71,20 +95,42 @@ export function commandTestItems(store: Store, repoId: number, kind: ItemKind, c
 }
 
 /**
- * Per kind's full-text index: its document count and the document frequency of every term, loaded once per
- * index state (like the vector indexes: a one-time cost per process, ~0.5 s at 120k units, instead of a
- * vocabulary query per source and task). Only the latest state of each store and kind is kept.
+ * Per kind's full-text index: its document count and the document frequency of terms, per index state. Until the
+ * vocabulary is loaded, each term asked is one lookup (~0.05 ms), made once; the vocabulary is loaded in the
+ * background, VOCAB_PAGE terms a slice, after which every term is known. Loading it up front cost the first task
+ * of a process ~0.2 s at 120k units; a lookup for every term cost each later task ~5 ms. Only the latest state of
+ * each store and kind is kept.
  */
-const lexicalStatsCache = new Map<string, { state: string; docs: number; df: Map<string, number> }>();
+const lexicalStatsCache = new Map<string, { state: string; docs: number; known: Map<string, number>; complete: boolean }>();
+const VOCAB_PAGE = 5000;
 
-function lexicalStats(store: Store, kind: ItemKind, state: string): { docs: number; df: Map<string, number> } {
+function lexicalStats(store: Store, kind: ItemKind, state: string): { docs: number; df: (term: string) => number } {
   const key = `${store.path}|${kind}`;
   let stats = lexicalStatsCache.get(key);
   if (stats?.state !== state) {
-    stats = { state, docs: itemCount(store, kind), df: new Map(termDocFrequencies(store, kind).map((d) => [d.term, d.doc])) };
-    lexicalStatsCache.set(key, stats);
+    const fresh = { state, docs: itemCount(store, kind), known: new Map<string, number>(), complete: false };
+    lexicalStatsCache.set(key, fresh);
+    let after = '';
+    inBackground(() => {
+      if (lexicalStatsCache.get(key) !== fresh) return true; // a newer state replaced it
+      const page = termDocFrequencyPage(store, kind, after, VOCAB_PAGE);
+      for (const r of page) fresh.known.set(r.term, r.doc);
+      if (page.length < VOCAB_PAGE) return (fresh.complete = true);
+      after = page[page.length - 1]!.term;
+      return false;
+    });
+    stats = fresh;
   }
-  return stats;
+  const s = stats;
+  const df = (term: string) => {
+    let n = s.known.get(term);
+    if (n === undefined) {
+      n = s.complete ? 0 : termDocFrequency(store, kind, term);
+      if (!s.complete) s.known.set(term, n);
+    }
+    return n;
+  };
+  return { docs: s.docs, df };
 }
 
 /** Terms of a source's queries that BM25 recall uses, rarest first: at most LEXICAL_TERMS. */
@@ -113,8 +159,8 @@ export function lexicalHits(
   if (!terms.length) return [];
   const { docs, df } = lexicalStats(store, kind, run.indexState);
   const informative = terms
-    .filter((t) => (df.get(t) ?? 0) > 0 && df.get(t)! <= Math.max(20, docs * LEXICAL_RARITY))
-    .sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : 1))
+    .filter((t) => df(t) > 0 && df(t) <= Math.max(20, docs * LEXICAL_RARITY))
+    .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1))
     .slice(0, LEXICAL_TERMS);
   const q = ftsQuery(informative);
   if (!q) return [];

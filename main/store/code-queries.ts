@@ -122,6 +122,12 @@ export function storedVectors(store: Store, repoId: number, encoderId: number, k
   }[];
 }
 
+/** One item's stored vector (its raw float32 bytes), or null when it has none. */
+export function storedVector(store: Store, encoderId: number, kind: ItemKind, id: number): Buffer | null {
+  const r = store.prepared(`SELECT embedding FROM ${vecTableName(encoderId, kind)} WHERE rowid = ?`).get(id) as { embedding: Buffer } | undefined;
+  return r?.embedding ?? null;
+}
+
 const TABLE: Record<ItemKind, string> = { api: 'api_entries', chunk: 'chunks', unit: 'units' };
 const FTS: Record<ItemKind, string> = { api: 'fts_api', chunk: 'fts_chunks', unit: 'fts_units' };
 
@@ -167,9 +173,14 @@ export function itemCount(store: Store, kind: ItemKind): number {
   return (store.prepared(`SELECT count(*) AS n FROM ${TABLE[kind]}`).get() as { n: number }).n;
 }
 
-/** Document frequency of every term in the kind's full-text index (the whole vocabulary). */
-export function termDocFrequencies(store: Store, kind: ItemKind): { term: string; doc: number }[] {
-  return store.prepared(`SELECT term, doc FROM ${FTS[kind]}_vocab`).all() as { term: string; doc: number }[];
+/** Document frequency of one term in the kind's full-text index (0 when it has none): one lookup in its vocabulary. */
+export function termDocFrequency(store: Store, kind: ItemKind, term: string): number {
+  return (store.prepared(`SELECT doc FROM ${FTS[kind]}_vocab WHERE term = ?`).get(term) as { doc: number } | undefined)?.doc ?? 0;
+}
+
+/** A page of the kind's full-text vocabulary: up to `limit` terms after `after` (in term order), with their document frequencies. */
+export function termDocFrequencyPage(store: Store, kind: ItemKind, after: string, limit: number): { term: string; doc: number }[] {
+  return store.prepared(`SELECT term, doc FROM ${FTS[kind]}_vocab WHERE term > ? ORDER BY term LIMIT ?`).all(after, limit) as { term: string; doc: number }[];
 }
 
 /** Ids of a repository's items matching an FTS5 query, best BM25 first (units: functions and methods only). */

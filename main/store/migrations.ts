@@ -330,6 +330,34 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE reference_checks ADD COLUMN isolation_reason TEXT;
     `,
   },
+  {
+    version: 14,
+    description:
+      "Vector packs: each repository's vectors of a kind as the search kernels hold them (ids and sign codes here, the padded rows in a file beside the database), so a process opens its vector indexes at once; and sets of item ids derived from an index state (the items of test files)",
+    sql: `
+      CREATE TABLE IF NOT EXISTS vector_packs (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        encoder_id INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        version TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        dim INTEGER NOT NULL,
+        stride INTEGER NOT NULL,
+        lanes INTEGER NOT NULL,
+        ids BLOB NOT NULL,
+        codes BLOB NOT NULL,
+        file TEXT NOT NULL,
+        PRIMARY KEY (repo_id, encoder_id, kind)
+      );
+      CREATE TABLE IF NOT EXISTS derived_ids (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        part TEXT NOT NULL,
+        version TEXT NOT NULL,
+        ids BLOB NOT NULL,
+        PRIMARY KEY (repo_id, part)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

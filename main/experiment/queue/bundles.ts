@@ -66,6 +66,10 @@ const PRIVATE_TABLES = [
   'llm_exchanges',
   'retrieval_traces',
   'index_runs',
+  // Derived from the index and named after the coordinator's index state, which the snapshot clears: a worker makes
+  // its own on first use (its packs' rows in a file beside its copy), and the bundle stays the index alone.
+  'vector_packs',
+  'derived_ids',
 ];
 
 const MEMO_PREFIX = 'opencoder:index-memo:';

@@ -100,7 +100,8 @@ interface IndexCopy {
 async function closeCopy(copy: IndexCopy): Promise<void> {
   for (const v of copy.validators.values()) (await v.catch(() => null))?.close();
   copy.store.close();
-  for (const f of [copy.file, `${copy.file}-wal`, `${copy.file}-shm`]) fs.rmSync(f, { force: true });
+  // The database, its journal files and the vector packs a first retrieval wrote beside it.
+  for (const f of [copy.file, `${copy.file}-wal`, `${copy.file}-shm`, `${copy.file}-vectors`]) fs.rmSync(f, { recursive: true, force: true });
 }
 
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<RunningWorker> {

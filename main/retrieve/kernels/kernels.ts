@@ -111,6 +111,12 @@ export class KernelSpace {
     this.encode(this.vectors, i * this.stride, this.codes, i * this.lanes * 4);
   }
 
+  /** Copies only the sign code of item i of `from` (same dimension) to item j of this space. */
+  copyCode(j: number, from: KernelSpace, i: number): void {
+    const words = this.lanes * 4;
+    this.codes.set(from.codes.subarray(i * words, (i + 1) * words), j * words);
+  }
+
   /** Copies item i of `from` (same dimension) to item j of this space. */
   copyItem(j: number, from: KernelSpace, i: number): void {
     const words = this.lanes * 4;

@@ -83,8 +83,10 @@ describe('opencoder generate', () => {
     expect(r.text).toMatch(/Run total: 1 call\(s\) \(0 failed\)/);
     const everything = `${r.text}\n${r.err}\n${JSON.stringify(r.json)}`;
     expect(everything).not.toContain(GOOD_OPENAI_KEY);
+    // Every file the run left, the vector packs' rows beside the database included.
     const bytes = fs
-      .readdirSync(dir)
+      .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => fs.statSync(path.join(dir, f)).isFile())
       .map((f) => fs.readFileSync(path.join(dir, f)).toString('latin1'))
       .join('');
     expect(bytes).not.toContain(GOOD_OPENAI_KEY);

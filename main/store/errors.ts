@@ -143,6 +143,34 @@ export function isWriteRefusal(err: unknown): boolean {
   return code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN');
 }
 
+/** What the file system says when a file cannot be written (permissions, a read-only mount, a full disk, I/O). */
+const UNWRITABLE_ERRNO = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EIO']);
+
+/**
+ * Whether `err` says only that the store, or the folder beside it, cannot take a write: a failed write (full,
+ * read-only, I/O), a read-only file, folder or mount, a database opened only to read, or a file the file system
+ * refuses. Damage and every other failure are not this.
+ */
+export function isUnwritable(err: unknown): boolean {
+  if (err instanceof StoreWriteError || err instanceof StoreReadOnlyError) return true;
+  if (err instanceof StoreError) return !(err instanceof StoreCorruptError) && isWriteRefusal(err.cause);
+  return err instanceof Error && UNWRITABLE_ERRNO.has(String((err as NodeJS.ErrnoException).code)) && 'syscall' in err;
+}
+
+/**
+ * Writes derived data the store keeps only to save time later (vector packs, sets derived from an index state): where
+ * the store cannot be written, `otherwise` is returned and the data is made again when next needed. Other failures
+ * are thrown.
+ */
+export function unlessUnwritable<T>(write: () => T, otherwise: T): T {
+  try {
+    return write();
+  } catch (err) {
+    if (isUnwritable(err)) return otherwise;
+    throw err;
+  }
+}
+
 /** Whether this process may write `file` (a file or a folder): null, or why not. */
 export function writeRefusal(file: string): WriteBlocker['kind'] | null {
   try {

@@ -22,8 +22,6 @@ export interface VectorPackHead {
   file: string;
 }
 
-const hasTable = (store: Store) => !!store.prepared("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vector_packs'").get();
-
 /** Where a store keeps its packs' rows; null for a database that is not a file. */
 function packDir(store: Store): string | null {
   return store.path === ':memory:' || store.path === '' ? null : `${store.path}-vectors`;
@@ -43,7 +41,7 @@ const bytesOf = (a: Int32Array | Uint32Array | Float32Array) => new Uint8Array(a
 /** The pack's head (ids, codes and where its rows are), or null when there is none (or the database predates packs). */
 export function readVectorPackHead(store: Store, repoId: number, encoderId: number, kind: ItemKind): VectorPackHead | null {
   const dir = packDir(store);
-  if (!dir || !hasTable(store)) return null;
+  if (!dir) return null;
   const r = store
     .prepared('SELECT version, n, dim, stride, lanes, ids, codes, file FROM vector_packs WHERE repo_id = ? AND encoder_id = ? AND kind = ?')
     .get(repoId, encoderId, kind) as
@@ -128,7 +126,8 @@ export interface VectorPack extends Omit<VectorPackHead, 'file'> {
  */
 export function writeVectorPack(store: Store, repoId: number, encoderId: number, kind: ItemKind, pack: VectorPack): void {
   const dir = packDir(store);
-  if (!dir || !hasTable(store)) return;
+  // A database opened only to read gets no file beside it either.
+  if (!dir || store.db.readonly) return;
   const name = `r${repoId}-e${encoderId}-${kind}.f32`;
   const file = path.join(dir, name);
   fs.mkdirSync(dir, { recursive: true });
@@ -152,7 +151,7 @@ export function writeVectorPack(store: Store, repoId: number, encoderId: number,
 
 /** The state the repository's pack of this kind was made from, without reading it; null when there is none. */
 export function vectorPackVersion(store: Store, repoId: number, encoderId: number, kind: ItemKind): string | null {
-  if (!packDir(store) || !hasTable(store)) return null;
+  if (!packDir(store)) return null;
   const r = store.prepared('SELECT version FROM vector_packs WHERE repo_id = ? AND encoder_id = ? AND kind = ?').get(repoId, encoderId, kind) as
     { version: string } | undefined;
   return r?.version ?? null;
@@ -160,7 +159,7 @@ export function vectorPackVersion(store: Store, repoId: number, encoderId: numbe
 
 /** Marks a pack of state `from` as of state `to` (an index run that changed no vector); false when it was not of `from`. */
 export function restampVectorPack(store: Store, repoId: number, encoderId: number, kind: ItemKind, from: string, to: string): boolean {
-  if (!packDir(store) || !hasTable(store)) return false;
+  if (!packDir(store)) return false;
   return store.write(`vector pack ${kind} of repository ${repoId}`, () => {
     const r = store
       .prepared('UPDATE vector_packs SET version = ? WHERE repo_id = ? AND encoder_id = ? AND kind = ? AND version = ?')

@@ -14,6 +14,8 @@ import { packVersion, VectorIndex, VectorIndexCache } from '../../main/retrieve/
 import { readVectorPackHead, restampVectorPack, vectorPackVersion } from '../../main/store/vector-packs.ts';
 import type { ItemKind } from '../../main/store/store.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
+import { testItems } from '../../main/retrieve/index-lookups.ts';
+import { readDerivedIds } from '../../main/store/derived-ids.ts';
 
 const KINDS: ItemKind[] = ['unit', 'chunk', 'api'];
 
@@ -122,6 +124,28 @@ describe('vector packs', () => {
     expect(after.version).toBe(packVersion(store, repoId));
     const t = fromTable('unit');
     expect([...idx.ids]).toEqual([...t.ids]);
+  });
+
+  it('a store opened only to read uses stale derived data as it is: made in memory, nothing written', async () => {
+    fs.writeFileSync(path.join(repo, 'inventory', 'extra_pack_test2.py'), 'def whisper(s):\n    """Lower-case s."""\n    return s.lower()\n');
+    await indexRepo({ store, encoder }, repo); // a small change: packs and test-file items left stale
+    const now = packVersion(store, repoId);
+    const files = fs.readdirSync(`${store.path}-vectors`).map((f) => `${f} ${fs.statSync(path.join(`${store.path}-vectors`, f)).mtimeMs}`);
+    const ro = Store.open(store.path, { readonly: true });
+    try {
+      for (const kind of KINDS) {
+        expect(vectorPackVersion(ro, repoId, encId, kind)).not.toBe(now);
+        const idx = VectorIndex.load(ro, repoId, encId, kind, encoder.dim, now);
+        expect([...idx.ids]).toEqual([...fromTable(kind).ids]);
+        const tests = testItems(ro, repoId, kind);
+        if (kind === 'unit') expect(tests.size).toBeGreaterThan(0); // the sample repository's tests/
+        expect(readDerivedIds(ro, repoId, `tests|${kind}`, now)).toBeNull();
+        expect(vectorPackVersion(ro, repoId, encId, kind)).not.toBe(now);
+      }
+      expect(fs.readdirSync(`${store.path}-vectors`).map((f) => `${f} ${fs.statSync(path.join(`${store.path}-vectors`, f)).mtimeMs}`)).toEqual(files);
+    } finally {
+      ro.close();
+    }
   });
 });
 

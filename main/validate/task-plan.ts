@@ -343,7 +343,7 @@ export function isWithheld(rel: string): boolean {
 
 /**
  * A copy of the repository's listed files for the sandbox, made once per repository: the sandbox users
- * (uids 65534 and 65533, group 65534) usually cannot read the original (a private home or temp folder), and
+ * (uid 65534, or a uid per run in weak mode; group 65534) usually cannot read the original (a private home or temp folder), and
  * the copy also keeps candidates' runs independent of edits to the original while the validator lives. The
  * copy belongs to `owner.uid` (root) and its group is the sandbox's: each file's owner read and execute bits
  * become the group's (set-id bits dropped, write bits never given), others get nothing. So nothing is made

@@ -28,7 +28,6 @@ export interface RetrievalBench {
   queries: number;
   /** Vector queries (steps × sources) over all tasks. */
   vectorQueries: number;
-  /** The first task of the process, which loads the vector indexes. */
   /** The first retrieval of a fresh process over the index (the store already open: openMs). */
   firstTaskMs: number;
   firstTaskOpenMs: number;
@@ -113,7 +112,7 @@ export async function benchRetrieval(store: Store, encoder: Encoder, root: strin
     }));
   const cache = new VectorIndexCache();
   const enc = store.registerEncoder(encoder);
-  // Warm up this process the same way (a one-time cost per repository and process), timed on its own.
+  // The first task in this process, the one that made the index (a one-time cost per repository and process), timed on its own.
   const tw = performance.now();
   await retrieveForTask({ store, encoder, repoId, task: tasks[0]!, cache, persist: false });
   const firstTaskSameProcessMs = performance.now() - tw;

@@ -1,7 +1,7 @@
-// Retrieval latency (three sources plus fusion for one task) at about 10k and 100k indexed units, beside
+// Retrieval latency (three sources plus fusion for one task) at about 10k, 120k and 500k indexed units, beside
 // the same retrieval with an exact brute-force vector scan, and recall@8 of the vector search against
-// that scan. Corpora: a slice of this machine's Python standard library (10k) and the whole library plus
-// a second copy of part of it (100k).
+// that scan. Corpora: a slice of this machine's Python standard library (10k), the whole library plus
+// a second copy of its test suite (120k, named '100k' as before), and four such copies under other names (500k).
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -39,7 +39,11 @@ export interface RetrievalBench {
   indexMs: number;
   /** p50 of each phase of the approximate pipeline (the trace's timingsMs). */
   phasesP50: Record<string, number>;
+  /** Peak resident memory of this process while indexing and retrieving (MiB; the bench's own baseline included). */
+  peakRssMiB: number;
 }
+
+export type CorpusSize = '10k' | '100k' | '500k';
 
 function copyTree(src: string, dst: string, keep: (rel: string) => boolean): void {
   fs.cpSync(src, dst, {
@@ -54,16 +58,21 @@ function copyTree(src: string, dst: string, keep: (rel: string) => boolean): voi
 }
 
 /** Builds the corpus folder for a target unit count (approximately). */
-export function retrievalCorpus(target: '10k' | '100k', parent: string): string {
+export function retrievalCorpus(target: CorpusSize, parent: string): string {
   const src = stdlibPath();
   const root = path.join(parent, `corpus-${target}`);
   if (target === '10k') {
     // Top-level modules only, no packages: about 10k units.
     copyTree(src, root, (rel) => rel === '' || (!rel.includes(path.sep) && rel.endsWith('.py')) || /^(json|email|http)(\/|$)/.test(rel));
   } else {
-    copyTree(src, path.join(root, 'lib'), () => true);
-    // A second copy of the test suite (renamed) lifts the count past 100k units.
-    copyTree(path.join(src, 'test'), path.join(root, 'extra'), () => true);
+    // A second copy of the test suite (renamed) lifts the count past 100k units; 500k is four such trees, each under
+    // a package name of its own (pkg1/lib/…, pkg2/lib/…), so no module name repeats.
+    const copies = target === '500k' ? 4 : 1;
+    for (let c = 1; c <= copies; c++) {
+      const base = copies === 1 ? root : path.join(root, `pkg${c}`);
+      copyTree(src, path.join(base, 'lib'), () => true);
+      copyTree(path.join(src, 'test'), path.join(base, 'extra'), () => true);
+    }
   }
   return root;
 }
@@ -84,6 +93,16 @@ function firstTaskOfProcess(db: string, repoId: number, task: object): { openMs:
 }
 
 export async function benchRetrieval(store: Store, encoder: Encoder, root: string, queries = 40): Promise<RetrievalBench> {
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+  try {
+    return { ...(await measureRetrieval(store, encoder, root, queries)), peakRssMiB: Math.max(peakRss, process.memoryUsage().rss) / 2 ** 20 };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+async function measureRetrieval(store: Store, encoder: Encoder, root: string, queries: number): Promise<Omit<RetrievalBench, 'peakRssMiB'>> {
   // As the product indexes: the index run, then its vector packs and test-file items (host/ops/indexing.ts).
   const ti = performance.now();
   const stats = await indexRepo({ store, encoder }, root);

@@ -151,13 +151,20 @@ async function retrieveBench() {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-bench-retrieve-'));
   const { encoder } = await openConfiguredEncoder({ prefer: 'default', modelsDir: defaultModelsDir() });
   try {
-    for (const size of ['10k', '100k'] as const) {
+    const curve: string[] = [];
+    for (const size of ['10k', '100k', '500k'] as const) {
       const root = retrievalCorpus(size, parent);
       const store = Store.open(path.join(parent, `${size}.db`));
       const r = await benchRetrieval(store, encoder, root);
       store.close();
       // The 100k corpus carries the plain names (the issue's targets); the 10k one is prefixed.
-      const pre = size === '100k' ? 'retrieval' : 'retrieval10k';
+      const pre = size === '100k' ? 'retrieval' : size === '500k' ? 'retrieval500k' : 'retrieval10k';
+      put(`${pre}.peakRssMiB`, r.peakRssMiB);
+      curve.push(
+        `${r.units} units: cold index ${(r.indexMs / 1000).toFixed(1)} s, peak RSS ${r.peakRssMiB.toFixed(0)} MiB, p50 ${r.approx.p50.toFixed(1)} ms, p95 ${r.approx.p95.toFixed(1)} ms`,
+      );
+      fs.rmSync(root, { recursive: true, force: true });
+      for (const f of fs.readdirSync(parent)) if (f.startsWith(`${size}.db`)) fs.rmSync(path.join(parent, f), { recursive: true, force: true });
       put(`${pre}.units`, r.units);
       put(`${pre}.p50Ms`, r.approx.p50);
       put(`${pre}.p95Ms`, r.approx.p95);
@@ -176,7 +183,11 @@ async function retrieveBench() {
         `p50 ${r.approx.p50.toFixed(1)} ms, p95 ${r.approx.p95.toFixed(1)} ms (${r.queries} tasks; ${r.vectorQueries} vector queries)`,
         `exact-scan pipeline (brute force over every vector) p50 ${r.exact.p50.toFixed(1)} ms, p95 ${r.exact.p95.toFixed(1)} ms; exact over the searched view p50 ${r.exactView.p50.toFixed(1)} ms`,
         `${(r.approx.p50 / r.exact.p50).toFixed(2)} of the exact scan; recall@8 ${r.recallAt8.toFixed(3)}`,
-        size === '100k' ? 'p50 ≤ 20 ms and ≤ 0.25× the exact scan at 100k; recall@8 ≥ 0.95' : 'recall@8 ≥ 0.95',
+        size === '100k'
+          ? 'p50 ≤ 15 ms and ≤ 0.25× the exact scan at 120k; recall@8 ≥ 0.95'
+          : size === '500k'
+            ? 'p50 ≤ 25 ms, peak index RSS ≤ 2 GiB at 500k; recall@8 ≥ 0.95'
+            : 'recall@8 ≥ 0.95',
       );
       console.log(
         `  first task of a fresh process over the index (opens its vector packs): ${(r.firstTaskMs / 1000).toFixed(2)} s (store opened in ${r.firstTaskOpenMs.toFixed(0)} ms; target ≤ 0.5 s at 120k); in the indexing process ${(r.firstTaskSameProcessMs / 1000).toFixed(2)} s, then ${(r.pagingMs / 1000).toFixed(2)} s of background paging; cold index with packs ${(r.indexMs / 1000).toFixed(1)} s; phases (p50 ms): ${Object.entries(
@@ -186,6 +197,7 @@ async function retrieveBench() {
           .join(', ')}`,
       );
     }
+    console.log(`retrieval cost curve (cold index, peak RSS, p50/p95):\n${curve.map((c) => `  ${c}`).join('\n')}`);
   } finally {
     await encoder.dispose();
     fs.rmSync(parent, { recursive: true, force: true });

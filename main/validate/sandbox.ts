@@ -549,6 +549,10 @@ function strongLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): 
     '/ws',
     '--remount-ro',
     '/',
+    // --dev makes /dev a tmpfs of its own, writable and without a size (bwrap's --size applies to --tmpfs only): a
+    // candidate wrote 739 MiB there. Read-only, its device nodes still work; /dev/shm below it keeps its quota.
+    '--remount-ro',
+    '/dev',
     ...Object.entries({ ...env('/ws'), USER: 'root', LOGNAME: 'root' }).flatMap(([k, v]) => ['--setenv', k, v]),
     '--',
   ];

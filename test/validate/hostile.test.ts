@@ -172,6 +172,22 @@ for (const { mode, need, dropped } of MODES) {
         expect(mib).toBeLessThanOrEqual(300);
       });
 
+      onlyStrong('/dev takes no files, and /dev/shm and /tmp stop at their quota', async () => {
+        // /dev is bwrap's own tmpfs, without a size: a red-team candidate wrote 739 MiB there before it was read-only.
+        const v = await run(
+          "import os\n\ndef fill(top):\n    written = 0\n    try:\n        for i in range(100000):\n            with open(os.path.join(top, 'fill%d' % i), 'wb') as fh:\n                for _ in range(32):\n                    fh.write(b'0' * 2 ** 20)\n                    written += 2 ** 20\n    except OSError as e:\n        return '%s %d MiB (%s)' % (top, written // 2 ** 20, e.strerror)\n    return '%s %d MiB (no error)' % (top, written // 2 ** 20)\n\ndef f(x):\n    with open('/dev/null', 'wb') as null:\n        null.write(b'still a device')\n    raise RuntimeError(' | '.join(fill(t) for t in ('/dev', '/dev/shm', '/tmp')))\n",
+          20_000,
+        );
+        expect(v.status).toBe('failed');
+        const message = v.tests[0]!.message ?? '';
+        expect(message).toMatch(/\/dev 0 MiB \(Read-only file system\)/);
+        for (const top of ['/dev/shm', '/tmp']) {
+          const m = new RegExp(`${top} (\\d+) MiB \\((.*?)\\)`).exec(message);
+          expect(m?.[2]).toBe('No space left on device');
+          expect(Number(m![1])).toBeLessThanOrEqual(128);
+        }
+      });
+
       it('a gigantic stdout is cut off at the output cap', async () => {
         const v = await run("import sys\n\ndef f(x):\n    chunk = 'x' * 65536\n    while True:\n        sys.stdout.write(chunk)\n");
         expect(v.status).toBe('error');

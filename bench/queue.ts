@@ -12,7 +12,7 @@
 // does), so no measured run profits from the warm-up's. Figures: each run's own duration (outcome.durationMs)
 // beside its process's wall clock.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -116,6 +116,29 @@ function processCpuMs(pid: number | undefined): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * How this machine scales the work a job is made of, with no queue, sandbox or OpenCoder: a loop of bare `python3 -I`
+ * runs of one RepoExec-inline program pinned to one core, against two such loops pinned to a core each, at once.
+ * Process start-up (page faults, page tables) does not scale across the cores of some virtual machines; this is the
+ * ceiling against which the two-worker ratio can be read.
+ */
+function machineScaling(jsonl: string, dir: string): { one: number; two: number; ratio: number } {
+  const row = JSON.parse(fs.readFileSync(jsonl, 'utf8').split('\n')[0]!) as { check_template: string; placeholder: string; solution: string };
+  const program = path.join(dir, 'machine-program.py');
+  fs.writeFileSync(program, row.check_template.replace(row.placeholder, row.solution));
+  const runs = 30;
+  const loop = (cpu: number) => `taskset -c ${cpu} sh -c 'i=0; while [ $i -lt ${runs} ]; do /usr/bin/python3 -I ${program} >/dev/null 2>&1; i=$((i+1)); done'`;
+  const timed = (cmd: string) => {
+    const t = performance.now();
+    execFileSync('/bin/sh', ['-c', cmd], { stdio: 'ignore' });
+    return (performance.now() - t) / 1000;
+  };
+  timed(loop(0)); // warm the page cache
+  const one = runs / timed(loop(0));
+  const two = (2 * runs) / timed(`${loop(0)} & ${loop(1)} & wait`);
+  return { one, two, ratio: two / one };
 }
 
 interface Measured {
@@ -229,8 +252,12 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
       }
       return [...counts].map(([w, n]) => `${w} ${n}`).join(', ');
     };
+    // Each worker pinned to a core of its own (taskset execs node, so the pid is the worker's): one worker is one core.
+    const pin = os.availableParallelism() >= 2 && fs.existsSync('/usr/bin/taskset');
     const startWorker = async (): Promise<void> => {
-      const child = spawn(process.execPath, [BIN, 'worker', '--queue', url, '--concurrency', '1', '--validator-workers', '1', '--quiet'], {
+      const argv = [BIN, 'worker', '--queue', url, '--concurrency', '1', '--validator-workers', '1', '--quiet'];
+      const [cmd, args] = pin ? ['/usr/bin/taskset', ['-c', String(children.length), process.execPath, ...argv]] : [process.execPath, argv];
+      const child = spawn(cmd, args, {
         cwd: ROOT,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -267,6 +294,7 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
     const twoBy = await byWorker(two.runId);
 
     console.log(`queue: machine load ${load()} after the runs`);
+    const machine = pin ? machineScaling(path.join(repoexec, 'repoexec_inline.jsonl'), dir) : null;
     const jobs = local.jobs;
     const cpus = os.availableParallelism();
     const perSec = (m: Measured) => jobs / (m.durationMs / 1000);
@@ -278,6 +306,11 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
     put('queue.twoWorkersMs', two.durationMs);
     put('queue.overheadPerJobMs', overhead);
     put('queue.twoOverOne', ratio);
+    if (pin) put('queue.pinnedTwoOverOne', ratio);
+    // CPU per job of everything a queued run uses (coordinator, workers, redis, their sandboxes) over the local run's.
+    const cpuOf = (m: Measured) => (m.cpuMs !== null && m.workerCpuMs !== null && m.redisCpuMs !== null ? m.cpuMs + m.workerCpuMs + m.redisCpuMs : null);
+    const queuedCpu = cpuOf(one);
+    if (queuedCpu !== null && local.cpuMs) put('queue.cpuPerJobQueuedOverLocal', queuedCpu / local.cpuMs);
 
     const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     for (const [what, m] of [
@@ -307,14 +340,33 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
       `${secs(one.durationMs)} (process ${secs(one.wallMs)}); ${rate(one, 1)}; jobs by worker: ${oneBy}`,
       `same run without a queue (--parallel 1 --validator-workers 1) ${secs(local.durationMs)} (process ${secs(local.wallMs)}); ${rate(local, 1)}`,
       `${(one.durationMs / local.durationMs).toFixed(2)}× the local run; queue overhead ${overhead.toFixed(1)} ms per job`,
+      '≤ 15 ms per job',
     );
     record(
       `queued run, 2 workers (${jobs} jobs)`,
       `${secs(two.durationMs)} (process ${secs(two.wallMs)}); ${rate(two, 2)}; jobs by worker: ${twoBy}`,
       `1 worker ${secs(one.durationMs)}; ${rate(one, 1)}`,
-      `${ratio.toFixed(2)}× one worker (${cpus} cpus)`,
-      '≥ 1.6× one',
+      `${ratio.toFixed(2)}× one worker (${cpus} cpus${pin ? ', each worker pinned to a core of its own' : ', not pinned'})`,
+      '≥ 1.7× one (pinned)',
     );
+    if (machine) {
+      put('queue.machineTwoOverOne', machine.ratio);
+      record(
+        'this machine: bare python3 -I runs, two cores vs one',
+        `two loops pinned to a core each: ${machine.two.toFixed(1)} runs/s`,
+        `one loop pinned to one core: ${machine.one.toFixed(1)} runs/s (a RepoExec-inline program with its reference, no sandbox)`,
+        `${machine.ratio.toFixed(2)}×`,
+        'the ceiling for the pinned two-worker figure on this machine',
+      );
+    }
+    if (queuedCpu !== null && local.cpuMs)
+      record(
+        'CPU per job, queued (1 worker) over local',
+        `${(queuedCpu / jobs).toFixed(0)} ms (coordinator, worker, redis and their sandboxes)`,
+        `local run ${(local.cpuMs / jobs).toFixed(0)} ms (with its sandboxes)`,
+        `${(queuedCpu / local.cpuMs).toFixed(2)}×`,
+        '≤ 1.1×',
+      );
   } finally {
     await Promise.all(children.map((c) => stop(c, 'SIGINT', 10_000)));
     await queue?.close().catch(() => {});

@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQueueUrl, QUEUE_PASSWORD_ENV } from '../../main/experiment/queue/url.ts';
 import { BUNDLE_KEY_PREFIX, fetchBundle, packRepository, publishBundle, unpackRepository } from '../../main/experiment/queue/bundles.ts';
-import { jobIdOf, queueNameOf } from '../../main/experiment/queue/jobs.ts';
+import { jobIdOf, queueNameOf, queueOrder } from '../../main/experiment/queue/jobs.ts';
 import { startQueueWorker } from '../../main/experiment/queue/worker.ts';
 import { connectionOptions } from '../../main/experiment/queue/url.ts';
 import { Queue } from 'bullmq';
@@ -60,6 +60,33 @@ describe('queue URL', () => {
     expect(jobIdOf('r1', 'RepoExec/3', 'opencoder')).toBe(jobIdOf('r1', 'RepoExec/3', 'opencoder'));
     expect(jobIdOf('r1', 'RepoExec/3', 'opencoder')).not.toBe(jobIdOf('r1', 'RepoExec/3', 'baseline-rag'));
     expect(jobIdOf('r1', 'RepoExec/3', 'opencoder')).not.toMatch(/:/); // BullMQ refuses ':' in custom ids
+  });
+
+  it('queues tasks in blocks, condition by condition, so jobs running at once are different tasks', () => {
+    const conds = ['baseline', 'verify', 'opencoder'];
+    const pairs = Array.from({ length: 5 }, (_, t) => conds.map((c) => ({ task: { id: `t${t}` }, cond: { id: c } }))).flat();
+    const order = queueOrder(pairs, 2).map((p) => `${p.task.id}/${p.cond.id}`);
+    expect(order).toEqual([
+      't0/baseline',
+      't1/baseline',
+      't0/verify',
+      't1/verify',
+      't0/opencoder',
+      't1/opencoder',
+      't2/baseline',
+      't3/baseline',
+      't2/verify',
+      't3/verify',
+      't2/opencoder',
+      't3/opencoder',
+      't4/baseline',
+      't4/verify',
+      't4/opencoder',
+    ]);
+    // Any two neighbours within a block are different tasks; every pair is queued once.
+    const big = queueOrder(Array.from({ length: 40 }, (_, t) => conds.map((c) => ({ task: { id: `t${t}` }, cond: { id: c } }))).flat());
+    expect(new Set(big.map((p) => `${p.task.id}/${p.cond.id}`)).size).toBe(120);
+    for (let i = 1; i < big.length; i++) expect(big[i]!.task.id).not.toBe(big[i - 1]!.task.id);
   });
 });
 

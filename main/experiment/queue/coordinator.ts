@@ -15,7 +15,7 @@ import type { BackendSpec, Decompose } from '../../model/backend-spec.ts';
 import { referenceCheckKey } from '../../validate/validator.ts';
 import { pairsOf, RunTally, type PairOutcome, type Progress, type RunOutcome } from '../runner.ts';
 import { packFile, packRepository, publishBundle, publishIndex, type BundleRef } from './bundles.ts';
-import { FINISHED_TTL_S, JOB_ATTEMPTS, jobIdOf, PAYLOAD_VERSION, queueNameOf, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
+import { FINISHED_TTL_S, JOB_ATTEMPTS, jobIdOf, PAYLOAD_VERSION, queueNameOf, queueOrder, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
 import { connectionOptions, type QueueAddress } from './url.ts';
 
 /** Backend options that name a file on the coordinator; the file goes to workers as a bundle. */
@@ -120,7 +120,7 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
     const { bundles, payloadOf } = await publish(redis, tasks, opts, run.id, run.manifestHash);
 
     const outstanding = new Map<string, { task: Task; cond: Condition }>();
-    for (const p of todo) outstanding.set(jobIdOf(run.id, p.task.id, p.cond.id), p);
+    for (const p of queueOrder(todo)) outstanding.set(jobIdOf(run.id, p.task.id, p.cond.id), p);
     const doneBy = new Map<string, number>();
     let activeBy = new Map<string, number>();
     let waiting = 0;

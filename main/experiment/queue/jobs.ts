@@ -64,3 +64,35 @@ export interface QueueJobResult {
   /** The LLM exchanges the job made (none for imported samples), for the coordinator's store. */
   exchanges: ExchangeRecord[];
 }
+
+/** Tasks per block of the queue's order (queueOrder): more than the workers a run usually has. */
+export const QUEUE_BLOCK = 16;
+
+/**
+ * The order a run's pairs are queued in, which is the order workers take them: tasks in blocks of `block`, each block
+ * condition by condition (t1/A … t16/A, t1/B … t16/B, …). Jobs that run at once are then different tasks' until
+ * there are more workers than a block holds. In task-major order two workers ran one task's conditions side by
+ * side; the conditions share candidates (imported samples, a cached reply), and each worker validated them before
+ * the other's verdict was there to reuse, so two workers did the work twice. A run cancelled part-way leaves at
+ * most one block's tasks without every condition, which a resume completes.
+ */
+export function queueOrder<P extends { task: { id: string }; cond: { id: string } }>(pairs: P[], block = QUEUE_BLOCK): P[] {
+  const tasks: string[] = [];
+  const byTask = new Map<string, P[]>();
+  for (const p of pairs) {
+    let list = byTask.get(p.task.id);
+    if (!list) {
+      list = [];
+      byTask.set(p.task.id, list);
+      tasks.push(p.task.id);
+    }
+    list.push(p);
+  }
+  const out: P[] = [];
+  for (let b = 0; b < tasks.length; b += block) {
+    const lists = tasks.slice(b, b + block).map((id) => byTask.get(id)!);
+    const depth = Math.max(...lists.map((l) => l.length));
+    for (let c = 0; c < depth; c++) for (const l of lists) if (c < l.length) out.push(l[c]!);
+  }
+  return out;
+}

@@ -221,7 +221,7 @@ if (only.has('index')) await indexBench();
 if (only.has('encoder')) await encoderBench();
 if (only.has('retrieve')) await retrieveBench();
 if (only.has('validate')) await benchValidate(record, put);
-if (only.has('llama')) await benchLlama(record);
+if (only.has('llama')) await benchLlama(record, put);
 if (only.has('cli')) await benchCli(record, put);
 if (only.has('ui')) await benchUi(record, put);
 if (only.has('queue')) await benchQueue(record, put);

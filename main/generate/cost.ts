@@ -166,17 +166,34 @@ export function estimateGeneration(
   const max = costOf({ inputTokens: est.inputTokens, outputTokens: est.outputTokensMax }, model, billing, table);
   const tokensNote = `tokens estimated at ~4 characters each, ${perCandidate} output tokens expected per candidate (at most ${p.maxTokens})`;
   if (billing === 'local' && p.speed && p.speed.outputTokensPerSecond > 0 && p.speed.promptTokensPerSecond > 0) {
-    const seconds = (output: number) => est.inputTokens / p.speed!.promptTokensPerSecond + output / p.speed!.outputTokensPerSecond;
+    const speed = p.speed;
+    // Prompt tokens as this model counts them when it was measured; else ~4 characters each.
+    const chars = p.messages.reduce((sum, m) => sum + m.content.length, 0);
+    const prompt = speed.charsPerToken ? Math.ceil(chars / speed.charsPerToken) : input;
+    const seconds = (perCandidate: number) => calls * (localPromptSeconds(speed, prompt) + (p.n / calls) * localOutputSeconds(speed, prompt, perCandidate));
     return {
       ...est,
       usdExpected: expected.usd,
       usdMax: max.usd,
-      secondsExpected: seconds(est.outputTokensExpected),
-      secondsMax: seconds(est.outputTokensMax),
-      note: `${expected.note}; ${p.speed.note}; ${tokensNote}`,
+      secondsExpected: seconds(est.outputTokensExpected / p.n),
+      secondsMax: seconds(p.maxTokens),
+      note: `${expected.note}; ${speed.note}; ${speed.charsPerToken ? `prompt tokens counted at this model's ${speed.charsPerToken.toFixed(2)} characters each, ` : ''}${tokensNote}`,
     };
   }
   return { ...est, usdExpected: expected.usd, usdMax: max.usd, note: `${expected.note}; ${tokensNote}` };
+}
+
+/** Seconds to evaluate a prompt of `tokens` tokens: measured as a function of its length when known, else at the flat prompt speed. */
+export function localPromptSeconds(speed: LocalSpeed, tokens: number): number {
+  return speed.promptMs ? (tokens * (speed.promptMs.base + speed.promptMs.slope * tokens)) / 1000 : tokens / speed.promptTokensPerSecond;
+}
+
+/** Seconds for one candidate of `tokens` tokens after a prompt of `prompt` tokens: each token at its own context position when measured. */
+export function localOutputSeconds(speed: LocalSpeed, prompt: number, tokens: number): number {
+  if (!speed.outputMs) return tokens / speed.outputTokensPerSecond;
+  const { base, slope } = speed.outputMs;
+  // Σ over positions prompt … prompt + tokens − 1 of (base + slope·position)
+  return (tokens * base + slope * (tokens * prompt + (tokens * (tokens - 1)) / 2)) / 1000;
 }
 
 /** Adds up estimates (of several tasks). */

@@ -11,12 +11,14 @@
 // threads, so the event loop keeps running while a candidate is generated.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { ChatHistoryItem, ChatWrapper, LlamaContext, LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
 import { bytes as fmtBytes } from '../model/format.ts';
 import { LlmError } from './errors.ts';
 import { acquireModel, nodeLlamaCpp, resolveModelFile } from './llama/runtime.ts';
 import { sampleCandidate, type Sample } from './llama/sample.ts';
+import { SpeedModel } from './llama/speed.ts';
 import { Limiter } from './reliability.ts';
 import type { BackendCapabilities, ChatChoice, ChatContext, ChatMessage, ChatRequest, ChatResponse, LlmBackend, LocalSpeed } from './types.ts';
 
@@ -38,7 +40,7 @@ export interface LlamaCppBackendOptions {
   /** A GGUF file: a path, or a file name in `modelsDir`. */
   model: string;
   modelsDir?: string;
-  /** CPU threads (default: the machine's performance cores, as llama.cpp counts them). */
+  /** CPU threads (default: defaultLlamaThreads, one core left to the engine and its sandboxes). */
   threads?: number;
   contextSize?: number;
   /** Hears each token of each candidate (progress lines; tests). */
@@ -65,7 +67,7 @@ export class LlamaCppBackend implements LlmBackend {
   private readonly bytes: number;
   private loading: Promise<Loaded> | null = null;
   private readonly limiter = new Limiter(1);
-  private measured = { outputTokens: 0, outputMs: 0, promptTokens: 0, promptMs: 0 };
+  private readonly measured = new SpeedModel();
 
   constructor(private readonly opts: LlamaCppBackendOptions) {
     this.file = resolveModelFile(opts.model, opts.modelsDir);
@@ -84,19 +86,13 @@ export class LlamaCppBackend implements LlmBackend {
     return { id: this.id, provider: this.provider, model: this.model, file: this.file };
   }
 
-  /** Tokens per second for time estimates: measured once a candidate was generated, a rough guess from the file size before. */
+  /**
+   * Speed for time estimates: measured once a candidate was generated (as it grows with the context: llama/speed.ts),
+   * a rough guess from the file size before.
+   */
   localSpeed(): LocalSpeed {
-    const m = this.measured;
-    if (m.outputMs > 0 && m.outputTokens > 0) {
-      const out = (m.outputTokens * 1000) / m.outputMs;
-      const prompt = m.promptMs > 0 && m.promptTokens > 0 ? (m.promptTokens * 1000) / m.promptMs : out * ROUGH_PROMPT_FACTOR;
-      return {
-        outputTokensPerSecond: out,
-        promptTokensPerSecond: prompt,
-        source: 'measured',
-        note: `speed measured on this machine (${out.toFixed(1)} tokens/s)`,
-      };
-    }
+    const measured = this.measured.speed();
+    if (measured) return measured;
     const out = Math.min(ROUGH_MAX_TOKENS_PER_SECOND, ROUGH_BANDWIDTH / Math.max(1, this.bytes));
     return {
       outputTokensPerSecond: out,
@@ -119,8 +115,8 @@ export class LlamaCppBackend implements LlmBackend {
       await loaded.sequence.clearHistory();
       if (ctx.signal?.aborted) throw new LlmError('cancelled', this.id, `${this.id}: cancelled`);
       if (prompt.tokens.length > 1) await loaded.sequence.evaluateWithoutGeneratingNewTokens(prompt.tokens.slice(0, -1));
-      this.measured.promptTokens += prompt.tokens.length - 1;
-      this.measured.promptMs += performance.now() - t0;
+      const chars = req.messages.reduce((sum, msg) => sum + msg.content.length, 0) * ((prompt.tokens.length - 1) / prompt.tokens.length);
+      this.measured.addPrompt(prompt.tokens.length - 1, chars, performance.now() - t0);
       const choices: ChatChoice[] = [];
       for (let i = 0; i < req.n; i++) {
         const s = await sampleCandidate(loaded.sequence, prompt.tokens, {
@@ -161,8 +157,7 @@ export class LlamaCppBackend implements LlmBackend {
   }
 
   private choiceOf(index: number, s: Sample): ChatChoice {
-    this.measured.outputTokens += s.tokens.length;
-    this.measured.outputMs += s.wallMs;
+    this.measured.addCandidate(s);
     return {
       index,
       text: s.text,
@@ -185,7 +180,7 @@ export class LlamaCppBackend implements LlmBackend {
     const m = await nodeLlamaCpp();
     const { model, release } = await acquireModel(this.file);
     try {
-      const threads = this.opts.threads ?? model.llama.cpuMathCores;
+      const threads = this.opts.threads ?? defaultLlamaThreads(model.llama.cpuMathCores, os.availableParallelism());
       const want = this.opts.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, model.trainContextSize || DEFAULT_CONTEXT_SIZE);
       const context = await model.createContext({ contextSize: want, sequences: 1, threads: { ideal: threads, min: threads } });
       // the model's own template (tokenizer.chat_template) or, without one, the wrapper its architecture and name suggest
@@ -235,6 +230,16 @@ export class LlamaCppBackend implements LlmBackend {
     );
     return room;
   }
+}
+
+/**
+ * Threads when none are asked for: llama.cpp's performance cores, but one core left free when the machine has more
+ * than one. llama.cpp's threads meet at a barrier after every operation, so one thread that loses its core to the
+ * validator's sandboxes (which run while candidates are generated) stalls all the others. Measured on an idle 2-core
+ * machine with the tiny test model: 1 thread 1,980 tokens/s, 2 threads 65 tokens/s.
+ */
+export function defaultLlamaThreads(performanceCores: number, cores: number): number {
+  return Math.max(1, Math.min(performanceCores, cores - 1));
 }
 
 /** Candidate i's seed: the request's (else 0) plus i; a fill-up call (call > 0) moves on by 65 536 per call. */

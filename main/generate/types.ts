@@ -128,6 +128,14 @@ export interface BackendCapabilities {
 export interface LocalSpeed {
   outputTokensPerSecond: number;
   promptTokensPerSecond: number;
+  /**
+   * Measured: an output token at context position p takes `base + slope·p` ms (attention reads the whole context),
+   * and a prompt of P tokens takes `P·(base + slope·P)` ms (`promptMs`). Absent: the flat speeds above.
+   */
+  outputMs?: { base: number; slope: number };
+  promptMs?: { base: number; slope: number };
+  /** Measured: characters of messages per prompt token as this model tokenizes (counts a prompt's tokens). */
+  charsPerToken?: number;
   source: 'measured' | 'rough';
   note: string;
 }

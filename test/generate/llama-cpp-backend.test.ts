@@ -11,7 +11,7 @@ import { createBackend } from '../../main/generate/backends.ts';
 import { storedBackendSpec } from '../../main/model/backend-spec.ts';
 import { DEFAULT_PRICES, estimateGeneration, sumEstimates } from '../../main/generate/cost.ts';
 import { LlmError } from '../../main/generate/errors.ts';
-import { LlamaCppBackend } from '../../main/generate/llama-cpp-backend.ts';
+import { defaultLlamaThreads, LlamaCppBackend } from '../../main/generate/llama-cpp-backend.ts';
 import { acquireModel } from '../../main/generate/llama/runtime.ts';
 import { stopSuffix } from '../../main/generate/llama/sample.ts';
 import type { ChatRequest, ChatResponse, LocalSpeed } from '../../main/generate/types.ts';
@@ -124,6 +124,13 @@ describe('the llama-cpp backend on a tiny GGUF model', () => {
     expect(speed.source).toBe('measured');
     expect(speed.outputTokensPerSecond).toBeGreaterThan(0);
     expect(speed.note).toMatch(/measured on this machine/);
+    // Measured as a function of the context: a line per output token, one per prompt token, and the model's own count of characters per token.
+    expect(speed.outputMs!.base).toBeGreaterThan(0);
+    expect(speed.outputMs!.slope).toBeGreaterThanOrEqual(0);
+    expect(speed.promptMs!.base).toBeGreaterThan(0);
+    const chars = REQUEST.messages.reduce((sum, m) => sum + m.content.length, 0);
+    expect(speed.charsPerToken!).toBeGreaterThan(0);
+    expect(speed.charsPerToken!).toBeLessThan(chars / r.usage.inputTokens + 1e-9);
   });
 
   it('stops at the token where it was cancelled, rejects as cancelled, and answers the next request as before', async () => {
@@ -256,6 +263,29 @@ describe('the estimate of a local model', () => {
     expect(est.secondsMax).toBeCloseTo(1003 / 200 + (5 * 1024) / 20, 9);
     expect(est.note).toContain('speed measured on this machine');
     expect(sumEstimates([est, est]).secondsMax).toBeCloseTo(2 * est.secondsMax!, 9);
+  });
+
+  it('counts each output token at its context position and each prompt at its length, when the speed was measured so', () => {
+    // 0.5 ms per token plus 0.001 ms per token of context before it; prompts 0.05 ms per token plus 0.00001 per token of length.
+    const grown: LocalSpeed = { ...speed, outputMs: { base: 0.5, slope: 0.001 }, promptMs: { base: 0.05, slope: 0.00001 }, charsPerToken: 2 };
+    const est = estimateGeneration({ ...p, speed: grown }, 'tiny', 'local', DEFAULT_PRICES);
+    const prompt = 3996 / 2; // counted at the model's 2 characters per token, not ~4
+    const output = (m: number) => m * 0.5 + 0.001 * (m * prompt + (m * (m - 1)) / 2);
+    expect(est.secondsMax).toBeCloseTo((prompt * (0.05 + 0.00001 * prompt) + 5 * output(1024)) / 1000, 9);
+    expect(est.secondsExpected).toBeCloseTo((prompt * (0.05 + 0.00001 * prompt) + 5 * output(300)) / 1000, 9);
+    expect(est.note).toContain("this model's 2.00 characters each");
+    // A longer prompt costs more per output token, not only more prompt time.
+    const longer = estimateGeneration({ ...p, messages: [{ role: 'user', content: 'x'.repeat(4 * 3996) }], speed: grown }, 'tiny', 'local', DEFAULT_PRICES);
+    const flat = { ...grown, outputMs: { base: 0.5, slope: 0 } };
+    const longerFlat = estimateGeneration({ ...p, messages: [{ role: 'user', content: 'x'.repeat(4 * 3996) }], speed: flat }, 'tiny', 'local', DEFAULT_PRICES);
+    expect(longer.secondsMax! - longerFlat.secondsMax!).toBeCloseTo((5 * 0.001 * (1024 * 4 * prompt + (1024 * 1023) / 2)) / 1000, 9);
+  });
+
+  it('leaves one core to the engine when it picks the threads', () => {
+    expect(defaultLlamaThreads(2, 2)).toBe(1);
+    expect(defaultLlamaThreads(8, 8)).toBe(7);
+    expect(defaultLlamaThreads(4, 16)).toBe(4);
+    expect(defaultLlamaThreads(1, 1)).toBe(1);
   });
 
   it('leaves a billed model in dollars', () => {

@@ -46,6 +46,9 @@ export interface Sample {
   finishReason: 'stop' | 'length';
   logprobs: TokenLogprob[] | null;
   wallMs: number;
+  /** The context position of the first token's evaluation (the prompt's last token), and when each token came (ms from the start). */
+  start: number;
+  tokenMs: number[];
 }
 
 type Distribution = Map<Token, number>;
@@ -82,6 +85,7 @@ export async function sampleCandidate(sequence: LlamaContextSequence, prompt: To
   let tail = '';
   const tokens: Token[] = [];
   const dists: Distribution[] = [];
+  const tokenMs: number[] = [];
   let finishReason: Sample['finishReason'] = 'stop';
   const t0 = performance.now();
   try {
@@ -90,12 +94,14 @@ export async function sampleCandidate(sequence: LlamaContextSequence, prompt: To
     for await (const out of stream) {
       if (opts.signal?.aborted) throw cancelled(opts, tokens.length);
       tokens.push(out.token);
+      tokenMs.push(performance.now() - t0);
       if (direct) dists.push(distributionOf((out as { probabilities?: Distribution }).probabilities, tokens.length - 1, opts.backendId));
       opts.onToken?.(tokens.length);
       tail = opts.stopTexts.length ? (tail + piece(out.token)).slice(-4 * window) : '';
       const cut = opts.stopTexts.some((t) => tail.includes(t)) ? stopSuffix(model, tokens, opts.stopTexts, window) : 0;
       if (cut) {
         tokens.length -= cut;
+        tokenMs.length = tokens.length;
         dists.length = Math.min(dists.length, tokens.length);
         break;
       }
@@ -115,6 +121,8 @@ export async function sampleCandidate(sequence: LlamaContextSequence, prompt: To
     finishReason,
     logprobs: wantLogprobs ? toLogprobs(piece, tokens, dists, opts.topLogprobs ?? 0) : null,
     wallMs: performance.now() - t0,
+    start,
+    tokenMs,
   };
 }
 

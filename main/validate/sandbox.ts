@@ -460,6 +460,12 @@ async function finish(
     const problem = removeTree(launch.cleanupDir);
     if (problem) events.push({ kind: 'sandbox-failure', detail: problem });
   }
+  if (!strong && launch.uid != null) {
+    // Its processes are gone: what its uid left in the machine's shared temp folders goes too, and the uid is free again.
+    for (const problem of removeLeftovers(launch.uid, [launch.cleanupDir ? path.dirname(launch.cleanupDir) : null]))
+      events.push({ kind: 'sandbox-failure', detail: problem });
+    liveRunUids.delete(launch.uid);
+  }
   if (run.spawnError) events.push({ kind: 'sandbox-failure', detail: `could not start ${launch.file}: ${run.spawnError.message}` });
 
   const { code } = exit;
@@ -592,7 +598,7 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   // An isolated run's candidate process gets a uid of its own: it cannot write the tests' work folder or signal them.
   const candidate = spec.entry === 'serve' && splitsUids(info);
   // Even for the tests, odd for a candidate: an isolated run's two processes never draw the same uid.
-  const uid = info.uid === null ? null : RUN_UID_BASE + 2 * randomInt(RUN_UID_SPAN / 2) + (candidate ? 1 : 0);
+  const uid = info.uid === null ? null : drawRunUid(candidate);
   const gid = candidate ? CANDIDATE_GID : SANDBOX_GID;
   if (uid !== null) fs.chownSync(ws, uid, gid);
   fs.chmodSync(ws, 0o700);
@@ -624,6 +630,58 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
   const childEnv: Record<string, string> = { ...env(ws), TMPDIR: ws, OPENCODER_SANDBOX_RUN: marker };
   if (process.platform === 'win32') Object.assign(childEnv, { SYSTEMROOT: process.env.SYSTEMROOT ?? 'C:\\Windows' });
   return { file, args, cwd: ws, env: childEnv, stdinText, ws, cleanupDir, marker, uid };
+}
+
+/** Weak-mode uids of this process's runs in progress: a uid is drawn again rather than shared. */
+const liveRunUids = new Set<number>();
+
+/** A weak run's own uid (as root): even for the tests, odd for an isolated run's candidate; none of another run in progress. */
+function drawRunUid(candidate: boolean): number {
+  for (;;) {
+    const uid = RUN_UID_BASE + 2 * randomInt(RUN_UID_SPAN / 2) + (candidate ? 1 : 0);
+    if (liveRunUids.has(uid)) continue;
+    liveRunUids.add(uid);
+    return uid;
+  }
+}
+
+/** The machine's shared, world-writable temp folders, where a weak run's candidate can leave files outside its workspace. */
+const SHARED_TEMP = ['/tmp', '/var/tmp', '/dev/shm'];
+
+/**
+ * Removes what a weak run's own uid left in the shared temp folders (and in world-writable folders below them, three
+ * levels down): files, folders and links it owns, never following a link. Without a file-system namespace a candidate
+ * may write there, and a red-team candidate left some 480 MB behind. Only a uid the run had to itself (as root) says
+ * what is the run's; without root, the candidate's files are this user's, and nothing can tell them apart.
+ */
+function removeLeftovers(uid: number, extra: (string | null)[]): string[] {
+  if (process.platform !== 'linux') return [];
+  const problems: string[] = [];
+  const sweep = (dir: string, depth: number) => {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const p = path.join(dir, name);
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(p);
+      } catch {
+        continue;
+      }
+      if (st.uid === uid) {
+        const problem = removeTree(p);
+        if (problem) problems.push(problem);
+      } else if (depth < 3 && st.isDirectory() && st.mode & 0o002) {
+        sweep(p, depth + 1);
+      }
+    }
+  };
+  for (const dir of new Set([...SHARED_TEMP, os.tmpdir(), ...extra.filter((d): d is string => d !== null)])) sweep(dir, 0);
+  return problems;
 }
 
 /** The ids of the processes /proc lists now, or null where it cannot be read. */

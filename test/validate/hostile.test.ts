@@ -60,6 +60,14 @@ afterAll(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
+function isDanglingOrLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 function processesWith(marker: string): number[] {
   const found: number[] = [];
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
@@ -476,6 +484,34 @@ def add_tax(amount, tax_class="standard"):
     },
     120_000,
   );
+
+  it.skipIf(weakDropped.skip)(`weak mode as root: what a candidate writes to the shared temp folders goes with its run${weakDropped.note}`, async () => {
+    // Without a file-system namespace a weak candidate can write to /tmp, /var/tmp and /dev/shm: a red-team candidate left
+    // some 480 MB there. Its run's own uid says what is its own.
+    const weak = await createValidator({ sandbox: { mode: 'weak' }, validation: { timeoutFloorMs: 2500 }, concurrency: 1 });
+    try {
+      for (const isolation of ['in-process', 'isolated'] as const) {
+        const tag = `oc-left-${mark}-${isolation}`;
+        const made = [`/tmp/${tag}`, `/var/tmp/${tag}`, `/dev/shm/${tag}`, `/tmp/${tag}-dir`, `/tmp/${tag}-link`];
+        const code =
+          `import os\n` +
+          `for p in ${JSON.stringify(made.slice(0, 3))}:\n    open(p, 'w').write('left behind')\n` +
+          `os.makedirs('/tmp/${tag}-dir/sub')\nopen('/tmp/${tag}-dir/sub/f', 'w').write('x')\nos.chmod('/tmp/${tag}-dir/sub', 0)\n` +
+          `os.symlink('/etc/hostname', '/tmp/${tag}-link')\n\n` +
+          `def f(x):\n    return x\n`;
+        const v = await weak.validate(task, code, { isolation });
+        expect(v.status, isolation).toBe('failed');
+        expect(
+          v.sandbox.events.filter((e) => e.kind === 'sandbox-failure'),
+          isolation,
+        ).toEqual([]);
+        for (const p of made) expect(fs.existsSync(p) || isDanglingOrLink(p), `${isolation}: ${p}`).toBe(false);
+      }
+      expect(fs.existsSync('/etc/hostname')).toBe(true);
+    } finally {
+      weak.close();
+    }
+  });
 
   it('chmod 000 folders and planted symlinks: cleanup completes and follows no link', async () => {
     const workRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-weak-'));

@@ -8,9 +8,11 @@
 // the local run (--parallel 1); then one worker, a queued warm-up (the worker's start and bundle cache) and the
 // one-worker run; then a second worker, a queued warm-up and the two-worker run. Every run is its own run id in
 // the same store. Every run validates one candidate at a time per process (--validator-workers 1; the local run
-// also --parallel 1), so one worker is one core's worth; workers reuse verdicts within a run only (as a local run
+// also --parallel 1), so one worker is one core's worth; on a machine with two cores or more each worker, and the
+// local run, is pinned to a core of its own (taskset). Workers reuse verdicts within a run only (as a local run
 // does), so no measured run profits from the warm-up's. Figures: each run's own duration (outcome.durationMs)
-// beside its process's wall clock.
+// beside its process's wall clock, the pairs' own time (outcome.pairMs), CPU per job, and this machine's scaling of
+// bare python3 runs over two cores.
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -39,10 +41,12 @@ interface Finished {
 }
 
 /** Runs `opencoder ARGS` to its end; rejects with the last lines of its output when it exits non-zero. */
-function opencoder(args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
+function opencoder(args: string[], env: NodeJS.ProcessEnv, cpu?: number): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // taskset execs node: the pid (and the CPU sampled) is the run's own.
+    const [cmd, argv] = cpu === undefined ? [process.execPath, [BIN, ...args]] : ['/usr/bin/taskset', ['-c', String(cpu), process.execPath, BIN, ...args]];
+    const child = spawn(cmd, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let cpuMs: number | null = null;
@@ -144,6 +148,8 @@ function machineScaling(jsonl: string, dir: string): { one: number; two: number;
 interface Measured {
   runId: string;
   durationMs: number;
+  /** The pairs' own times summed (on the worker for a queued run); the rest of durationMs is dispatch and waiting. */
+  pairMs: number;
   wallMs: number;
   jobs: number;
   /** Share of the machine's CPU time busy during the run (everything on it, not only this bench). */
@@ -203,18 +209,20 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
       const ms = children.map((c) => processCpuMs(c.pid));
       return ms.length && ms.every((x) => x !== null) ? ms.reduce((a, b) => a + b, 0) : null;
     };
-    const run = async (extra: string[]): Promise<Measured> => {
+    // One worker is one core's worth: each worker, and the local run it is set against, pinned to a core of its own.
+    const pin = os.availableParallelism() >= 2 && fs.existsSync('/usr/bin/taskset');
+    const run = async (extra: string[], cpu?: number): Promise<Measured> => {
       const ticks0 = machineTicks();
       const cpu0 = workerCpu();
       const redis0 = processCpuMs(redis.pid);
-      const r = await opencoder([...runArgs, ...extra], env);
+      const r = await opencoder([...runArgs, ...extra], env, cpu);
       const ticks1 = machineTicks();
       const cpu1 = workerCpu();
       const redis1 = processCpuMs(redis.pid);
       const busyPct = ticks0 && ticks1 ? (100 * (ticks1.busy - ticks0.busy)) / Math.max(1, ticks1.total - ticks0.total) : null;
       const doc = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
         runId: string;
-        outcome: { status: string; total: number; ran: number; failed: number; durationMs: number };
+        outcome: { status: string; total: number; ran: number; failed: number; durationMs: number; pairMs: number };
       };
       const o = doc.outcome;
       if (o.status !== 'done' || o.ran !== o.total || o.failed)
@@ -222,6 +230,7 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
       return {
         runId: doc.runId,
         durationMs: o.durationMs,
+        pairMs: o.pairMs,
         wallMs: r.wallMs,
         jobs: o.total,
         busyPct,
@@ -253,7 +262,6 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
       return [...counts].map(([w, n]) => `${w} ${n}`).join(', ');
     };
     // Each worker pinned to a core of its own (taskset execs node, so the pid is the worker's): one worker is one core.
-    const pin = os.availableParallelism() >= 2 && fs.existsSync('/usr/bin/taskset');
     const startWorker = async (): Promise<void> => {
       const argv = [BIN, 'worker', '--queue', url, '--concurrency', '1', '--validator-workers', '1', '--quiet'];
       const [cmd, args] = pin ? ['/usr/bin/taskset', ['-c', String(children.length), process.execPath, ...argv]] : [process.execPath, argv];
@@ -281,7 +289,8 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
     console.log(
       `queue: ${LIMIT} tasks of ${SUBSET} × 3 conditions, imported phi-2 samples; index and reference checks ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
-    const local = await run(['--parallel', '1', '--validator-workers', '1']);
+    // Pinned like the one worker: unpinned, the run's sandboxes and the kernel's work for them spread over both cores.
+    const local = await run(['--parallel', '1', '--validator-workers', '1'], pin ? 0 : undefined);
 
     await startWorker();
     await queued('warm-up, 1 worker');
@@ -305,6 +314,13 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
     put('queue.oneWorkerMs', one.durationMs);
     put('queue.twoWorkersMs', two.durationMs);
     put('queue.overheadPerJobMs', overhead);
+    // The overhead split: the time outside the pairs (start-up, dispatch, collection) against the local run's, and the
+    // pairs' own time (the same work on the worker's copies) against theirs.
+    const outside = (m: Measured) => (m.durationMs - m.pairMs) / jobs;
+    const dispatch = outside(one) - outside(local);
+    const inPairs = (one.pairMs - local.pairMs) / jobs;
+    put('queue.dispatchPerJobMs', dispatch);
+    put('queue.pairDiffPerJobMs', inPairs);
     put('queue.twoOverOne', ratio);
     if (pin) put('queue.pinnedTwoOverOne', ratio);
     // CPU per job of everything a queued run uses (coordinator, workers, redis, their sandboxes) over the local run's.
@@ -338,8 +354,8 @@ export async function benchQueue(record: Record, put: Put): Promise<void> {
     record(
       `queued run, 1 worker (${jobs} jobs)`,
       `${secs(one.durationMs)} (process ${secs(one.wallMs)}); ${rate(one, 1)}; jobs by worker: ${oneBy}`,
-      `same run without a queue (--parallel 1 --validator-workers 1) ${secs(local.durationMs)} (process ${secs(local.wallMs)}); ${rate(local, 1)}`,
-      `${(one.durationMs / local.durationMs).toFixed(2)}× the local run; queue overhead ${overhead.toFixed(1)} ms per job`,
+      `same run without a queue (--parallel 1 --validator-workers 1${pin ? ', pinned to the worker’s core' : ''}) ${secs(local.durationMs)} (process ${secs(local.wallMs)}); ${rate(local, 1)}`,
+      `${(one.durationMs / local.durationMs).toFixed(2)}× the local run; queue overhead ${overhead.toFixed(1)} ms per job: ${dispatch.toFixed(1)} ms outside the pairs (local ${outside(local).toFixed(1)}, queued ${outside(one).toFixed(1)}), ${inPairs.toFixed(1)} ms in them`,
       '≤ 15 ms per job',
     );
     record(

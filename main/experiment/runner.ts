@@ -71,6 +71,8 @@ export interface RunOutcome {
   unscored: Record<string, number>;
   resumed: number;
   durationMs: number;
+  /** The pairs' own times summed (on their workers for a queued run): what is left of durationMs × concurrency is dispatch and waiting. */
+  pairMs: number;
 }
 
 /** What kind of failure ended a (task, condition): an LLM error's kind, else the engine error's code or the error's name. */
@@ -347,6 +349,7 @@ export class RunTally {
       unscored: this.unscored,
       resumed: this.resumed,
       durationMs: Math.round(performance.now() - this.started),
+      pairMs: Math.round(this.durations.reduce((a, b) => a + b, 0)),
     };
   }
 }

@@ -88,6 +88,9 @@ describe.skipIf(STRONG.skip)(`a sandbox failure in the middle of a run${STRONG.n
       },
     );
     expect(out).toMatchObject({ status: 'done', total: 2, ran: 2, failed: 1, failures: { 'evaluate/sandbox': 1 }, unscored: { sandbox: 1 } });
+    // The pairs' own time, summed, is within the run's (the rest is dispatch and waiting).
+    expect(out.pairMs).toBeGreaterThan(0);
+    expect(out.pairMs).toBeLessThanOrEqual(out.durationMs * 2 + 1);
     const [stored] = store.experiments.results<TaskFailure>(out.runId).filter((r) => r.status === 'error');
     expect(stored!.result).toMatchObject({ taskId: tasks[1]!.id, stage: 'evaluate', kind: 'sandbox', cause: 'sandbox' });
     expect(stored!.result.error).toMatch(/candidate 1: the sandbox failed: bwrap: Creating new namespace failed/);

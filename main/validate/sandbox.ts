@@ -51,6 +51,8 @@ export const CANDIDATE_GID = 65533;
  */
 export const RUN_UID_BASE = 2_000_000_000;
 export const RUN_UID_SPAN = 100_000_000;
+/** A warm server's process limit: its children's processes all count here too, each run's own up to Limits.processes. */
+export const WARM_SERVER_PROCESSES = 4096;
 
 export const DEFAULT_LIMITS: Limits = {
   cpuSeconds: 60, // for direct runSandboxed calls; the validator derives it from each time limit
@@ -198,7 +200,7 @@ export interface SandboxRunSpec {
   /** Command to run instead of the harness (probes, benchmarks). */
   argv?: string[];
   /** Which of the harness's programs runs: the test supervisor (default) or an isolated run's candidate process. */
-  entry?: 'harness' | 'serve';
+  entry?: 'harness' | 'serve' | 'warm';
   /** The task's own interpreter (bound read-only with its prefix or virtualenv), instead of the sandbox's. */
   python?: string;
   signal?: AbortSignal;
@@ -343,13 +345,13 @@ function pythonPrefixBind(python: string): string[] {
   return interpreterDirs(python).flatMap((d) => ['--ro-bind', d, d]);
 }
 
-function limitArgs(prlimit: string, l: Limits): string[] {
+function limitArgs(prlimit: string, l: Limits, server = false): string[] {
   return [
     prlimit,
-    `--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`,
+    // A warm server lives across runs: its children set each run's CPU and process limits themselves.
+    ...(server ? [`--nproc=${WARM_SERVER_PROCESSES}`] : [`--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`, `--nproc=${l.processes}`]),
     `--as=${l.addressSpaceBytes}`,
     `--fsize=${l.fileSizeBytes}`,
-    `--nproc=${l.processes}`,
     '--core=0',
     '--',
   ];
@@ -437,6 +439,15 @@ export async function runSandboxedPair(
   return { tests: t, candidate: c };
 }
 
+/** Strong mode: how a warm validation server starts (warm.ts): the program, its arguments and its stdin. */
+export function warmServerLaunch(info: SandboxInfo, spec: SandboxRunSpec): { file: string; args: string[] } {
+  if (info.strength !== 'strong') throw new SandboxUnavailableError('warm validation needs the strong sandbox');
+  const { file, args } = strongLaunch(info, { ...spec, entry: 'warm' }, spec.python ?? info.tools.python);
+  return { file, args };
+}
+
+export { sigOf };
+
 function launchFor(info: SandboxInfo, spec: SandboxRunSpec): Launch {
   const python = spec.python ?? info.tools.python;
   return info.strength === 'strong' ? strongLaunch(info, spec, python) : weakLaunch(info, spec, python);
@@ -491,7 +502,7 @@ async function finish(
 /** The program inside the sandbox: prlimit's limits (when there is prlimit) around the harness or spec.argv. */
 function innerCommand(info: SandboxInfo, spec: SandboxRunSpec, python: string, harness: string): string[] {
   return [
-    ...(info.tools.prlimit ? limitArgs(info.tools.prlimit, spec.limits) : []),
+    ...(info.tools.prlimit ? limitArgs(info.tools.prlimit, spec.limits, spec.entry === 'warm') : []),
     ...(spec.argv ?? [python, '-I', '-B', '-c', harnessEntry(harness, spec.entry)]),
   ];
 }
@@ -504,6 +515,10 @@ function strongLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): 
   const harness = '/opencoder';
   const stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base, harness }) : spec.stdin;
   const wsBytes = limits.workspaceBytes + (spec.repoBytes ?? 0);
+  // A warm server (warm.ts) runs as the sandbox uid inside its namespace, not as 0: each of its children maps its own
+  // uid 0 onto the server's, and a user namespace may map its parent's uid 0 only with CAP_SETFCAP there. Each child
+  // makes its own user namespace (and then forbids any further one), so bwrap's ban on them is left to the children.
+  const server = spec.entry === 'warm';
   // Inside its user namespace the candidate is uid 0, as benchmark harnesses usually run tests
   // (RepoExec's reference runs were made as root); outside it stays the unprivileged uid, and
   // bwrap leaves it no capabilities (empty bounding set, no_new_privs).
@@ -511,10 +526,10 @@ function strongLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): 
     '--unshare-all',
     '--unshare-user',
     '--uid',
-    '0',
+    server ? String(SANDBOX_UID) : '0',
     '--gid',
-    '0',
-    '--disable-userns',
+    server ? String(SANDBOX_GID) : '0',
+    ...(server ? [] : ['--disable-userns']),
     '--die-with-parent',
     '--new-session',
     '--cap-drop',

@@ -393,3 +393,32 @@ export function snapshotRepository(listing: RepoListing, dest: string, owner: { 
   }
   return { root: dest, dirs: listing.dirs, files, links, bytes, withheld: listing.withheld, modes };
 }
+
+/**
+ * What a warm server may load before a run (warm.ts): the modules a check program's code before the candidate
+ * imports at its top level (both sides run that code first, so they are loaded in every run anyway), and the names
+ * the work folder itself provides, which a run must import from there and a server therefore never loads. File
+ * targets preload nothing of their own (their imports are the repository's business).
+ */
+export function warmImports(plan: Pick<TaskPlan, 'target' | 'repo' | 'pythonPath'>): { preload: string[]; shadows: string[] } {
+  const preload = new Set<string>();
+  if (plan.target.kind === 'template') {
+    const before = plan.target.template.split(plan.target.placeholder)[0] ?? '';
+    for (const line of before.split('\n')) {
+      const imp = /^import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)\s*(?:#.*)?$/.exec(line);
+      const from = /^from\s+([\w.]+)\s+import\b/.exec(line);
+      if (imp) for (const part of imp[1]!.split(',')) preload.add(part.trim().split(/\s+/)[0]!);
+      else if (from) preload.add(from[1]!);
+    }
+  }
+  const shadows = new Set<string>(['program']);
+  const roots = ['', ...plan.pythonPath.map((p) => p.replace(/^\.\/?/, '').replace(/\/$/, ''))];
+  for (const rel of [...(plan.repo?.files ?? []), ...(plan.repo?.dirs ?? []), ...(plan.repo?.links ?? []).map((l) => l[0])]) {
+    for (const root of roots) {
+      if (root && !rel.startsWith(root + '/')) continue;
+      const top = (root ? rel.slice(root.length + 1) : rel).split('/')[0]!;
+      shadows.add(top.replace(/\.(py|pyc|pyw|so|pyd)$|\..*\.(so|pyd)$/, ''));
+    }
+  }
+  return { preload: [...preload].sort(), shadows: [...shadows].sort() };
+}

@@ -37,12 +37,14 @@ import type {
   VerdictIsolation,
 } from '../model/verdict.ts';
 import { processTempDir, removeTree } from './cleanup.ts';
+import { WarmServers } from './warm.ts';
 import {
   listRepository,
   planTask,
   snapshotRepository,
   TaskError,
   testPaths,
+  warmImports,
   withoutPaths,
   type IsolationPlan,
   type RepoListing,
@@ -80,7 +82,15 @@ export interface ValidatorOptions {
    * isolated for a task without a reference. 'isolated' or 'in-process' decides it for every task.
    */
   isolation?: 'auto' | VerdictIsolation;
+  /**
+   * Strong sandbox: fork each run from a warm server per task (true, the default; OPENCODER_WARM=0 turns it off) or
+   * start every run cold. Isolation is the same either way; verdicts made warm say so in their sandbox label.
+   */
+  warm?: boolean;
 }
+
+/** Appended to the sandbox label of a verdict whose run was forked from a warm server. */
+export const WARM_LABEL = '; forked per run from a warm server (own user, mount, PID, IPC, UTS and network namespaces, fresh tmpfs work folders)';
 
 export interface SharedVerdictStore {
   /** What names the task's files wherever they lie (a repository bundle's hash); null: do not share this task's. */
@@ -154,6 +164,7 @@ export class Validator {
   private readonly snapshots = new Map<string, RepoListing>();
   private readonly referenceChecks = new Map<string, Promise<ReferenceCheck>>();
   private maskDir: string | null = null;
+  private readonly warm: WarmServers | null;
 
   private constructor(
     readonly sandbox: SandboxInfo,
@@ -162,6 +173,8 @@ export class Validator {
     this.validation = { ...DEFAULT_CONFIG.validation, ...opts.validation };
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.pool = new Pool(Math.max(1, Math.floor(opts.concurrency ?? os.availableParallelism())));
+    const warm = opts.warm ?? process.env.OPENCODER_WARM !== '0';
+    this.warm = warm && sandbox.strength === 'strong' ? new WarmServers(sandbox) : null;
   }
 
   /** Probes the sandbox (throws SandboxUnavailableError when `sandbox.mode` is 'strong' and it is missing). */
@@ -177,6 +190,7 @@ export class Validator {
 
   /** Removes the repository snapshots this validator made (a later call makes them again). */
   close(): void {
+    this.warm?.close();
     for (const s of this.snapshots.values()) {
       removeTree(s.root);
       liveSnapshots.delete(s.root);
@@ -451,7 +465,8 @@ export class Validator {
     const once = async () => {
       const run = await this.pool.run(() => this.runHarness(plan, { mode: plan.mode, candidate: code, staticOnly, isolated }, timeoutMs, signal), signal);
       if (run.result.killedBy === 'aborted') throw abortError();
-      return { ...buildVerdict(plan, run.result, run.nonce, timeoutMs, this.sandbox, run.candidate), expectedFrom: from };
+      const sandbox = run.warm ? { ...this.sandbox, label: this.sandbox.label + WARM_LABEL } : this.sandbox;
+      return { ...buildVerdict(plan, run.result, run.nonce, timeoutMs, sandbox, run.candidate), expectedFrom: from };
     };
     const first = await once();
     if (staticOnly || !timingDependent(first, this.opts.flakyMargin ?? FLAKY_MARGIN)) return first;
@@ -476,7 +491,7 @@ export class Validator {
     what: { mode: string; candidate: string; staticOnly?: boolean; isolated?: boolean },
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<{ result: SandboxRunResult; nonce: string; candidate: SandboxRunResult | null }> {
+  ): Promise<{ result: SandboxRunResult; nonce: string; candidate: SandboxRunResult | null; warm?: boolean }> {
     const nonce = newNonce();
     // CPU time follows the wall-clock limit unless the caller set a tighter one.
     const cpu = Math.ceil(timeoutMs / 1000) + 1;
@@ -519,8 +534,7 @@ export class Validator {
       workRoot: this.opts.workRoot,
       overlays,
     };
-    if (!iso) return { result: await runSandboxed(this.sandbox, testSpec), nonce, candidate: null };
-    const candidateSpec: SandboxRunSpec = {
+    const candidateSpec: SandboxRunSpec | null = iso && {
       ...testSpec,
       entry: 'serve',
       // The tests' run decides when both end; this one only must not end first.
@@ -541,6 +555,11 @@ export class Validator {
           limits: this.harnessLimits(limits),
         }),
     };
+    // Warm: forked from the task's server (facts runs, one per task, start cold rather than a server of their own).
+    const warm =
+      this.warm && what.mode !== 'facts' ? await this.warm.run(testSpec, candidateSpec, { covers: plan.isolation?.hidden ?? [], ...warmImports(plan) }) : null;
+    if (warm) return { result: warm.tests, nonce, candidate: warm.candidate, warm: true };
+    if (!candidateSpec) return { result: await runSandboxed(this.sandbox, testSpec), nonce, candidate: null };
     const pair = await runSandboxedPair(this.sandbox, testSpec, candidateSpec);
     return { result: pair.tests, nonce, candidate: pair.candidate };
   }

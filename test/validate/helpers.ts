@@ -131,3 +131,16 @@ export function readJsonl<T = Record<string, unknown>>(file: string): T[] {
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as T);
 }
+
+/** Host processes whose command line holds `marker` (a hostile candidate's leftovers). */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(Number(pid));
+    } catch {
+      /* gone */
+    }
+  }
+  return found;
+}

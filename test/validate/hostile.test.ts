@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
 import { needs, needsStrongSandbox, unless } from '../helpers/system.ts';
-import { GOOD, SAMPLE_REPO, templateTask } from './helpers.ts';
+import { GOOD, processesWith, SAMPLE_REPO, templateTask } from './helpers.ts';
 import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 
 // Every promise both modes make is tested in both: strong (bubblewrap) and weak (without it, forced here even where
@@ -66,18 +66,6 @@ function isDanglingOrLink(p: string): boolean {
   } catch {
     return false;
   }
-}
-
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(Number(pid));
-    } catch {
-      /* gone */
-    }
-  }
-  return found;
 }
 
 async function noneLeft(marker: string): Promise<void> {

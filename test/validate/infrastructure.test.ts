@@ -108,7 +108,9 @@ describe('verdicts the infrastructure decided', () => {
           `#!/bin/sh\nif [ -e "${dir}/broken" ]; then echo "bwrap: Creating new namespace failed: No space left on device" >&2; exit 1; fi\nexec ${real} "$@"\n`,
           { mode: 0o755 },
         );
-        const v = await createValidator({ sandbox: { bwrap: fake } });
+        // Cold runs: each starts a sandbox of its own (a warm server started before the break would go on serving;
+        // a warm server that dies mid-run is warm.test.ts's case).
+        const v = await createValidator({ sandbox: { bwrap: fake }, warm: false });
         try {
           if (v.sandbox.strength !== 'strong') return console.warn(`[validate] strong sandbox unavailable here: ${v.sandbox.fallbackReason}`);
           const task = templateTask('infra/live');

@@ -34,9 +34,14 @@ def _read_all(fd):
     return b"".join(chunks)
 
 
-def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w):
+def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w, keep=None):
     code = 70
     try:
+        if keep is not None:
+            # Forked from a warm server: only what a cold runner would have loaded stays in sys.modules.
+            for name in list(sys.modules):
+                if name not in keep:
+                    del sys.modules[name]
         os.close(cfg_w)
         os.close(rep_r)
         os.close(note_r)
@@ -69,7 +74,7 @@ def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w):
         _exit(code)
 
 
-def main(here=None):
+def main(here=None, keep=None):
     here = os.path.abspath(here or os.path.dirname(os.path.abspath(__file__)))
     cfg_r, cfg_w = os.pipe()
     rep_r, rep_w = os.pipe()
@@ -85,7 +90,7 @@ def main(here=None):
         sys.modules.pop("_ctypes", None)  # the runner's modules stay builtin ones until the workspace is on the path
     pid = os.fork()
     if pid == 0:
-        _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w)
+        _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w, keep)
     os.close(cfg_r)
     os.close(rep_w)
     os.close(note_w)

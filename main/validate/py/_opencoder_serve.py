@@ -129,8 +129,9 @@ def _load(cfg, here, harness, startup):
     return _resolve(module, target["qualname"])
 
 
-def main(here):
-    startup = set(sys.modules)
+def main(here, startup=None):
+    # A warm server's child passes the modules a cold process would have had at this point.
+    startup = set(sys.modules) if startup is None else set(startup)
     sys.path.insert(0, here)
     import _opencoder_codec as codec
     import _opencoder_bridge as bridge

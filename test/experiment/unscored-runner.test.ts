@@ -54,6 +54,9 @@ describe.skipIf(STRONG.skip)(`a sandbox failure in the middle of a run${STRONG.n
   });
 
   beforeAll(async () => {
+    // Cold runs, each starting a sandbox of its own: a warm server started before the break would go on serving (a
+    // warm server that dies mid-run is test/validate/warm.test.ts's case).
+    process.env.OPENCODER_WARM = '0';
     fs.chmodSync(dir, 0o755); // setpriv runs the sandbox as uid 65534
     fs.writeFileSync(
       fake,
@@ -65,6 +68,7 @@ describe.skipIf(STRONG.skip)(`a sandbox failure in the middle of a run${STRONG.n
     repoIds = new Map([[tasks[0]!.repoPath, (await runIndex({ store, root: tasks[0]!.repoPath, encoder })).repoId]]);
   });
   afterAll(async () => {
+    delete process.env.OPENCODER_WARM;
     await encoder.dispose();
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -71,11 +71,15 @@ export async function benchValidate(record: Record, put: Put): Promise<void> {
   fs.writeFileSync(programFile, program);
   const validator = await createValidator({ concurrency: 1 });
   await validator.prepare(task);
+  // The same isolated validation started cold (two sandboxes and interpreters per candidate, as before warm servers).
+  const coldValidator = await createValidator({ concurrency: 1, warm: false });
+  await coldValidator.prepare(task);
   const runs = Number(process.env.BENCH_VALIDATE_RUNS ?? 30);
   const bare: number[] = [];
   const sandboxOnly: number[] = [];
   const full: number[] = [];
   const isolated: number[] = [];
+  const isolatedCold: number[] = [];
   const execFromStdin = 'import sys; src = sys.stdin.read(); exec(compile(src, "/ws/program.py", "exec"), {"__name__": "__main__"})';
   try {
     for (let k = 0; k < runs; k++) {
@@ -95,6 +99,10 @@ export async function benchValidate(record: Record, put: Put): Promise<void> {
       const iso = await validator.validate(task, `${row.solution}\n# isolated run ${k}\n`, { isolation: 'isolated' });
       isolated.push(performance.now() - t);
       if (iso.status !== 'passed' || iso.isolation !== 'isolated') throw new Error(`isolated validation failed: ${iso.reason}`);
+      t = performance.now();
+      const cold = await coldValidator.validate(task, `${row.solution}\n# cold run ${k}\n`, { isolation: 'isolated' });
+      isolatedCold.push(performance.now() - t);
+      if (cold.status !== 'passed' || cold.isolation !== 'isolated') throw new Error(`cold isolated validation failed: ${cold.reason}`);
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -103,7 +111,10 @@ export async function benchValidate(record: Record, put: Put): Promise<void> {
   const ms = median(sandboxOnly);
   const mf = median(full);
   const mi = median(isolated);
+  const mc = median(isolatedCold);
   put('validate.bareMs', mb);
+  put('validate.isolatedColdMs', mc);
+  put('validate.warmOverCold', mi / mc);
   put('validate.inProcessMs', mf);
   put('validate.isolatedMs', mi);
   put('validate.isolatedOverBare', mi / mb);
@@ -123,12 +134,13 @@ export async function benchValidate(record: Record, put: Put): Promise<void> {
   );
   record(
     'isolated validation per candidate',
-    `${mi.toFixed(1)} ms (tests and candidate in two sandboxes, every call as data; in-process ${mf.toFixed(1)} ms)`,
+    `${mi.toFixed(1)} ms (tests and candidate forked from warm servers, each in namespaces of its own, every call as data; in-process ${mf.toFixed(1)} ms; started cold ${mc.toFixed(1)} ms, ${(mi / mc).toFixed(2)}×)`,
     `bare python3 -I ${mb.toFixed(1)} ms`,
     `${(mi / mb).toFixed(2)}× bare`,
     '≤ 1.2× bare',
   );
   validator.close();
+  coldValidator.close();
 
   // 2. Pool throughput: the same candidates through one worker and through one per core.
   const cores = os.availableParallelism();

@@ -14,7 +14,7 @@ import type { TaskFailure } from '../../model/results.ts';
 import type { BackendSpec, Decompose } from '../../model/backend-spec.ts';
 import { referenceCheckKey } from '../../validate/validator.ts';
 import { pairsOf, RunTally, type PairOutcome, type Progress, type RunOutcome } from '../runner.ts';
-import { packFile, packRepository, publishBundle, publishIndex, type BundleRef } from './bundles.ts';
+import { packFileCached, packRepositoryCached, publishBundle, publishIndex, type BundleRef } from './bundles.ts';
 import { FINISHED_TTL_S, JOB_ATTEMPTS, jobIdOf, PAYLOAD_VERSION, queueNameOf, queueOrder, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
 import { connectionOptions, type QueueAddress } from './url.ts';
 
@@ -58,7 +58,7 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
   const bundles: BundleRef[] = [];
   const repos = new Map<string, BundleRef>();
   for (const root of new Set(tasks.flatMap((t) => [t.repoPath, ...(t.taskViewPath ? [t.taskViewPath] : [])]))) {
-    const ref = await publishBundle(redis, 'repo', packRepository(root));
+    const ref = await publishBundle(redis, 'repo', packRepositoryCached(root));
     repos.set(root, ref);
     bundles.push(ref);
   }
@@ -67,7 +67,7 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
   const files: QueueJobPayload['files'] = {};
   if (opts.backend.kind === 'imported' && opts.backend.samplesFile) {
     const file = opts.backend.samplesFile;
-    const ref = await publishBundle(redis, 'file', packFile(path.resolve(file)));
+    const ref = await publishBundle(redis, 'file', packFileCached(path.resolve(file)));
     // The file keeps its name on the worker: backends name themselves after it (`imported:phi2.jsonl`).
     files.samplesFile = { ...ref, name: path.basename(file) };
     bundles.push(ref);

@@ -131,6 +131,11 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/** The characters of a prompt's messages (a local model's measured characters per token turn them into tokens). */
+export function messageChars(messages: ChatMessage[]): number {
+  return messages.reduce((sum, m) => sum + m.content.length, 0);
+}
+
 /** Output tokens expected per candidate when nothing better is known: a function in one fenced block. */
 export const EXPECTED_OUTPUT_TOKENS = 300;
 
@@ -168,7 +173,7 @@ export function estimateGeneration(
   if (billing === 'local' && p.speed && p.speed.outputTokensPerSecond > 0 && p.speed.promptTokensPerSecond > 0) {
     const speed = p.speed;
     // Prompt tokens as this model counts them when it was measured; else ~4 characters each.
-    const chars = p.messages.reduce((sum, m) => sum + m.content.length, 0);
+    const chars = messageChars(p.messages);
     const prompt = speed.charsPerToken ? Math.ceil(chars / speed.charsPerToken) : input;
     const seconds = (perCandidate: number) => calls * (localPromptSeconds(speed, prompt) + (p.n / calls) * localOutputSeconds(speed, prompt, perCandidate));
     return {

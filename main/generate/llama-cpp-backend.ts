@@ -18,7 +18,8 @@ import { bytes as fmtBytes } from '../model/format.ts';
 import { LlmError } from './errors.ts';
 import { acquireModel, nodeLlamaCpp, resolveModelFile } from './llama/runtime.ts';
 import { sampleCandidate, type Sample } from './llama/sample.ts';
-import { SpeedModel } from './llama/speed.ts';
+import { PROMPT_OVER_OUTPUT, SpeedModel } from './llama/speed.ts';
+import { messageChars } from './cost.ts';
 import { Limiter } from './reliability.ts';
 import type { BackendCapabilities, ChatChoice, ChatContext, ChatMessage, ChatRequest, ChatResponse, LlmBackend, LocalSpeed } from './types.ts';
 
@@ -29,12 +30,10 @@ export const DEFAULT_CONTEXT_SIZE = 8192;
 
 /**
  * Before a candidate was measured: output tokens per second ≈ memory bandwidth / model size (a CPU reads every weight
- * once per token), with a modest laptop's ~10 GB/s, and no more than 100; a prompt goes about 8 times faster (its
- * tokens are batched).
+ * once per token), with a modest laptop's ~10 GB/s, and no more than 100; a prompt goes PROMPT_OVER_OUTPUT times faster.
  */
 const ROUGH_BANDWIDTH = 10e9;
 const ROUGH_MAX_TOKENS_PER_SECOND = 100;
-const ROUGH_PROMPT_FACTOR = 8;
 
 export interface LlamaCppBackendOptions {
   /** A GGUF file: a path, or a file name in `modelsDir`. */
@@ -96,7 +95,7 @@ export class LlamaCppBackend implements LlmBackend {
     const out = Math.min(ROUGH_MAX_TOKENS_PER_SECOND, ROUGH_BANDWIDTH / Math.max(1, this.bytes));
     return {
       outputTokensPerSecond: out,
-      promptTokensPerSecond: out * ROUGH_PROMPT_FACTOR,
+      promptTokensPerSecond: out * PROMPT_OVER_OUTPUT,
       source: 'rough',
       note: `speed not measured yet: a rough guess from the model's size (${fmtBytes(this.bytes)} at ~10 GB/s: ${out.toFixed(1)} tokens/s)`,
     };
@@ -115,7 +114,7 @@ export class LlamaCppBackend implements LlmBackend {
       await loaded.sequence.clearHistory();
       if (ctx.signal?.aborted) throw new LlmError('cancelled', this.id, `${this.id}: cancelled`);
       if (prompt.tokens.length > 1) await loaded.sequence.evaluateWithoutGeneratingNewTokens(prompt.tokens.slice(0, -1));
-      const chars = req.messages.reduce((sum, msg) => sum + msg.content.length, 0) * ((prompt.tokens.length - 1) / prompt.tokens.length);
+      const chars = messageChars(req.messages) * ((prompt.tokens.length - 1) / prompt.tokens.length);
       this.measured.addPrompt(prompt.tokens.length - 1, chars, performance.now() - t0);
       const choices: ChatChoice[] = [];
       for (let i = 0; i < req.n; i++) {

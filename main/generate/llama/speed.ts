@@ -7,6 +7,9 @@
 
 import type { LocalSpeed } from '../types.ts';
 
+/** Before a prompt was measured, prompts are taken to go this many times faster than output (their tokens are batched). */
+export const PROMPT_OVER_OUTPUT = 8;
+
 /** Positions must spread at least this much (standard deviation, in tokens) before a slope is fitted. */
 const MIN_SPREAD = 64;
 
@@ -85,8 +88,7 @@ export class SpeedModel {
     if (!out || this.outputMs <= 0) return null;
     const tps = (this.outputTokens * 1000) / this.outputMs;
     const prompt = this.prompt.line();
-    // Before a prompt was measured, prompts are taken to go 8 times faster than output (their tokens are batched).
-    const promptTps = this.promptMs > 0 ? (1000 * this.promptTokens) / this.promptMs : tps * 8;
+    const promptTps = this.promptMs > 0 ? (1000 * this.promptTokens) / this.promptMs : tps * PROMPT_OVER_OUTPUT;
     const growth = out.slope > 0 ? `, each output token ${(out.slope * 1000).toFixed(2)} ms slower per 1,000 tokens of context` : '';
     return {
       outputTokensPerSecond: tps,

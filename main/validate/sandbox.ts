@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { processTempDir, removeTree } from './cleanup.ts';
+import { processTempDir, removeLeftovers, removeTree } from './cleanup.ts';
 import type { Limits, SandboxEvent, SandboxInfo } from '../model/verdict.ts';
 import { OpenCoderError } from '../model/errors.ts';
 
@@ -658,45 +658,6 @@ function drawRunUid(candidate: boolean): number {
     liveRunUids.add(uid);
     return uid;
   }
-}
-
-/** The machine's shared, world-writable temp folders, where a weak run's candidate can leave files outside its workspace. */
-const SHARED_TEMP = ['/tmp', '/var/tmp', '/dev/shm'];
-
-/**
- * Removes what a weak run's own uid left in the shared temp folders (and in world-writable folders below them, three
- * levels down): files, folders and links it owns, never following a link. Without a file-system namespace a candidate
- * may write there, and a red-team candidate left some 480 MB behind. Only a uid the run had to itself (as root) says
- * what is the run's; without root, the candidate's files are this user's, and nothing can tell them apart.
- */
-function removeLeftovers(uid: number, extra: (string | null)[]): string[] {
-  if (process.platform !== 'linux') return [];
-  const problems: string[] = [];
-  const sweep = (dir: string, depth: number) => {
-    let names: string[];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const p = path.join(dir, name);
-      let st: fs.Stats;
-      try {
-        st = fs.lstatSync(p);
-      } catch {
-        continue;
-      }
-      if (st.uid === uid) {
-        const problem = removeTree(p);
-        if (problem) problems.push(problem);
-      } else if (depth < 3 && st.isDirectory() && st.mode & 0o002) {
-        sweep(p, depth + 1);
-      }
-    }
-  };
-  for (const dir of new Set([...SHARED_TEMP, os.tmpdir(), ...extra.filter((d): d is string => d !== null)])) sweep(dir, 0);
-  return problems;
 }
 
 /** The ids of the processes /proc lists now, or null where it cannot be read. */

@@ -963,7 +963,7 @@ function statusOf(d: Decision): { status: Verdict['status']; reason: string } {
   }
   if (tampering.length) return { status: 'error', reason: `forgery: ${tampering[0]}${tampering.length > 1 ? ` (and ${tampering.length - 1} more)` : ''}` };
   if (refused.length) return { status: 'error', reason: `forgery attempt: the candidate tried to ${refused[0]}, which the test runner refuses` };
-  if (done.loadError) return { status: 'failed', reason: `the code failed to load: ${String(done.loadError).split('\n').filter(Boolean).slice(-1)[0] ?? ''}` };
+  if (done.loadError) return { status: 'failed', reason: loadReason(String(done.loadError)) };
   if (d.crossing.length)
     return { status: 'failed', reason: `a call of the target could not cross between the test process and the candidate's: ${d.crossing[0]}` };
   if (!tests.length || (done.pytestExit === 5 && !tests.some((t) => t.outcome === 'passed'))) return { status: 'error', reason: 'no tests ran' };
@@ -987,6 +987,19 @@ function statusOf(d: Decision): { status: Verdict['status']; reason: string } {
 }
 
 /** Why the tests did not reach the candidate, or null when they did. */
+/**
+ * A run that stopped before its tests were done, in words: what the runner names (the test run stopped, the tests failed
+ * to load, the candidate failed to load in its own process …) with the error's last line; else the code failed to load.
+ * (A KeyboardInterrupt raised by the target during the tests read "the code failed to load" before.)
+ */
+export function loadReason(loadError: string): string {
+  const lines = loadError.split('\n').filter(Boolean);
+  const last = lines[lines.length - 1] ?? '';
+  const named = /^(the [^:]{3,80}):/.exec(lines[0] ?? '');
+  if (!named) return `the code failed to load: ${last}`;
+  return last.startsWith(`${named[1]}:`) ? last : `${named[1]}: ${last}`;
+}
+
 function exerciseProblem(t: TargetUse): string | null {
   if (t.loadedFrom === null) return `the tests never imported the target's module (${t.expectedFile})`;
   if (t.loadedFrom !== t.expectedFile) return `they imported the target's module from ${t.loadedFrom}, not from the workspace copy ${t.expectedFile}`;

@@ -188,7 +188,12 @@ class TestSide:
     def call(self, args, kwargs, awaited=False):
         # One call at a time: the tests' threads take turns (the connection is one conversation).
         with self.lock:
-            return self._guard(self._call, args, kwargs, awaited)
+            returned, value = self._guard(self._call, args, kwargs, awaited)
+        if returned:
+            return value
+        # Raised outside the guard: a RecursionError the candidate raised (endless recursion) is its own, not a value
+        # too deeply nested for the bridge.
+        raise value
 
     def _call(self, args, kwargs, awaited):
         enc = self._encoder()
@@ -199,10 +204,10 @@ class TestSide:
         for entry in reply.get("post") or ():
             self._update(dec, enc.keep, entry)
         if "ok" in reply:
-            return dec.dec(reply["ok"])
+            return True, dec.dec(reply["ok"])
         if _type(reply.get("uncrossable")) is _str:
             raise CrossingError(reply["uncrossable"][:500])
-        raise self._exception(dec, reply)
+        return False, self._exception(dec, reply)
 
     def _exception(self, dec, reply):
         exc = dec.dec(reply.get("exc"))

@@ -27,6 +27,26 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/**
+ * `dir` goes when this test process exits (an engine home with its database and indexes, a browser profile: ~180 MB a
+ * full run). Not when the context or server closes: a browser still writes its profile for a moment after `close`, and
+ * removing it then raced it (ENOTEMPTY). What cannot be removed at exit stays, and fails nothing.
+ */
+const leftAtExit = new Set<string>();
+process.once('exit', () => {
+  for (const dir of leftAtExit) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+    } catch {
+      /* left behind */
+    }
+  }
+});
+function removedAtExit(dir: string): string {
+  leftAtExit.add(dir);
+  return dir;
+}
+
 export interface Served {
   server: ChildProcess;
   /** The server's base URL. */
@@ -40,7 +60,7 @@ export interface Served {
  * starts `opencoder serve` on a free port; `prepare` gets the home's database path first (to store runs in it).
  */
 export async function startServe(prefix: string, prebuilt?: string, prepare?: (db: string) => void): Promise<Served> {
-  const home = tmpDir(prefix);
+  const home = removedAtExit(tmpDir(prefix));
   prepare?.(path.join(home, 'w.db'));
   // One build of this checkout's renderer per test run, shared by every e2e file (each served read-only).
   const rendererDir =
@@ -79,7 +99,7 @@ export async function launchChromium(
   allowed: (url: string) => boolean,
   options: { acceptDownloads?: boolean } = {},
 ): Promise<BrowserContext> {
-  const context = await chromium.launchPersistentContext(tmpDir('oc-e2e-chromium-'), {
+  const context = await chromium.launchPersistentContext(removedAtExit(tmpDir('oc-e2e-chromium-')), {
     ...options,
     executablePath: CHROMIUM,
     headless: true,

@@ -100,6 +100,24 @@ print("BAD" if bad else "OK", bad)
     }, 60_000);
   }
 
+  it('a run that fills its process limit leaves a concurrent run on the same server its own', async () => {
+    // Two runs at once on one server: the first forks until its limit refuses (its processes then sleep), the second
+    // must still start a process of its own. Each run's count is its own user namespace's, not the server's.
+    const bomb =
+      'import os, sys, time\n\ndef f(x):\n    n = 0\n    try:\n        while n < 500:\n            if os.fork() == 0:\n                time.sleep(4)\n                os._exit(0)\n            n += 1\n    except OSError:\n        pass\n    sys.stderr.write("forked %d\\n" % n)\n    time.sleep(2)\n    return -n\n';
+    const spawner = 'import subprocess\n\ndef f(x):\n    return x + 1 if subprocess.run(["/bin/true"]).returncode == 0 else -1\n';
+    const filling = validator.validate(task, bomb, { isolation: 'isolated', timeoutMs: 20_000 });
+    await new Promise((r) => setTimeout(r, 1000));
+    const beside = await validator.validate(task, spawner, { isolation: 'isolated', timeoutMs: 20_000 });
+    expect(beside.status, beside.reason).toBe('passed');
+    const filled = await filling;
+    expect(filled.status).toBe('failed');
+    // It hit its own limit (64 processes per run) well before its 500 forks.
+    const forked = Number(/forked (\d+)/.exec(filled.stderr ?? '')?.[1] ?? NaN);
+    expect(forked).toBeGreaterThan(20);
+    expect(forked).toBeLessThan(64);
+  }, 60_000);
+
   it('a server that dies mid-run gives an error naming it, and the next run starts a new one', async () => {
     const v = await createValidator({ concurrency: 1 });
     try {

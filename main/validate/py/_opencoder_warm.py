@@ -186,9 +186,11 @@ def _relay(side, init, here):
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     uid, gid = os.getuid(), os.getgid()
     lim = init["limits"]
-    # Before the user namespace: the new namespace's process count is bounded by this.
-    resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
     _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET), "unshare")
+    # After the user namespace is made, not before: the kernel bounds every run's processes together, in the server's
+    # namespace, by the limit its creator had then (the server's), and this run's alone by this one. Set before, a run
+    # that filled its 64 left no process to the runs beside it.
+    resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", "0 %d 1" % uid)
     _write("/proc/self/gid_map", "0 %d 1" % gid)

@@ -58,6 +58,20 @@ const capture = (): Capture => ({
   killedBy: null,
 });
 
+/** What one side of a run left, as runSandboxed returns it. */
+function captured(side: Capture, exit: SandboxRunResult['exit'], durationMs: number, events: SandboxEvent[]): SandboxRunResult {
+  return {
+    exit,
+    stdout: Buffer.concat(side.stdout).toString('utf8'),
+    stderr: Buffer.concat(side.stderr).toString('utf8'),
+    channel: Buffer.concat(side.channel),
+    durationMs,
+    events,
+    killedBy: side.killedBy,
+    outputBytes: side.total,
+  };
+}
+
 /** One server: a bubblewrap sandbox whose program is _opencoder_warm.py. */
 class WarmServer {
   readonly child: ChildProcess;
@@ -68,7 +82,6 @@ class WarmServer {
   private stderrTail = '';
   private dead: string | null = null;
   lastUsed = Date.now();
-  served = 0;
 
   constructor(
     info: SandboxInfo,
@@ -146,7 +159,6 @@ class WarmServer {
   /** One run: the tests' side and, for an isolated run, the candidate's, connected by one socket. */
   run(tests: SandboxRunSpec, candidate: SandboxRunSpec | null): Promise<{ tests: SandboxRunResult; candidate: SandboxRunResult | null }> {
     this.lastUsed = Date.now();
-    this.served++;
     const id = this.nextId++;
     const limitsOf = (l: Limits) => ({ cpu: l.cpuSeconds, as: l.addressSpaceBytes, fsize: l.fileSizeBytes, nproc: l.processes });
     return new Promise((resolve) => {
@@ -244,16 +256,7 @@ class WarmServer {
       side.killedBy = 'wall-timeout';
       side.events.push({ kind: 'wall-timeout', detail: `wall-clock limit of ${timeoutMs} ms` });
     }
-    return {
-      exit: { code: end.code, signal: sigOf(end.code) },
-      stdout: Buffer.concat(side.stdout).toString('utf8'),
-      stderr: Buffer.concat(side.stderr).toString('utf8'),
-      channel: Buffer.concat(side.channel),
-      durationMs,
-      events: side.events,
-      killedBy: side.killedBy,
-      outputBytes: side.total,
-    };
+    return captured(side, { code: end.code, signal: sigOf(end.code) }, durationMs, side.events);
   }
 
   private settle(p: Pending): void {
@@ -267,16 +270,8 @@ class WarmServer {
   private fail(p: Pending, why: string): void {
     this.settle(p);
     const detail = `the warm validation server failed: ${why}${this.stderrTail ? ` (${this.stderrTail.trim().split('\n').slice(-3).join(' | ')})` : ''}`;
-    const broken = (side: Capture): SandboxRunResult => ({
-      exit: { code: null, signal: null },
-      stdout: Buffer.concat(side.stdout).toString('utf8'),
-      stderr: Buffer.concat(side.stderr).toString('utf8'),
-      channel: Buffer.concat(side.channel),
-      durationMs: performance.now() - p.started,
-      events: [...side.events, { kind: 'sandbox-failure', detail }],
-      killedBy: side.killedBy,
-      outputBytes: side.total,
-    });
+    const broken = (side: Capture) =>
+      captured(side, { code: null, signal: null }, performance.now() - p.started, [...side.events, { kind: 'sandbox-failure', detail }]);
     p.resolve({ tests: broken(p.t), candidate: p.c ? broken(p.c) : null });
   }
 
@@ -404,10 +399,6 @@ export class WarmServers {
     this.servers.clear();
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = null;
-  }
-
-  get size(): number {
-    return this.servers.size;
   }
 
   /** The servers' own processes (their sandboxes' outermost), for tests and diagnostics. */

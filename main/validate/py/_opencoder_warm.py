@@ -490,7 +490,6 @@ class _Run:
         self.deadline = deadline
         self.t = None
         self.c = None
-        self.started = time.monotonic()
 
 
 class _Server:

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
@@ -16,6 +17,8 @@ export default defineConfig({
     // under CI or as root (test/helpers/skip-reporter.ts).
     reporters: ['default', './test/helpers/skip-reporter.ts'],
     // Every answer a test gets from the engine service is checked against the contract's output schema.
-    env: { OPENCODER_CHECK_OUTPUTS: '1' },
+    // A queue secret of this run's own (experiment/queue/seal.ts): coordinators and workers the tests start share it,
+    // and nothing is written to the user's ~/.config. Tests of the secret file pass their own environment.
+    env: { OPENCODER_CHECK_OUTPUTS: '1', OPENCODER_QUEUE_SECRET: crypto.randomBytes(32).toString('hex') },
   },
 });

@@ -21,6 +21,8 @@ import { TaskError } from '../validate/task-plan.ts';
 import { TestCommandError } from '../validate/command.ts';
 import type { Manifest } from '../model/manifest.ts';
 import type { Task } from '../model/task.ts';
+import { emptyVerdictUse, type VerdictUse } from '../model/verdict.ts';
+import type { Validator } from '../validate/validator.ts';
 import type { RunProvenance } from '../model/report.ts';
 import type { TaskFailure, TaskResult } from '../model/results.ts';
 import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
@@ -73,6 +75,10 @@ export interface RunOutcome {
   durationMs: number;
   /** The pairs' own times summed (on their workers for a queued run): what is left of durationMs × concurrency is dispatch and waiting. */
   pairMs: number;
+  /** How this run's verdicts were come by (model/verdict.ts): run, reused for identical candidates, shared, refused. */
+  verdicts: VerdictUse;
+  /** A queued run: jobs a worker refused and results this coordinator refused, because their seal did not open. */
+  refused?: { jobs: number; results: number };
 }
 
 /** What kind of failure ended a (task, condition): an LLM error's kind, else the engine error's code or the error's name. */
@@ -319,6 +325,10 @@ export class RunTally {
 
   /** A queued run's workers and waiting jobs, added to every report. */
   queueState: (() => Pick<Progress, 'workers' | 'queued'>) | null = null;
+  /** The run's verdict counts so far (the local validator's, or the sum of the workers'). */
+  verdictUse: (() => VerdictUse) | null = null;
+  /** A queued run: what did not verify (seal.ts), counted apart from the pairs' own failures. */
+  refused: { jobs: number; results: number } | null = null;
 
   report(last: Progress['last']): void {
     if (!this.onProgress) return;
@@ -350,6 +360,8 @@ export class RunTally {
       resumed: this.resumed,
       durationMs: Math.round(performance.now() - this.started),
       pairMs: Math.round(this.durations.reduce((a, b) => a + b, 0)),
+      verdicts: this.verdictUse?.() ?? emptyVerdictUse(),
+      ...(this.refused ? { refused: { ...this.refused } } : {}),
     };
   }
 }
@@ -361,6 +373,15 @@ export async function executeRun(run: ExperimentRunRecord, tasks: Task[], condit
   const { pairs, todo } = pairsOf(run, tasks, conditions, experiments);
   experiments.claim(run.id);
   const tally = new RunTally(run, pairs.length, pairs.length - todo.length, experiments, opts.onProgress, concurrency);
+  // The validator's counts since the run's pairs began (its reference checks before them are not the run's verdicts).
+  const v = services.validator as Partial<Pick<Validator, 'use'>> | undefined;
+  const start = { ...(v?.use ?? emptyVerdictUse()) };
+  tally.verdictUse = () => {
+    const now = v?.use ?? emptyVerdictUse();
+    const out = emptyVerdictUse();
+    for (const k of Object.keys(out) as (keyof VerdictUse)[]) out[k] = now[k] - start[k];
+    return out;
+  };
   tally.report(null);
 
   let next = 0;

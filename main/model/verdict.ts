@@ -98,7 +98,21 @@ export interface SandboxInfo {
    * `unshare`: weak mode as root starts each run in a PID namespace of its own (util-linux unshare), so that nothing
    * it starts outlives it (absent in infos made before it existed).
    */
-  tools: { bwrap: string | null; setpriv: string | null; prlimit: string | null; python: string; unshare?: string | null };
+  tools: {
+    bwrap: string | null;
+    setpriv: string | null;
+    prlimit: string | null;
+    python: string;
+    unshare?: string | null;
+    /** Weak mode as root: each run also gets a network namespace of its own (with `ip`, its loopback is brought up). */
+    netns?: boolean;
+    ip?: string | null;
+  };
+  /**
+   * What a candidate can reach of the network: 'none' (strong mode, or weak mode with a network namespace of its own),
+   * or 'host', every service of this machine and beyond (weak mode without one). Absent in infos made before it existed.
+   */
+  network?: 'none' | 'host';
 }
 
 export interface Limits {
@@ -113,6 +127,22 @@ export interface Limits {
   /** Captured stdout/stderr kept per stream, and the total after which the run is killed. */
   outputKeepBytes: number;
   outputKillBytes: number;
+}
+
+/**
+ * How a run's verdicts were come by: candidates run in the sandbox, verdicts reused for a byte-identical candidate
+ * (same task, tests, limit, isolation, sandbox and validator version), verdicts taken from another worker through
+ * the queue, and shared verdicts refused because their seal did not open (those candidates were run again).
+ */
+export interface VerdictUse {
+  judged: number;
+  reused: number;
+  shared: number;
+  sharedRefused: number;
+}
+
+export function emptyVerdictUse(): VerdictUse {
+  return { judged: 0, reused: 0, shared: 0, sharedRefused: 0 };
 }
 
 export interface Verdict {

@@ -3,7 +3,7 @@
 // validated once; a task's plan (repository listing, facts about the code around the target) is
 // computed once and reused for every candidate.
 
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { abortError, Pool } from './pool.ts';
 import {
   DEFAULT_LIMITS,
   detectSandbox,
+  HARNESS_DIR,
   newNonce,
   runSandboxed,
   runSandboxedPair,
@@ -35,7 +36,9 @@ import type {
   TestOutcome,
   Verdict,
   VerdictIsolation,
+  VerdictUse,
 } from '../model/verdict.ts';
+import { emptyVerdictUse } from '../model/verdict.ts';
 import { processTempDir, removeTree } from './cleanup.ts';
 import { WarmServers } from './warm.ts';
 import {
@@ -95,7 +98,8 @@ export const WARM_LABEL = '; forked per run from a warm server (own user, mount,
 export interface SharedVerdictStore {
   /** What names the task's files wherever they lie (a repository bundle's hash); null: do not share this task's. */
   scope(task: Task): string | null;
-  get(key: string): Promise<Verdict | null>;
+  /** The verdict kept under key; `refused` when one is there that cannot be trusted (its seal does not open). */
+  get(key: string): Promise<{ verdict: Verdict } | { refused: string } | null>;
   put(key: string, verdict: Verdict): Promise<void>;
 }
 
@@ -146,13 +150,53 @@ interface Shared {
   waiters: number;
 }
 
-const normalise = (code: string) =>
-  code
-    .replace(/\r\n?/g, '\n')
-    .split('\n')
-    .map((l) => l.trimEnd())
-    .join('\n')
-    .trim();
+/**
+ * What the validator's own code is: the harness files the sandbox runs, with a version of the engine's side of the
+ * protocol. Part of every verdict key, so a verdict shared through Redis by another version of the validator (or
+ * kept from before a harness change) is never taken for this one's.
+ */
+const ENGINE_PROTOCOL = 'validator-2';
+let validatorVersionMemo: string | null = null;
+export function validatorVersion(): string {
+  if (validatorVersionMemo === null) {
+    const h = createHash('sha256').update(ENGINE_PROTOCOL);
+    for (const f of fs
+      .readdirSync(HARNESS_DIR)
+      .filter((n) => n.endsWith('.py'))
+      .sort()) {
+      h.update(`\0${f}\0`).update(fs.readFileSync(path.join(HARNESS_DIR, f)));
+    }
+    validatorVersionMemo = h.digest('hex').slice(0, 32);
+  }
+  return validatorVersionMemo;
+}
+
+/**
+ * The key of one candidate's verdict. The code goes in as its exact bytes: no normalisation is proven to keep a
+ * program's behaviour (whitespace inside a string literal is data, and comments, docstrings and line numbers are
+ * visible to code that reads its own source), so two candidates share a verdict only when they are the same text.
+ */
+function verdictKey(
+  parts: { scope: string; plan: string; staticOnly: boolean; timeoutMs: number | undefined; expected: string; isolation: string; sandbox: string },
+  code: string,
+): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        validatorVersion(),
+        parts.scope,
+        parts.plan,
+        parts.staticOnly ? 's' : 'r',
+        parts.timeoutMs ?? null,
+        parts.expected,
+        parts.isolation,
+        parts.sandbox,
+      ]),
+    )
+    .update('\0')
+    .update(code, 'utf8')
+    .digest('hex');
+}
 
 export class Validator {
   readonly pool: Pool;
@@ -165,6 +209,10 @@ export class Validator {
   private readonly referenceChecks = new Map<string, Promise<ReferenceCheck>>();
   private maskDir: string | null = null;
   private readonly warm: WarmServers | null;
+  /** This validator's verdicts so far: run, reused for identical candidates, shared, refused (model/verdict.ts). */
+  readonly use: VerdictUse = emptyVerdictUse();
+  /** Names this validator among others (a queue worker's per run) in the counts a run adds up. */
+  readonly id = randomUUID();
 
   private constructor(
     readonly sandbox: SandboxInfo,
@@ -186,6 +234,11 @@ export class Validator {
       if (opts.workRoot) assertTraversable(opts.workRoot, info.uid);
     }
     return new Validator(info, opts);
+  }
+
+  /** What a verdict depends on of the sandbox: its mode and what it gives (the label says both) and the default interpreter. */
+  private sandboxKey(): string {
+    return JSON.stringify([this.sandbox.strength, this.sandbox.label, this.sandbox.tools.python]);
   }
 
   /** Removes the repository snapshots this validator made (a later call makes them again). */
@@ -372,9 +425,18 @@ export class Validator {
 
   private shared(task: Task, code: string, staticOnly: boolean, opts: ValidateOptions, expected: ReferenceCheck | null = null): Promise<Verdict> {
     if (opts.signal?.aborted) return Promise.reject(abortError());
-    const key = createHash('sha256')
-      .update(`${planKey(task)}\0${staticOnly ? 's' : 'r'}\0${opts.timeoutMs ?? ''}\0${expected?.key ?? ''}\0${opts.isolation ?? ''}\0${normalise(code)}`)
-      .digest('hex');
+    const key = verdictKey(
+      {
+        scope: '',
+        plan: planKey(task),
+        staticOnly,
+        timeoutMs: opts.timeoutMs,
+        expected: expected?.key ?? '',
+        isolation: opts.isolation ?? '',
+        sandbox: this.sandboxKey(),
+      },
+      code,
+    );
     let entry = this.verdicts.get(key);
     let cached = true;
     if (entry) {
@@ -414,6 +476,7 @@ export class Validator {
           settled = true;
           e.waiters--;
           opts.signal?.removeEventListener('abort', onAbort);
+          if (cached && !staticOnly) this.use.reused++;
           resolve(cached ? { ...v, cached: true } : v);
         },
         (err) => {
@@ -432,13 +495,25 @@ export class Validator {
     const store = this.opts.sharedVerdicts;
     const scope = store?.scope(task) ?? null;
     if (!store || scope === null) return this.runCandidate(task, code, staticOnly, how, signal, expected);
-    const key = createHash('sha256')
-      .update(
-        `${scope}\0${planKey({ ...task, repoPath: '' })}\0${staticOnly ? 's' : 'r'}\0${how.timeoutMs ?? ''}\0${expected?.key ?? ''}\0${how.isolation}\0${normalise(code)}`,
-      )
-      .digest('hex');
+    const key = verdictKey(
+      {
+        scope,
+        plan: planKey({ ...task, repoPath: '' }),
+        staticOnly,
+        timeoutMs: how.timeoutMs,
+        expected: expected?.key ?? '',
+        isolation: how.isolation,
+        sandbox: this.sandboxKey(),
+      },
+      code,
+    );
     const hit = await store.get(key).catch(() => null);
-    if (hit) return hit;
+    if (hit && 'verdict' in hit) {
+      this.use.shared++;
+      return hit.verdict;
+    }
+    // A verdict that cannot be trusted is not taken: the candidate runs here, and its verdict replaces that one.
+    if (hit) this.use.sharedRefused++;
     const v = await this.runCandidate(task, code, staticOnly, how, signal, expected);
     await store.put(key, v).catch(() => {});
     return v;
@@ -468,6 +543,7 @@ export class Validator {
       const sandbox = run.warm ? { ...this.sandbox, label: this.sandbox.label + WARM_LABEL } : this.sandbox;
       return { ...buildVerdict(plan, run.result, run.nonce, timeoutMs, sandbox, run.candidate), expectedFrom: from };
     };
+    if (!staticOnly) this.use.judged++;
     const first = await once();
     if (staticOnly || !timingDependent(first, this.opts.flakyMargin ?? FLAKY_MARGIN)) return first;
     // The outcome may be the clock's, not the candidate's: run it once more and compare.
@@ -607,7 +683,8 @@ export function createValidator(opts: ValidatorOptions = {}): Promise<Validator>
 export function referenceCheckKey(task: Task): string {
   // "isolation": a check made before the reference ran both ways is stale.
   return createHash('sha256')
-    .update(`isolation\0${planKey(task)}\0${normalise(task.reference ?? '')}`)
+    .update(`isolation\0${validatorVersion()}\0${planKey(task)}\0`)
+    .update(task.reference ?? '', 'utf8')
     .digest('hex');
 }
 
@@ -619,6 +696,7 @@ function planKey(task: Task): string {
         task.repoPath,
         task.file,
         task.qualname,
+        task.signature,
         task.check_template ?? null,
         task.placeholder ?? null,
         task.test_command ?? null,

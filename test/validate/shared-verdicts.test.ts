@@ -11,7 +11,10 @@ function memoryStore(scope: string) {
   const puts: string[] = [];
   const store: SharedVerdictStore = {
     scope: () => scope,
-    get: async (k) => map.get(k) ?? null,
+    get: async (k) => {
+      const v = map.get(k);
+      return v ? { verdict: v } : null;
+    },
     put: async (k, v) => {
       puts.push(k);
       map.set(k, v);

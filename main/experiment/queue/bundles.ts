@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import { OpenCoderError } from '../../model/errors.ts';
 import type { Store } from '../../store/store.ts';
 import { listRepository } from '../../validate/task-plan.ts';
+import { sealText, unsealText } from './seal.ts';
 
 export const BUNDLE_KEY_PREFIX = 'opencoder:bundle:';
 /** Bundles stay in Redis this long after their last publication. */
@@ -144,19 +145,19 @@ const MEMO_PREFIX = 'opencoder:index-memo:';
  * The index bundle of a store, published: the one published before when the store's index fingerprint is the
  * same and that bundle is still in Redis (a run over an unchanged index then costs no snapshot), else a new one.
  */
-export async function publishIndex(redis: Redis, store: Store): Promise<BundleRef> {
+export async function publishIndex(redis: Redis, store: Store, secret: Buffer): Promise<BundleRef> {
   const memo = MEMO_PREFIX + crypto.createHash('sha256').update(`${store.path}\u0000${store.indexFingerprint()}`).digest('hex');
-  const known = await redis.get(memo);
-  if (known) {
-    const ref = JSON.parse(known) as BundleRef;
-    if ((await redis.expire(BUNDLE_KEY_PREFIX + ref.sha256, BUNDLE_TTL_S)) === 1) {
-      await redis.expire(memo, BUNDLE_TTL_S);
-      return ref;
-    }
+  // Sealed: the coordinator seals every job with the index bundle this names, so a memo rewritten in Redis to name
+  // another bundle (with its own reference checks, say) must not be taken for its own. One that does not open is
+  // published afresh.
+  const ref = unsealText<BundleRef>(secret, 'index-memo', memo, await redis.get(memo));
+  if (ref && typeof ref.sha256 === 'string' && (await redis.expire(BUNDLE_KEY_PREFIX + ref.sha256, BUNDLE_TTL_S)) === 1) {
+    await redis.expire(memo, BUNDLE_TTL_S);
+    return ref;
   }
-  const ref = await publishBundle(redis, 'index', snapshotIndex(store));
-  await redis.set(memo, JSON.stringify(ref), 'EX', BUNDLE_TTL_S);
-  return ref;
+  const fresh = await publishBundle(redis, 'index', snapshotIndex(store));
+  await redis.set(memo, sealText(secret, 'index-memo', memo, fresh), 'EX', BUNDLE_TTL_S);
+  return fresh;
 }
 
 /** A gzipped snapshot of the store's index: no results, runs, reference checks or exchange logs. */

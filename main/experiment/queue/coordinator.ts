@@ -15,8 +15,23 @@ import type { BackendSpec, Decompose } from '../../model/backend-spec.ts';
 import { referenceCheckKey } from '../../validate/validator.ts';
 import { pairsOf, RunTally, type PairOutcome, type Progress, type RunOutcome } from '../runner.ts';
 import { packFileCached, packRepositoryCached, publishBundle, publishIndex, type BundleRef } from './bundles.ts';
-import { FINISHED_TTL_S, JOB_ATTEMPTS, jobIdOf, PAYLOAD_VERSION, queueNameOf, queueOrder, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
-import { connectionOptions, type QueueAddress } from './url.ts';
+import {
+  FINISHED_TTL_S,
+  JOB_ATTEMPTS,
+  jobIdOf,
+  PAYLOAD_VERSION,
+  queueNameOf,
+  queueOrder,
+  REFUSED_JOB,
+  type QueueJobData,
+  type QueueJobPayload,
+  type QueueJobResult,
+  type QueueJobReturn,
+} from './jobs.ts';
+import { loadQueueSecret, seal, unseal } from './seal.ts';
+import { connectionOptions, queueExposure, QueueUrlError, type QueueAddress } from './url.ts';
+import { detectSandbox, type SandboxOptions } from '../../validate/sandbox.ts';
+import { emptyVerdictUse, type VerdictUse } from '../../model/verdict.ts';
 
 /** Backend options that name a file on the coordinator; the file goes to workers as a bundle. */
 const POLL_MS = 1000;
@@ -35,26 +50,38 @@ export interface QueuedRunOptions {
   detail?: 'compact' | 'full' | 'none';
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
-  /** Called once the bundles are published and the jobs queued. */
-  onQueued?: (info: { queue: string; jobs: number; bundles: BundleRef[] }) => void;
+  /** Called once the bundles are published and the jobs queued; `warning`: why this sandbox with this queue is unsafe. */
+  onQueued?: (info: { queue: string; jobs: number; bundles: BundleRef[]; warning?: string }) => void;
+  /** The queue's sealing key (seal.ts); default: OPENCODER_QUEUE_SECRET or the machine's secret file. */
+  secret?: Buffer;
 }
 
 /** The failure stored for a job BullMQ gave up on (every attempt failed, or it stalled too often). */
 function queueFailure(task: Task, cond: Condition, job: Job): PairOutcome {
   const tries = job.attemptsMade;
-  const failure: TaskFailure = {
-    taskId: task.id,
-    condition: cond.id,
-    stage: 'queue',
-    kind: 'worker',
-    cause: 'queue',
-    error: `${task.id} / ${cond.id}: the job failed on its worker${tries > 1 ? ` in all ${tries} attempts` : ''}: ${job.failedReason || 'no reason given'}`,
-  };
+  return pairFailure(
+    task,
+    cond,
+    job.failedReason?.startsWith(REFUSED_JOB) ? 'refused' : 'worker',
+    `the job failed on its worker${tries > 1 ? ` in all ${tries} attempts` : ''}: ${job.failedReason || 'no reason given'}`,
+  );
+}
+
+/** An unscored pair the queue decided (cause `queue`): a resume runs it again. */
+function pairFailure(task: Task, cond: Condition, kind: string, why: string): PairOutcome {
+  const failure: TaskFailure = { taskId: task.id, condition: cond.id, stage: 'queue', kind, cause: 'queue', error: `${task.id} / ${cond.id}: ${why}` };
   return { taskId: task.id, condition: cond.id, status: 'error', costUsd: null, result: failure };
 }
 
+/** The sum over validators of the latest counts each reported (they are cumulative per validator). */
+function sumUse(latest: Map<string, VerdictUse>): VerdictUse {
+  const out = emptyVerdictUse();
+  for (const u of latest.values()) for (const k of Object.keys(out) as (keyof VerdictUse)[]) out[k] += u[k];
+  return out;
+}
+
 /** Publishes the run's bundles; returns the payload of each pair. */
-async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runId: string, manifestHash: string) {
+async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runId: string, manifestHash: string, secret: Buffer) {
   const bundles: BundleRef[] = [];
   const repos = new Map<string, BundleRef>();
   for (const root of new Set(tasks.flatMap((t) => [t.repoPath, ...(t.taskViewPath ? [t.taskViewPath] : [])]))) {
@@ -62,7 +89,7 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
     repos.set(root, ref);
     bundles.push(ref);
   }
-  const index = await publishIndex(redis, opts.store);
+  const index = await publishIndex(redis, opts.store, secret);
   bundles.push(index);
   const files: QueueJobPayload['files'] = {};
   if (opts.backend.kind === 'imported' && opts.backend.samplesFile) {
@@ -101,6 +128,9 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
 /** Runs every (task, condition) of the run without a stored ok result through the queue. */
 export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], conditions: Condition[], opts: QueuedRunOptions): Promise<RunOutcome> {
   const { experiments, signal } = opts;
+  // The run's sandbox as this machine gives it (workers check their own): refused or said to be unsafe with this queue.
+  const exposure = queueExposure(await detectSandbox({ mode: opts.sandbox as SandboxOptions['mode'] }), opts.queue);
+  if (exposure && 'refuse' in exposure) throw new QueueUrlError(exposure.refuse);
   const connection = connectionOptions(opts.queue);
   const name = queueNameOf(opts.backend.kind);
   const redis = new Redis({ ...connection, lazyConnect: true });
@@ -117,7 +147,13 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
     experiments.claim(run.id);
     const tally = new RunTally(run, pairs.length, pairs.length - todo.length, experiments, opts.onProgress, 1);
     tally.report(null);
-    const { bundles, payloadOf } = await publish(redis, tasks, opts, run.id, run.manifestHash);
+    const secret = opts.secret ?? loadQueueSecret().key;
+    const { bundles, payloadOf } = await publish(redis, tasks, opts, run.id, run.manifestHash, secret);
+    // Verdict counts per validator (workers report theirs with each result), and what did not verify.
+    const use = new Map<string, VerdictUse>();
+    tally.verdictUse = () => sumUse(use);
+    const refused = { jobs: 0, results: 0 };
+    tally.refused = refused;
 
     const outstanding = new Map<string, { task: Task; cond: Condition }>();
     for (const p of queueOrder(todo)) outstanding.set(jobIdOf(run.id, p.task.id, p.cond.id), p);
@@ -145,23 +181,46 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
       const job = await Job.fromId(queue, id);
       if (!job) return false;
       if (state === 'failed') {
-        settle(id, queueFailure(p.task, p.cond, job), 0);
+        const failed = queueFailure(p.task, p.cond, job);
+        if (failed.status === 'error' && failed.result.kind === 'refused' && outstanding.has(id)) refused.jobs++;
+        settle(id, failed, 0);
         return true;
       }
-      const rv = job.returnvalue as QueueJobResult;
+      const rv = unseal<QueueJobResult>(secret, 'result', id, job.returnvalue as QueueJobReturn);
+      // A result that does not open was not written by a worker of this run's key: not stored (a resume runs the pair).
+      const mismatch = rv && (rv.outcome.taskId !== p.task.id || rv.outcome.condition !== p.cond.id);
+      if (!rv || mismatch) {
+        if (outstanding.has(id)) refused.results++;
+        settle(
+          id,
+          pairFailure(p.task, p.cond, 'refused', 'its result in the queue does not verify (altered in Redis, or sealed with another queue secret): refused'),
+          0,
+        );
+        return true;
+      }
       // Stored with the outcome, once: settle() ignores a pair already stored.
       if (outstanding.has(id)) for (const ex of rv.exchanges) opts.store.exchanges.record(ex);
+      if (rv.verdicts) {
+        const before = use.get(rv.verdicts.validator);
+        if (!before || rv.verdicts.use.judged + rv.verdicts.use.reused >= before.judged + before.reused) use.set(rv.verdicts.validator, rv.verdicts.use);
+      }
       settle(id, rv.outcome, rv.durationMs, rv.worker);
       return true;
     };
 
     // Queue what is not there yet; a job left failed by an earlier attempt of this run is retried.
     await events.waitUntilReady();
-    const fresh: { name: string; data: QueueJobPayload; opts: { jobId: string } }[] = [];
+    const fresh: { name: string; data: QueueJobData; opts: { jobId: string } }[] = [];
     for (const [id, p] of outstanding) {
       const state = await queue.getJobState(id);
-      if (state === 'unknown') fresh.push({ name: 'pair', data: payloadOf(p.task, p.cond), opts: { jobId: id } });
-      else if (state === 'failed') await (await Job.fromId(queue, id))?.retry('failed');
+      // Sealed for this job id: the payload opens for this (run, task, condition) alone.
+      const data = (): QueueJobData => ({ v: PAYLOAD_VERSION, runId: run.id, ...seal(secret, 'job', id, payloadOf(p.task, p.cond)) });
+      if (state === 'unknown') fresh.push({ name: 'pair', data: data(), opts: { jobId: id } });
+      else if (state === 'failed') {
+        // Queued again with a fresh seal (a job refused as altered is mended, as a resume mends a bundle).
+        await (await Job.fromId(queue, id))?.remove();
+        fresh.push({ name: 'pair', data: data(), opts: { jobId: id } });
+      }
     }
     await queue.addBulk(
       fresh.map((j) => ({
@@ -175,7 +234,7 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
         },
       })),
     );
-    opts.onQueued?.({ queue: name, jobs: outstanding.size, bundles });
+    opts.onQueued?.({ queue: name, jobs: outstanding.size, bundles, ...(exposure ? { warning: exposure.warn } : {}) });
 
     const onDone = ({ jobId }: { jobId: string }) => {
       if (outstanding.has(jobId)) void collect(jobId).catch(() => {});
@@ -204,7 +263,7 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
       waiting = await queue.getWaitingCount();
       activeBy = new Map();
       for (const j of active) {
-        if ((j.data as QueueJobPayload).runId !== run.id) continue;
+        if ((j.data as QueueJobData).runId !== run.id) continue;
         const w = j.processedBy ?? '?';
         activeBy.set(w, (activeBy.get(w) ?? 0) + 1);
       }

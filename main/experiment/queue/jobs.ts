@@ -1,5 +1,6 @@
 // What coordinator and workers agree on: queue names, job ids and the job payload. A payload carries no secret:
-// the backend as the run froze it (kind, model, base URL, non-secret options), never a key.
+// the backend as the run froze it (kind, model, base URL, non-secret options), never a key. Payloads, results and
+// shared verdicts travel sealed (seal.ts) with the queue's key, which Redis never holds.
 
 import crypto from 'node:crypto';
 import type { Task } from '../../model/task.ts';
@@ -9,8 +10,11 @@ import type { BackendSpec, Decompose } from '../../model/backend-spec.ts';
 import type { BundleRef } from './bundles.ts';
 import type { ReferenceCheck } from '../../validate/validator.ts';
 import type { ExchangeRecord } from '../../store/exchanges.ts';
+import type { VerdictUse } from '../../model/verdict.ts';
+import type { Sealed } from './seal.ts';
 
-export const PAYLOAD_VERSION = 2;
+/** 3: payloads and results sealed (seal.ts). */
+export const PAYLOAD_VERSION = 3;
 export const QUEUE_PREFIX = 'opencoder-';
 /** Verdicts workers share (keyed by files, task, limit, expectations and code), so a candidate is run once. */
 export const VERDICT_KEY_PREFIX = 'opencoder:verdict:';
@@ -56,14 +60,36 @@ export interface QueueJobPayload {
   detail?: 'compact' | 'full' | 'none';
 }
 
-/** What a worker returns: the outcome to store, and who ran it. */
+/**
+ * A job as Redis holds it: the payload sealed for the job's id (so it opens for that job alone), with the version and
+ * the run in the clear for a worker of another version and for the coordinator's count of active jobs.
+ */
+export interface QueueJobData extends Sealed {
+  v: number;
+  runId: string;
+}
+
+/** How the verdicts of a run were come by on one validator (cumulative; the coordinator keeps the latest of each). */
+export interface QueueVerdictUse {
+  validator: string;
+  use: VerdictUse;
+}
+
+/** What a worker returns (sealed for the job's id, as QueueJobReturn): the outcome to store, and who ran it. */
 export interface QueueJobResult {
   outcome: PairOutcome;
   worker: string;
   durationMs: number;
   /** The LLM exchanges the job made (none for imported samples), for the coordinator's store. */
   exchanges: ExchangeRecord[];
+  /** The run's validator on that worker: its verdicts so far, run, reused and refused. */
+  verdicts: QueueVerdictUse;
 }
+
+export type QueueJobReturn = Sealed;
+
+/** The start of the reason of a job a worker refused because its seal did not open (counted apart by the coordinator). */
+export const REFUSED_JOB = 'refused:';
 
 /** Tasks per block of the queue's order (queueOrder): more than the workers a run usually has. */
 export const QUEUE_BLOCK = 16;

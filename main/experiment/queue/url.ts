@@ -5,6 +5,7 @@
 
 import net from 'node:net';
 import { OpenCoderError } from '../../model/errors.ts';
+import type { SandboxInfo } from '../../model/verdict.ts';
 
 export const QUEUE_PASSWORD_ENV = 'OPENCODER_REDIS_PASSWORD';
 
@@ -72,5 +73,29 @@ export function connectionOptions(a: QueueAddress) {
     ...(a.password ? { password: a.password } : {}),
     ...(a.tls ? { tls: { servername: a.host } } : {}),
     maxRetriesPerRequest: null,
+  };
+}
+
+/**
+ * What the sandbox means for the queue. Where a candidate shares this machine's network (weak mode without a network
+ * namespace of its own: not root, or a machine that refuses one), it can reach the queue's Redis like any local
+ * program: without a password that is refused; with one it is said to be unsafe, since a candidate running as this
+ * user can read the password from this process's environment, and the queue's secret file (seal.ts). Null where no candidate reaches
+ * the network (strong mode, or weak mode as root).
+ */
+export function queueExposure(info: Pick<SandboxInfo, 'strength' | 'network'>, queue: QueueAddress): { refuse: string } | { warn: string } | null {
+  if (info.strength === 'strong' || info.network === 'none') return null;
+  const why = `the ${info.strength} sandbox here gives candidates this machine's network (no network namespace of their own: run as root, or install bubblewrap for the strong sandbox)`;
+  if (!queue.password) {
+    return {
+      refuse:
+        `refusing the queue at ${queue.display} without a password: ${why}, so any candidate could connect to Redis on loopback and rewrite the jobs and verdicts of every run. ` +
+        `Give Redis a password (requirepass; see docs/queue.md) and set ${QUEUE_PASSWORD_ENV}, or use the strong sandbox.`,
+    };
+  }
+  return {
+    warn:
+      `UNSAFE: ${why}. Redis's password keeps candidates out only while they cannot read it, and a candidate running as this user can read this process's environment and the queue's secret file, ` +
+      'so it could reach Redis and seal jobs and verdicts of its own. Use the strong sandbox (or run as root) for models you do not trust.',
   };
 }

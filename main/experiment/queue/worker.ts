@@ -15,16 +15,30 @@ import type { ExchangeRecord, ExchangeStore } from '../../store/exchanges.ts';
 import type { Task } from '../../model/task.ts';
 import { VectorIndexCache } from '../../retrieve/vector-index.ts';
 import { Store } from '../../store/store.ts';
-import type { SandboxOptions } from '../../validate/sandbox.ts';
+import { detectSandbox, type SandboxOptions } from '../../validate/sandbox.ts';
+import type { SandboxInfo } from '../../model/verdict.ts';
 import type { Verdict } from '../../model/verdict.ts';
 import { processTempDir } from '../../validate/cleanup.ts';
-import { createValidator, type ReferenceCheck, type Validator } from '../../validate/validator.ts';
+import { createValidator, type ReferenceCheck, type SharedVerdictStore, type Validator } from '../../validate/validator.ts';
 import { pairServices } from '../orchestrate.ts';
 import type { BackendSpec } from '../../model/backend-spec.ts';
 import { runPair } from '../runner.ts';
 import { fetchBundle, unpackFile, unpackRepository, type BundleRef } from './bundles.ts';
-import { FINISHED_TTL_S, PAYLOAD_VERSION, QUEUED_BACKENDS, VERDICT_KEY_PREFIX, queueNameOf, type QueueJobPayload, type QueueJobResult } from './jobs.ts';
-import { connectionOptions, type QueueAddress } from './url.ts';
+import {
+  FINISHED_TTL_S,
+  jobIdOf,
+  PAYLOAD_VERSION,
+  QUEUED_BACKENDS,
+  REFUSED_JOB,
+  VERDICT_KEY_PREFIX,
+  queueNameOf,
+  type QueueJobData,
+  type QueueJobPayload,
+  type QueueJobResult,
+  type QueueJobReturn,
+} from './jobs.ts';
+import { loadQueueSecret, seal, sealText, unseal, unsealText } from './seal.ts';
+import { connectionOptions, queueExposure, QueueUrlError, type QueueAddress } from './url.ts';
 
 export interface QueueWorkerOptions {
   queue: QueueAddress;
@@ -45,6 +59,8 @@ export interface QueueWorkerOptions {
   validatorConcurrency?: number;
   name?: string;
   onEvent?: (line: string) => void;
+  /** The queue's sealing key (seal.ts); default: OPENCODER_QUEUE_SECRET or the machine's secret file. */
+  secret?: Buffer;
 }
 
 export interface RunningWorker {
@@ -104,10 +120,55 @@ async function closeCopy(copy: IndexCopy): Promise<void> {
   for (const f of [copy.file, `${copy.file}-wal`, `${copy.file}-shm`, `${copy.file}-vectors`]) fs.rmSync(f, { recursive: true, force: true });
 }
 
+/**
+ * The verdicts a run's workers share through Redis, sealed for their key and run (seal.ts): a verdict written there
+ * by anyone without the queue's key (a candidate that reached Redis, another program) is refused, and the candidate
+ * runs here instead; it is never taken.
+ */
+export function sealedVerdicts(
+  redis: Redis,
+  secret: Buffer,
+  runId: string,
+  scope: SharedVerdictStore['scope'],
+  log: (line: string) => void,
+): SharedVerdictStore {
+  return {
+    scope,
+    get: async (key) => {
+      const name = `${VERDICT_KEY_PREFIX}${runId}:${key}`;
+      const text = await redis.get(name);
+      if (text === null) return null;
+      const verdict = unsealText<Verdict>(secret, 'verdict', name, text);
+      if (verdict) return { verdict };
+      log(
+        `run ${runId}: a shared verdict in the queue does not verify (altered in Redis, or sealed with another queue secret): refused, the candidate is run here`,
+      );
+      return { refused: 'its seal does not open' };
+    },
+    put: async (key, v) => {
+      const name = `${VERDICT_KEY_PREFIX}${runId}:${key}`;
+      await redis.set(name, sealText(secret, 'verdict', name, v), 'EX', FINISHED_TTL_S);
+    },
+  };
+}
+
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<RunningWorker> {
   const connection = connectionOptions(opts.queue);
   const name = opts.name ?? `${os.hostname()}-${process.pid}`;
   const log = opts.onEvent ?? (() => {});
+  const secret = opts.secret ?? loadQueueSecret().key;
+  const warned = new Set<string>();
+  const checkExposure = (info: SandboxInfo, what: string) => {
+    const exposure = queueExposure(info, opts.queue);
+    if (exposure && 'refuse' in exposure) throw new UnrecoverableError(`${what}: ${exposure.refuse}`);
+    if (exposure && !warned.has(info.label)) {
+      warned.add(info.label);
+      log(exposure.warn);
+    }
+  };
+  // This machine's default sandbox, before anything connects: a worker that would refuse its jobs says so at once.
+  const exposure = queueExposure(await detectSandbox({}), opts.queue);
+  if (exposure && 'refuse' in exposure) throw new QueueUrlError(exposure.refuse);
   const redis = new Redis({ ...connection, lazyConnect: true });
   // One line when the queue goes away and one when it is back, not one per queue and reconnect attempt.
   let unreachable: string | null = null;
@@ -138,7 +199,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   let finished = 0;
   let givenBack = 0;
   /** The jobs running now: what cancels each, and the lock token that gives it back. */
-  const running = new Map<string, { controller: AbortController; job: Job<QueueJobPayload, QueueJobResult>; token: string | undefined }>();
+  const running = new Map<string, { controller: AbortController; job: Job<QueueJobData, QueueJobReturn>; token: string | undefined }>();
 
   const repoDir = (ref: BundleRef) =>
     once(repos, ref.sha256, async () => {
@@ -170,21 +231,15 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   // other workers), never carried into another run. A run's validator is closed once a newer run's job arrives and
   // none of its own is running.
   const validatorOf = (copy: IndexCopy, runId: string, manifestHash: string, sandbox: string) =>
-    once(copy.validators, `${runId}\u0000${manifestHash}\u0000${sandbox}`, () => {
+    once(copy.validators, `${runId}\u0000${manifestHash}\u0000${sandbox}`, async () => {
       const experiments = copy.store.experiments;
+      // The sandbox the run asked for, as this machine gives it: one that leaves candidates this machine's network
+      // may not take jobs from a queue without a password, and is said to be unsafe with one.
+      checkExposure(await detectSandbox({ mode: sandbox as SandboxOptions['mode'] }), `run ${runId}`);
       return createValidator({
         sandbox: { mode: sandbox } as SandboxOptions,
         ...(opts.validatorConcurrency ? { concurrency: opts.validatorConcurrency } : {}),
-        sharedVerdicts: {
-          scope: (task) => bundleOfDir.get(task.repoPath) ?? null,
-          get: async (key) => {
-            const text = await redis.get(`${VERDICT_KEY_PREFIX}${runId}:${key}`);
-            return text ? (JSON.parse(text) as Verdict) : null;
-          },
-          put: async (key, v) => {
-            await redis.set(`${VERDICT_KEY_PREFIX}${runId}:${key}`, JSON.stringify(v), 'EX', FINISHED_TTL_S);
-          },
-        },
+        sharedVerdicts: sealedVerdicts(redis, secret, runId, (task) => bundleOfDir.get(task.repoPath) ?? null, log),
         expectations: {
           // The coordinator's check, which the snapshot holds, before one made here: both judge the same files, and
           // using the coordinator's keeps every verdict's expectations those of a local run.
@@ -241,13 +296,29 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     return b;
   }
 
-  async function handle(job: Job<QueueJobPayload, QueueJobResult>, token?: string): Promise<QueueJobResult> {
-    const p = job.data;
-    if (p.v !== PAYLOAD_VERSION) {
+  /** The payload of a job, once its seal opens for this job's id; refused (unrecoverable, counted) otherwise. */
+  function openJob(job: Job<QueueJobData, QueueJobReturn>): QueueJobPayload {
+    const data = job.data;
+    if (data?.v !== PAYLOAD_VERSION) {
       throw new UnrecoverableError(
-        `job payload version ${p.v}, this worker reads version ${PAYLOAD_VERSION}: run the same OpenCoder version as the coordinator`,
+        `job payload version ${data?.v}, this worker reads version ${PAYLOAD_VERSION}: run the same OpenCoder version as the coordinator`,
       );
     }
+    const p = job.id ? unseal<QueueJobPayload>(secret, 'job', job.id, data) : null;
+    // The seal names the job id, and the id names (run, task, condition): a payload moved to another job does not open.
+    if (!p || p.runId !== data.runId || jobIdOf(p.runId, p.task.id, p.condition.id) !== job.id) {
+      const why = `${REFUSED_JOB} job ${job.id ?? '?'} of run ${String(data.runId).slice(0, 40)} does not verify (altered in Redis, or sealed with another queue secret than this worker's); it was not run`;
+      log(why);
+      throw new UnrecoverableError(why);
+    }
+    return p;
+  }
+  /** What each job refers to once opened (for the failure log line). */
+  const opened = new WeakMap<object, QueueJobPayload>();
+
+  async function handle(job: Job<QueueJobData, QueueJobReturn>, token?: string): Promise<QueueJobReturn> {
+    const p = openJob(job);
+    opened.set(job, p);
     if (p.encoderId !== opts.encoder.id) {
       throw new UnrecoverableError(
         `run ${p.runId} was indexed with encoder ${p.encoderId}; this worker has ${opts.encoder.id}: start it with the same encoder (and model files) as the coordinator`,
@@ -257,7 +328,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     const key = job.id ?? `${p.runId}/${p.task.id}/${p.condition.id}`;
     running.set(key, { controller, job, token });
     try {
-      return await slots.run(() => runJob(job, controller.signal));
+      const result = await slots.run(() => runJob(job, p, controller.signal));
+      return seal(secret, 'result', job.id!, result);
     } catch (err) {
       if (!stopping || !controller.signal.aborted) throw err;
       // Stopped by a signal: back to the queue at once, without spending an attempt (BullMQ's delayed-job pattern).
@@ -278,8 +350,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     }
   }
 
-  async function runJob(job: Job<QueueJobPayload, QueueJobResult>, signal: AbortSignal): Promise<QueueJobResult> {
-    const p = job.data;
+  async function runJob(job: Job<QueueJobData, QueueJobReturn>, p: QueueJobPayload, signal: AbortSignal): Promise<QueueJobResult> {
     const started = performance.now();
     let held: IndexCopy | null = null;
     let heldRun: string | null = null;
@@ -326,7 +397,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       const durationMs = Math.round(performance.now() - started);
       const verdict = outcome.status === 'ok' ? (outcome.result.selected.correct ? 'correct' : 'wrong') : `unscored (${outcome.result.cause})`;
       log(`${p.task.id} / ${p.condition.id}: ${verdict} in ${(durationMs / 1000).toFixed(1)} s`);
-      return { outcome, worker: name, durationMs, exchanges };
+      const validator = await validatorOf(copy, p.runId, p.manifestHash, p.sandbox);
+      return { outcome, worker: name, durationMs, exchanges, verdicts: { validator: validator.id, use: { ...validator.use } } };
     } finally {
       if (held) held.inUse--;
       if (heldRun) runs.set(heldRun, runs.get(heldRun)! - 1);
@@ -337,7 +409,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
 
   const kinds = opts.backends ?? QUEUED_BACKENDS;
   const workers = kinds.map((kind) => {
-    const w = new Worker<QueueJobPayload, QueueJobResult>(queueNameOf(kind), handle, {
+    const w = new Worker<QueueJobData, QueueJobReturn>(queueNameOf(kind), handle, {
       connection,
       name,
       concurrency: Math.max(1, opts.concurrency ?? 1),
@@ -353,7 +425,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     w.on('failed', (job, err) => {
       // Counted once per job: when BullMQ gives up on it (attempts spent, or unrecoverable), not per attempt.
       if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) finished++;
-      if (job) log(`${job.data.task.id} / ${job.data.condition.id}: job failed on attempt ${job.attemptsMade}: ${err.message}`);
+      const p = job && opened.get(job);
+      if (job && p) log(`${p.task.id} / ${p.condition.id}: job failed on attempt ${job.attemptsMade}: ${err.message}`);
     });
     w.on('completed', () => finished++);
     return w;

@@ -62,11 +62,13 @@ function context(
   // the latest of each (and of the last pair's line), so the card does not lose them between reports.
   let latest: Progress | null = null;
   let message: string | undefined;
+  let warning: string | undefined;
   let workers: Progress['workers'];
   let queued: number | undefined;
   const send = (p: Progress) => {
     const out: JobProgress = { phase: 'run', done: p.done, total: p.total, etaMs: p.etaMs, spentUsd: p.spentUsd };
-    if (message) out.message = message;
+    // Why this queue is unsafe with this sandbox stays on the card for the whole run, before the latest pair's line.
+    if (message || warning) out.message = [warning, message].filter(Boolean).join(' · ');
     if (workers) out.workers = workers.map((w) => ({ name: w.name, active: w.active, done: w.done }));
     if (queued !== undefined) out.queued = queued;
     job.progress(out);
@@ -87,9 +89,10 @@ function context(
     ...(queue
       ? {
           queue,
-          onQueued: (info: { jobs: number }) => {
+          onQueued: (info: { jobs: number; warning?: string }) => {
             workers ??= [];
             queued ??= info.jobs;
+            warning = info.warning;
             message = `queued ${info.jobs.toLocaleString('en-US')} pair${info.jobs === 1 ? '' : 's'} on ${queue.display}`;
             if (latest) send(latest);
           },

@@ -88,6 +88,7 @@ export function outcomeLines(kind: 'run' | 'ablate' | 'ladder', outcome: RunOutc
   return [
     `Run ${outcome.runId}: ${outcome.status}; ${outcome.ran} ran now, ${outcome.resumed} from before, ${outcome.failed} failed, of ${outcome.total}; ${fmtDuration(outcome.durationMs, '?')}`,
     ...summaryLines(model),
+    verdictUseLine(outcome),
     ...(outcome.failed
       ? [
           `Failed: ${outcome.failed} of ${outcome.total} (task, condition) pairs — ${Object.entries(outcome.failures)
@@ -104,13 +105,32 @@ export function outcomeLines(kind: 'run' | 'ablate' | 'ladder', outcome: RunOutc
   ];
 }
 
+/** How the run's verdicts were come by, and anything the queue refused because its seal did not open. */
+export function verdictUseLine(outcome: Pick<RunOutcome, 'verdicts' | 'refused'>): string {
+  const u = outcome.verdicts;
+  const parts = [`${u.judged} candidate run(s) in the sandbox`, `${u.reused} reused for a byte-identical candidate`];
+  if (u.shared) parts.push(`${u.shared} taken from another worker`);
+  if (u.sharedRefused) parts.push(`${u.sharedRefused} shared verdict(s) REFUSED (seal did not open; run again here)`);
+  const r = outcome.refused;
+  if (r && (r.jobs || r.results)) {
+    parts.push(
+      `${r.jobs} job(s) and ${r.results} result(s) REFUSED by the queue's seal (altered in Redis, or another queue secret): those pairs are unscored, and a resume runs them again`,
+    );
+  }
+  return `Verdicts: ${parts.join('; ')}.`;
+}
+
 /** The estimate a run prints before it starts (on stderr), or alone with --estimate-only. */
 export function estimateText(est: ReturnType<typeof estimateRun>, pricesSource: string): string {
   return `Estimate before the run: ${est.calls} call(s), ~${est.inputTokens} input / ~${est.outputTokensExpected} output tokens; ${spendText(est)}; ${est.assumptions}. Prices: ${pricesSource}.`;
 }
 
 /** Where a queued run's pairs went, and how to start workers for them. */
-export function queuedText(q: { queue: string; jobs: number; bundles: { kind: string; sha256: string; bytes: number }[] }, queue: QueueAddress): string {
+export function queuedText(
+  q: { queue: string; jobs: number; bundles: { kind: string; sha256: string; bytes: number }[]; warning?: string },
+  queue: QueueAddress,
+): string {
   const bundles = q.bundles.map((b) => `${b.kind} ${b.sha256.slice(0, 12)} (${(b.bytes / 2 ** 20).toFixed(1)} MiB)`).join(', ');
-  return `Queued ${q.jobs} job(s) on ${q.queue} at ${queue.display}; bundles: ${bundles}. Start workers with: opencoder worker --queue ${queue.display}`;
+  const text = `Queued ${q.jobs} job(s) on ${q.queue} at ${queue.display}; bundles: ${bundles}. Start workers with: opencoder worker --queue ${queue.display}`;
+  return q.warning ? `${text}\n${q.warning}` : text;
 }

@@ -83,17 +83,17 @@ export interface SandboxOptions {
 
 const strongLabel = (uid: number) =>
   `strong: bubblewrap — no network, read-only root, private /tmp and workspace, unprivileged uid ${uid} (uid 0 only inside its own user namespace), own PID namespace, no capabilities, rlimits`;
-const weakLabel = (reason: string, dropped: boolean, pidns: boolean) =>
-  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, each run as a uid of its own (${RUN_UID_BASE}+), an isolated run's tests and candidate as two` : ''}${pidns ? ', own PID namespace' : ''}; NO filesystem or network isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}`;
+const weakLabel = (reason: string, dropped: boolean, pidns: boolean, netns: boolean) =>
+  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, each run as a uid of its own (${RUN_UID_BASE}+), an isolated run's tests and candidate as two` : ''}${pidns ? ', own PID namespace' : ''}${netns ? ', own network namespace (no network, loopback its own)' : ''}; NO filesystem${netns ? '' : ' or network'} isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}`;
 
 /** Whether an isolated run's candidate process runs as another uid than its tests (weak mode as root). */
 export function splitsUids(info: SandboxInfo): boolean {
   return info.candidateUid != null && info.candidateUid !== info.uid;
 }
 
-/** Whether `unshare --pid --fork` runs here (a container may refuse new namespaces). */
-function unshareWorks(unshare: string): boolean {
-  const r = spawnSync(unshare, ['--pid', '--fork', '--kill-child', '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
+/** Whether `unshare --pid [--net] --fork` runs here (a container may refuse new namespaces). */
+function unshareWorks(unshare: string, net = false): boolean {
+  const r = spawnSync(unshare, ['--pid', ...(net ? ['--net'] : []), '--fork', '--kill-child', '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
   return r.status === 0;
 }
 
@@ -158,13 +158,17 @@ async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
     // it, orphans a candidate leaves (a fork bomb's children) are reparented to PID 1, which on some machines never
     // reaps them: the zombies kept uid 65534's process limit full, and every later run of that uid failed.
     const pidns = !!unshare && unshareWorks(unshare);
+    // And a network namespace: without it a candidate reaches every service of the machine on loopback (a queue's
+    // Redis, the app's own server) and beyond. Loopback inside is its own, brought up as bwrap's is.
+    const netns = pidns && unshareWorks(unshare, true);
     return {
       strength: 'weak',
-      label: weakLabel(reason, dropped, pidns),
+      label: weakLabel(reason, dropped, pidns, netns),
       fallbackReason: reason,
       uid: dropped ? SANDBOX_UID : null,
       candidateUid: dropped ? CANDIDATE_UID : null,
-      tools: { ...tools, unshare: pidns ? unshare : null },
+      network: netns ? 'none' : 'host',
+      tools: { ...tools, unshare: pidns ? unshare : null, ...(netns ? { netns: true, ip: findTool('ip', undefined) } : {}) },
     };
   };
   if (mode === 'weak') return weak(opts.mode === 'weak' ? 'weak mode chosen in the settings' : 'weak mode chosen by OPENCODER_SANDBOX');
@@ -173,7 +177,7 @@ async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
   if (root && !setpriv) return weak('running as root without setpriv to drop privileges before bwrap');
   const uid = root ? SANDBOX_UID : null;
   // Strong mode keeps one uid: each process has its own namespaces and a read-only view of everything it shares.
-  const info: SandboxInfo = { strength: 'strong', label: strongLabel(uid ?? process.getuid?.() ?? -1), uid, candidateUid: uid, tools };
+  const info: SandboxInfo = { strength: 'strong', label: strongLabel(uid ?? process.getuid?.() ?? -1), uid, candidateUid: uid, network: 'none', tools };
   const res = await runSandboxed(info, {
     stdin: '',
     timeoutMs: 15_000,
@@ -637,7 +641,11 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
     // That first process is a shell that waits for the run (as bwrap's init does), not the run itself: a namespace's
     // init ignores the signals its own processes send it, so a candidate that kills its own group must still die.
     // The shell exits with the run's status (128 + N when a signal N ended it).
-    args = ['--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', '"$@"; exit $?', 'sh', file, ...args];
+    // With a network namespace of its own (as root), its loopback is brought up first, still as root, so tests that
+    // serve on 127.0.0.1 work as in strong mode; nothing of the machine's network is in it.
+    const net = info.tools.netns ? ['--net'] : [];
+    const lo = info.tools.netns && info.tools.ip ? `'${info.tools.ip}' link set lo up 2>/dev/null; ` : '';
+    args = ['--pid', ...net, '--fork', '--kill-child', '--', '/bin/sh', '-c', `${lo}"$@"; exit $?`, 'sh', file, ...args];
     file = info.tools.unshare;
   }
   // Not a secret: it only names this run's processes, so that the cleanup finds those that left the work folder.

@@ -19,10 +19,11 @@ describe('sandbox modes', () => {
     const info = await detectSandbox({ bwrap: '/nonexistent/bwrap' });
     expect(info.strength).toBe('weak');
     expect(info.label).toMatch(/^weak: bubblewrap \(bwrap\) is not installed/);
-    // As root each weak run gets a PID namespace of its own (util-linux unshare); otherwise processes are not isolated.
+    // As root each weak run gets PID and network namespaces of its own (util-linux unshare); otherwise neither processes nor
+    // the network are isolated.
     expect(info.label).toMatch(
       process.getuid?.() === 0
-        ? /each run as a uid of its own \(2000000000\+\), an isolated run's tests and candidate as two, own PID namespace; NO filesystem or network isolation$/
+        ? /each run as a uid of its own \(2000000000\+\), an isolated run's tests and candidate as two, own PID namespace, own network namespace \(no network, loopback its own\); NO filesystem isolation$/
         : /NO filesystem or network isolation, NO process isolation, and the candidate runs as this user, so it can change what the tests read \(its process limit counts above this user’s own processes\)$/,
     );
     const v = await createValidator({ sandbox: { bwrap: '/nonexistent/bwrap' } });

@@ -221,6 +221,17 @@ def _relay(side, init, here):
             continue
 
 
+def _loopback_up():
+    """The run's own network namespace starts with its loopback down; bwrap (a cold run) brings it up, and so does
+    this, so that a test serving on 127.0.0.1 behaves the same warm and cold. Nothing of the machine's network is in it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        ifr = ctypes.create_string_buffer(40)  # struct ifreq: the name, then the flags (a short) at 16
+        ifr[0:2] = b"lo"
+        struct.pack_into("H", ifr, 16, 0x1 | 0x8 | 0x40)  # IFF_UP | IFF_LOOPBACK | IFF_RUNNING
+        if _libc.ioctl(s.fileno(), 0x8914, ifr) != 0:  # SIOCSIFFLAGS
+            _complain("a run's loopback could not be brought up (errno %d)" % ctypes.get_errno())
+
+
 def _init(side, init, here):
     """PID 1 of the run's namespaces: its file system, its limits, no capabilities; then the run."""
     # Belt and braces: the relay kills this process when told to; should the relay die first, so does this.
@@ -248,6 +259,7 @@ def _init(side, init, here):
                 _mount("/dev/null", target, None, MS_BIND)
                 _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     _write("/proc/sys/user/max_user_namespaces", "0")
+    _loopback_up()
     lim = init["limits"]
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (lim["fsize"], lim["fsize"]))

@@ -112,10 +112,42 @@ function isAlive(pid: number): boolean {
 
 /** The machine's shared, world-writable temp folders, where a weak run's candidate can leave files outside its workspace. */
 const SHARED_TEMP = ['/tmp', '/var/tmp', '/dev/shm'];
+/** How deep below / world-writable folders are looked for (once per process: ~2,000 folders, ~40 ms here). */
+const WRITABLE_DEPTH = 3;
+let writableMemo: string[] | null = null;
 
 /**
- * Removes what a weak run's own uid left in the shared temp folders (and in world-writable folders below them, three
- * levels down): files, folders and links it owns, never following a link. Without a file-system namespace a candidate
+ * Every world-writable folder within WRITABLE_DEPTH of / (not /proc or /sys; links not followed), besides the known
+ * temp folders: /run/lock, a lab's 1777 drop folder, … A red team's candidate left files in /run/lock, which the
+ * fixed list did not name. Folders below one already listed are left to the sweep, which goes into them.
+ */
+function worldWritableDirs(): string[] {
+  if (writableMemo) return writableMemo;
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const p = path.join(dir, e.name);
+      if (p === '/proc' || p === '/sys' || SHARED_TEMP.includes(p)) continue;
+      const st = lstatOrNull(p);
+      if (st && st.mode & 0o002) found.push(p);
+      else if (depth < WRITABLE_DEPTH) walk(p, depth + 1);
+    }
+  };
+  walk('/', 1);
+  writableMemo = found;
+  return found;
+}
+
+/**
+ * Removes what a weak run's own uid left in the shared temp folders and the machine's other world-writable folders
+ * (worldWritableDirs), and in world-writable folders below them, three levels down: files, folders and links it owns, never following a link. Without a file-system namespace a candidate
  * may write there, and a red-team candidate left some 480 MB behind. Only a uid the run had to itself (as root) says
  * what is the run's; without root, the candidate's files are this user's, and nothing can tell them apart.
  */
@@ -145,6 +177,6 @@ export function removeLeftovers(uid: number, extra: (string | null)[]): string[]
       }
     }
   };
-  for (const dir of new Set([...SHARED_TEMP, os.tmpdir(), ...extra.filter((d): d is string => d !== null)])) sweep(dir, 0);
+  for (const dir of new Set([...SHARED_TEMP, os.tmpdir(), ...worldWritableDirs(), ...extra.filter((d): d is string => d !== null)])) sweep(dir, 0);
   return problems;
 }

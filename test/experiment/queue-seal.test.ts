@@ -11,6 +11,8 @@ import { loadQueueSecret, seal, sealText, unseal, unsealText } from '../../main/
 import { parseQueueUrl, queueExposure } from '../../main/experiment/queue/url.ts';
 import { queueNameOf } from '../../main/experiment/queue/jobs.ts';
 import { sealedVerdicts } from '../../main/experiment/queue/worker.ts';
+import { publishBundle, publishIndex } from '../../main/experiment/queue/bundles.ts';
+import { Store } from '../../main/store/store.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
@@ -146,6 +148,24 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
     expect(await foreign.get('k4')).toEqual({ refused: expect.any(String) });
     expect(lines.length).toBe(3);
     expect(lines[0]).toMatch(/does not verify/);
+  });
+
+  it('the index memo: a memo rewritten to name another bundle is not taken; a fresh snapshot is published', async () => {
+    const c = redis.client();
+    await c.select(5);
+    const store = Store.open(path.join(dir, 'memo.db'));
+    try {
+      const first = await publishIndex(c, store, KEY);
+      expect((await publishIndex(c, store, KEY)).sha256).toBe(first.sha256); // unchanged index: the memo is reused
+      const [memo] = await c.keys('opencoder:index-memo:*');
+      const planted = await publishBundle(c, 'index', Buffer.from('an index of the forger'));
+      await c.set(memo!, JSON.stringify(planted)); // plain, as memos were before seals
+      expect((await publishIndex(c, store, KEY)).sha256).toBe(first.sha256);
+      await c.set(memo!, sealText(Buffer.alloc(32, 1), 'index-memo', memo!, planted)); // sealed with another key
+      expect((await publishIndex(c, store, KEY)).sha256).toBe(first.sha256);
+    } finally {
+      store.close();
+    }
   });
 
   it('jobs rewritten while they wait are refused by the worker, counted apart, and run by a resume', async () => {

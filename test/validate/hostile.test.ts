@@ -474,16 +474,18 @@ def add_tax(amount, tax_class="standard"):
   );
 
   it.skipIf(weakDropped.skip)(`weak mode as root: what a candidate writes to the shared temp folders goes with its run${weakDropped.note}`, async () => {
-    // Without a file-system namespace a weak candidate can write to /tmp, /var/tmp and /dev/shm: a red-team candidate left
-    // some 480 MB there. Its run's own uid says what is its own.
+    // Without a file-system namespace a weak candidate can write to /tmp, /var/tmp, /dev/shm and any other world-writable
+    // folder: a red-team candidate left some 480 MB there. Its run's own uid says what is its own.
     const weak = await createValidator({ sandbox: { mode: 'weak' }, validation: { timeoutFloorMs: 2500 }, concurrency: 1 });
     try {
       for (const isolation of ['in-process', 'isolated'] as const) {
         const tag = `oc-left-${mark}-${isolation}`;
-        const made = [`/tmp/${tag}`, `/var/tmp/${tag}`, `/dev/shm/${tag}`, `/tmp/${tag}-dir`, `/tmp/${tag}-link`];
+        // And the machine's other world-writable folders (Debian's /run/lock: a red team's candidate left files there).
+        const other = fs.existsSync('/run/lock') && fs.statSync('/run/lock').mode & 0o002 ? [`/run/lock/${tag}`] : [];
+        const made = [`/tmp/${tag}`, `/var/tmp/${tag}`, `/dev/shm/${tag}`, `/tmp/${tag}-dir`, `/tmp/${tag}-link`, ...other];
         const code =
           `import os\n` +
-          `for p in ${JSON.stringify(made.slice(0, 3))}:\n    open(p, 'w').write('left behind')\n` +
+          `for p in ${JSON.stringify([...made.slice(0, 3), ...other])}:\n    open(p, 'w').write('left behind')\n` +
           `os.makedirs('/tmp/${tag}-dir/sub')\nopen('/tmp/${tag}-dir/sub/f', 'w').write('x')\nos.chmod('/tmp/${tag}-dir/sub', 0)\n` +
           `os.symlink('/etc/hostname', '/tmp/${tag}-link')\n\n` +
           `def f(x):\n    return x\n`;

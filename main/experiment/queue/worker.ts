@@ -141,7 +141,7 @@ export function sealedVerdicts(
       const verdict = unsealText<Verdict>(secret, 'verdict', name, text);
       if (verdict) return { verdict };
       log(
-        `run ${runId}: a shared verdict in the queue does not verify (altered in Redis, or sealed with another queue secret): refused, the candidate is run here`,
+        `run ${runId}: the shared verdict ${key.slice(0, 12)}… in the queue does not verify (altered in Redis, or sealed with another queue secret): refused, the candidate is run here`,
       );
       return { refused: 'its seal does not open' };
     },

@@ -44,11 +44,17 @@ describe('selection', () => {
     expect(s.trace.steps.filter((x) => x.kind === 'cancelled').map((x) => (x as { index: number }).index)).toContain(2);
   });
 
-  it('validates identical candidates once', async () => {
+  it('validates byte-identical candidates once; a candidate differing only in whitespace gets its own verdict', async () => {
     const dup = '\ndef f(x):\n    return x - 7   \n';
-    const s = await selectCandidate({ task, candidates: [dup, dup.trim() + '\n', GOOD + '# c\n'], validator, group: noGroup, repair: noRepair });
+    const s = await selectCandidate({
+      task,
+      candidates: [dup, dup, dup.trim() + '\n', GOOD + '# c\n'],
+      validator,
+      group: noGroup,
+      repair: noRepair,
+    });
     const steps = s.trace.steps.filter((x) => x.kind === 'validate') as { index: number; cached: boolean }[];
-    expect(steps.map((x) => x.cached)).toEqual([false, true, false]);
+    expect(steps.map((x) => x.cached)).toEqual([false, true, false, false]);
   });
 
   it('with verification switched off, the normalised mode is the output, unvalidated (or candidate 1 with unverifiedOutput first)', async () => {

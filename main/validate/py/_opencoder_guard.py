@@ -10,7 +10,10 @@ What the framework or the candidate can reach of the runner (the result recorder
 plugin, the import finder, the signal functions, the target's wrapper) are stubs (_opencoder_stubs.py):
 functions with no globals, whose defaults hold only builtins and framework objects. Their one way in is
 sys.audit: they raise an `opencoder.*` event, and the hook answers (or hands the runner's handler back
-for that one call) only when no candidate code is on the stack.
+for that one call) only when no candidate code is on the stack. The hook means to run nothing of the
+candidate's (exact types, C slots); where a look-up may still meet a key of a class the candidate wrote (in
+sys.modules, a module's or an instance's dict) and run its __eq__ inside the hook, the events that code raises
+there are judged as they would be outside.
 
 The candidate's code is known by code object, never by file name and line: the code objects of its own
 source (the target module's lines that are the candidate's, or the check program's candidate part), and
@@ -26,6 +29,7 @@ import _operator
 import _functools
 import itertools as _itertools
 import gc as _gc
+import _weakref
 
 _type = type
 _id = id
@@ -38,6 +42,7 @@ _list = list
 _dict = dict
 _callable = callable
 _isinstance = isinstance
+_next = next
 _issubclass = issubclass
 _getattr = getattr
 _object = object
@@ -52,6 +57,7 @@ _CodeType = _type((lambda: 0).__code__)
 _MethodType = _type((lambda self: 0).__get__(0))
 _ModuleType = _type(sys)
 _Namespace = _type(sys.implementation)
+_weakref_ref = _weakref.ref
 _partial = _functools.partial
 _type_dict = _type.__dict__["__dict__"].__get__   # a class's own members, past any metaclass
 _type_mro = _type.__dict__["__mro__"].__get__
@@ -70,6 +76,18 @@ _startswith = _str.startswith
 def _is_a(v, cls):
     """isinstance without v's say (isinstance asks v's __class__, which the candidate can define)."""
     return _issubclass(_type(v), cls)
+
+
+def _exact_get(d, key):
+    """d[key] for an exact str key, or None, found without a look-up: in a dict the candidate can write to
+    (sys.modules, a module's or an instance's dict) a key of a class of its own would run its __eq__ inside the
+    hook, and could match one look-up and not the next. Only exact str keys are compared."""
+    if not _issubclass(_type(d), _dict):
+        return None
+    for k, v in _dict.items(d):
+        if _type(k) is _str and k == key:
+            return v
+    return None
 
 
 def _name(v):
@@ -94,11 +112,15 @@ _mixed = {}      # id -> code: module and class bodies holding candidate lines a
 _runner = {}     # id -> code: the runner's wrappers and stubs
 _wrappers = {}   # id -> code: the target's wrappers (they count calls)
 _busy = {}       # thread ident -> 1 while the hook runs on it
+_nested = {}     # thread ident -> 1 while the hook judges an event raised inside it by code not its own
+_GUARD = globals()  # this namespace: the frames of its functions are the hook's own
 _deferred = []   # signals that arrived while the hook ran
 _originals = {}  # id(trampoline) -> (trampoline, the handler it calls)
 _started = {}    # id -> object: threads (their objects or functions) started where no candidate code was
 _endpoints = {}  # name -> (the object the caller must pass, or None; the runner's handler)
 _judged = {}     # id(class) -> (class, why it cannot be trusted in a return value, or None)
+_returned = {}   # id -> weak reference to code: the wrappers of the candidate's functions the target returned
+_templates = {}  # id(code) -> (code, its shape, the code of its wrapper before its callees are put in)
 # Calls of the target: each call ticks a C counter (cheap; the candidate could only make it larger), and the
 # first call in a test asks the hook, which counts it only when the tests made it (`seen`); the flag spares
 # the later calls of that test the question (a candidate that sets it only goes uncounted).
@@ -106,7 +128,8 @@ _tick = _itertools.count()
 _flag = bytearray(1)
 _st = _Namespace(main=_get_ident(), cand_file=None, spans=(), program=False, loaded=False, in_test=False,
                  calls=0, seen=0, tick_start=0, events=None, note_fd=None, runner_file=None, ws=None,
-                 trace=None, import_types=None, window_execs=None, module_spec=None, spec_dict=None)
+                 trace=None, import_types=None, window_execs=None, module_spec=None, spec_dict=None,
+                 returned_check=None)
 
 _UNCONDITIONAL = {
     "gc.get_objects": "enumerate the interpreter's objects (gc.get_objects)",
@@ -205,6 +228,17 @@ def _is_cand_code(co):
     return k in _own or k in _tainted
 
 
+def _returned_code(co):
+    """Whether co is the wrapper of a function of the candidate's that the target returned (held weakly: what the
+    function holds is not kept alive by the runner once the function is gone)."""
+    w = _returned.get(_id(co))
+    return w is not None and w() is co
+
+
+def _runner_code(co):
+    return _id(co) in _runner or _returned_code(co)
+
+
 def _is_cand_frame(f):
     co = f.f_code
     k = _id(co)
@@ -220,18 +254,20 @@ def _thread_trusted(bottom):
     if _id(bottom.f_code) in _started:
         return True
     try:
-        me = bottom.f_locals.get("self")
+        me = _exact_get(bottom.f_locals, "self")
     except _BaseException:
         return False
     return me is not None and _id(me) in _started and _started[_id(me)] is me
 
 
-def _candidate_context(f):
-    """Whether candidate code is on the stack from frame f down, or f's thread is one the candidate started."""
+def _candidate_context(f, runner_too=True):
+    """Whether candidate code is on the stack from frame f down, or f's thread is one the candidate started.
+    runner_too=False: a frame of the runner's code (a wrapper, a stub) is never the candidate's, even where the
+    candidate made a function of that code (which taints it)."""
     if _get_ident() != _st.main:
         bottom = None
         while f is not None:
-            if _is_cand_frame(f):
+            if _is_cand_frame(f) and (runner_too or not _runner_code(f.f_code)):
                 return True
             bottom = f
             f = f.f_back
@@ -239,7 +275,7 @@ def _candidate_context(f):
     if not _st.loaded:
         return False  # nothing of the candidate's has been loaded yet
     while f is not None:
-        if _is_cand_frame(f):
+        if _is_cand_frame(f) and (runner_too or not _runner_code(f.f_code)):
             return True
         f = f.f_back
     return False
@@ -248,7 +284,8 @@ def _candidate_context(f):
 def _member_is_cand(v):
     t = _type(v)
     if t is _FunctionType:
-        return _is_cand_code(v.__code__)
+        code = v.__code__
+        return _is_cand_code(code) or _returned_code(code)  # the candidate's, wrapped to check what it returns
     if t is _MethodType or t is staticmethod or t is classmethod:
         return _member_is_cand(v.__func__)
     if t is property:
@@ -256,6 +293,27 @@ def _member_is_cand(v):
     if t is _partial:
         return _member_is_cand(v.func)
     return False
+
+
+def _own_members(cls):
+    """cls's own members as (name, member) pairs, read without a look-up by name: a key of a class the candidate
+    wrote (a str subclass) would run its __eq__ (inside the hook). The name is None for such a key (it may stand
+    for any name), a plain copy for a key of another str subclass; other keys are left out."""
+    out = []
+    for k, m in _type_dict(cls).items():
+        t = _type(k)
+        if t is _str:
+            out.append((k, m))
+            continue
+        cand = False
+        for klass in _type_mro(t):
+            if _class_is_cand(klass):
+                cand = True
+        if cand:
+            out.append((None, m))
+        elif _issubclass(t, _str):
+            out.append((_str_copy(k), m))
+    return out
 
 
 def _class_is_cand(cls):
@@ -326,7 +384,7 @@ def _repository_module(name):
     if not ws:
         return False
     top = name.partition(".")[0]
-    mod = _modules.get(top)
+    mod = _exact_get(_modules, top)
     if mod is not None:
         f = _module_dict(mod).get("__file__") if _is_a(mod, _ModuleType) else None
         return _type(f) is _str and _startswith(f, ws)
@@ -375,7 +433,7 @@ def _on_import(args, actor):
         return
     if (name in _DENIED_IMPORTS or name in _GUARDED_BUILTINS) and _candidate_context(actor):
         _refuse("import %s" % name, ImportError)
-    if _test_module_name(name) and name not in _modules and _repository_module(name) and _candidate_context(actor):
+    if _test_module_name(name) and _exact_get(_modules, name) is None and _repository_module(name) and _candidate_context(actor):
         _refuse("import %s, a module of the tests" % name, ImportError)
     if _st.loaded:
         why = import_system_problem()
@@ -413,7 +471,10 @@ def _on_getattr(args, actor):
     name = _name(args[1]) if _len(args) > 1 else None
     if name not in _FRAME_ATTRS:
         return
-    running = _RUNNING.get(_type(args[0]))
+    running = None
+    for kind, member in _RUNNING.items():  # by identity: a look-up would hash a type the candidate may have made
+        if _type(args[0]) is kind:
+            running = member
     if running is not None and name in ("gi_frame", "cr_frame", "ag_frame"):
         # A generator's or coroutine's frame while it is suspended or done leads nowhere (its f_back is None):
         # asyncio's repr of a task reads it. A running one's leads to whoever resumed it.
@@ -438,7 +499,9 @@ def _on_setattr(event, args, actor):
     fn = args[0]
     code = fn.__code__
     what = "rebind %s of %s, a function it did not write" % (attr, _text(fn.__qualname__, 100))
-    if _id(code) in _runner:
+    if _runner_code(code):
+        if _returned_code(code) and attr in ("__defaults__", "__kwdefaults__"):
+            return  # the candidate's own function, wrapped: the wrapper passes on whatever defaults it has
         if _candidate_context(actor):
             _refuse(what)
         return
@@ -536,6 +599,17 @@ def _on_call(args, actor):
     _flag[0] = 1
 
 
+def _on_wrap(args, actor):
+    """A result check hands over the callables in a value: the candidate's functions among them are wrapped
+    (wrap_returned, _opencoder_stubs.py) when no candidate code is on the stack (what the candidate's own calls
+    return is checked when it reaches the tests). Why one cannot be checked goes into the list args[1]."""
+    if _len(args) != 2 or _type(args[0]) is not _list or _type(args[1]) is not _list or _candidate_context(actor, False):
+        return
+    why = wrap_returned(_tuple(args[0]))
+    if why:
+        args[1].append(why)
+
+
 def _on_judge(args, actor):
     if _len(args) > 1 and _is_a(args[0], _type) and _type(args[1]) is _list:
         args[1].append(_judge_type(args[0]))
@@ -589,7 +663,7 @@ def _spec_name(spec):
     ms = _st.module_spec
     if ms is None or _type(spec) is not ms or "name" in _type_dict(ms):
         raise TypeError("opencoder: a builtin module is created from its ModuleSpec")
-    name = _st.spec_dict(spec).get("name")
+    name = _exact_get(_st.spec_dict(spec), "name")
     if _type(name) is not _str:
         raise TypeError("opencoder: a module spec's name is a str")
     return name
@@ -607,7 +681,7 @@ def _on_exec_builtin(args, actor):
     mod, out = args
     if _type(mod) is not _ModuleType:
         raise TypeError("opencoder: exec_builtin needs a module")
-    name = _module_dict(mod).get("__name__")
+    name = _exact_get(_module_dict(mod), "__name__")
     if (_type(name) is not _str or name in _GUARDED_BUILTINS) and _candidate_context(actor):
         _refuse("re-initialise the builtin module %s" % _text(name), ImportError)
     out.append(_real_exec_builtin(mod))
@@ -644,7 +718,7 @@ _HANDLERS = {
     "open": _on_open, "os.rename": _on_rename, "os.link": _on_rename, "os.symlink": _on_rename,
     "import": _on_import, "sys._getframe": _on_getframe, "object.__getattr__": _on_getattr,
     "exec": _on_exec, "function.__new__": _on_function_new, "_thread.start_new_thread": _on_thread_start,
-    "code.__new__": _on_code_new, "opencoder.call": _on_call, "opencoder.judge": _on_judge,
+    "code.__new__": _on_code_new, "opencoder.call": _on_call, "opencoder.judge": _on_judge, "opencoder.wrap": _on_wrap,
     "opencoder.handoff": _on_handoff, "opencoder.signal": _on_signal, "opencoder.getsignal": _on_getsignal,
     "opencoder.create_builtin": _on_create_builtin, "opencoder.exec_builtin": _on_exec_builtin,
     "opencoder.create_dynamic": _on_create_dynamic, "opencoder.set_debug": _on_set_debug, "opencoder.fire": _on_fire,
@@ -658,6 +732,18 @@ _WITH_EVENT = {
 _WATCHED = frozenset(_HANDLERS) | frozenset(_WITH_EVENT)
 
 
+def _dispatch(event, args, actor):
+    handler = _HANDLERS.get(event)
+    if handler is not None:
+        handler(args, actor)
+    else:
+        with_event = _WITH_EVENT.get(event)
+        if with_event is not None:
+            with_event(event, args, actor)
+        elif _candidate_context(actor):  # ctypes.*
+            _refuse("use ctypes (%s)" % event)
+
+
 def _hook(event, args):
     if event not in _WATCHED and event[:7] != "ctypes.":
         return
@@ -666,7 +752,22 @@ def _hook(event, args):
         if event == "opencoder.fire" and _len(args) > 1 and _type(args[1]) is _list:
             _deferred.append(args[0])  # a handler would run inside the hook: it comes again afterwards
             args[1].append(1)
-        return  # the hook's own look-ups
+            return
+        if ident in _nested:
+            return
+        # Code that is not the hook's own may run inside it (a look-up that meets a key of a class the candidate
+        # wrote runs its __eq__): its events are judged as they would be outside, the hook's own are not.
+        _nested[ident] = 1
+        try:
+            try:
+                caller = _getframe(1)
+            except ValueError:
+                caller = None
+            if caller is not None and caller.f_globals is not _GUARD:
+                _dispatch(event, args, caller)
+        finally:
+            del _nested[ident]
+        return
     was = _gc_isenabled()
     _gc_disable()  # no finalizer of the candidate's runs inside the hook
     _busy[ident] = 1
@@ -675,15 +776,7 @@ def _hook(event, args):
             actor = _getframe(1)
         except ValueError:
             actor = None  # an event raised where no Python frame runs
-        handler = _HANDLERS.get(event)
-        if handler is not None:
-            handler(args, actor)
-        else:
-            with_event = _WITH_EVENT.get(event)
-            if with_event is not None:
-                with_event(event, args, actor)
-            elif _candidate_context(actor):  # ctypes.*
-                _refuse("use ctypes (%s)" % event)
+        _dispatch(event, args, actor)
     finally:
         del _busy[ident]
         if was:

@@ -2,7 +2,8 @@
 function rebuilt with no globals from a template below that names nothing global; its defaults hold only
 builtins, framework objects and other stubs. The one way from a stub to the runner is sys.audit (see
 _opencoder_guard.py): an `opencoder.*` event the hook answers, or a handler it hands back for that one
-call when no candidate code is on the stack. Also here: the wrapper swapped into the target's code.
+call when no candidate code is on the stack. Also here: the wrapper swapped into the target's code, and into
+the code of the candidate's functions the target returns (wrap_returned, run by the hook for a result check).
 
 Executed into the guard's private namespace after _opencoder_guard.py (no classes).
 """
@@ -99,6 +100,17 @@ _PRODUCERS = frozenset((
 _CLASS_PRODUCERS = frozenset(("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__"))
 
 
+def _producer_is_cand(m):
+    """Whether the candidate wrote the member m, a special method: its function, or a class (or an instance of one:
+    a callable one serves as a method too) with a method of the candidate's."""
+    if _member_is_cand(m):
+        return True
+    for klass in _type_mro(m if _is_a(m, _type) else _type(m)):
+        if _class_is_cand(klass):
+            return True
+    return False
+
+
 def _judge_type(cls):
     """Why values of cls cannot be trusted in a return value (a special method the candidate wrote), or None."""
     got = _judged.get(_id(cls))
@@ -108,12 +120,14 @@ def _judge_type(cls):
     names = _CLASS_PRODUCERS if _issubclass(cls, _type) else _PRODUCERS
     try:
         for klass in (_type_mro(cls) + _type_mro(_type(cls))):
-            members = _type_dict(klass)
-            for name in names:
-                m = members.get(name)
-                if m is not None and _member_is_cand(m):
+            for name, m in _own_members(klass):
+                if name is None:
+                    why = "a %s with a member named by a str subclass the candidate wrote (it may stand for any name)" % (
+                        _text(_type_qualname(cls), 80))
+                elif name in names and _producer_is_cand(m):
                     why = "a %s whose %s the candidate wrote (its comparisons and results cannot be trusted)" % (
                         _text(_type_qualname(cls), 80), name)
+                if why:
                     break
             if why:
                 break
@@ -124,14 +138,35 @@ def _judge_type(cls):
 
 
 
-def _check_stub(r, args=(), pre=None, _type=None, _plain=None, _claims=None, _shadows=None, _Error=None):
-    """After a call of the target: r, what it returned, and args, what it was given (the wrapper's parameters,
-    after the call). pre: the shadowed methods there were before the call (the tests' own patches)."""
+def _check_stub(r, args=(), pre=None, me=None, _type=None, _plain=None, _claims=None, _shadows=None, _Error=None,
+                _list=None, _audit=None, _what=None, _callable=None, _selfs=None, _mro=None, _tdict=None):
+    """After a call of the target (or of a function it returned, me; _what names which): r, what it returned, and
+    args, what it was given (the wrapper's parameters, after the call). pre: the shadowed methods there were before
+    the call (the tests' own patches). Functions of the candidate's in r are handed to the guard to be checked alike."""
     plain = _type(r) in _plain
+    found = None
     if not plain:
-        why = _claims(r)
+        found = _list()
+        why = _claims(r, found)
         if why:
-            raise _Error("opencoder: the target returned %s" % why)
+            raise _Error("opencoder: %s %s" % (_what[0], why))
+    if me is not None and args and _callable(args[0]) and _type(args[0]) not in _selfs:
+        # The __call__ of an instance the target returned (me: a weak reference to the function whose wrapper calls
+        # this)? Its class's __call__ is looked up at each call: one rebound during the call is wrapped before the next.
+        fn = me()
+        for klass in _mro(_type(args[0])):
+            m = _tdict(klass).get("__call__")
+            if m is not None:
+                if m is not fn and _type(m) in _selfs:
+                    if found is None:
+                        found = _list()
+                    found.append(args[0])
+                break
+    if found:
+        out = _list()
+        _audit("opencoder.wrap", found, out)  # the guard wraps them when no candidate code is on the stack
+        if out:
+            raise _Error("opencoder: %s %s" % (_what[0], out[0]))
     for a in args:
         if _type(a) not in _plain:
             break
@@ -142,7 +177,7 @@ def _check_stub(r, args=(), pre=None, _type=None, _plain=None, _claims=None, _sh
     if found:
         for key, what in found.items():
             if pre is None or key not in pre:
-                raise _Error("opencoder: after the call of the target, %s" % what)
+                raise _Error("opencoder: after %s, %s" % (_what[1], what))
     return r
 
 
@@ -198,10 +233,11 @@ def _pre_stub(args, _shadows=None, _type=None, _plain=None):
     return None
 
 
-def _claims_stub(v, _type=None, _plain=None, _containers=None, _dict=None, _list=None, _len=None, _getattr=None,
-                 _bool=None, _object=None, _probes=None, _audit=None, _isinstance=None, _BaseException=None):
+def _claims_stub(v, found, _type=None, _plain=None, _containers=None, _dict=None, _list=None, _len=None, _getattr=None,
+                 _bool=None, _object=None, _probes=None, _audit=None, _isinstance=None, _callable=None, _BaseException=None):
     """Why v (or a value inside it: items, attributes) cannot be trusted as a result, or None: a type whose
-    comparisons the candidate wrote, or a value that equals objects no honest value equals."""
+    comparisons the candidate wrote, or a value that equals objects no honest value equals. What is callable
+    among them goes into found (the guard wraps those the candidate wrote, so that what they return is checked too)."""
     stack = [v]
     budget = 200
     while stack and budget > 0:
@@ -210,6 +246,8 @@ def _claims_stub(v, _type=None, _plain=None, _containers=None, _dict=None, _list
         t = _type(x)
         if t in _plain:
             continue
+        if _callable(x):
+            found.append(x)
         if t in _containers:
             items = _list(x.items()) if t is _dict else _list(x)
             for y in items[:50]:
@@ -253,14 +291,33 @@ _METHODS = frozenset((_FunctionType, staticmethod, classmethod, _type(len), _typ
                       _type(dict.__dict__["fromkeys"])))
 
 
-def make_check():
-    """(pre, check): what the target's wrapper calls before and after each call (stubs: no globals, nothing mutable)."""
+_WHAT_TARGET = ("the target returned", "the call of the target")
+_WHAT_RETURNED = ("a function the target returned returned", "a call of a function the target returned")
+
+
+# What a callable first argument is not when it may be an instance whose __call__ was called, and what that __call__
+# may be (the members the guard follows to the candidate's functions).
+_NOT_SELF = frozenset((_FunctionType, _MethodType, _partial, _type, _type(len), _type(list.append), staticmethod, classmethod,
+                       property))
+
+
+def make_check(what=_WHAT_TARGET):
+    """(pre, check): what the target's wrapper calls before and after each call (stubs: no globals, nothing mutable).
+    what: how a failure names the call (the target's, or a function's it returned: returned_check)."""
     claims = _stub(_claims_stub, _type, _PLAIN, _CONTAINERS, _dict, _list, _len, _getattr, _bool, _object, _PROBES,
-                   _audit, _isinstance, _BaseException)
+                   _audit, _isinstance, _callable, _BaseException)
     shadows = _stub(_shadows_stub, _type, _PLAIN, _CONTAINERS, _dict, _list, _str, _id, _callable, _getattr, _type_mro,
                     _type_dict, _METHODS, _BaseException, name="shadows")
     pre = _stub(_pre_stub, shadows, _type, _PLAIN, name="pre")
-    return pre, _stub(_check_stub, (), None, _type, _PLAIN, claims, shadows, AssertionError, name="check")
+    return pre, _stub(_check_stub, (), None, None, _type, _PLAIN, claims, shadows, AssertionError, _list, _audit, what, _callable,
+                      _NOT_SELF, _type_mro, _type_dict, name="check")
+
+
+def returned_check():
+    """The pair the wrappers of functions the target returned call (made once)."""
+    if _st.returned_check is None:
+        _st.returned_check = make_check(_WHAT_RETURNED)
+    return _st.returned_check
 
 
 def _result_1(self, test, _base=None, _audit=None, _name=None, _list=None):
@@ -401,9 +458,40 @@ def target_finder(stem, want, path_finder, handler):
 # ---------------------------------------------------------------------------------------------
 # The target's wrapper: its code takes the place of the target's, so the function object, its signature
 # and its defaults stay what the tests and any registry hold. What it calls is in its constants (never
-# looked up by name: the candidate's module could define those names).
+# looked up by name: the candidate's module could define those names). Functions of the candidate's that the
+# target returns (or that such a function returns, and so on) get the same wrapper, in place, less the count.
+
+# A generator's values are checked as it yields them: PEP 380's expansion of `yield from`, a check added.
+_GENERATOR_BODY = """__oc_it__ = %s
+        try:
+            __oc_y__ = ('$OC_NEXT' or 0)(__oc_it__)
+        except ('$OC_STOP' or 0) as __oc_e__:
+            __oc_r__ = __oc_e__.value
+        else:
+            while 1:
+                ('$OC_CHECK' or 0)(__oc_y__)
+                try:
+                    __oc_s__ = yield __oc_y__
+                except ('$OC_EXIT' or 0):
+                    __oc_it__.close()
+                    raise
+                except ('$OC_BASE' or 0) as __oc_e__:
+                    try:
+                        __oc_y__ = __oc_it__.throw(__oc_e__)
+                    except ('$OC_STOP' or 0) as __oc_x__:
+                        __oc_r__ = __oc_x__.value
+                        break
+                else:
+                    try:
+                        __oc_y__ = ('$OC_NEXT' or 0)(__oc_it__) if __oc_s__ is None else __oc_it__.send(__oc_s__)
+                    except ('$OC_STOP' or 0) as __oc_e__:
+                        __oc_r__ = __oc_e__.value
+                        break
+        return ('$OC_CHECK' or 0)(__oc_r__)"""
+
 
 def _wrapper_source(co, n_defaults, kwdefaults, slot, cells):
+    """The wrapper's source: counted as a call of the target when slot is not None."""
     flags = co.co_flags
     if flags & 0x200:  # async generator: left unwrapped
         return None
@@ -429,35 +517,38 @@ def _wrapper_source(co, n_defaults, kwdefaults, slot, cells):
         dstar = names[argc + kwonly + (1 if flags & 0x04 else 0)]
         params.append("**" + dstar)
         kw_fwd.append("**" + dstar)
-    call = "('$OC_CLONE' or 0)(%s)" % ", ".join(pos_fwd + kw_fwd)
+    # The target's wrapper calls a clone of it (a constant); a returned function's calls a function made afresh at
+    # each call from the original code and the wrapper's own cells (nothing kept that would keep its closure alive).
+    callee = "('$OC_CLONE' or 0)" if slot is not None else "__oc_inner__"
+    call = "%s(%s)" % (callee, ", ".join(pos_fwd + kw_fwd))
     given = "(%s)" % "".join(n + ", " for n in names[:argc + kwonly + (1 if flags & 0x04 else 0) + (1 if flags & 0x08 else 0)])
     pre = "__oc_pre__ = ('$OC_PRE' or 0)(%s)" % given
-    count = "('$OC_TICK' or 0)()\n        if not ('$OC_FLAG' or 0)[0]:\n            ('$OC_COUNT' or 0)('opencoder.call', %d)" % slot
-    if flags & 0x80:
-        head, body = "async def", "%s\n        return ('$OC_CHECK' or 0)(await %s, %s, __oc_pre__)" % (pre, call, given)
-    elif flags & 0x20:
-        head, body = "def", "return (yield from %s)" % call
+    if slot is None:  # the placeholder, whose code is replaced by the original's: its free variables are the cells
+        count = "def __oc_inner__():\n            %s" % (("(%s)" % "".join(c + ", " for c in cells)) if cells else "pass")
     else:
-        head, body = "def", "%s\n        return ('$OC_CHECK' or 0)(%s, %s, __oc_pre__)" % (pre, call, given)
+        count = "('$OC_TICK' or 0)()\n        if not ('$OC_FLAG' or 0)[0]:\n            ('$OC_COUNT' or 0)('opencoder.call', %d)" % slot
+    me = ", ('$OC_ME' or 0)" if slot is None else ""  # a returned function's check is told which function it is
+    if flags & 0x80:
+        head, body = "async def", "%s\n        return ('$OC_CHECK' or 0)(await %s, %s, __oc_pre__%s)" % (pre, call, given, me)
+    elif flags & 0x20:
+        head, body = "def", _GENERATOR_BODY % call
+    else:
+        head, body = "def", "%s\n        return ('$OC_CHECK' or 0)(%s, %s, __oc_pre__%s)" % (pre, call, given, me)
     name = co.co_name if co.co_name.isidentifier() else "target"
     cell_ref = "".join(c + ", " for c in cells)
     return "def _outer(%s):\n    %s %s(%s):\n        if 0:\n            (%s)\n        %s\n        %s\n    return %s\n" % (
         ", ".join(cells), head, name, ", ".join(params), cell_ref, count, body, name)
 
 
-def wrap_function(fn, slot, counter, check):
-    """Swaps fn's code for a wrapper that counts the call (counter('opencoder.call', slot)), calls a clone of
-    fn and passes what it returns, and its arguments after the call, through check (a pair from make_check).
-    Returns the clone, or None when fn cannot be wrapped."""
-    if _type(fn) is not _FunctionType:
-        return None
-    original = fn.__code__
-    clone = _FunctionType(original, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-    clone.__kwdefaults__ = fn.__kwdefaults__
-    clone.__qualname__ = fn.__qualname__
+def _template(original, n_defaults, kwnames, slot):
+    """The wrapper's code for original, its callees still named by strings (made once per code and shape: a
+    factory's closures share one)."""
+    got = _templates.get(_id(original))
+    if got is not None and got[0] is original and got[1] == (n_defaults, kwnames, slot):
+        return got[2]
     n = _len(original.co_freevars)
-    cells = ["__oc_cell%d" % i for i in range(n)]
-    src = _wrapper_source(original, _len(fn.__defaults__ or ()), fn.__kwdefaults__ or {}, slot, cells)
+    cells = ["__oc_cell%04d" % i for i in range(n)]  # in order when sorted, as a code object's free variables are
+    src = _wrapper_source(original, n_defaults, kwnames, slot, cells)
     if src is None:
         return None
     ns = {"__builtins__": {}}
@@ -471,8 +562,45 @@ def wrap_function(fn, slot, counter, check):
             inner = c
     if inner is None or _len(inner.co_freevars) != n:
         return None
-    swap = {"$OC_CLONE": clone, "$OC_COUNT": counter, "$OC_PRE": check[0], "$OC_CHECK": check[1], "$OC_TICK": _tick.__next__,
-            "$OC_FLAG": _flag}
+    if slot is None:
+        # The placeholder's code gives way to the original's; before 3.11 the qualified name it is made with too.
+        consts = []
+        for k in inner.co_consts:
+            if _type(k) is _CodeType and k.co_name == "__oc_inner__":
+                if k.co_freevars != inner.co_freevars:
+                    return None
+                k = original
+            elif _type(k) is _str and k.endswith(".<locals>.__oc_inner__"):
+                k = _getattr(original, "co_qualname", original.co_name)
+            consts.append(k)
+        inner = inner.replace(co_consts=_tuple(consts))
+    _templates[_id(original)] = (original, (n_defaults, kwnames, slot), inner)
+    return inner
+
+
+def _wrap(fn, slot, counter, check, into):
+    """fn's code swapped for a wrapper (its code registered in into first): the target's calls a clone of fn (returned),
+    a returned function's the original code (a weak reference to fn returned). None when fn cannot be wrapped. Runs
+    inside the hook for functions the target returned: it reads fn's attributes by C slots only (its defaults may be a
+    tuple or dict subclass of the candidate's)."""
+    original = fn.__code__
+    defaults, kwdefaults = fn.__defaults__, fn.__kwdefaults__
+    kwnames = frozenset(k for k in _dict.keys(kwdefaults) if _type(k) is _str) if kwdefaults is not None else frozenset()
+    try:
+        inner = _template(original, _tuple.__len__(defaults) if defaults is not None else 0, kwnames, slot)
+    except _BaseException:
+        return None
+    if inner is None:
+        return None
+    swap = {"$OC_PRE": check[0], "$OC_CHECK": check[1], "$OC_NEXT": _next, "$OC_STOP": StopIteration, "$OC_EXIT": GeneratorExit,
+            "$OC_BASE": _BaseException}
+    if slot is None:
+        clone = swap["$OC_ME"] = _weakref_ref(fn)
+    else:
+        clone = _FunctionType(original, fn.__globals__, fn.__name__, defaults, fn.__closure__)
+        clone.__kwdefaults__ = kwdefaults
+        clone.__qualname__ = fn.__qualname__
+        swap.update({"$OC_CLONE": clone, "$OC_COUNT": counter, "$OC_TICK": _tick.__next__, "$OC_FLAG": _flag})
     consts = _tuple(swap.get(k, k) if _type(k) is _str else k for k in inner.co_consts)
     try:
         inner = inner.replace(co_consts=consts, co_filename=original.co_filename, co_firstlineno=original.co_firstlineno,
@@ -480,13 +608,84 @@ def wrap_function(fn, slot, counter, check):
     except TypeError:  # before 3.11: no co_qualname
         inner = inner.replace(co_consts=consts, co_filename=original.co_filename, co_firstlineno=original.co_firstlineno,
                               co_name=original.co_name)
-    _runner[_id(inner)] = inner
-    _wrappers[_id(inner)] = inner
+    if slot is None:
+        into[_id(inner)] = _weakref_ref(inner)
+    else:
+        _runner[_id(inner)] = inner
+        into[_id(inner)] = inner
     try:
         fn.__code__ = inner
     except _BaseException:
         return None
     return clone
+
+
+def wrap_function(fn, slot, counter, check):
+    """Swaps fn's code for a wrapper that counts the call (counter('opencoder.call', slot)), calls a clone of
+    fn and passes what it returns, and its arguments after the call, through check (a pair from make_check).
+    Returns the clone, or None when fn cannot be wrapped."""
+    if _type(fn) is not _FunctionType:
+        return None
+    return _wrap(fn, slot, counter, check, _wrappers)
+
+
+def _candidate_functions(v, out, depth=0):
+    """The candidate's functions behind the callable v, into out: v itself, the function of a bound method, a
+    static or class method, a property's getter or a partial, what an instance's class has as __call__, or (v a
+    function of someone else's) a function of the candidate's in its closure; None into out for a __call__ that
+    cannot be found for sure. Runs inside the hook: exact types and C slots only, nothing that runs code of v's."""
+    t = _type(v)
+    if depth > 4:
+        return
+    if t is _FunctionType:
+        code = v.__code__
+        if _is_cand_code(code) or _returned_code(code):
+            out.append(v)
+        elif depth == 0 and not _runner_code(code):
+            for cell in v.__closure__ or ():
+                try:
+                    x = cell.cell_contents
+                except ValueError:
+                    continue
+                if _type(x) is _FunctionType and _is_cand_code(x.__code__):
+                    out.append(x)
+    elif t is _MethodType or t is staticmethod or t is classmethod:
+        _candidate_functions(v.__func__, out, depth + 1)
+    elif t is _partial:
+        _candidate_functions(v.func, out, depth + 1)
+    elif t is property:
+        _candidate_functions(v.fget, out, depth + 1)
+    elif not _is_a(v, _type) and _callable(v):
+        for klass in _type_mro(t):
+            for name, m in _own_members(klass):
+                if name is None:
+                    out.append(None)
+                    return
+                if name == "__call__":
+                    _candidate_functions(m, out, depth + 1)
+                    return
+
+
+def wrap_returned(values):
+    """The candidate's functions among values (callables the target returned, or a function it returned
+    returned) wrapped in place, once each, so that what they return is checked as the target's result is (not
+    counted as calls of the target). Why one cannot be checked, or None. Runs inside the hook (_on_wrap)."""
+    fns = []
+    for v in values[:200]:
+        _candidate_functions(v, fns)
+    for fn in fns:
+        if fn is None:
+            return "a callable whose class names its members with a str subclass the candidate wrote (it cannot be checked)"
+        code = fn.__code__
+        if _returned_code(code) or code.co_flags & 0x200:
+            continue  # wrapped already; an async generator is left as the target's would be
+        try:
+            done = _wrap(fn, None, None, returned_check(), _returned)
+        except _BaseException:
+            done = None
+        if done is None:
+            return "a function the candidate wrote (%s) that cannot be checked" % _text(fn.__qualname__, 100)
+    return None
 
 
 def _install_replacements():

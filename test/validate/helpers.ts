@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Task } from '../../main/model/task.ts';
 import { HARNESS_DIR, defaultPython } from '../../main/validate/sandbox.ts';
+import { createValidator, type Validator } from '../../main/validate/validator.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SAMPLE_REPO = path.join(REPO_ROOT, 'resources', 'sample-repo');
@@ -143,4 +144,30 @@ export function processesWith(marker: string): number[] {
     }
   }
   return found;
+}
+
+let pytestMemo: string | null | undefined;
+/** A python3 on PATH that has pytest (the pytest shape of the in-process checks), or null; said once when there is none. */
+export function pytestPython(): string | null {
+  if (pytestMemo === undefined) {
+    const r = spawnSync('python3', ['-c', 'import pytest, sys; print(sys.executable)'], { encoding: 'utf8' });
+    pytestMemo = r.status === 0 ? r.stdout.trim() : null;
+    if (!pytestMemo) console.warn('[validate] no python3 with pytest on PATH: the pytest shape of the in-process checks is skipped');
+  }
+  return pytestMemo;
+}
+
+/** The in-process validators those tests share: the default interpreter's, and (where there is one) pytest's python3. */
+export async function inProcessValidators(): Promise<{ validator: Validator; pyValidator: Validator | null }> {
+  const validator = await createValidator({ validation: { timeoutFloorMs: 10_000 }, concurrency: 2, isolation: 'in-process' });
+  const python = pytestPython();
+  const pyValidator = python
+    ? await createValidator({
+        sandbox: { mode: 'weak', setpriv: null, python },
+        validation: { timeoutFloorMs: 20_000 },
+        concurrency: 2,
+        isolation: 'in-process',
+      })
+    : null;
+  return { validator, pyValidator };
 }

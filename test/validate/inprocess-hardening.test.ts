@@ -8,11 +8,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../main/model/task.ts';
-import { createValidator, type Validator } from '../../main/validate/validator.ts';
+import type { Validator } from '../../main/validate/validator.ts';
 import { HARNESS_DIR, defaultPython } from '../../main/validate/sandbox.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
-import { shimmedCheck, templateTask } from './helpers.ts';
+import { inProcessValidators, pytestPython, shimmedCheck, templateTask } from './helpers.ts';
 
 // A RepoExec-style program: a timeout_decorator shim in sys.modules, tests decorated with it. Each test
 // looks at f in its own place (1, 41, -1), so a candidate wrong in one place is caught by one test alone,
@@ -135,11 +135,7 @@ let pyValidator: Validator | null = null;
 const made: string[] = [];
 
 // Debian's python3 may lack pytest; a python3 on PATH that has it serves (weak mode, no uid change).
-const pytestPython = (() => {
-  const r = spawnSync('python3', ['-c', 'import pytest, sys; print(sys.executable)'], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : null;
-})();
-if (!pytestPython) console.warn('[validate] no python3 with pytest on PATH: the pytest shape of the in-process checks is skipped');
+const pytest = pytestPython();
 
 beforeAll(async () => {
   const root = makeRepo(REPO);
@@ -151,17 +147,11 @@ beforeAll(async () => {
   const stackBase = { ...base, qualname: 'push_all', signature: 'def push_all(stack, xs):', reference: GOOD_STACK };
   repoStack = { ...stackBase, id: 'harden/repo-stack', test_command: 'python3 -m unittest tests.test_stack' };
   repoDoc = { ...base, id: 'harden/doctest', reference: DOC_GOOD, test_command: 'python3 -m unittest tests.test_mod tests.test_doc' };
-  validator = await createValidator({ validation: { timeoutFloorMs: 10_000 }, concurrency: 2, isolation: 'in-process' });
-  if (pytestPython) {
+  ({ validator, pyValidator } = await inProcessValidators());
+  if (pytest) {
     pyRepo = { ...base, id: 'harden/pytest', test_command: 'python3 -m pytest -q tests/test_py.py' };
     pyRepoBox = { ...boxBase, id: 'harden/pytest-box', test_command: 'python3 -m pytest -q tests/test_py_box.py' };
     pyRepoStack = { ...stackBase, id: 'harden/pytest-stack', test_command: 'python3 -m pytest -q tests/test_py_stack.py' };
-    pyValidator = await createValidator({
-      sandbox: { mode: 'weak', setpriv: null, python: pytestPython },
-      validation: { timeoutFloorMs: 20_000 },
-      concurrency: 2,
-      isolation: 'in-process',
-    });
   }
 }, 120_000);
 

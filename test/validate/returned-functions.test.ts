@@ -4,14 +4,13 @@
 // The check keeps identities (a decorator returning its argument, a factory's cached function), never
 // wraps what the candidate did not write, and calls of returned functions are not calls of the target.
 
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../main/model/task.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
-import { createValidator, type Validator } from '../../main/validate/validator.ts';
+import type { Validator } from '../../main/validate/validator.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
-import { PLACEHOLDER, templateTask } from './helpers.ts';
+import { inProcessValidators, PLACEHOLDER, pytestPython, templateTask } from './helpers.ts';
 
 const program = (tests: string, before = ''): string => `import functools
 
@@ -324,10 +323,7 @@ let repoMemo: Task;
 let pyRepoMemo: Task | null = null;
 const made: string[] = [];
 
-const pytestPython = (() => {
-  const r = spawnSync('python3', ['-c', 'import pytest, sys; print(sys.executable)'], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : null;
-})();
+const pytest = pytestPython();
 
 beforeAll(async () => {
   const root = makeRepo(REPO);
@@ -342,15 +338,9 @@ beforeAll(async () => {
     reference: MEMO_GOOD,
   };
   repoMemo = { ...base, id: 'returned/repo-memoize', test_command: 'python3 -m unittest tests.test_memo' };
-  validator = await createValidator({ validation: { timeoutFloorMs: 10_000 }, concurrency: 2, isolation: 'in-process' });
-  if (pytestPython) {
+  ({ validator, pyValidator } = await inProcessValidators());
+  if (pytest) {
     pyRepoMemo = { ...base, id: 'returned/pytest-memoize', test_command: 'python3 -m pytest -q tests/test_py_memo.py' };
-    pyValidator = await createValidator({
-      sandbox: { mode: 'weak', setpriv: null, python: pytestPython },
-      validation: { timeoutFloorMs: 20_000 },
-      concurrency: 2,
-      isolation: 'in-process',
-    });
   }
 }, 120_000);
 

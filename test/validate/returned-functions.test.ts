@@ -509,6 +509,127 @@ def memoize(fn):
   }, 120_000);
 });
 
+// Red team, second round: values that compare through a builtin borrowed under another name, a function attached to
+// the returned one during a call, and forged values carried by a raised exception.
+const STATS_TESTS = `def test_0():
+    m = memoize(lambda x: x * x)
+    assert m(3) == 9
+    assert m(3) == 9
+    assert m.hits() == 1
+    assert m(4) == 16
+    assert m.hits() == 1
+`;
+const STATS_GOOD = `def memoize(fn):
+    cache = {}
+    stats = [0]
+
+    def wrapper(*args):
+        if args in cache:
+            stats[0] += 1
+        else:
+            cache[args] = fn(*args)
+        return cache[args]
+    wrapper.hits = lambda: stats[0]
+    return wrapper
+`;
+const stats = task('stats', 'memoize', STATS_TESTS, STATS_GOOD);
+const LOOKUP_TESTS = `def test_0():
+    f = make_lookup({'a': 1})
+    assert f('a') == 1
+    try:
+        f('zz')
+    except KeyError as e:
+        assert e.args == ('zz',)
+    else:
+        assert False
+`;
+const LOOKUP_GOOD = `def make_lookup(d):
+    def lookup(k):
+        if k not in d:
+            raise KeyError(k)
+        return d[k]
+    return lookup
+`;
+const lookup = task('lookup', 'make_lookup', LOOKUP_TESTS, LOOKUP_GOOD);
+const CHECKED_TESTS = `def test_0():
+    try:
+        checked(-2)
+    except ValueError as e:
+        assert e.args == ('negative', -2)
+    else:
+        assert False
+    assert checked(3) == 3
+`;
+const CHECKED_GOOD = "def checked(n):\n    if n < 0:\n        raise ValueError('negative', n)\n    return n\n";
+const checked = task('checked', 'checked', CHECKED_TESTS, CHECKED_GOOD);
+const PAIR_TESTS = `def test_0():
+    v, f = make(3)
+    assert v == 4
+    assert f(2) == 5
+
+def test_1():
+    v, f = make(10)
+    assert v == 11
+    assert f(1) == 11
+`;
+const PAIR_GOOD = 'def make(n):\n    def add(x):\n        return x + n\n    return n + 1, add\n';
+const pair = task('pair', 'make', PAIR_TESTS, PAIR_GOOD);
+const WRITTEN_EQ = `class _E(int):
+    def __eq__(self, o):
+        return True
+
+    __hash__ = int.__hash__
+
+
+`;
+
+describe('in-process: borrowed comparisons, attributes set later, values in exceptions (red team, round 2)', () => {
+  it('a comparison borrowed from a builtin under another name, returned by the target or by a function it returned', async () => {
+    const memoOf = (cls: string, value: string) =>
+      `${cls}\n\ndef memoize(fn):\n    cache = {}\n\n    def wrapper(*args):\n        if args not in cache:\n            cache[args] = fn(*args)\n        return ${value}\n    return wrapper\n`;
+    const BORROWED = /a _E whose __eq__ is \S+, a builtin borrowed under another name/;
+    await refused(memo, memoOf('class _E(int):\n    __eq__ = int.__ne__\n    __hash__ = int.__hash__', '_E(0)'), BORROWED);
+    await refused(
+      memo,
+      memoOf(
+        'class _E(frozenset):\n    __eq__ = frozenset.__contains__\n    __hash__ = frozenset.__hash__',
+        '_E(x for x in range(-300, 300) if x not in (0, 1, -1))',
+      ),
+      BORROWED,
+    );
+    await refused(
+      pair,
+      'import operator\n\nclass _E(int):\n    __eq__ = staticmethod(operator.index)\n    __hash__ = int.__hash__\n\n\ndef make(n):\n    def add(x):\n        return x + n\n    return _E(0), add\n',
+      BORROWED,
+    );
+    // The base's own slots, delegated to under their own names, are honest.
+    await passes(memo, memoOf('class _E(int):\n    __eq__ = int.__eq__\n    __hash__ = int.__hash__', '_E(cache[args])'));
+    await passes(pair, PAIR_GOOD);
+  }, 180_000);
+
+  it('a function attached to the returned function during one of its calls', async () => {
+    const lazy = `${WRITTEN_EQ}def memoize(fn):\n    cache = {}\n\n    def wrapper(*args):\n        if args not in cache:\n            cache[args] = fn(*args)\n        wrapper.hits = lambda: _E(0)\n        return cache[args]\n    return wrapper\n`;
+    await refused(stats, lazy, /a function the target returned returned a _E (whose __eq__ the candidate wrote|that claims to equal)/);
+    const viaDict = `${WRITTEN_EQ}def _h():\n    return _E(0)\n\n\ndef memoize(fn):\n    cache = {}\n\n    def wrapper(*args):\n        wrapper.__dict__.setdefault('hits', _h)\n        if args not in cache:\n            cache[args] = fn(*args)\n        return cache[args]\n    return wrapper\n`;
+    await refused(stats, viaDict, /a _E (whose __eq__ the candidate wrote|that claims to equal)/);
+    await passes(stats, STATS_GOOD);
+  }, 180_000);
+
+  it('forged values carried by an exception the target, or a function it returned, raised', async () => {
+    const badLookup = `${WRITTEN_EQ}def make_lookup(d):\n    def lookup(k):\n        if k not in d:\n            raise KeyError(_E(0))\n        return d[k]\n    return lookup\n`;
+    await refused(
+      lookup,
+      badLookup,
+      /a function the target returned raised an exception carrying a _E (whose __eq__ the candidate wrote|that claims to equal)/,
+    );
+    const badChecked = `${WRITTEN_EQ}def checked(n):\n    if n < 0:\n        raise ValueError(_E(0), _E(0))\n    return n\n`;
+    await refused(checked, badChecked, /the target raised an exception carrying a _E (whose __eq__ the candidate wrote|that claims to equal)/);
+    // An exception of the candidate's own class, carrying honest values, is the reference's behaviour.
+    await passes(lookup, LOOKUP_GOOD);
+    await passes(checked, `class _Bad(ValueError):\n    def __str__(self):\n        return 'bad'\n\n\n${CHECKED_GOOD.replace('ValueError(', '_Bad(')}`);
+  }, 180_000);
+});
+
 describe('in-process: returned functions keep their identity and their calls are not the target’s', () => {
   it('a correct memoize passes (check program, unittest, pytest)', async () => {
     await passes(memo, MEMO_GOOD);

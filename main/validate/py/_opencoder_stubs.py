@@ -111,6 +111,47 @@ def _producer_is_cand(m):
     return False
 
 
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (or type()), not by C
+_type_flags = _type.__dict__["__flags__"].__get__
+_BUILTIN_CALLABLES = frozenset((_type(int.__eq__), _type(str.join), _type(len), _type((0).__eq__)))
+
+
+def _heap(klass):
+    return _bool(_type_flags(klass) & _HEAPTYPE)
+
+
+def _builtin_name(m):
+    if _type(m) in (staticmethod, classmethod):
+        m = m.__func__
+    if _type(m) is _partial:
+        m = m.func
+    return _name(_getattr(m, "__name__", None)) if _type(m) in _BUILTIN_CALLABLES else _type_qualname(_type(m))
+
+
+def _borrowed(name, m, mro):
+    """Whether m, a special method in a class statement's own members, is a builtin taken from elsewhere: a C
+    function (or a static or class method, or partial, of one) that is not the slot `name` of a class in mro.
+    `__eq__ = int.__ne__`, `__eq__ = frozenset.__contains__` and `__eq__ = staticmethod(operator.index)` compare
+    as what they were, and answered a red team's tests for any value; `__hash__ = int.__hash__` is the base's own.
+    Only C callables are read here (their names and owners are C data, nothing of the candidate's runs)."""
+    wrapped = False
+    if _type(m) in (staticmethod, classmethod):
+        m = m.__func__
+        wrapped = True
+    if _type(m) is _partial:
+        m = m.func
+        wrapped = True
+    if _type(m) not in _BUILTIN_CALLABLES:
+        return False
+    owner = _getattr(m, "__objclass__", None)
+    if wrapped or owner is None or _name(_getattr(m, "__name__", None)) != name:
+        return True
+    for klass in mro:
+        if klass is owner:
+            return False
+    return True
+
+
 def _judge_type(cls):
     """Why values of cls cannot be trusted in a return value (a special method the candidate wrote), or None."""
     got = _judged.get(_id(cls))
@@ -127,6 +168,9 @@ def _judge_type(cls):
                 elif name in names and _producer_is_cand(m):
                     why = "a %s whose %s the candidate wrote (its comparisons and results cannot be trusted)" % (
                         _text(_type_qualname(cls), 80), name)
+                elif name in names and _heap(klass) and _borrowed(name, m, _type_mro(cls)):
+                    why = "a %s whose %s is %s, a builtin borrowed under another name (it does not compare as %s does)" % (
+                        _text(_type_qualname(cls), 80), name, _text(_builtin_name(m), 80), name)
                 if why:
                     break
             if why:
@@ -139,7 +183,7 @@ def _judge_type(cls):
 
 
 def _check_stub(r, args=(), pre=None, me=None, _type=None, _plain=None, _claims=None, _shadows=None, _Error=None,
-                _list=None, _audit=None, _what=None, _callable=None, _selfs=None, _mro=None, _tdict=None):
+                _list=None, _audit=None, _what=None, _callable=None, _selfs=None, _mro=None, _tdict=None, _fdict=None):
     """After a call of the target (or of a function it returned, me; _what names which): r, what it returned, and
     args, what it was given (the wrapper's parameters, after the call). pre: the shadowed methods there were before
     the call (the tests' own patches). Functions of the candidate's in r are handed to the guard to be checked alike."""
@@ -150,6 +194,17 @@ def _check_stub(r, args=(), pre=None, me=None, _type=None, _plain=None, _claims=
         why = _claims(r, found)
         if why:
             raise _Error("opencoder: %s %s" % (_what[0], why))
+    if me is not None:
+        # What the function itself holds now: an attribute set during this call (`wrapper.hits = lambda: ...`) was not
+        # there when the function was returned and checked.
+        fn = me()
+        attrs = _fdict(fn) if fn is not None else None
+        if attrs:
+            if found is None:
+                found = _list()
+            why = _claims(_list(attrs.values()), found)
+            if why:
+                raise _Error("opencoder: %s %s" % (_what[0], why))
     if me is not None and args and _callable(args[0]) and _type(args[0]) not in _selfs:
         # The __call__ of an instance the target returned (me: a weak reference to the function whose wrapper calls
         # this)? Its class's __call__ is looked up at each call: one rebound during the call is wrapped before the next.
@@ -291,8 +346,25 @@ _METHODS = frozenset((_FunctionType, staticmethod, classmethod, _type(len), _typ
                       _type(dict.__dict__["fromkeys"])))
 
 
-_WHAT_TARGET = ("the target returned", "the call of the target")
-_WHAT_RETURNED = ("a function the target returned returned", "a call of a function the target returned")
+_exception_args = _BaseException.__dict__["args"].__get__  # an exception's args as C holds them (no property of its class)
+_function_dict = _FunctionType.__dict__["__dict__"].__get__  # a function's attributes, past anything its class says
+
+
+def _raised_stub(e, _claims=None, _list=None, _args=None, _Error=None, _what=None, _type=None, _issubclass=None,
+                 _BaseException=None):
+    """After a call of the target (or of a function it returned) that raised e: what e carries (its args, and its
+    attributes and type, which the claims walk) passes the check a returned value does. A forged value in a raised
+    KeyError's args met a test's `e.args == ('zz',)` unchecked."""
+    if not _issubclass(_type(e), _BaseException):
+        return
+    why = _claims((_args(e), e), _list())
+    if why:
+        raise _Error("opencoder: %s an exception carrying %s" % (_what[2], why))
+
+
+_WHAT_TARGET = ("the target returned", "the call of the target", "the target raised")
+_WHAT_RETURNED = ("a function the target returned returned", "a call of a function the target returned",
+                  "a function the target returned raised")
 
 
 # What a callable first argument is not when it may be an instance whose __call__ was called, and what that __call__
@@ -302,15 +374,19 @@ _NOT_SELF = frozenset((_FunctionType, _MethodType, _partial, _type, _type(len), 
 
 
 def make_check(what=_WHAT_TARGET):
-    """(pre, check): what the target's wrapper calls before and after each call (stubs: no globals, nothing mutable).
-    what: how a failure names the call (the target's, or a function's it returned: returned_check)."""
+    """(pre, check, raised): what the target's wrapper calls before and after each call, and with an exception the
+    call raised (stubs: no globals, nothing mutable). what: how a failure names the call (the target's, or a
+    function's it returned: returned_check)."""
     claims = _stub(_claims_stub, _type, _PLAIN, _CONTAINERS, _dict, _list, _len, _getattr, _bool, _object, _PROBES,
                    _audit, _isinstance, _callable, _BaseException)
     shadows = _stub(_shadows_stub, _type, _PLAIN, _CONTAINERS, _dict, _list, _str, _id, _callable, _getattr, _type_mro,
                     _type_dict, _METHODS, _BaseException, name="shadows")
     pre = _stub(_pre_stub, shadows, _type, _PLAIN, name="pre")
-    return pre, _stub(_check_stub, (), None, None, _type, _PLAIN, claims, shadows, AssertionError, _list, _audit, what, _callable,
-                      _NOT_SELF, _type_mro, _type_dict, name="check")
+    check = _stub(_check_stub, (), None, None, _type, _PLAIN, claims, shadows, AssertionError, _list, _audit, what, _callable,
+                  _NOT_SELF, _type_mro, _type_dict, _function_dict, name="check")
+    raised = _stub(_raised_stub, claims, _list, _exception_args, AssertionError, what, _type, _issubclass, _BaseException,
+                   name="raised")
+    return pre, check, raised
 
 
 def returned_check():
@@ -462,6 +538,16 @@ def target_finder(stem, want, path_finder, handler):
 # target returns (or that such a function returns, and so on) get the same wrapper, in place, less the count.
 
 # A generator's values are checked as it yields them: PEP 380's expansion of `yield from`, a check added.
+# A call: what it returns goes through the check, and so does what an exception it raises carries (its args and
+# attributes: a test that compares e.args must not meet a forged value either); the exception then goes on as it was.
+_CALL_BODY = """%s
+        try:
+            __oc_r__ = %s
+        except ('$OC_BASE' or 0) as __oc_e__:
+            ('$OC_RAISED' or 0)(__oc_e__)
+            raise
+        return ('$OC_CHECK' or 0)(__oc_r__, %s, __oc_pre__%s)"""
+
 _GENERATOR_BODY = """__oc_it__ = %s
         try:
             __oc_y__ = ('$OC_NEXT' or 0)(__oc_it__)
@@ -529,11 +615,11 @@ def _wrapper_source(co, n_defaults, kwdefaults, slot, cells):
         count = "('$OC_TICK' or 0)()\n        if not ('$OC_FLAG' or 0)[0]:\n            ('$OC_COUNT' or 0)('opencoder.call', %d)" % slot
     me = ", ('$OC_ME' or 0)" if slot is None else ""  # a returned function's check is told which function it is
     if flags & 0x80:
-        head, body = "async def", "%s\n        return ('$OC_CHECK' or 0)(await %s, %s, __oc_pre__%s)" % (pre, call, given, me)
+        head, body = "async def", _CALL_BODY % (pre, "await " + call, given, me)
     elif flags & 0x20:
         head, body = "def", _GENERATOR_BODY % call
     else:
-        head, body = "def", "%s\n        return ('$OC_CHECK' or 0)(%s, %s, __oc_pre__%s)" % (pre, call, given, me)
+        head, body = "def", _CALL_BODY % (pre, call, given, me)
     name = co.co_name if co.co_name.isidentifier() else "target"
     cell_ref = "".join(c + ", " for c in cells)
     return "def _outer(%s):\n    %s %s(%s):\n        if 0:\n            (%s)\n        %s\n        %s\n    return %s\n" % (
@@ -592,8 +678,8 @@ def _wrap(fn, slot, counter, check, into):
         return None
     if inner is None:
         return None
-    swap = {"$OC_PRE": check[0], "$OC_CHECK": check[1], "$OC_NEXT": _next, "$OC_STOP": StopIteration, "$OC_EXIT": GeneratorExit,
-            "$OC_BASE": _BaseException}
+    swap = {"$OC_PRE": check[0], "$OC_CHECK": check[1], "$OC_RAISED": check[2], "$OC_NEXT": _next, "$OC_STOP": StopIteration,
+            "$OC_EXIT": GeneratorExit, "$OC_BASE": _BaseException}
     if slot is None:
         clone = swap["$OC_ME"] = _weakref_ref(fn)
     else:

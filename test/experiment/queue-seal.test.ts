@@ -269,7 +269,13 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
       const wrong = (sig: string) => `${sig}\n    raise NotImplementedError\n`;
       fs.writeFileSync(
         samples,
-        tasks.map((t, i) => JSON.stringify({ task_id: t.id, samples: [{ code: i === 0 ? hostile(redis.port, db) : wrong(t.signature) }] })).join('\n') + '\n',
+        // Each task's two samples are byte-identical: the second is reused, not run again.
+        tasks
+          .map((t, i) => {
+            const code = i === 0 ? hostile(redis.port, db) : wrong(t.signature);
+            return JSON.stringify({ task_id: t.id, samples: [{ code }, { code }] });
+          })
+          .join('\n') + '\n',
       );
       const db_ = path.join(dir, `hostile-${mode}.db`);
       const url = `${redis.url}/${db}`;
@@ -286,7 +292,7 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
         '--samples',
         samples,
         '--candidates',
-        '1',
+        '2',
         '--sandbox',
         mode,
         '--db',
@@ -301,8 +307,41 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
       w.child.kill('SIGINT');
       await w.done;
       expect(run.code, run.stderr + run.stdout.slice(0, 3000)).toBe(0);
-      const out = JSON.parse(run.stdout) as { runId: string; outcome: { failed: number; refused: { jobs: number; results: number } } };
+      const out = JSON.parse(run.stdout) as {
+        runId: string;
+        outcome: { failed: number; refused: { jobs: number; results: number }; verdicts: { judged: number; reused: number; sharedRefused: number } };
+      };
       expect(out.outcome).toMatchObject({ failed: 0, refused: { jobs: 0, results: 0 } });
+      // Three programs run once each on the worker; every other verdict of the run was reused for a byte-identical one.
+      expect(out.outcome.verdicts).toMatchObject({ judged: 3, sharedRefused: 0 });
+      expect(out.outcome.verdicts.reused).toBeGreaterThanOrEqual(3);
+      if (mode === 'weak') {
+        // The same run without the queue counts the same way (the reference checks before it are not its verdicts).
+        const local = await start([
+          'run',
+          '--manifest',
+          manifest,
+          '--method',
+          'baseline-rag',
+          '--backend',
+          'imported',
+          '--samples',
+          samples,
+          '--candidates',
+          '2',
+          '--sandbox',
+          mode,
+          '--db',
+          path.join(dir, 'local.db'),
+          '--limit',
+          '3',
+          '--json',
+          '--quiet',
+        ]).done;
+        expect(local.code, local.stderr).toBe(0);
+        const counted = (JSON.parse(local.stdout) as { outcome: { verdicts: { judged: number; reused: number } } }).outcome.verdicts;
+        expect(counted).toEqual(out.outcome.verdicts);
+      }
       const c = redis.client();
       await c.select(db);
       expect(await c.get('pwned')).toBeNull();

@@ -7,6 +7,13 @@ describe('the sandbox notice', () => {
     const missing = sandboxSummary('weak: bubblewrap (bwrap) is not installed — rlimits, clean environment; NO filesystem or network isolation');
     expect(missing.message).toContain('Install bubblewrap (apt-get install bubblewrap)');
     expect(missing.message).not.toContain('it runs as you');
+    expect(missing.message).toContain('reach the network');
+    // Weak mode as root: each run has a network namespace of its own, and the notice does not say it reaches the network.
+    const root = sandboxSummary(
+      'weak: bubblewrap (bwrap) is not installed — rlimits, clean environment, own PID namespace, own network namespace (no network, loopback its own); NO filesystem isolation',
+    );
+    expect(root.message).toContain('it has no network');
+    expect(root.message).not.toContain('reach the network');
     const chosen = sandboxSummary('weak: weak mode chosen by OPENCODER_SANDBOX — rlimits; NO filesystem or network isolation');
     expect(chosen.message).toContain('Set the sandbox to auto in Settings');
     expect(chosen.message).not.toContain('Install bubblewrap');

@@ -20,12 +20,14 @@ export function sandboxSummary(label: string): SandboxSummary {
   if (label.startsWith('weak:')) {
     const reason = label.slice('weak:'.length).split(' — ')[0]!.trim();
     const asYou = /candidate runs as this user/.test(label);
+    // As root, weak runs have a network namespace of their own (the engine's label says so).
+    const noNetwork = /own network namespace/.test(label);
     return {
       mode: 'weak',
       short: 'sandbox: weak',
       message:
         `Candidates run in the weak sandbox (${reason}). Limits on time, memory, output and processes hold and each run gets a clean environment, ` +
-        `but a candidate can read files on this machine and reach the network${asYou ? ', and it runs as you: it can change what your user can, the tests it is judged by included' : ''}. ` +
+        `but a candidate can read files on this machine${noNetwork ? ' (it has no network)' : ' and reach the network'}${asYou ? ', and it runs as you: it can change what your user can, the tests it is judged by included' : ''}. ` +
         (/chosen/.test(reason)
           ? 'Set the sandbox to auto in Settings for the strong sandbox where bubblewrap runs.'
           : /needs Linux/.test(reason)

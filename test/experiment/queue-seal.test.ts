@@ -80,6 +80,11 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
   });
 
   // Each test has a Redis database of its own (its jobs only).
+  /** A CLI process this file started: killed after the tests, should one fail while waiting on it. */
+  const track = <T extends { child: ChildProcess }>(p: T): T => {
+    kids.push(p);
+    return p;
+  };
   const jobKeys = async (list: 'wait' | 'completed', db = 0) => {
     const c = redis.client();
     await c.select(db);
@@ -193,7 +198,7 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
     expect(w.log()).toMatch(/refused: job \S+ of run \S+ does not verify/);
     expect([...storedResults(db, out.runId).values()].every((r) => (r as { status: string }).status === 'error')).toBe(true);
     // A resume queues them afresh, sealed again: now they run.
-    const resumed = await start(['run', '--resume', out.runId, '--db', db, '--queue', redis.url, '--json', '--quiet']).done;
+    const resumed = await track(start(['run', '--resume', out.runId, '--db', db, '--queue', redis.url, '--json', '--quiet'])).done;
     expect(resumed.code, resumed.stderr).toBe(0);
     const again = JSON.parse(resumed.stdout) as { outcome: { failed: number; refused: { jobs: number } } };
     expect(again.outcome).toMatchObject({ failed: 0, refused: { jobs: 0 } });
@@ -225,7 +230,7 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
       rv.body = JSON.stringify(body);
       await c.hset(key, 'returnvalue', JSON.stringify(rv));
     }
-    const resumed = await start(['run', '--resume', runIdOf(db), '--db', db, '--queue', `${redis.url}/1`, '--json', '--quiet']).done;
+    const resumed = await track(start(['run', '--resume', runIdOf(db), '--db', db, '--queue', `${redis.url}/1`, '--json', '--quiet'])).done;
     expect(resumed.code, resumed.stderr).toBe(3);
     const out = JSON.parse(resumed.stdout) as { runId: string; outcome: { failed: number; refused: { jobs: number; results: number } } };
     expect(out.outcome.refused).toEqual({ jobs: 0, results: 2 });
@@ -281,43 +286,8 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
       const url = `${redis.url}/${db}`;
       const w = await startWorker(['--queue', url], { XDG_CACHE_HOME: path.join(dir, 'cache') });
       kids.push(w);
-      const run = await start([
-        'run',
-        '--manifest',
-        manifest,
-        '--method',
-        'baseline-rag',
-        '--backend',
-        'imported',
-        '--samples',
-        samples,
-        '--candidates',
-        '2',
-        '--sandbox',
-        mode,
-        '--db',
-        db_,
-        '--limit',
-        '3',
-        '--queue',
-        url,
-        '--json',
-        '--quiet',
-      ]).done;
-      w.child.kill('SIGINT');
-      await w.done;
-      expect(run.code, run.stderr + run.stdout.slice(0, 3000)).toBe(0);
-      const out = JSON.parse(run.stdout) as {
-        runId: string;
-        outcome: { failed: number; refused: { jobs: number; results: number }; verdicts: { judged: number; reused: number; sharedRefused: number } };
-      };
-      expect(out.outcome).toMatchObject({ failed: 0, refused: { jobs: 0, results: 0 } });
-      // Three programs run once each on the worker; every other verdict of the run was reused for a byte-identical one.
-      expect(out.outcome.verdicts).toMatchObject({ judged: 3, sharedRefused: 0 });
-      expect(out.outcome.verdicts.reused).toBeGreaterThanOrEqual(3);
-      if (mode === 'weak') {
-        // The same run without the queue counts the same way (the reference checks before it are not its verdicts).
-        const local = await start([
+      const run = await track(
+        start([
           'run',
           '--manifest',
           manifest,
@@ -332,12 +302,51 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
           '--sandbox',
           mode,
           '--db',
-          path.join(dir, 'local.db'),
+          db_,
           '--limit',
           '3',
+          '--queue',
+          url,
           '--json',
           '--quiet',
-        ]).done;
+        ]),
+      ).done;
+      w.child.kill('SIGINT');
+      await w.done;
+      expect(run.code, run.stderr + run.stdout.slice(0, 3000)).toBe(0);
+      const out = JSON.parse(run.stdout) as {
+        runId: string;
+        outcome: { failed: number; refused: { jobs: number; results: number }; verdicts: { judged: number; reused: number; sharedRefused: number } };
+      };
+      expect(out.outcome).toMatchObject({ failed: 0, refused: { jobs: 0, results: 0 } });
+      // Three programs run once each on the worker; every other verdict of the run was reused for a byte-identical one.
+      expect(out.outcome.verdicts).toMatchObject({ judged: 3, sharedRefused: 0 });
+      expect(out.outcome.verdicts.reused).toBeGreaterThanOrEqual(3);
+      if (mode === 'weak') {
+        // The same run without the queue counts the same way (the reference checks before it are not its verdicts).
+        const local = await track(
+          start([
+            'run',
+            '--manifest',
+            manifest,
+            '--method',
+            'baseline-rag',
+            '--backend',
+            'imported',
+            '--samples',
+            samples,
+            '--candidates',
+            '2',
+            '--sandbox',
+            mode,
+            '--db',
+            path.join(dir, 'local.db'),
+            '--limit',
+            '3',
+            '--json',
+            '--quiet',
+          ]),
+        ).done;
         expect(local.code, local.stderr).toBe(0);
         const counted = (JSON.parse(local.stdout) as { outcome: { verdicts: { judged: number; reused: number } } }).outcome.verdicts;
         expect(counted).toEqual(out.outcome.verdicts);

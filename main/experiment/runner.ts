@@ -21,7 +21,7 @@ import { TaskError } from '../validate/task-plan.ts';
 import { TestCommandError } from '../validate/command.ts';
 import type { Manifest } from '../model/manifest.ts';
 import type { Task } from '../model/task.ts';
-import { emptyVerdictUse, type VerdictUse } from '../model/verdict.ts';
+import { addVerdictUse, emptyVerdictUse, type VerdictUse } from '../model/verdict.ts';
 import type { Validator } from '../validate/validator.ts';
 import type { RunProvenance } from '../model/report.ts';
 import type { TaskFailure, TaskResult } from '../model/results.ts';
@@ -376,12 +376,7 @@ export async function executeRun(run: ExperimentRunRecord, tasks: Task[], condit
   // The validator's counts since the run's pairs began (its reference checks before them are not the run's verdicts).
   const v = services.validator as Partial<Pick<Validator, 'use'>> | undefined;
   const start = { ...(v?.use ?? emptyVerdictUse()) };
-  tally.verdictUse = () => {
-    const now = v?.use ?? emptyVerdictUse();
-    const out = emptyVerdictUse();
-    for (const k of Object.keys(out) as (keyof VerdictUse)[]) out[k] = now[k] - start[k];
-    return out;
-  };
+  tally.verdictUse = () => addVerdictUse({ ...(v?.use ?? emptyVerdictUse()) }, start, -1);
   tally.report(null);
 
   let next = 0;

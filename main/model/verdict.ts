@@ -104,8 +104,7 @@ export interface SandboxInfo {
     prlimit: string | null;
     python: string;
     unshare?: string | null;
-    /** Weak mode as root: each run also gets a network namespace of its own (with `ip`, its loopback is brought up). */
-    netns?: boolean;
+    /** Weak mode with a network namespace (`network: 'none'`): `ip`, which brings each run's loopback up. */
     ip?: string | null;
   };
   /**
@@ -144,6 +143,15 @@ export interface VerdictUse {
 export function emptyVerdictUse(): VerdictUse {
   return { judged: 0, reused: 0, shared: 0, sharedRefused: 0 };
 }
+
+/** `into` plus `sign` × `u`, field by field (a sum over validators, or counts since a starting point). */
+export function addVerdictUse(into: VerdictUse, u: VerdictUse, sign: 1 | -1 = 1): VerdictUse {
+  for (const k of Object.keys(into) as (keyof VerdictUse)[]) into[k] += sign * u[k];
+  return into;
+}
+
+/** Every verdict counted, however it was come by (cumulative counts only grow). */
+export const verdictUseTotal = (u: VerdictUse): number => u.judged + u.reused + u.shared + u.sharedRefused;
 
 export interface Verdict {
   taskId: string;

@@ -168,7 +168,7 @@ async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
       uid: dropped ? SANDBOX_UID : null,
       candidateUid: dropped ? CANDIDATE_UID : null,
       network: netns ? 'none' : 'host',
-      tools: { ...tools, unshare: pidns ? unshare : null, ...(netns ? { netns: true, ip: findTool('ip', undefined) } : {}) },
+      tools: { ...tools, unshare: pidns ? unshare : null, ...(netns ? { ip: findTool('ip', undefined) } : {}) },
     };
   };
   if (mode === 'weak') return weak(opts.mode === 'weak' ? 'weak mode chosen in the settings' : 'weak mode chosen by OPENCODER_SANDBOX');
@@ -643,8 +643,9 @@ function weakLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): La
     // The shell exits with the run's status (128 + N when a signal N ended it).
     // With a network namespace of its own (as root), its loopback is brought up first, still as root, so tests that
     // serve on 127.0.0.1 work as in strong mode; nothing of the machine's network is in it.
-    const net = info.tools.netns ? ['--net'] : [];
-    const lo = info.tools.netns && info.tools.ip ? `'${info.tools.ip}' link set lo up 2>/dev/null; ` : '';
+    const netns = info.network === 'none';
+    const net = netns ? ['--net'] : [];
+    const lo = netns && info.tools.ip ? `'${info.tools.ip}' link set lo up 2>/dev/null; ` : '';
     args = ['--pid', ...net, '--fork', '--kill-child', '--', '/bin/sh', '-c', `${lo}"$@"; exit $?`, 'sh', file, ...args];
     file = info.tools.unshare;
   }

@@ -213,12 +213,15 @@ export class Validator {
   readonly use: VerdictUse = emptyVerdictUse();
   /** Names this validator among others (a queue worker's per run) in the counts a run adds up. */
   readonly id = randomUUID();
+  /** What a verdict depends on of the sandbox: its mode and what it gives (the label says both) and the default interpreter. */
+  private readonly sandboxKey: string;
 
   private constructor(
     readonly sandbox: SandboxInfo,
     private readonly opts: ValidatorOptions,
   ) {
     this.validation = { ...DEFAULT_CONFIG.validation, ...opts.validation };
+    this.sandboxKey = JSON.stringify([sandbox.strength, sandbox.label, sandbox.tools.python]);
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.pool = new Pool(Math.max(1, Math.floor(opts.concurrency ?? os.availableParallelism())));
     const warm = opts.warm ?? process.env.OPENCODER_WARM !== '0';
@@ -234,11 +237,6 @@ export class Validator {
       if (opts.workRoot) assertTraversable(opts.workRoot, info.uid);
     }
     return new Validator(info, opts);
-  }
-
-  /** What a verdict depends on of the sandbox: its mode and what it gives (the label says both) and the default interpreter. */
-  private sandboxKey(): string {
-    return JSON.stringify([this.sandbox.strength, this.sandbox.label, this.sandbox.tools.python]);
   }
 
   /** Removes the repository snapshots this validator made (a later call makes them again). */
@@ -433,7 +431,7 @@ export class Validator {
         timeoutMs: opts.timeoutMs,
         expected: expected?.key ?? '',
         isolation: opts.isolation ?? '',
-        sandbox: this.sandboxKey(),
+        sandbox: this.sandboxKey,
       },
       code,
     );
@@ -503,7 +501,7 @@ export class Validator {
         timeoutMs: how.timeoutMs,
         expected: expected?.key ?? '',
         isolation: how.isolation,
-        sandbox: this.sandboxKey(),
+        sandbox: this.sandboxKey,
       },
       code,
     );

@@ -286,31 +286,29 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
       const url = `${redis.url}/${db}`;
       const w = await startWorker(['--queue', url], { XDG_CACHE_HOME: path.join(dir, 'cache') });
       kids.push(w);
-      const run = await track(
-        start([
-          'run',
-          '--manifest',
-          manifest,
-          '--method',
-          'baseline-rag',
-          '--backend',
-          'imported',
-          '--samples',
-          samples,
-          '--candidates',
-          '2',
-          '--sandbox',
-          mode,
-          '--db',
-          db_,
-          '--limit',
-          '3',
-          '--queue',
-          url,
-          '--json',
-          '--quiet',
-        ]),
-      ).done;
+      // The run's arguments, through the queue or (below) in this process, into a store of its own.
+      const runArgs = (store: string) => [
+        'run',
+        '--manifest',
+        manifest,
+        '--method',
+        'baseline-rag',
+        '--backend',
+        'imported',
+        '--samples',
+        samples,
+        '--candidates',
+        '2',
+        '--sandbox',
+        mode,
+        '--db',
+        store,
+        '--limit',
+        '3',
+        '--json',
+        '--quiet',
+      ];
+      const run = await track(start([...runArgs(db_), '--queue', url])).done;
       w.child.kill('SIGINT');
       await w.done;
       expect(run.code, run.stderr + run.stdout.slice(0, 3000)).toBe(0);
@@ -324,29 +322,7 @@ describe.skipIf(REDIS.skip)(`sealed jobs and results on a real queue${REDIS.note
       expect(out.outcome.verdicts.reused).toBeGreaterThanOrEqual(3);
       if (mode === 'weak') {
         // The same run without the queue counts the same way (the reference checks before it are not its verdicts).
-        const local = await track(
-          start([
-            'run',
-            '--manifest',
-            manifest,
-            '--method',
-            'baseline-rag',
-            '--backend',
-            'imported',
-            '--samples',
-            samples,
-            '--candidates',
-            '2',
-            '--sandbox',
-            mode,
-            '--db',
-            path.join(dir, 'local.db'),
-            '--limit',
-            '3',
-            '--json',
-            '--quiet',
-          ]),
-        ).done;
+        const local = await track(start(runArgs(path.join(dir, 'local.db')))).done;
         expect(local.code, local.stderr).toBe(0);
         const counted = (JSON.parse(local.stdout) as { outcome: { verdicts: { judged: number; reused: number } } }).outcome.verdicts;
         expect(counted).toEqual(out.outcome.verdicts);

@@ -29,9 +29,9 @@ import {
   type QueueJobReturn,
 } from './jobs.ts';
 import { loadQueueSecret, seal, unseal } from './seal.ts';
-import { connectionOptions, queueExposure, QueueUrlError, type QueueAddress } from './url.ts';
+import { checkQueueExposure, connectionOptions, type QueueAddress } from './url.ts';
 import { detectSandbox, type SandboxOptions } from '../../validate/sandbox.ts';
-import { emptyVerdictUse, type VerdictUse } from '../../model/verdict.ts';
+import { addVerdictUse, emptyVerdictUse, verdictUseTotal, type VerdictUse } from '../../model/verdict.ts';
 
 /** Backend options that name a file on the coordinator; the file goes to workers as a bundle. */
 const POLL_MS = 1000;
@@ -71,13 +71,6 @@ function queueFailure(task: Task, cond: Condition, job: Job): PairOutcome {
 function pairFailure(task: Task, cond: Condition, kind: string, why: string): PairOutcome {
   const failure: TaskFailure = { taskId: task.id, condition: cond.id, stage: 'queue', kind, cause: 'queue', error: `${task.id} / ${cond.id}: ${why}` };
   return { taskId: task.id, condition: cond.id, status: 'error', costUsd: null, result: failure };
-}
-
-/** The sum over validators of the latest counts each reported (they are cumulative per validator). */
-function sumUse(latest: Map<string, VerdictUse>): VerdictUse {
-  const out = emptyVerdictUse();
-  for (const u of latest.values()) for (const k of Object.keys(out) as (keyof VerdictUse)[]) out[k] += u[k];
-  return out;
 }
 
 /** Publishes the run's bundles; returns the payload of each pair. */
@@ -129,8 +122,7 @@ async function publish(redis: Redis, tasks: Task[], opts: QueuedRunOptions, runI
 export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], conditions: Condition[], opts: QueuedRunOptions): Promise<RunOutcome> {
   const { experiments, signal } = opts;
   // The run's sandbox as this machine gives it (workers check their own): refused or said to be unsafe with this queue.
-  const exposure = queueExposure(await detectSandbox({ mode: opts.sandbox as SandboxOptions['mode'] }), opts.queue);
-  if (exposure && 'refuse' in exposure) throw new QueueUrlError(exposure.refuse);
+  const warning = checkQueueExposure(await detectSandbox({ mode: opts.sandbox as SandboxOptions['mode'] }), opts.queue);
   const connection = connectionOptions(opts.queue);
   const name = queueNameOf(opts.backend.kind);
   const redis = new Redis({ ...connection, lazyConnect: true });
@@ -151,7 +143,8 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
     const { bundles, payloadOf } = await publish(redis, tasks, opts, run.id, run.manifestHash, secret);
     // Verdict counts per validator (workers report theirs with each result), and what did not verify.
     const use = new Map<string, VerdictUse>();
-    tally.verdictUse = () => sumUse(use);
+    // The sum over validators of the latest counts each reported (they are cumulative per validator).
+    tally.verdictUse = () => [...use.values()].reduce((sum, u) => addVerdictUse(sum, u), emptyVerdictUse());
     const refused = { jobs: 0, results: 0 };
     tally.refused = refused;
 
@@ -202,7 +195,7 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
       if (outstanding.has(id)) for (const ex of rv.exchanges) opts.store.exchanges.record(ex);
       if (rv.verdicts) {
         const before = use.get(rv.verdicts.validator);
-        if (!before || rv.verdicts.use.judged + rv.verdicts.use.reused >= before.judged + before.reused) use.set(rv.verdicts.validator, rv.verdicts.use);
+        if (!before || verdictUseTotal(rv.verdicts.use) >= verdictUseTotal(before)) use.set(rv.verdicts.validator, rv.verdicts.use);
       }
       settle(id, rv.outcome, rv.durationMs, rv.worker);
       return true;
@@ -234,7 +227,7 @@ export async function executeQueued(run: ExperimentRunRecord, tasks: Task[], con
         },
       })),
     );
-    opts.onQueued?.({ queue: name, jobs: outstanding.size, bundles, ...(exposure ? { warning: exposure.warn } : {}) });
+    opts.onQueued?.({ queue: name, jobs: outstanding.size, bundles, ...(warning ? { warning } : {}) });
 
     const onDone = ({ jobId }: { jobId: string }) => {
       if (outstanding.has(jobId)) void collect(jobId).catch(() => {});

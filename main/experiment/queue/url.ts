@@ -83,6 +83,13 @@ export function connectionOptions(a: QueueAddress) {
  * user can read the password from this process's environment, and the queue's secret file (seal.ts). Null where no candidate reaches
  * the network (strong mode, or weak mode as root).
  */
+/** queueExposure, acted on: a refusal thrown (QueueUrlError), the warning returned (null when there is none). */
+export function checkQueueExposure(info: Pick<SandboxInfo, 'strength' | 'network'>, queue: QueueAddress): string | null {
+  const exposure = queueExposure(info, queue);
+  if (exposure && 'refuse' in exposure) throw new QueueUrlError(exposure.refuse);
+  return exposure?.warn ?? null;
+}
+
 export function queueExposure(info: Pick<SandboxInfo, 'strength' | 'network'>, queue: QueueAddress): { refuse: string } | { warn: string } | null {
   if (info.strength === 'strong' || info.network === 'none') return null;
   const why = `the ${info.strength} sandbox here gives candidates this machine's network (no network namespace of their own: run as root, or install bubblewrap for the strong sandbox)`;

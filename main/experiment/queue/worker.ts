@@ -38,7 +38,7 @@ import {
   type QueueJobReturn,
 } from './jobs.ts';
 import { loadQueueSecret, seal, sealText, unseal, unsealText } from './seal.ts';
-import { connectionOptions, queueExposure, QueueUrlError, type QueueAddress } from './url.ts';
+import { checkQueueExposure, connectionOptions, type QueueAddress } from './url.ts';
 
 export interface QueueWorkerOptions {
   queue: QueueAddress;
@@ -157,18 +157,17 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   const name = opts.name ?? `${os.hostname()}-${process.pid}`;
   const log = opts.onEvent ?? (() => {});
   const secret = opts.secret ?? loadQueueSecret().key;
+  // This machine's default sandbox, before anything connects: a worker that would refuse its jobs says so at once (a
+  // refusal is thrown), and says once per sandbox why it is unsafe.
   const warned = new Set<string>();
-  const checkExposure = (info: SandboxInfo, what: string) => {
-    const exposure = queueExposure(info, opts.queue);
-    if (exposure && 'refuse' in exposure) throw new UnrecoverableError(`${what}: ${exposure.refuse}`);
-    if (exposure && !warned.has(info.label)) {
+  const checkExposure = (info: SandboxInfo) => {
+    const warning = checkQueueExposure(info, opts.queue);
+    if (warning && !warned.has(info.label)) {
       warned.add(info.label);
-      log(exposure.warn);
+      log(warning);
     }
   };
-  // This machine's default sandbox, before anything connects: a worker that would refuse its jobs says so at once.
-  const exposure = queueExposure(await detectSandbox({}), opts.queue);
-  if (exposure && 'refuse' in exposure) throw new QueueUrlError(exposure.refuse);
+  checkExposure(await detectSandbox({}));
   const redis = new Redis({ ...connection, lazyConnect: true });
   // One line when the queue goes away and one when it is back, not one per queue and reconnect attempt.
   let unreachable: string | null = null;
@@ -235,7 +234,12 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       const experiments = copy.store.experiments;
       // The sandbox the run asked for, as this machine gives it: one that leaves candidates this machine's network
       // may not take jobs from a queue without a password, and is said to be unsafe with one.
-      checkExposure(await detectSandbox({ mode: sandbox as SandboxOptions['mode'] }), `run ${runId}`);
+      const info = await detectSandbox({ mode: sandbox as SandboxOptions['mode'] });
+      try {
+        checkExposure(info);
+      } catch (err) {
+        throw new UnrecoverableError(`run ${runId}: ${(err as Error).message}`);
+      }
       return createValidator({
         sandbox: { mode: sandbox } as SandboxOptions,
         ...(opts.validatorConcurrency ? { concurrency: opts.validatorConcurrency } : {}),
@@ -376,13 +380,14 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
           return exchanges.length;
         },
       } as unknown as ExchangeStore;
+      const validator = await validatorOf(copy, p.runId, p.manifestHash, p.sandbox);
       const services = pairServices({
         store: copy.store,
         encoder: opts.encoder,
         repoIds: new Map([[repo, p.repo.repoId]]),
         backend: inner,
         exchanges: capturing,
-        validator: await validatorOf(copy, p.runId, p.manifestHash, p.sandbox),
+        validator,
         prices: opts.prices,
         cache: copy.cache,
         runId: p.runId,
@@ -397,7 +402,6 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       const durationMs = Math.round(performance.now() - started);
       const verdict = outcome.status === 'ok' ? (outcome.result.selected.correct ? 'correct' : 'wrong') : `unscored (${outcome.result.cause})`;
       log(`${p.task.id} / ${p.condition.id}: ${verdict} in ${(durationMs / 1000).toFixed(1)} s`);
-      const validator = await validatorOf(copy, p.runId, p.manifestHash, p.sandbox);
       return { outcome, worker: name, durationMs, exchanges, verdicts: { validator: validator.id, use: { ...validator.use } } };
     } finally {
       if (held) held.inUse--;

@@ -120,11 +120,20 @@ def _heap(klass):
     return _bool(_type_flags(klass) & _HEAPTYPE)
 
 
-def _builtin_name(m):
+def _unwrap_member(m):
+    """(what m calls, whether it was wrapped): a static or class method's function, a partial's."""
+    wrapped = False
     if _type(m) in (staticmethod, classmethod):
         m = m.__func__
+        wrapped = True
     if _type(m) is _partial:
         m = m.func
+        wrapped = True
+    return m, wrapped
+
+
+def _builtin_name(m):
+    m = _unwrap_member(m)[0]
     return _name(_getattr(m, "__name__", None)) if _type(m) in _BUILTIN_CALLABLES else _type_qualname(_type(m))
 
 
@@ -134,13 +143,7 @@ def _borrowed(name, m, mro):
     `__eq__ = int.__ne__`, `__eq__ = frozenset.__contains__` and `__eq__ = staticmethod(operator.index)` compare
     as what they were, and answered a red team's tests for any value; `__hash__ = int.__hash__` is the base's own.
     Only C callables are read here (their names and owners are C data, nothing of the candidate's runs)."""
-    wrapped = False
-    if _type(m) in (staticmethod, classmethod):
-        m = m.__func__
-        wrapped = True
-    if _type(m) is _partial:
-        m = m.func
-        wrapped = True
+    m, wrapped = _unwrap_member(m)
     if _type(m) not in _BUILTIN_CALLABLES:
         return False
     owner = _getattr(m, "__objclass__", None)
@@ -194,11 +197,11 @@ def _check_stub(r, args=(), pre=None, me=None, _type=None, _plain=None, _claims=
         why = _claims(r, found)
         if why:
             raise _Error("opencoder: %s %s" % (_what[0], why))
-    if me is not None:
+    fn = me() if me is not None else None  # me: a weak reference to the returned function whose wrapper calls this
+    if fn is not None:
         # What the function itself holds now: an attribute set during this call (`wrapper.hits = lambda: ...`) was not
         # there when the function was returned and checked.
-        fn = me()
-        attrs = _fdict(fn) if fn is not None else None
+        attrs = _fdict(fn)
         if attrs:
             if found is None:
                 found = _list()
@@ -206,9 +209,8 @@ def _check_stub(r, args=(), pre=None, me=None, _type=None, _plain=None, _claims=
             if why:
                 raise _Error("opencoder: %s %s" % (_what[0], why))
     if me is not None and args and _callable(args[0]) and _type(args[0]) not in _selfs:
-        # The __call__ of an instance the target returned (me: a weak reference to the function whose wrapper calls
-        # this)? Its class's __call__ is looked up at each call: one rebound during the call is wrapped before the next.
-        fn = me()
+        # The __call__ of an instance the target returned? Its class's __call__ is looked up at each call: one rebound
+        # during the call is wrapped before the next.
         for klass in _mro(_type(args[0])):
             m = _tdict(klass).get("__call__")
             if m is not None:

@@ -7,7 +7,7 @@
 //   worker.js           main/embed/worker.ts — encoder worker thread   } started by the engine as siblings of
 //   parse-worker.js     main/index/parse-worker.ts — parser threads    } their caller (main/util/worker.ts)
 //   tree-sitter.wasm    web-tree-sitter's runtime, located beside the bundle that loads it
-//   py/                 main/validate/py — the validation harness (sandbox.ts looks for it beside its code)
+//   py/                 main/validate/py and main/benchmarks/mining/py — the validation harness and mining's analysis (found beside their code)
 //   package.json        {"type":"commonjs"}: the .js bundles are CommonJS even where the root package.json
 //                       (type: module) is not above them (app.asar.unpacked)
 //

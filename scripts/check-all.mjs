@@ -17,7 +17,7 @@ const STEPS = [
   ['size exceptions still needed', ['scripts/check-size-exceptions.mjs'], 'npm run check:sizes'],
   ['import cycles', ['scripts/check-cycles.mjs'], 'npm run check:cycles'],
   ['Prettier', [bin('prettier/bin/prettier.cjs'), '--check', '--log-level', 'warn', '.'], 'npm run format:check'],
-  ['Ruff (main/validate/py)', ['scripts/check-python.mjs'], 'npm run check:python'],
+  ['Ruff (main/validate/py, main/benchmarks/mining/py)', ['scripts/check-python.mjs'], 'npm run check:python'],
 ];
 
 const started = performance.now();

@@ -1,4 +1,4 @@
-// Ruff over the validator's Python (main/validate/py/*.py), with the settings in ruff.toml, through Ruff's
+// Ruff over the engine's Python (the validator's main/validate/py/*.py and mining's main/benchmarks/mining/py/*.py), with the settings in ruff.toml, through Ruff's
 // WebAssembly build (@astral-sh/ruff-wasm-nodejs): `npm run check` needs no Python tools. Prints each finding as
 // `file:line:col code message` and exits 1 on any.
 //
@@ -15,6 +15,7 @@ import { parse } from 'smol-toml';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIR = 'main/validate/py';
+const DIRS = [DIR, 'main/benchmarks/mining/py'];
 const SHARED_NAMESPACE = ['_opencoder_guard.py', '_opencoder_stubs.py', '_opencoder_integrity.py'];
 
 // The wasm build takes ruff.toml's settings as an object; it never reads a file itself.
@@ -22,10 +23,14 @@ const settings = parse(fs.readFileSync(path.join(ROOT, 'ruff.toml'), 'utf8'));
 const ruff = new Workspace(settings, PositionEncoding.Utf16);
 const undefinedOnly = new Workspace({ ...settings, lint: { select: ['F821'] } }, PositionEncoding.Utf16);
 
-const files = fs
-  .readdirSync(path.join(ROOT, DIR))
-  .filter((f) => f.endsWith('.py'))
-  .sort();
+// Files by their name in their folder (the shared-namespace rule is the validator's folder's only).
+const files = DIRS.flatMap((dir) =>
+  fs
+    .readdirSync(path.join(ROOT, dir))
+    .filter((f) => f.endsWith('.py'))
+    .sort()
+    .map((f) => (dir === DIR ? f : `${path.relative(DIR, dir)}/${f}`)),
+);
 const text = new Map(files.map((f) => [f, fs.readFileSync(path.join(ROOT, DIR, f), 'utf8')]));
 
 // The names still undefined when the shared-namespace files are read together, as `file:line:col`.
@@ -50,11 +55,11 @@ for (const f of files) {
     .check(text.get(f))
     .filter((d) => !(SHARED_NAMESPACE.includes(f) && d.code === 'F821' && !stillUndefined.has(`${f}:${d.start_location.row}:${d.start_location.column}`)))
     .sort((a, b) => a.start_location.row - b.start_location.row || a.start_location.column - b.start_location.column);
-  for (const d of found) console.log(`${DIR}/${f}:${d.start_location.row}:${d.start_location.column} ${d.code ?? 'syntax'} ${d.message}`);
+  for (const d of found) console.log(`${path.posix.normalize(`${DIR}/${f}`)}:${d.start_location.row}:${d.start_location.column} ${d.code ?? 'syntax'} ${d.message}`);
   count += found.length;
 }
 if (count > 0) {
-  console.error(`check-python: ${count} finding(s) from Ruff ${Workspace.version()} in ${DIR}`);
+  console.error(`check-python: ${count} finding(s) from Ruff ${Workspace.version()} in ${DIRS.join(', ')}`);
   process.exit(1);
 }
-console.log(`check-python: Ruff ${Workspace.version()} finds nothing in ${files.length} files of ${DIR}.`);
+console.log(`check-python: Ruff ${Workspace.version()} finds nothing in ${files.length} files of ${DIRS.join(', ')}.`);

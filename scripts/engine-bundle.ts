@@ -20,23 +20,25 @@ export const WORKER_ENTRIES = { worker: 'main/embed/worker.ts', 'parse-worker': 
 
 /**
  * Copies what the engine finds beside its bundle into `outDir`: web-tree-sitter's runtime (tree-sitter.wasm) and
- * the validation harness (py/*.py, from `root`'s main/validate/py). Returns the files copied from (absolute).
+ * the validation harness (py/*.py, from `root`'s main/validate/py) and mining's source analysis (from
+ * main/benchmarks/mining/py), both found in py/ beside the code that runs them. Returns the files copied from (absolute).
  */
 export function copyEngineAssets(root: string, outDir: string): string[] {
   // web-tree-sitter's entry (ESM or CommonJS) sits beside its tree-sitter.wasm. (createRequire, not
   // import.meta.resolve, which vitest's module runner lacks: the test suite's global setup builds the CLI.)
   const wasm = path.join(path.dirname(createRequire(import.meta.url).resolve('web-tree-sitter')), 'tree-sitter.wasm');
   fs.copyFileSync(wasm, path.join(outDir, 'tree-sitter.wasm'));
-  const pyFrom = path.join(root, 'main', 'validate', 'py');
   const pyTo = path.join(outDir, 'py');
   fs.mkdirSync(pyTo, { recursive: true });
-  const py = fs
-    .readdirSync(pyFrom)
-    .filter((n) => n.endsWith('.py'))
-    .map((f) => {
-      fs.copyFileSync(path.join(pyFrom, f), path.join(pyTo, f));
-      return path.join(pyFrom, f);
-    });
+  const py = [path.join(root, 'main', 'validate', 'py'), path.join(root, 'main', 'benchmarks', 'mining', 'py')].flatMap((pyFrom) =>
+    fs
+      .readdirSync(pyFrom)
+      .filter((n) => n.endsWith('.py'))
+      .map((f) => {
+        fs.copyFileSync(path.join(pyFrom, f), path.join(pyTo, f));
+        return path.join(pyFrom, f);
+      }),
+  );
   return [wasm, ...py];
 }
 

@@ -204,7 +204,7 @@ export interface SandboxRunSpec {
   /** Command to run instead of the harness (probes, benchmarks). */
   argv?: string[];
   /** Which of the harness's programs runs: the test supervisor (default) or an isolated run's candidate process. */
-  entry?: 'harness' | 'serve' | 'warm';
+  entry?: 'harness' | 'serve' | 'warm' | 'trace';
   /** The task's own interpreter (bound read-only with its prefix or virtualenv), instead of the sandbox's. */
   python?: string;
   signal?: AbortSignal;

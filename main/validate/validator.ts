@@ -131,6 +131,10 @@ export interface ValidateOptions {
   timeoutMs?: number;
   /** Overrides where the verdict is decided (the validator's `isolation`, or the task's reference check). */
   isolation?: VerdictIsolation;
+  /** Judge it again: no verdict kept for the same code is reused (mining's second reference run). */
+  fresh?: boolean;
+  /** One run, even when the outcome may be the clock's (mining's mutants, where a timeout is a kill either way). */
+  once?: boolean;
 }
 
 export interface StaticReport {
@@ -142,6 +146,8 @@ export interface StaticReport {
 interface RunHow {
   timeoutMs: number | undefined;
   isolation: VerdictIsolation;
+  once?: boolean;
+  fresh?: boolean;
 }
 
 interface Shared {
@@ -336,6 +342,11 @@ export class Validator {
     return dest;
   }
 
+  /** The folder as this validator's runs read it: a snapshot the sandbox user can read, removed by close(). */
+  snapshotOf(root: string): RepoListing {
+    return this.snapshot(listRepository(root, root));
+  }
+
   private snapshot(listing: RepoListing): RepoListing {
     let snap = this.snapshots.get(listing.root);
     if (!snap) {
@@ -435,7 +446,7 @@ export class Validator {
       },
       code,
     );
-    let entry = this.verdicts.get(key);
+    let entry = opts.fresh ? undefined : this.verdicts.get(key);
     let cached = true;
     if (entry) {
       this.verdicts.delete(key); // refresh its place in the LRU order
@@ -444,7 +455,14 @@ export class Validator {
       cached = false;
       const controller = new AbortController();
       const e: Shared = { controller, waiters: 0, promise: Promise.resolve(null as unknown as Verdict) };
-      e.promise = this.runShared(task, code, staticOnly, { timeoutMs: opts.timeoutMs, isolation: opts.isolation ?? 'isolated' }, controller.signal, expected);
+      e.promise = this.runShared(
+        task,
+        code,
+        staticOnly,
+        { timeoutMs: opts.timeoutMs, isolation: opts.isolation ?? 'isolated', once: opts.once === true, fresh: opts.fresh === true },
+        controller.signal,
+        expected,
+      );
       e.promise.catch(() => {
         if (this.verdicts.get(key) === e) this.verdicts.delete(key);
       });
@@ -492,7 +510,7 @@ export class Validator {
   private async runShared(task: Task, code: string, staticOnly: boolean, how: RunHow, signal: AbortSignal, expected: ReferenceCheck | null) {
     const store = this.opts.sharedVerdicts;
     const scope = store?.scope(task) ?? null;
-    if (!store || scope === null) return this.runCandidate(task, code, staticOnly, how, signal, expected);
+    if (!store || scope === null || how.fresh) return this.runCandidate(task, code, staticOnly, how, signal, expected);
     const key = verdictKey(
       {
         scope,
@@ -543,7 +561,7 @@ export class Validator {
     };
     if (!staticOnly) this.use.judged++;
     const first = await once();
-    if (staticOnly || !timingDependent(first, this.opts.flakyMargin ?? FLAKY_MARGIN)) return first;
+    if (staticOnly || how.once || !timingDependent(first, this.opts.flakyMargin ?? FLAKY_MARGIN)) return first;
     // The outcome may be the clock's, not the candidate's: run it once more and compare.
     const second = await once();
     const rerun = {

@@ -115,6 +115,30 @@ export const INDEX_SPECS = {
   },
 } satisfies Record<string, CommandSpec>;
 
+export const MINE_SPECS = {
+  mine: {
+    summary: "mine a checked, frozen benchmark from a repository folder and its own tests (no model needed)",
+    usage:
+      'opencoder mine <folder> --out DIR [--test-command CMD] [--python PATH] [--include GLOB]… [--limit N] [--min-doc-words N] [--seed N] [--mutants N] [--max-tests N] [--per-test-timeout S] [--suite-timeout S] [--sandbox auto|strong|weak] [--no-leak-audit] [--json]',
+    options: {
+      ...ENCODER_OPTS,
+      out: { type: 'string' },
+      'test-command': { type: 'string' },
+      python: { type: 'string' },
+      include: { type: 'string', multiple: true },
+      limit: { type: 'string' },
+      'min-doc-words': { type: 'string' },
+      seed: { type: 'string' },
+      mutants: { type: 'string' },
+      'max-tests': { type: 'string' },
+      'per-test-timeout': { type: 'string' },
+      'suite-timeout': { type: 'string' },
+      sandbox: { type: 'string', default: 'auto' },
+      'no-leak-audit': { type: 'boolean', default: false },
+    },
+  },
+} satisfies Record<string, CommandSpec>;
+
 export const STATUS_SPECS = {
   status: {
     summary: 'show the repositories in the database and their index state',

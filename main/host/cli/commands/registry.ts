@@ -9,6 +9,7 @@ import {
   GENERATE_SPECS,
   IMPORT_SPECS,
   INDEX_SPECS,
+  MINE_SPECS,
   MODELS_SPECS,
   RETRIEVE_SPECS,
   SAMPLES_SPECS,
@@ -30,6 +31,7 @@ export interface CommandGroup {
 
 export const GROUPS: CommandGroup[] = [
   { file: 'index-commands.ts', specs: INDEX_SPECS, load: async () => (await import('./index-commands.ts')).INDEX_COMMANDS },
+  { file: 'mine-commands.ts', specs: MINE_SPECS, load: async () => (await import('./mine-commands.ts')).MINE_COMMANDS },
   { file: 'status-command.ts', specs: STATUS_SPECS, load: async () => (await import('./status-command.ts')).STATUS_COMMANDS },
   { file: 'import-commands.ts', specs: IMPORT_SPECS, load: async () => (await import('./import-commands.ts')).IMPORT_COMMANDS },
   { file: 'retrieve-commands.ts', specs: RETRIEVE_SPECS, load: async () => (await import('./retrieve-commands.ts')).RETRIEVE_COMMANDS },

@@ -1,7 +1,7 @@
 // A stored run read back for analysis: its record, conditions and results, and its provenance as a report shows it.
 
 import type { ExperimentRunRecord, ExperimentStore } from '../store/experiments.ts';
-import type { RunProvenance } from '../model/report.ts';
+import type { MinedSetProvenance, RunProvenance } from '../model/report.ts';
 import type { TaskFailure, TaskResult } from '../model/results.ts';
 import type { StoredCondition } from './runner.ts';
 import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
@@ -9,6 +9,8 @@ import { OpenCoderError, type ErrorCode } from '../model/errors.ts';
 /** What a run stores under `provenance` (the rest of RunProvenance comes from the run's own columns). */
 export type StoredProvenance = Omit<RunProvenance, 'id' | 'kind' | 'createdAt' | 'finishedAt' | 'status' | 'manifest' | 'conditions'> & {
   manifestTasks: number;
+  /** Set when tasks of the run were mined (absent in runs stored before mining existed). */
+  mined?: MinedSetProvenance;
 };
 
 export interface LoadedRun {
@@ -57,7 +59,7 @@ export function loadRun(experiments: ExperimentStore, runId: string): LoadedRun 
 
 export function provenanceOf(l: LoadedRun): RunProvenance {
   const { run } = l;
-  const { manifestTasks, ...p } = run.provenance;
+  const { manifestTasks, mined, ...p } = run.provenance;
   return {
     ...p,
     id: run.id,
@@ -65,7 +67,7 @@ export function provenanceOf(l: LoadedRun): RunProvenance {
     createdAt: run.createdAt,
     finishedAt: run.finishedAt,
     status: run.state,
-    manifest: { file: run.manifestFile, hash: run.manifestHash, tasks: run.taskIds.length || manifestTasks },
+    manifest: { file: run.manifestFile, hash: run.manifestHash, tasks: run.taskIds.length || manifestTasks, ...(mined ? { mined } : {}) },
     conditions: run.conditions.map((c) => ({ id: c.id, label: c.label, family: c.family })),
   };
 }

@@ -25,6 +25,7 @@ import { readManifest } from '../benchmarks/manifest-file.ts';
 import type { Manifest } from '../model/manifest.ts';
 import type { Task } from '../model/task.ts';
 import type { QueueAddress } from './queue/url.ts';
+import { minedProvenanceOf } from './mined-set.ts';
 import type { BundleRef } from './queue/bundles.ts';
 import {
   appInfo,
@@ -276,6 +277,7 @@ function freezeRun(ctx: ExperimentContext, spec: NewRun, sandbox: string): { exp
     machine: machineInfo(),
     app: appInfo(ctx.packageRoot),
     manifestTasks: spec.manifest.tasks.length,
+    ...minedProvenanceOf(spec.tasks),
   };
   const conditions = storedConditions(spec.conditions);
   const label = autoRunLabel({

@@ -16,7 +16,7 @@ export interface RunProvenance {
   createdAt: string;
   finishedAt: string | null;
   status: 'running' | 'done' | 'cancelled' | 'interrupted';
-  manifest: { file: string; hash: string; tasks: number };
+  manifest: { file: string; hash: string; tasks: number; mined?: MinedSetProvenance };
   conditions: { id: string; label: string; family: 'method' | 'ladder' | 'factorial' }[];
   backend: { id: string; provider: string; model: string; label: string };
   encoder: { id: string; name: string };
@@ -26,6 +26,21 @@ export interface RunProvenance {
   sandbox: string;
   machine: { platform: string; arch: string; cpus: number; memoryGiB: number; node: string };
   app: { name: string; version: string; commit: string | null };
+}
+
+/**
+ * Where a mined task set came from and how strong its tests are (`opencoder mine`), over the run's tasks that were
+ * mined: frozen with the run, so a report says it without reading the manifest again.
+ */
+export interface MinedSetProvenance {
+  /** The repositories (their folder names) the tasks were mined from. */
+  projects: string[];
+  /** The run's tasks that were mined (of `manifest.tasks`). */
+  tasks: number;
+  /** Mutation score of those tasks' tests (killed / made mutants of the reference): median and lowest. */
+  mutationScore: { median: number | null; min: number | null };
+  /** Tasks whose reference check chose isolated validation (the rest are judged in-process). */
+  isolated: number;
 }
 
 export interface PassAtK {

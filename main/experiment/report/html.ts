@@ -1,6 +1,7 @@
 // The HTML report: one self-contained file (inline CSS and hand-drawn inline SVG, no external resource, strict CSP).
 
 import { type ConditionSummary, type ReportModel, type RunProvenance, type TaskRow } from '../../model/report.ts';
+import { minedSetText } from '../mined-set.ts';
 
 import {
   API_COLUMNS_NOTE,
@@ -107,6 +108,7 @@ export function runProvenanceHtml(run: RunProvenance): string {
       'Manifest',
       `<code>${h(run.manifest.file)}</code> · ${formatInt(run.manifest.tasks)} tasks<br><span class="muted">sha256</span> <code class="hash">${h(run.manifest.hash)}</code>`,
     ),
+    ...(run.manifest.mined ? [kv('Mined set', h(minedSetText(run.manifest.mined)))] : []),
     kv(
       'Backend',
       `${h(backendName(run))} <span class="muted">(${h(run.backend.provider)} · model <code>${h(run.backend.model)}</code> · id <code>${h(run.backend.id)}</code>)</span>`,

@@ -1,6 +1,7 @@
 // The Markdown report (GitHub tables).
 
 import { plural } from '../../model/format.ts';
+import { minedSetText } from '../mined-set.ts';
 import { backendDisplayLabel } from '../../model/backend-label.ts';
 import type { ConditionSummary, FactorialAnalysis, ReportModel } from '../../model/report.ts';
 import {
@@ -111,6 +112,7 @@ function runsMd(model: ReportModel): string[] {
           ['Finished', run.finishedAt ? md(run.finishedAt) : 'not finished'],
           ['Duration', formatDuration(run.createdAt, run.finishedAt)],
           ['Manifest', `${mdCode(run.manifest.file)} · ${formatInt(run.manifest.tasks)} tasks · sha256 ${mdCode(run.manifest.hash)}`],
+          ...(run.manifest.mined ? [['Mined set', md(minedSetText(run.manifest.mined))]] : []),
           ['Backend', `${md(backendName(run))} (${md(run.backend.provider)} · model ${mdCode(run.backend.model)} · id ${mdCode(run.backend.id)})`],
           ['Encoder', `${md(run.encoder.name)} (id ${mdCode(run.encoder.id)})`],
           ['Prompts', `version ${mdCode(run.prompts.version)} · hash ${mdCode(run.prompts.hash)}`],

@@ -1,7 +1,7 @@
 // `npm run bench`: speed and memory of the engine, each figure beside a baseline measured in the same
 // run so ratios hold on a noisy machine. Not a test: nothing here fails the build.
 //
-//   npm run bench [-- --json FILE]     BENCH_ONLY=index,encoder,retrieve,validate,llama,cli,ui,queue (default: all)
+//   npm run bench [-- --json FILE]     BENCH_ONLY=index,encoder,retrieve,validate,mine,llama,cli,ui,queue (default: all)
 //
 // --json FILE also writes every figure as data under a stable dotted name (retrieval.p50Ms, index.coldMs,
 // cli.helpMs, …; README "Benchmarks" lists them), with the machine, the commit and the date.
@@ -21,6 +21,7 @@ import { benchDefaultEncoder, benchUnixcoderSized } from './embed.ts';
 import { benchLlama } from './llama.ts';
 import { benchRetrieval, retrievalCorpus } from './retrieve.ts';
 import { benchValidate } from './validate.ts';
+import { benchMine } from './mine.ts';
 import { benchCli } from './cli.ts';
 import { benchUi } from './ui.ts';
 import { benchQueue } from './queue.ts';
@@ -51,7 +52,7 @@ function record(what: string, value: string, baseline: string, ratio: string, ta
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder,retrieve,validate,llama,cli,ui,queue').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'index,encoder,retrieve,validate,mine,llama,cli,ui,queue').split(','));
 
 async function parseAlone(root: string): Promise<{ ms: number; files: number; units: number }> {
   const t = performance.now();
@@ -221,6 +222,7 @@ if (only.has('index')) await indexBench();
 if (only.has('encoder')) await encoderBench();
 if (only.has('retrieve')) await retrieveBench();
 if (only.has('validate')) await benchValidate(record, put);
+if (only.has('mine')) await benchMine(record, put);
 if (only.has('llama')) await benchLlama(record, put);
 if (only.has('cli')) await benchCli(record, put);
 if (only.has('ui')) await benchUi(record, put);

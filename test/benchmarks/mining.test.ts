@@ -1,0 +1,236 @@
+// Mining a repository into a checked, frozen benchmark: each reason a candidate is dropped, what a kept task holds,
+// determinism, resume after a cancel, and bad input (no tests, a suite that fails, one that hangs).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mineRepository, type MineServices } from '../../main/benchmarks/mining/mine.ts';
+import { checkTask, stubOf } from '../../main/benchmarks/mining/check.ts';
+import type { Decision, MineEvent, MineSummary } from '../../main/benchmarks/mining/types.ts';
+import { readManifest } from '../../main/benchmarks/manifest-file.ts';
+import type { Task } from '../../main/model/task.ts';
+import type { Verdict } from '../../main/model/verdict.ts';
+import { createValidator, type Validator } from '../../main/validate/validator.ts';
+import { needs } from '../helpers/system.ts';
+import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
+import { miningRepo } from './mining-fixture.ts';
+
+const sys = needs('bubblewrap');
+
+/** A fake leak audit: suspects for the ids given, none for the rest. */
+function fakeAudit(leaky: string[]): NonNullable<MineServices['auditLeaks']> {
+  return async (tasks) => new Map(tasks.map((t) => [t.id, leaky.includes(t.id) ? { suspects: 1, detail: 'planted suspect' } : { suspects: 0, detail: '' }]));
+}
+
+function decisions(out: string): Map<string, Decision> {
+  const lines = fs.readFileSync(path.join(out, '.mine', 'decisions.jsonl'), 'utf8').split('\n').filter(Boolean).slice(1);
+  const m = new Map<string, Decision>();
+  for (const l of lines) {
+    const d = JSON.parse(l) as Decision;
+    m.set(d.id, d);
+  }
+  return m;
+}
+
+describe(`mining a repository${sys.note}`, () => {
+  let validator: Validator;
+  let repo: string;
+  let out: string;
+  let summary: MineSummary;
+  const events: MineEvent[] = [];
+
+  beforeAll(async () => {
+    validator = await createValidator();
+    repo = miningRepo();
+    out = tmpDir('oc-mined-');
+    summary = await mineRepository({ folder: repo, out }, { validator, auditLeaks: fakeAudit(['pkg.core.greet']) }, (e) => events.push(e));
+  }, 240_000);
+  afterAll(() => validator?.close());
+
+  it.skipIf(sys.skip)('keeps the documented, tested functions whose tests tell the reference from its stub and mutants', () => {
+    const m = readManifest(summary.out);
+    expect(m.tasks.map((t) => t.id).sort()).toEqual(['pkg.core.Counter.bump', 'pkg.core.add', 'pkg.core.clamp']);
+    const add = m.tasks.find((t) => t.id === 'pkg.core.add')!;
+    expect(add.signature).toBe('def add(a, b):');
+    expect(add.requirement).toBe('Return the sum of a and b, two numbers.');
+    expect(add.tests).toEqual(['tests.test_core.AddTests.test_add']);
+    expect(add.test_command).toBe('python3 -m unittest tests.test_core.AddTests.test_add');
+    expect(add.repoPath).toBe(path.join(out, 'repo'));
+    const src = add.source as { checks: { mutants: { made: number; killed: number; score: number }; reference: { isolation: string; runs: string[] }; stub: { status: string } }; tests: { direct: number } };
+    expect(src.checks.mutants.made).toBeGreaterThanOrEqual(5);
+    expect(src.checks.mutants.killed).toBeGreaterThan(0);
+    expect(src.checks.mutants.score).toBeCloseTo(src.checks.mutants.killed / src.checks.mutants.made, 2);
+    expect(src.checks.reference).toMatchObject({ isolation: 'isolated', runs: ['passed', 'passed'] });
+    expect(src.checks.stub.status).not.toBe('passed');
+    expect(src.tests.direct).toBe(1);
+    // The method's class and the clamp's module-level names make their context levels.
+    const bump = m.tasks.find((t) => t.id === 'pkg.core.Counter.bump')!;
+    expect(bump.signature).toBe('def bump(self, by=1):');
+    expect((bump.source as { context: { level: string } }).context.level).toBe('class_runnable');
+  });
+
+  it.skipIf(sys.skip)('drops each other candidate with its reason', () => {
+    const d = decisions(out);
+    const reason = (id: string) => {
+      const got = d.get(id);
+      return got && !got.kept ? got.reason : got ? 'kept' : 'absent';
+    };
+    expect(reason('pkg.core.undocumented')).toBe('no-docstring');
+    expect(reason('pkg.core.Counter.__init__')).toBe('no-docstring');
+    expect(reason('pkg.core.short_doc')).toBe('short-docstring');
+    expect(reason('pkg.core.trivial_pass')).toBe('trivial');
+    expect(reason('pkg.core.overloaded')).toBe('duplicate');
+    expect(reason('pkg.core.overloaded#2')).toBe('duplicate');
+    expect(reason('pkg.other.clamp')).toBe('duplicate');
+    expect(reason('pkg.core.untested_fn')).toBe('untested');
+    // Its test passes after another module's test changed a global, so it fails alone: the reference fails.
+    expect(reason('pkg.core.moded')).toBe('reference-fails');
+    expect(reason('pkg.core.log_it')).toBe('stub-passes');
+    expect(reason('pkg.core.thin_fn')).toBe('thin');
+    expect(reason('pkg.core.greet')).toBe('leaks');
+    expect(summary.unparsed).toEqual([{ file: 'pkg/broken.py', error: expect.stringContaining('line 1') }]);
+    expect(summary).toMatchObject({ candidates: d.size, tasks: 3, isolated: 3 });
+    expect(summary.dropped).toMatchObject({ 'no-docstring': 2, 'short-docstring': 1, trivial: 1, duplicate: 3, untested: 1, 'reference-fails': 1, 'stub-passes': 1, thin: 1, leaks: 1 });
+    const md = fs.readFileSync(path.join(out, 'MINE.md'), 'utf8');
+    expect(md).toContain('pkg/broken.py');
+    expect(md).toMatch(/\| thin \(its tests kill no mutant\) \| 1 \|/);
+    expect(md).toContain('`pkg.core.moded`');
+  });
+
+  it.skipIf(sys.skip)('reports progress by phase and each decision as it is made', () => {
+    expect(events.filter((e) => e.type === 'phase').map((e) => (e as { phase: string }).phase)).toEqual(['scan', 'trace', 'checks', 'leaks', 'freeze']);
+    const checks = events.filter((e): e is Extract<MineEvent, { type: 'decision' }> => e.type === 'decision');
+    expect(checks.length).toBe(7); // add, clamp, bump, greet, moded, log_it, thin_fn
+    expect(checks.at(-1)).toMatchObject({ done: 7, total: 7 });
+  });
+
+  it.skipIf(sys.skip)('never writes to the repository', () => {
+    const listing = (root: string): string[] =>
+      fs.readdirSync(root, { recursive: true, withFileTypes: false }).map(String).sort();
+    expect(listing(repo).some((p) => p.includes('__pycache__') || p.includes('.mine'))).toBe(false);
+  });
+
+  it.skipIf(sys.skip)(
+    'is deterministic: a fresh run gives the same manifest, byte for byte, and a resumed run after a cancel too',
+    async () => {
+      const fresh = tmpDir('oc-mined-again-');
+      await mineRepository({ folder: repo, out: fresh }, { validator: await createValidator(), auditLeaks: fakeAudit(['pkg.core.greet']) });
+      expect(fs.readFileSync(path.join(fresh, 'tasks.jsonl'))).toEqual(fs.readFileSync(summary.out));
+
+      // Cancelled after its second decision, then run again into the same folder: what was decided is not checked again.
+      const resumed = tmpDir('oc-mined-resume-');
+      const controller = new AbortController();
+      let seen = 0;
+      const v2 = await createValidator();
+      await expect(
+        mineRepository({ folder: repo, out: resumed }, { validator: v2, auditLeaks: fakeAudit(['pkg.core.greet']) }, (e) => {
+          if (e.type === 'decision' && ++seen === 2) controller.abort();
+        }, controller.signal),
+      ).rejects.toThrow();
+      v2.close();
+      const kept = decisions(resumed);
+      expect(kept.size).toBeGreaterThanOrEqual(2 + 7); // the static drops and at least two checked
+      const v3 = await createValidator();
+      const again = await mineRepository({ folder: repo, out: resumed }, { validator: v3, auditLeaks: fakeAudit(['pkg.core.greet']) });
+      v3.close();
+      expect(again.resumed).toBe(kept.size);
+      expect(fs.readFileSync(again.out)).toEqual(fs.readFileSync(summary.out));
+    },
+    300_000,
+  );
+});
+
+describe(`mining: bad input${sys.note}`, () => {
+  let validator: Validator;
+  beforeAll(async () => {
+    validator = await createValidator();
+  });
+  afterAll(() => validator?.close());
+  const mine = (files: Record<string, string>, opts: { perTestTimeoutS?: number; suiteTimeoutS?: number } = {}) =>
+    mineRepository({ folder: makeRepo(files, 'oc-mine-bad-'), out: tmpDir('oc-mined-bad-'), ...opts }, { validator });
+  const LIB = { 'lib/__init__.py': '', 'lib/m.py': 'def f(x):\n    """Return x plus one, always."""\n    return x + 1\n' };
+
+  it('a folder without tests is refused, naming it', async () => {
+    await expect(mine(LIB)).rejects.toThrow(/has no test files .*--test-command/);
+  });
+
+  it('an output folder that is the repository itself is refused', async () => {
+    const repo = makeRepo(LIB, 'oc-mine-bad-');
+    await expect(mineRepository({ folder: repo, out: repo }, { validator })).rejects.toThrow(/is the repository itself/);
+  });
+
+  it.skipIf(sys.skip)('a suite in which no test passes is refused with the first failure', async () => {
+    await expect(
+      mine({ ...LIB, 'tests/__init__.py': '', 'tests/test_m.py': 'import unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 3)\n' }),
+    ).rejects.toThrow(/ran 1 tests and none passed/);
+  }, 60_000);
+
+  it.skipIf(sys.skip)('a test module that needs a missing package is named, and the rest is mined', async () => {
+    const s = await mine({
+      ...LIB,
+      'tests/__init__.py': '',
+      'tests/test_m.py': 'import unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 2)\n        self.assertEqual(f(5), 6)\n',
+      'tests/test_needs.py': 'import unittest\nimport not_installed_anywhere_pkg\n',
+    });
+    expect(s.tasks).toBe(1);
+    expect(s.suite.tests).toBe(2); // unittest reports the module that failed to import as a failed test
+    expect(JSON.stringify(s.suite)).toContain('not_installed_anywhere_pkg');
+  }, 120_000);
+
+  it.skipIf(sys.skip)('a test that hangs is stopped at its time limit and the others are mined', async () => {
+    const s = await mine(
+      {
+        ...LIB,
+        'tests/__init__.py': '',
+        'tests/test_m.py':
+          'import time, unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 2)\n        self.assertEqual(f(5), 6)\n\n    def test_hangs(self):\n        time.sleep(3600)\n',
+      },
+      { perTestTimeoutS: 2 },
+    );
+    expect(s.tasks).toBe(1);
+    expect(s.suite).toMatchObject({ tests: 2, passed: 1 });
+  }, 120_000);
+
+  it.skipIf(sys.skip)('a suite that runs past its time is refused, naming the test it was running', async () => {
+    await expect(
+      mine(
+        { ...LIB, 'tests/__init__.py': '', 'tests/test_m.py': 'import time, unittest\n\nclass T(unittest.TestCase):\n    def test_hangs(self):\n        time.sleep(3600)\n' },
+        { perTestTimeoutS: 600, suiteTimeoutS: 3 },
+      ),
+    ).rejects.toThrow(/did not finish within 3 s \(it was running tests\.test_m\.T\.test_hangs\)/);
+  }, 60_000);
+});
+
+/** A validator double: the outcomes checkTask sees, in order, without running anything. */
+function scripted(reference: { passes: boolean }, runs: Verdict['status'][]): Validator {
+  const queue = [...runs];
+  const verdict = (status: Verdict['status']) => ({ status, reason: status, durationMs: 100, timeoutMs: 10_000, infrastructure: null }) as unknown as Verdict;
+  return {
+    referenceCheck: async () => ({ passes: reference.passes, tests: [], reason: reference.passes ? 'passes' : 'fails test_x', key: 'k', isolation: 'isolated', isolationReason: 'r' }),
+    validateReference: async () => verdict(queue.shift()!),
+    validate: async () => verdict(queue.shift()!),
+  } as unknown as Validator;
+}
+
+describe('mining: the checks decide in order', () => {
+  const task = { id: 't', signature: 'def f(x):', reference: 'def f(x):\n    return x\n' } as unknown as Task;
+  const mutants = [1, 2, 3, 4, 5].map((i) => ({ kind: 'constant off by one', line: i, code: `m${i}` }));
+
+  it('a reference whose second run fails is flaky', async () => {
+    expect(await checkTask(scripted({ passes: true }, ['failed']), task, mutants)).toMatchObject({ kept: false, reason: 'flaky' });
+  });
+  it('a reference that fails is dropped before anything else runs', async () => {
+    expect(await checkTask(scripted({ passes: false }, []), task, mutants)).toMatchObject({ kept: false, reason: 'reference-fails', detail: 'fails test_x' });
+  });
+  it('a stub that passes is dropped', async () => {
+    expect(await checkTask(scripted({ passes: true }, ['passed', 'passed']), task, mutants)).toMatchObject({ kept: false, reason: 'stub-passes' });
+  });
+  it('tests that kill no mutant are thin; one kill keeps the task with its score', async () => {
+    expect(await checkTask(scripted({ passes: true }, ['passed', 'failed', 'passed', 'passed', 'passed', 'passed', 'passed']), task, mutants)).toMatchObject({ kept: false, reason: 'thin' });
+    const kept = await checkTask(scripted({ passes: true }, ['passed', 'failed', 'timeout', 'passed', 'failed', 'passed', 'passed']), task, mutants);
+    expect(kept).toMatchObject({ kept: true, checks: { mutants: { made: 5, killed: 2, score: 0.4, timeouts: 1 } } });
+  });
+  it('the stub is the signature with a body that raises NotImplementedError', () => {
+    expect(stubOf('@property\ndef f(self):')).toBe('@property\ndef f(self):\n    raise NotImplementedError\n');
+  });
+});

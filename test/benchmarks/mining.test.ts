@@ -159,6 +159,15 @@ describe(`mining: bad input${sys.note}`, () => {
     await expect(mineRepository({ folder: repo, out: repo }, { validator })).rejects.toThrow(/is the repository itself/);
   });
 
+  it('mining the frozen copy of an earlier run into the same folder is refused (the copy is remade, which would delete it)', async () => {
+    const out = tmpDir('oc-mined-bad-');
+    const inside = path.join(out, 'repo');
+    fs.mkdirSync(inside);
+    fs.writeFileSync(path.join(inside, 'keep.py'), 'x = 1\n');
+    await expect(mineRepository({ folder: inside, out }, { validator })).rejects.toThrow(/lies inside .*the frozen copy/);
+    expect(fs.existsSync(path.join(inside, 'keep.py'))).toBe(true);
+  });
+
   it.skipIf(sys.skip)('a suite in which no test passes is refused with the first failure', async () => {
     await expect(
       mine({ ...LIB, 'tests/__init__.py': '', 'tests/test_m.py': 'import unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 3)\n' }),

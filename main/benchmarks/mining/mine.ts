@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Task } from '../../model/task.ts';
 import { abortError } from '../../validate/pool.ts';
+import { isInside } from '../../util/paths.ts';
 import { validatorVersion, type Validator } from '../../validate/validator.ts';
 import { checkTask } from './check.ts';
 import { countDecisions, freezeRepository, FROZEN_REPO, inOrder, MineState, mineReport, STATE_DIR, writeMinedManifest } from './freeze.ts';
@@ -102,6 +103,9 @@ function placesOf(opts: MineOptions): { folder: string; out: string } {
   const out = path.resolve(opts.out);
   if (out === folder) throw new MineError(`--out ${out} is the repository itself: mining never writes into the repository's own files; pick another folder`);
   if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new MineError(`--out ${out} is a file, not a folder`);
+  // The frozen copy is remade on every run: a repository inside it would be deleted with it.
+  if (isInside(path.join(out, FROZEN_REPO), folder))
+    throw new MineError(`${folder} lies inside ${path.join(out, FROZEN_REPO)}, the frozen copy mining remakes; mine the original folder, or pick another --out`);
   return { folder, out };
 }
 

@@ -23,11 +23,16 @@ const PSU = path.join(benchDir(), 'mining', 'python-string-utils');
 const CURATED = path.join(benchDir(), 'repoexec', 'data_with_test_case', 'test-apps+python-string-utils', 'pass_data.jsonl');
 const present = fs.existsSync(PSU) && fs.existsSync(CURATED);
 const sys = needs('bubblewrap');
-if (!present) console.warn(`[mining] python-string-utils or RepoExec's curated rows not found under ${benchDir()} (set OPENCODER_BENCH_DIR): skipping the yardstick`);
+if (!present)
+  console.warn(`[mining] python-string-utils or RepoExec's curated rows not found under ${benchDir()} (set OPENCODER_BENCH_DIR): skipping the yardstick`);
 
 function decisionsOf(out: string): Map<string, Decision> {
   const m = new Map<string, Decision>();
-  for (const l of fs.readFileSync(path.join(out, '.mine', 'decisions.jsonl'), 'utf8').split('\n').filter(Boolean).slice(1)) {
+  for (const l of fs
+    .readFileSync(path.join(out, '.mine', 'decisions.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .slice(1)) {
     const d = JSON.parse(l) as Decision;
     m.set(d.id, d);
   }
@@ -64,7 +69,9 @@ describe.skipIf(!present || sys.skip)(`mining python-string-utils against RepoEx
     const missing = curated.filter((id) => !tasks.has(id)).map((id) => `${id}: ${JSON.stringify(decisions.get(id))}`);
     expect(kept.length, `dropped: ${missing.join('\n')}`).toBeGreaterThanOrEqual(40);
     for (const id of kept) {
-      const checks = (tasks.get(id)!.source as { checks: { reference: { runs: string[] }; stub: { status: string }; mutants: { made: number; score: number } } }).checks;
+      const checks = (
+        tasks.get(id)!.source as { checks: { reference: { runs: string[] }; stub: { status: string }; mutants: { made: number; score: number } } }
+      ).checks;
       expect(checks.reference.runs, id).toEqual(['passed', 'passed']);
       expect(checks.stub.status, id).not.toBe('passed');
       expect(checks.mutants.made, id).toBeGreaterThanOrEqual(5);
@@ -80,7 +87,9 @@ describe.skipIf(!present || sys.skip)(`mining python-string-utils against RepoEx
     try {
       const tasks = readManifest(summary.out).tasks;
       // As an experiment checks them: the reference check (which also chooses the isolation), then the stub.
-      const again = await Promise.all(tasks.map(async (t) => [t.id, (await v.referenceCheck(t)).passes, (await v.validate(t, stubOf(t.signature))).status] as const));
+      const again = await Promise.all(
+        tasks.map(async (t) => [t.id, (await v.referenceCheck(t)).passes, (await v.validate(t, stubOf(t.signature))).status] as const),
+      );
       expect(again.filter(([, ref]) => !ref)).toEqual([]);
       expect(again.filter(([, , stub]) => stub === 'passed')).toEqual([]);
     } finally {
@@ -106,7 +115,9 @@ describe.skipIf(sys.skip)(`mining the sample repository${sys.note}`, () => {
       v.close();
     }
     const mined = new Map(readManifest(path.join(out, 'tasks.jsonl')).tasks.map((t) => [`${t.file}:${t.qualname}`, t]));
-    const written = readManifest(path.join(sampleRepoPath(), 'tasks.jsonl')).tasks.filter((t) => /^\s*(?:"""|''')/m.test(t.reference!.split('\n').slice(1).join('\n')));
+    const written = readManifest(path.join(sampleRepoPath(), 'tasks.jsonl')).tasks.filter((t) =>
+      /^\s*(?:"""|''')/m.test(t.reference!.split('\n').slice(1).join('\n')),
+    );
     expect(written.length).toBeGreaterThanOrEqual(10);
     for (const t of written) {
       const m = mined.get(`${t.file}:${t.qualname}`);

@@ -23,7 +23,11 @@ function fakeAudit(leaky: string[]): NonNullable<MineServices['auditLeaks']> {
 }
 
 function decisions(out: string): Map<string, Decision> {
-  const lines = fs.readFileSync(path.join(out, '.mine', 'decisions.jsonl'), 'utf8').split('\n').filter(Boolean).slice(1);
+  const lines = fs
+    .readFileSync(path.join(out, '.mine', 'decisions.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .slice(1);
   const m = new Map<string, Decision>();
   for (const l of lines) {
     const d = JSON.parse(l) as Decision;
@@ -55,8 +59,12 @@ describe(`mining a repository${sys.note}`, () => {
     expect(add.requirement).toBe('Return the sum of a and b, two numbers.');
     expect(add.tests).toEqual(['tests.test_core.AddTests.test_add']);
     expect(add.test_command).toBe('python3 -m unittest tests.test_core.AddTests.test_add');
-    expect(add.repoPath).toBe(path.join(out, 'repo'));
-    const src = add.source as { checks: { mutants: { made: number; killed: number; score: number }; reference: { isolation: string; runs: string[] }; stub: { status: string } }; tests: { direct: number } };
+    expect(add.repoPath).toBe(path.join(out, 'repos', path.basename(repo)));
+    expect(add.repo).toBe(`repos/${path.basename(repo)}`);
+    const src = add.source as {
+      checks: { mutants: { made: number; killed: number; score: number }; reference: { isolation: string; runs: string[] }; stub: { status: string } };
+      tests: { direct: number };
+    };
     expect(src.checks.mutants.made).toBeGreaterThanOrEqual(5);
     expect(src.checks.mutants.killed).toBeGreaterThan(0);
     expect(src.checks.mutants.score).toBeCloseTo(src.checks.mutants.killed / src.checks.mutants.made, 2);
@@ -90,7 +98,17 @@ describe(`mining a repository${sys.note}`, () => {
     expect(reason('pkg.core.greet')).toBe('leaks');
     expect(summary.unparsed).toEqual([{ file: 'pkg/broken.py', error: expect.stringContaining('line 1') }]);
     expect(summary).toMatchObject({ candidates: d.size, tasks: 3, isolated: 3 });
-    expect(summary.dropped).toMatchObject({ 'no-docstring': 2, 'short-docstring': 1, trivial: 1, duplicate: 3, untested: 1, 'reference-fails': 1, 'stub-passes': 1, thin: 1, leaks: 1 });
+    expect(summary.dropped).toMatchObject({
+      'no-docstring': 2,
+      'short-docstring': 1,
+      trivial: 1,
+      duplicate: 3,
+      untested: 1,
+      'reference-fails': 1,
+      'stub-passes': 1,
+      thin: 1,
+      leaks: 1,
+    });
     const md = fs.readFileSync(path.join(out, 'MINE.md'), 'utf8');
     expect(md).toContain('pkg/broken.py');
     expect(md).toMatch(/\| thin \(its tests kill no mutant\) \| 1 \|/);
@@ -105,8 +123,7 @@ describe(`mining a repository${sys.note}`, () => {
   });
 
   it.skipIf(sys.skip)('never writes to the repository', () => {
-    const listing = (root: string): string[] =>
-      fs.readdirSync(root, { recursive: true, withFileTypes: false }).map(String).sort();
+    const listing = (root: string): string[] => fs.readdirSync(root, { recursive: true, withFileTypes: false }).map(String).sort();
     expect(listing(repo).some((p) => p.includes('__pycache__') || p.includes('.mine'))).toBe(false);
   });
 
@@ -123,9 +140,14 @@ describe(`mining a repository${sys.note}`, () => {
       let seen = 0;
       const v2 = await createValidator();
       await expect(
-        mineRepository({ folder: repo, out: resumed }, { validator: v2, auditLeaks: fakeAudit(['pkg.core.greet']) }, (e) => {
-          if (e.type === 'decision' && ++seen === 2) controller.abort();
-        }, controller.signal),
+        mineRepository(
+          { folder: repo, out: resumed },
+          { validator: v2, auditLeaks: fakeAudit(['pkg.core.greet']) },
+          (e) => {
+            if (e.type === 'decision' && ++seen === 2) controller.abort();
+          },
+          controller.signal,
+        ),
       ).rejects.toThrow();
       v2.close();
       const kept = decisions(resumed);
@@ -159,55 +181,89 @@ describe(`mining: bad input${sys.note}`, () => {
     await expect(mineRepository({ folder: repo, out: repo }, { validator })).rejects.toThrow(/is the repository itself/);
   });
 
+  it('an output folder that holds other files and no earlier mining is refused, and left as it was', async () => {
+    const out = tmpDir('oc-mined-bad-');
+    fs.mkdirSync(path.join(out, 'repos'));
+    fs.writeFileSync(path.join(out, 'repos', 'mine.txt'), 'not a mining output\n');
+    await expect(mineRepository({ folder: makeRepo(LIB, 'oc-mine-bad-'), out }, { validator })).rejects.toThrow(/is not empty and holds no earlier mining/);
+    expect(fs.readFileSync(path.join(out, 'repos', 'mine.txt'), 'utf8')).toBe('not a mining output\n');
+  });
+
   it('mining the frozen copy of an earlier run into the same folder is refused (the copy is remade, which would delete it)', async () => {
     const out = tmpDir('oc-mined-bad-');
-    const inside = path.join(out, 'repo');
+    const inside = path.join(out, 'repos');
     fs.mkdirSync(inside);
     fs.writeFileSync(path.join(inside, 'keep.py'), 'x = 1\n');
+    fs.writeFileSync(path.join(out, 'MINE.md'), '# an earlier mining\n');
     await expect(mineRepository({ folder: inside, out }, { validator })).rejects.toThrow(/lies inside .*the frozen copy/);
     expect(fs.existsSync(path.join(inside, 'keep.py'))).toBe(true);
   });
 
-  it.skipIf(sys.skip)('a suite in which no test passes is refused with the first failure', async () => {
-    await expect(
-      mine({ ...LIB, 'tests/__init__.py': '', 'tests/test_m.py': 'import unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 3)\n' }),
-    ).rejects.toThrow(/ran 1 tests and none passed/);
-  }, 60_000);
+  it.skipIf(sys.skip)(
+    'a suite in which no test passes is refused with the first failure',
+    async () => {
+      await expect(
+        mine({
+          ...LIB,
+          'tests/__init__.py': '',
+          'tests/test_m.py': 'import unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 3)\n',
+        }),
+      ).rejects.toThrow(/ran 1 tests and none passed/);
+    },
+    60_000,
+  );
 
-  it.skipIf(sys.skip)('a test module that needs a missing package is named, and the rest is mined', async () => {
-    const s = await mine({
-      ...LIB,
-      'tests/__init__.py': '',
-      'tests/test_m.py': 'import unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 2)\n        self.assertEqual(f(5), 6)\n',
-      'tests/test_needs.py': 'import unittest\nimport not_installed_anywhere_pkg\n',
-    });
-    expect(s.tasks).toBe(1);
-    expect(s.suite.tests).toBe(2); // unittest reports the module that failed to import as a failed test
-    expect(JSON.stringify(s.suite)).toContain('not_installed_anywhere_pkg');
-  }, 120_000);
-
-  it.skipIf(sys.skip)('a test that hangs is stopped at its time limit and the others are mined', async () => {
-    const s = await mine(
-      {
+  it.skipIf(sys.skip)(
+    'a test module that needs a missing package is named, and the rest is mined',
+    async () => {
+      const s = await mine({
         ...LIB,
         'tests/__init__.py': '',
         'tests/test_m.py':
-          'import time, unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 2)\n        self.assertEqual(f(5), 6)\n\n    def test_hangs(self):\n        time.sleep(3600)\n',
-      },
-      { perTestTimeoutS: 2 },
-    );
-    expect(s.tasks).toBe(1);
-    expect(s.suite).toMatchObject({ tests: 2, passed: 1 });
-  }, 120_000);
+          'import unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 2)\n        self.assertEqual(f(5), 6)\n',
+        'tests/test_needs.py': 'import unittest\nimport not_installed_anywhere_pkg\n',
+      });
+      expect(s.tasks).toBe(1);
+      expect(s.suite.tests).toBe(2); // unittest reports the module that failed to import as a failed test
+      expect(JSON.stringify(s.suite)).toContain('not_installed_anywhere_pkg');
+    },
+    120_000,
+  );
 
-  it.skipIf(sys.skip)('a suite that runs past its time is refused, naming the test it was running', async () => {
-    await expect(
-      mine(
-        { ...LIB, 'tests/__init__.py': '', 'tests/test_m.py': 'import time, unittest\n\nclass T(unittest.TestCase):\n    def test_hangs(self):\n        time.sleep(3600)\n' },
-        { perTestTimeoutS: 600, suiteTimeoutS: 3 },
-      ),
-    ).rejects.toThrow(/did not finish within 3 s \(it was running tests\.test_m\.T\.test_hangs\)/);
-  }, 60_000);
+  it.skipIf(sys.skip)(
+    'a test that hangs is stopped at its time limit and the others are mined',
+    async () => {
+      const s = await mine(
+        {
+          ...LIB,
+          'tests/__init__.py': '',
+          'tests/test_m.py':
+            'import time, unittest\nfrom lib.m import f\n\nclass T(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(1), 2)\n        self.assertEqual(f(5), 6)\n\n    def test_hangs(self):\n        time.sleep(3600)\n',
+        },
+        { perTestTimeoutS: 2 },
+      );
+      expect(s.tasks).toBe(1);
+      expect(s.suite).toMatchObject({ tests: 2, passed: 1 });
+    },
+    120_000,
+  );
+
+  it.skipIf(sys.skip)(
+    'a suite that runs past its time is refused, naming the test it was running',
+    async () => {
+      await expect(
+        mine(
+          {
+            ...LIB,
+            'tests/__init__.py': '',
+            'tests/test_m.py': 'import time, unittest\n\nclass T(unittest.TestCase):\n    def test_hangs(self):\n        time.sleep(3600)\n',
+          },
+          { perTestTimeoutS: 600, suiteTimeoutS: 3 },
+        ),
+      ).rejects.toThrow(/did not finish within 3 s \(it was running tests\.test_m\.T\.test_hangs\)/);
+    },
+    60_000,
+  );
 });
 
 /** A validator double: the outcomes checkTask sees, in order, without running anything. */
@@ -215,7 +271,14 @@ function scripted(reference: { passes: boolean }, runs: Verdict['status'][]): Va
   const queue = [...runs];
   const verdict = (status: Verdict['status']) => ({ status, reason: status, durationMs: 100, timeoutMs: 10_000, infrastructure: null }) as unknown as Verdict;
   return {
-    referenceCheck: async () => ({ passes: reference.passes, tests: [], reason: reference.passes ? 'passes' : 'fails test_x', key: 'k', isolation: 'isolated', isolationReason: 'r' }),
+    referenceCheck: async () => ({
+      passes: reference.passes,
+      tests: [],
+      reason: reference.passes ? 'passes' : 'fails test_x',
+      key: 'k',
+      isolation: 'isolated',
+      isolationReason: 'r',
+    }),
     validateReference: async () => verdict(queue.shift()!),
     validate: async () => verdict(queue.shift()!),
   } as unknown as Validator;
@@ -235,7 +298,10 @@ describe('mining: the checks decide in order', () => {
     expect(await checkTask(scripted({ passes: true }, ['passed', 'passed']), task, mutants)).toMatchObject({ kept: false, reason: 'stub-passes' });
   });
   it('tests that kill no mutant are thin; one kill keeps the task with its score', async () => {
-    expect(await checkTask(scripted({ passes: true }, ['passed', 'failed', 'passed', 'passed', 'passed', 'passed', 'passed']), task, mutants)).toMatchObject({ kept: false, reason: 'thin' });
+    expect(await checkTask(scripted({ passes: true }, ['passed', 'failed', 'passed', 'passed', 'passed', 'passed', 'passed']), task, mutants)).toMatchObject({
+      kept: false,
+      reason: 'thin',
+    });
     const kept = await checkTask(scripted({ passes: true }, ['passed', 'failed', 'timeout', 'passed', 'failed', 'passed', 'passed']), task, mutants);
     expect(kept).toMatchObject({ kept: true, checks: { mutants: { made: 5, killed: 2, score: 0.4, timeouts: 1 } } });
   });

@@ -44,9 +44,12 @@ export async function checkTask(validator: Validator, task: Task, mutants: Mutan
   const reference = { runs, isolation, isolationReason: check.isolationReason, ms: Math.round(second.durationMs) };
   if (second.status !== 'passed') return { kept: false, reason: 'flaky', detail: `first run passed, second ${short(second)}`, checks: { reference } };
   const stub = await validator.validate(task, stubOf(task.signature), sig);
-  if (stub.status === 'passed') return { kept: false, reason: 'stub-passes', detail: 'a body that raises NotImplementedError passes every test', checks: { reference } };
+  if (stub.status === 'passed')
+    return { kept: false, reason: 'stub-passes', detail: 'a body that raises NotImplementedError passes every test', checks: { reference } };
   const limit = Math.max(MUTANT_FLOOR_MS, MUTANT_TIME_FACTOR * second.durationMs);
-  const verdicts = await Promise.all(mutants.map((m) => validator.validate(task, m.code, { ...sig, once: true, timeoutMs: Math.round(Math.min(limit, second.timeoutMs)) })));
+  const verdicts = await Promise.all(
+    mutants.map((m) => validator.validate(task, m.code, { ...sig, once: true, timeoutMs: Math.round(Math.min(limit, second.timeoutMs)) })),
+  );
   const byKind: Record<string, [number, number]> = {};
   const survivors: { kind: string; line: number | null }[] = [];
   let killed = 0;

@@ -10,8 +10,21 @@ import { listRepository } from '../../validate/task-plan.ts';
 import { isInside } from '../../util/paths.ts';
 import { DROP_LABELS, DROP_REASONS, type Decision, type DropReason, type MineSummary } from './types.ts';
 
-export const FROZEN_REPO = 'repo';
+export const FROZEN_REPO = 'repos';
 export const STATE_DIR = '.mine';
+export const MINE_REPORT = 'MINE.md';
+const DECISIONS = 'decisions.jsonl';
+
+/** Whether a folder is an earlier mining's output (its resume state or its report is there). */
+export function isMiningOutput(dir: string): boolean {
+  return fs.existsSync(path.join(dir, STATE_DIR, DECISIONS)) || fs.existsSync(path.join(dir, MINE_REPORT));
+}
+
+/** The repository folder an output was mined from, as its resume state records it; null where there is none. */
+export function minedFolderOf(out: string): string | null {
+  const head = safeJson(readOr(path.join(out, STATE_DIR, DECISIONS)).split('\n', 1)[0] ?? '');
+  return head && typeof head.folder === 'string' ? head.folder : null;
+}
 
 /**
  * Copies the repository's files (the validator's listing: no VCS folders, caches, virtualenvs, credentials or task
@@ -52,9 +65,11 @@ export class MineState {
   constructor(
     readonly dir: string,
     readonly key: string,
+    /** The repository folder mined (recorded in the header, for whoever reads the output later). */
+    folder: string,
   ) {
     fs.mkdirSync(dir, { recursive: true });
-    this.file = path.join(dir, 'decisions.jsonl');
+    this.file = path.join(dir, DECISIONS);
     let lines: string[] = [];
     try {
       lines = fs.readFileSync(this.file, 'utf8').split('\n').filter(Boolean);
@@ -63,7 +78,7 @@ export class MineState {
     }
     const head = lines.length ? safeJson(lines[0]!) : null;
     if (!head || head.key !== key) {
-      fs.writeFileSync(this.file, JSON.stringify({ key }) + '\n');
+      fs.writeFileSync(this.file, JSON.stringify({ key, folder }) + '\n');
       return;
     }
     // A line cut short by a crash is the last one: what parses is kept.
@@ -128,7 +143,7 @@ export function mineReport(summary: MineSummary, decisions: Decision[]): string 
   const lines: string[] = [
     `# Tasks mined from ${path.basename(summary.folder)}`,
     '',
-    `Mined from \`${summary.folder}\` with \`${summary.testCommand}\`. The tasks run against the frozen copy in \`${FROZEN_REPO}/\`; the manifest is \`tasks.jsonl\`.`,
+    `Mined from \`${summary.folder}\` with \`${summary.testCommand}\`. The tasks run against the frozen copy in \`${FROZEN_REPO}/${path.basename(summary.frozen)}/\`; the manifest is \`tasks.jsonl\`.`,
     '',
     `- Candidates (functions and methods of the repository's own code): ${summary.candidates}`,
     `- Kept: **${summary.tasks}** (${summary.isolated} judged isolated, ${summary.tasks - summary.isolated} in-process)`,
@@ -137,17 +152,24 @@ export function mineReport(summary: MineSummary, decisions: Decision[]): string 
   ];
   if (summary.unchecked) lines.push(`- Not checked: ${summary.unchecked} candidates with tests, over \`--limit\``);
   if (!summary.leakAudit) lines.push('- The leak audit was not run (`--no-leak-audit`): no task was checked for evidence that gives its answer away');
-  if (summary.unparsed.length) lines.push(`- Files that do not parse (their functions are not candidates): ${summary.unparsed.map((u) => `\`${u.file}\` (${u.error})`).join(', ')}`);
-  if (summary.suite.importCalls.length) lines.push(`- Called when the tests imported them (import-time calls): ${summary.suite.importCalls.map((c) => `\`${c}\``).join(', ')}`);
+  if (summary.unparsed.length)
+    lines.push(`- Files that do not parse (their functions are not candidates): ${summary.unparsed.map((u) => `\`${u.file}\` (${u.error})`).join(', ')}`);
+  if (summary.suite.importCalls.length)
+    lines.push(`- Called when the tests imported them (import-time calls): ${summary.suite.importCalls.map((c) => `\`${c}\``).join(', ')}`);
   if (summary.suite.loadErrors.length) lines.push(`- Test modules that failed to load: ${summary.suite.loadErrors.length}`);
   lines.push('', '## Dropped, by reason', '', '| reason | count |', '| --- | --- |');
   for (const r of DROP_REASONS) if (summary.dropped[r]) lines.push(`| ${DROP_LABELS[r]} | ${summary.dropped[r]} |`);
   lines.push('', '## Kept tasks', '', '| task | tests | mutation score | isolation | context |', '| --- | --- | --- | --- | --- |');
   for (const d of kept) {
-    const src = (d.record.source ?? {}) as { checks?: { mutants?: { killed: number; made: number; score: number }; reference?: { isolation: string } }; context?: { level: string } };
+    const src = (d.record.source ?? {}) as {
+      checks?: { mutants?: { killed: number; made: number; score: number }; reference?: { isolation: string } };
+      context?: { level: string };
+    };
     const m = src.checks?.mutants;
     const tests = (d.record.tests as string[] | undefined)?.length ?? 0;
-    lines.push(`| \`${d.id}\` | ${tests} | ${m ? `${fmt(m.score)} (${m.killed}/${m.made})` : '—'} | ${src.checks?.reference?.isolation ?? '—'} | ${src.context?.level ?? '—'} |`);
+    lines.push(
+      `| \`${d.id}\` | ${tests} | ${m ? `${fmt(m.score)} (${m.killed}/${m.made})` : '—'} | ${src.checks?.reference?.isolation ?? '—'} | ${src.context?.level ?? '—'} |`,
+    );
   }
   const dropped = ordered.filter((d): d is Extract<Decision, { kept: false }> => !d.kept);
   for (const r of DROP_REASONS) {
@@ -190,7 +212,11 @@ export function countDecisions(decisions: Decision[]): Pick<MineSummary, 'tasks'
     if (checks?.mutants) scores.push(checks.mutants.score);
   }
   scores.sort((a, b) => a - b);
-  const median = scores.length ? (scores.length % 2 ? scores[(scores.length - 1) / 2]! : (scores[scores.length / 2 - 1]! + scores[scores.length / 2]!) / 2) : null;
+  const median = scores.length
+    ? scores.length % 2
+      ? scores[(scores.length - 1) / 2]!
+      : (scores[scores.length / 2 - 1]! + scores[scores.length / 2]!) / 2
+    : null;
   const mean = scores.length ? Math.round((scores.reduce((a, b) => a + b, 0) / scores.length) * 1000) / 1000 : null;
   return { tasks, dropped, isolated, mutationScore: { median, mean } };
 }

@@ -12,7 +12,18 @@ import { abortError } from '../../validate/pool.ts';
 import { isInside } from '../../util/paths.ts';
 import { validatorVersion, type Validator } from '../../validate/validator.ts';
 import { checkTask } from './check.ts';
-import { countDecisions, freezeRepository, FROZEN_REPO, inOrder, MineState, mineReport, STATE_DIR, writeMinedManifest } from './freeze.ts';
+import {
+  countDecisions,
+  freezeRepository,
+  FROZEN_REPO,
+  inOrder,
+  isMiningOutput,
+  MINE_REPORT,
+  MineState,
+  mineReport,
+  STATE_DIR,
+  writeMinedManifest,
+} from './freeze.ts';
 import { makeMutants, repositoryFiles, scanCandidates } from './scan.ts';
 import { discoveryTop, findTestCommand, interpreterOf, MineError, parseSuiteCommand, testsByFunction, traceSuite, type SuiteTrace } from './trace.ts';
 import { taskRecordOf, taskTestCommand } from './task-record.ts';
@@ -64,7 +75,11 @@ function seededOrder<T>(items: T[], seed: number): T[] {
 }
 
 /** A candidate's drop before anything runs (docstring, body, name, header), or null. */
-function staticDrop(c: MineCandidate, minDocWords: number, firstOfCode: Map<string, string>): Omit<Extract<Decision, { kept: false }>, 'id' | 'file' | 'qualname' | 'line' | 'kept'> | null {
+function staticDrop(
+  c: MineCandidate,
+  minDocWords: number,
+  firstOfCode: Map<string, string>,
+): Omit<Extract<Decision, { kept: false }>, 'id' | 'file' | 'qualname' | 'line' | 'kept'> | null {
   if (!c.doc) return { reason: 'no-docstring', detail: 'it has no docstring' };
   const words = c.doc.split(/\s+/).filter(Boolean).length;
   if (words < minDocWords) return { reason: 'short-docstring', detail: `its docstring has ${words} words (fewer than ${minDocWords})` };
@@ -90,6 +105,15 @@ function stateKey(repoHash: string, opts: MineOptions, testCommand: string): str
     .digest('hex');
 }
 
+/** The frozen copy's folder name: the repository's own, made safe as one path segment. */
+function frozenName(folder: string): string {
+  const base = path
+    .basename(folder)
+    .replace(/[^\w.-]+/g, '_')
+    .replace(/^\.+/, '');
+  return base || 'repository';
+}
+
 /** Checks the folder and the output place; the two as absolute paths. */
 function placesOf(opts: MineOptions): { folder: string; out: string } {
   const folder = path.resolve(opts.folder);
@@ -103,9 +127,14 @@ function placesOf(opts: MineOptions): { folder: string; out: string } {
   const out = path.resolve(opts.out);
   if (out === folder) throw new MineError(`--out ${out} is the repository itself: mining never writes into the repository's own files; pick another folder`);
   if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new MineError(`--out ${out} is a file, not a folder`);
+  // Mining remakes its repos/ folder there: a folder that holds anything else is not one to write into.
+  if (fs.existsSync(out) && fs.readdirSync(out).length && !isMiningOutput(out))
+    throw new MineError(`--out ${out} is not empty and holds no earlier mining (no ${STATE_DIR}/ or ${MINE_REPORT}); choose a new folder`);
   // The frozen copy is remade on every run: a repository inside it would be deleted with it.
   if (isInside(path.join(out, FROZEN_REPO), folder))
-    throw new MineError(`${folder} lies inside ${path.join(out, FROZEN_REPO)}, the frozen copy mining remakes; mine the original folder, or pick another --out`);
+    throw new MineError(
+      `${folder} lies inside ${path.join(out, FROZEN_REPO)}, the frozen copy mining remakes; mine the original folder, or pick another --out`,
+    );
   return { folder, out };
 }
 
@@ -129,16 +158,22 @@ interface Setup {
 function setUp(opts: MineOptions, validator: Validator, onEvent: Emit): Setup {
   const { folder, out } = placesOf(opts);
   fs.mkdirSync(out, { recursive: true });
-  const frozen = path.join(out, FROZEN_REPO);
+  // Named after the repository (under repos/, as the importers lay theirs out), so its index reads as the project's name wherever repositories are listed.
+  const frozen = path.join(out, FROZEN_REPO, frozenName(folder));
   onEvent({ type: 'phase', phase: 'scan', text: `copying ${folder} to ${frozen} and reading its sources` });
+  // A copy an earlier run made under another name (the repository renamed) is not the one this run freezes.
+  fs.rmSync(path.join(out, FROZEN_REPO), { recursive: true, force: true });
   const repoHash = freezeRepository(folder, frozen, out);
   const testCommand = opts.testCommand ?? findTestCommand(frozen, validator.sandbox.tools.python);
   const cmd = parseSuiteCommand(testCommand);
   const python = interpreterOf(frozen, opts.python, cmd);
   const files = repositoryFiles(frozen, testStartDir(cmd.args), opts.include);
   if (!files.tests.length && !opts.testCommand)
-    throw new MineError(`${folder} has no test files (test_*.py, *_test.py, or a tests/ folder), so no task can be checked; pass --test-command if its tests live elsewhere`);
-  if (!files.sources.length) throw new MineError(`${folder} has no Python source files of its own${opts.include?.length ? ` matching ${opts.include.join(', ')}` : ''}`);
+    throw new MineError(
+      `${folder} has no test files (test_*.py, *_test.py, or a tests/ folder), so no task can be checked; pass --test-command if its tests live elsewhere`,
+    );
+  if (!files.sources.length)
+    throw new MineError(`${folder} has no Python source files of its own${opts.include?.length ? ` matching ${opts.include.join(', ')}` : ''}`);
   return { folder, out, frozen, repoHash, testCommand, cmd, python, hostPython: python ?? validator.sandbox.tools.python, files };
 }
 
@@ -158,7 +193,15 @@ function staticPhase(candidates: MineCandidate[], state: MineState, minDocWords:
 }
 
 /** The traced suite run: kept beside the decisions, so a resumed run reads it instead of running the suite again. */
-async function tracePhase(s: Setup, o: Options, state: MineState, needed: boolean, validator: Validator, onEvent: Emit, signal?: AbortSignal): Promise<SuiteTrace | null> {
+async function tracePhase(
+  s: Setup,
+  o: Options,
+  state: MineState,
+  needed: boolean,
+  validator: Validator,
+  onEvent: Emit,
+  signal?: AbortSignal,
+): Promise<SuiteTrace | null> {
   const kept = state.getCached<SuiteTrace>('trace');
   if (kept || !needed) return kept;
   onEvent({ type: 'phase', phase: 'trace', text: `running the suite once with a call tracer: ${s.testCommand}` });
@@ -208,13 +251,28 @@ function tasksPhase(s: Setup, o: Options, undecided: MineCandidate[], trace: Sui
     });
     toCheck.push({ c, task: { ...record, repoPath: s.frozen } });
   }
-  const picked = o.limit !== undefined && toCheck.length > o.limit ? new Set(seededOrder(toCheck, o.seed).slice(0, o.limit).map((t) => t.c.id)) : null;
+  const picked =
+    o.limit !== undefined && toCheck.length > o.limit
+      ? new Set(
+          seededOrder(toCheck, o.seed)
+            .slice(0, o.limit)
+            .map((t) => t.c.id),
+        )
+      : null;
   const checking = picked ? toCheck.filter((t) => picked.has(t.c.id)) : toCheck;
   return { checking, notChecked: toCheck.length - checking.length };
 }
 
 /** Reference twice, stub, mutants: each task decided and stored the moment its checks end. */
-async function checkPhase(s: Setup, o: Options, checking: ToCheck[], state: MineState, validator: Validator, onEvent: Emit, signal?: AbortSignal): Promise<void> {
+async function checkPhase(
+  s: Setup,
+  o: Options,
+  checking: ToCheck[],
+  state: MineState,
+  validator: Validator,
+  onEvent: Emit,
+  signal?: AbortSignal,
+): Promise<void> {
   onEvent({ type: 'phase', phase: 'checks', text: `checking ${checking.length} tasks: reference twice, stub, up to ${o.mutants} mutants each` });
   if (!checking.length) return;
   const mutants = await makeMutants(
@@ -267,7 +325,7 @@ export async function mineRepository(opts: MineOptions, services: MineServices, 
   if (signal) setMaxListeners(0, signal);
   const s = setUp(opts, validator, onEvent);
   const { candidates, unparsed } = await scanCandidates(s.hostPython, s.frozen, s.files.sources, signal);
-  const state = new MineState(path.join(s.out, STATE_DIR), stateKey(s.repoHash, opts, s.testCommand));
+  const state = new MineState(path.join(s.out, STATE_DIR), stateKey(s.repoHash, opts, s.testCommand), s.folder);
   const resumed = state.decisions.size;
   const undecided = staticPhase(candidates, state, o.minDocWords);
   const trace = await tracePhase(s, o, state, undecided.length > 0, validator, onEvent, signal);
@@ -284,6 +342,7 @@ export async function mineRepository(opts: MineOptions, services: MineServices, 
     ...countDecisions(decisions),
     out: writeMinedManifest(s.out, decisions, s.frozen),
     folder: s.folder,
+    frozen: s.frozen,
     testCommand: s.testCommand,
     resumed,
     unparsed,
@@ -300,7 +359,7 @@ export async function mineRepository(opts: MineOptions, services: MineServices, 
     status: 'completed',
     ms: Math.round(performance.now() - t0),
   };
-  fs.writeFileSync(path.join(s.out, 'MINE.md'), mineReport(summary, decisions));
+  fs.writeFileSync(path.join(s.out, MINE_REPORT), mineReport(summary, decisions));
   return summary;
 }
 

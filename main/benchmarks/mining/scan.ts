@@ -14,7 +14,22 @@ import type { MineCandidate } from './types.ts';
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'py', '_opencoder_mine.py');
 
 /** Folders whose code is not the project's own (vendored, built, examples and docs), wherever they are. */
-const NOT_OWN = new Set(['vendor', 'vendored', '_vendor', 'third_party', 'thirdparty', 'external', 'build', 'dist', 'site-packages', 'docs', 'doc', 'examples', 'example', 'benchmarks']);
+const NOT_OWN = new Set([
+  'vendor',
+  'vendored',
+  '_vendor',
+  'third_party',
+  'thirdparty',
+  'external',
+  'build',
+  'dist',
+  'site-packages',
+  'docs',
+  'doc',
+  'examples',
+  'example',
+  'benchmarks',
+]);
 /** Top-level files that configure or build the project rather than being it. */
 const NOT_OWN_FILES = new Set(['setup.py', 'conftest.py', 'noxfile.py', 'fabfile.py', 'tasks.py', 'manage.py', 'docs/conf.py']);
 /** A header that says a file was generated. */
@@ -36,7 +51,11 @@ export function globMatch(glob: string, rel: string): boolean {
 }
 
 /** The repository's Python files, split into its own source files (candidates come from these) and its test files. */
-export function repositoryFiles(root: string, testStart: string | null, include: readonly string[] = []): { sources: string[]; tests: string[]; generated: string[] } {
+export function repositoryFiles(
+  root: string,
+  testStart: string | null,
+  include: readonly string[] = [],
+): { sources: string[]; tests: string[]; generated: string[] } {
   const listing = listRepository(root, root);
   const sources: string[] = [];
   const tests: string[] = [];
@@ -76,7 +95,8 @@ export function runMineScript<T>(python: string, request: unknown, signal?: Abor
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e) => reject(e.name === 'AbortError' ? e : new MineError(`cannot run ${python} for mining's source analysis: ${e.message}`)));
     child.on('close', (code) => {
-      if (code !== 0) return reject(new MineError(`mining's source analysis failed under ${python} (exit ${code}): ${Buffer.concat(err).toString('utf8').slice(-1500)}`));
+      if (code !== 0)
+        return reject(new MineError(`mining's source analysis failed under ${python} (exit ${code}): ${Buffer.concat(err).toString('utf8').slice(-1500)}`));
       try {
         resolve(JSON.parse(Buffer.concat(out).toString('utf8')) as T);
       } catch (e) {
@@ -101,7 +121,12 @@ export function moduleOf(rel: string): string {
 }
 
 /** Every function and method of the source files, with the files that do not parse. */
-export async function scanCandidates(python: string, root: string, files: string[], signal?: AbortSignal): Promise<{ candidates: MineCandidate[]; unparsed: { file: string; error: string }[] }> {
+export async function scanCandidates(
+  python: string,
+  root: string,
+  files: string[],
+  signal?: AbortSignal,
+): Promise<{ candidates: MineCandidate[]; unparsed: { file: string; error: string }[] }> {
   const res = await runMineScript<{ files: ScanFile[] }>(python, { op: 'scan', root, files }, signal);
   const candidates: MineCandidate[] = [];
   const unparsed: { file: string; error: string }[] = [];

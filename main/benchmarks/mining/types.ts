@@ -94,7 +94,14 @@ export interface TestLink {
 export interface TaskChecks {
   reference: { runs: [string, string]; isolation: VerdictIsolation; isolationReason: string; ms: number };
   stub: { status: string };
-  mutants: { made: number; killed: number; score: number; timeouts: number; byKind: Record<string, [number, number]>; survivors: { kind: string; line: number | null }[] };
+  mutants: {
+    made: number;
+    killed: number;
+    score: number;
+    timeouts: number;
+    byKind: Record<string, [number, number]>;
+    survivors: { kind: string; line: number | null }[];
+  };
   leak: { suspects: number };
 }
 
@@ -119,6 +126,8 @@ export interface MineSummary {
   mutationScore: { median: number | null; mean: number | null };
   out: string;
   folder: string;
+  /** The frozen copy the tasks run against (DIR/repos/<name>). */
+  frozen: string;
   testCommand: string;
   /** Candidates decided in an earlier, stopped run and taken from its state instead of checked again. */
   resumed: number;

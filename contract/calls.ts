@@ -15,6 +15,8 @@ import {
   JobStartedSchema,
   KeyFlagsSchema,
   MethodListSchema,
+  MinedSetSchema,
+  MineStartedSchema,
   ModelSourcesSchema,
   PickedFolderSchema,
   PricesInfoSchema,
@@ -85,9 +87,41 @@ export const CALLS = {
     input: z.object({ repoId: z.number().int().positive(), limit: z.number().int().min(1).max(10_000).default(500) }).strict(),
     output: z.array(SkippedFileSchema),
   },
+  /**
+   * Finds tasks in a repository folder (a job, as `opencoder mine`): traces its own tests, checks each documented
+   * function (reference twice, stub, mutants) and freezes a manifest. `out` defaults to benchmarks/mined-<name> in the
+   * app's data folder; it must be empty or an earlier mining's folder, where a stopped run resumes. The sandbox is
+   * Settings'. Progress comes by phase (scan, trace, checks i/N, leaks, freeze); cancel or pause keeps every decision.
+   */
+  'repo.mine': {
+    input: z
+      .object({
+        path: PathSchema,
+        out: PathSchema.optional(),
+        /** The suite's command (unittest or pytest); found from the repository when absent. */
+        testCommand: z.string().trim().min(1).max(2000).optional(),
+        /** Check at most this many candidates, picked with the seed. */
+        limit: z.number().int().min(1).max(1_000_000).optional(),
+        /** A docstring needs at least this many words (default 3). */
+        minDocWords: z.number().int().min(0).max(1000).optional(),
+        seed: z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 31 - 1)
+          .optional(),
+      })
+      .strict(),
+    output: MineStartedSchema,
+  },
+  /** A mined set read back from its folder: the kept tasks with their checks, the dropped ones with their reasons. */
+  'repo.mined': { input: z.object({ out: PathSchema }).strict(), output: MinedSetSchema },
   'job.list': { input: none, output: z.array(JobInfoSchema) },
   'job.cancel': { input: jobId, output: JobInfoSchema },
-  /** Index jobs only: stop after the current batch; `job.resume` continues (the catalog makes it incremental). */
+  /**
+   * Index and mining jobs only: stop after the current batch (or check); `job.resume` continues (the catalog, or the
+   * mining's stored decisions, make it incremental).
+   */
   'job.pause': { input: jobId, output: JobInfoSchema },
   'job.resume': { input: jobId, output: JobInfoSchema },
   'methods.list': { input: none, output: MethodListSchema },

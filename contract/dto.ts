@@ -222,7 +222,7 @@ export type CostEstimateInfo = z.infer<typeof CostEstimateInfoSchema>;
 
 // ---- jobs ---------------------------------------------------------------------------------------------------
 
-export const JobKindSchema = z.enum(['index', 'task', 'experiment', 'import']);
+export const JobKindSchema = z.enum(['index', 'task', 'experiment', 'import', 'mine']);
 export type JobKind = z.infer<typeof JobKindSchema>;
 export const JobStateSchema = z.enum(['running', 'paused', 'done', 'cancelled', 'failed']);
 export type JobState = z.infer<typeof JobStateSchema>;
@@ -250,8 +250,17 @@ export const JobInfoSchema = z.object({
   finishedAt: z.string().nullable(),
   progress: JobProgressSchema.nullable(),
   error: z.string().nullable(),
-  /** Set when done: what the job produced (index: repo id; task / experiment: run id). */
-  result: z.object({ repoId: z.number().int().optional(), runId: z.string().optional() }).nullable(),
+  /**
+   * What the job produced (index: repo id; task / experiment: run id, once the run exists). A mining job has `mined`
+   * from its start: the folder it mines and the folder it writes (which repo.mined reads, finished or not).
+   */
+  result: z
+    .object({
+      repoId: z.number().int().optional(),
+      runId: z.string().optional(),
+      mined: z.object({ folder: z.string(), out: z.string() }).optional(),
+    })
+    .nullable(),
   /** Set the moment a pause or cancel is asked for, while the job finishes its current step (then its state says it). */
   stopping: z.enum(['paused', 'cancelled']).nullable().optional(),
 });
@@ -333,3 +342,60 @@ export const ImportSummarySchema = z.object({
   samples: z.object({ format: z.string(), samples: count, labelled: count, perTask: z.array(count), source: z.string() }).nullable(),
 });
 export type ImportSummary = z.infer<typeof ImportSummarySchema>;
+
+// ---- mining (the Repository view's "Find tasks": main/host/calls/mining.ts) ---------------------------------
+
+/** A mining job started, and the folder it writes (tasks.jsonl, MINE.md, the frozen copy, the resume state). */
+export const MineStartedSchema = z.object({ jobId: z.string(), out: z.string() });
+
+/** One kept task of a mined set, as the manifest holds it: its target, its tests and what its checks found. */
+export const MinedTaskSchema = z.object({
+  /** `<module>.<qualname>`. */
+  id: z.string(),
+  file: z.string(),
+  qualname: z.string(),
+  line: z.number().int().nullable(),
+  /** Tests frozen for it (those its test command runs). */
+  tests: count,
+  /** Mutants of its reference its tests killed, of those made; null when none could be made. */
+  mutants: z.object({ killed: count, made: count, score: z.number().min(0).max(1) }).nullable(),
+  /** Where its verdicts are decided: tests and candidate in two processes, or in one (with hardening). */
+  isolation: z.enum(['isolated', 'in-process']).nullable(),
+  /** CoderEval's context level (self_contained … project_runnable). */
+  context: z.string().nullable(),
+});
+export type MinedTask = z.infer<typeof MinedTaskSchema>;
+
+/** A candidate function mining dropped, and why (`label`: the reason in words, as MINE.md names it). */
+export const MinedDropSchema = z.object({
+  id: z.string(),
+  file: z.string(),
+  qualname: z.string(),
+  line: z.number().int().nullable(),
+  reason: z.string(),
+  label: z.string(),
+  detail: z.string(),
+});
+export type MinedDrop = z.infer<typeof MinedDropSchema>;
+
+/** What repo.mined answers: a mined set read back from its folder (the manifest and the decisions beside it). */
+export const MinedSetSchema = z.object({
+  out: z.string(),
+  /** tasks.jsonl, or null before a run has written it. */
+  manifest: z.string().nullable(),
+  /** MINE.md, or null before a run has written it. */
+  report: z.string().nullable(),
+  /** The manifest is the last run's (false: a run stopped, or is running, and the tables show its decisions so far). */
+  complete: z.boolean(),
+  /** Candidate functions decided: kept plus dropped. */
+  candidates: count,
+  /** In the manifest's order (file, then line). */
+  kept: z.array(MinedTaskSchema),
+  /** By reason (as `droppedBy`), then file and line. */
+  dropped: z.array(MinedDropSchema),
+  /** Drops by reason, the later checks' first (those that ran something say most about the suite), as `dropped` is ordered. */
+  droppedBy: z.array(z.object({ reason: z.string(), label: z.string(), count })),
+  isolated: count,
+  mutationScore: z.object({ median: z.number().nullable(), mean: z.number().nullable() }),
+});
+export type MinedSet = z.infer<typeof MinedSetSchema>;

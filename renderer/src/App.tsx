@@ -23,7 +23,12 @@ const NAV: { id: ViewId; label: string; hint: string; icon: string }[] = [
 ];
 
 /** The jobs a view's navigation entry counts while they run. */
-const JOBS_OF_VIEW: Partial<Record<ViewId, JobKind>> = { repository: 'index', task: 'task', experiment: 'experiment', import: 'import' };
+const JOBS_OF_VIEW: Partial<Record<ViewId, readonly JobKind[]>> = {
+  repository: ['index', 'mine'],
+  task: ['task'],
+  experiment: ['experiment'],
+  import: ['import'],
+};
 
 function Nav() {
   const view = useApp((s) => s.view);
@@ -40,7 +45,7 @@ function Nav() {
       <ul className="nav-list" role="list" onKeyDown={(e) => rovingKeyDown(e, 'vertical')} data-testid="nav">
         {NAV.map((n) => {
           const current = n.id === view;
-          const busy = running.filter((j) => j.kind === JOBS_OF_VIEW[n.id]).length;
+          const busy = running.filter((j) => JOBS_OF_VIEW[n.id]?.includes(j.kind)).length;
           return (
             <li key={n.id}>
               <button

@@ -13,6 +13,7 @@ import {
   type CallName,
   type CallOutputs,
   type JobInfo,
+  type MinedSet,
   type ModelPrice,
   type PricesInfo,
   type RepoSummary,
@@ -98,8 +99,64 @@ const REALISTIC: { [K in CallName]?: CallOutputs[K] } = {
       result: null,
       progress: { phase: 'generate', done: 1, total: 3, spentUsd: 0.002 },
     },
+    {
+      ...JOB,
+      id: 'mine-3-0a1b2c',
+      kind: 'mine',
+      state: 'paused',
+      title: 'Find tasks in shop',
+      finishedAt: '2026-01-02T10:02:00.000Z',
+      result: { mined: { folder: '/home/u/code/shop', out: '/home/u/.opencoder/benchmarks/mined-shop' } },
+      progress: { phase: 'checks', done: 12, total: 47, message: '12/47 shop.pricing.apply_discount: kept' },
+    },
   ],
   'job.cancel': { ...JOB, state: 'cancelled' },
+  'repo.mine': { jobId: 'mine-3-0a1b2c', out: '/home/u/.opencoder/benchmarks/mined-shop' },
+  'repo.mined': {
+    out: '/home/u/.opencoder/benchmarks/mined-shop',
+    manifest: '/home/u/.opencoder/benchmarks/mined-shop/tasks.jsonl',
+    report: '/home/u/.opencoder/benchmarks/mined-shop/MINE.md',
+    complete: true,
+    candidates: 3,
+    kept: [
+      {
+        id: 'shop.pricing.apply_discount',
+        file: 'shop/pricing.py',
+        qualname: 'apply_discount',
+        line: 32,
+        tests: 16,
+        mutants: { killed: 8, made: 8, score: 1 },
+        isolation: 'isolated',
+        context: 'project_runnable',
+      },
+    ],
+    dropped: [
+      {
+        id: 'shop.pricing.tax',
+        file: 'shop/pricing.py',
+        qualname: 'tax',
+        line: 50,
+        reason: 'thin',
+        label: 'thin (its tests kill no mutant)',
+        detail: 'its tests kill none of 6 mutants',
+      },
+      {
+        id: 'shop.cart.Cart.__init__',
+        file: 'shop/cart.py',
+        qualname: 'Cart.__init__',
+        line: 9,
+        reason: 'no-docstring',
+        label: 'no docstring',
+        detail: 'it has no docstring',
+      },
+    ],
+    droppedBy: [
+      { reason: 'thin', label: 'thin (its tests kill no mutant)', count: 1 },
+      { reason: 'no-docstring', label: 'no docstring', count: 1 },
+    ],
+    isolated: 1,
+    mutationScore: { median: 1, mean: 1 },
+  },
   'methods.list': { methods: Object.values(METHODS).map(methodInfo), ladder: LADDER.map(methodInfo), factorial: factorialConditions().map(methodInfo) },
   'tasks.list': {
     manifest: '/opt/opencoder/resources/sample-repo/tasks.jsonl',
@@ -192,6 +249,7 @@ describe('call outputs', () => {
     expectTypeOf<CallOutputs['samples.passk']>().toEqualTypeOf<SamplePassK>();
     expectTypeOf<CallOutputs['experiment.result']>().toEqualTypeOf<TaskResult>();
     expectTypeOf<CallOutputs['experiment.model']>().toEqualTypeOf<ReportModel>();
+    expectTypeOf<CallOutputs['repo.mined']>().toEqualTypeOf<MinedSet>();
   });
 
   it('realistic answers pass their schema and come back unchanged', () => {
@@ -219,6 +277,8 @@ describe('call outputs', () => {
       ['experiment.result', { ...taskResult(), taskId: undefined }, 'taskId'],
       ['experiment.model', { ...buildReportFixture(), tasks: 'none' }, 'tasks'],
       ['report.render', { files: [{ name: 'r.md', mime: 'text/markdown' }] }, 'files.0.content'],
+      ['repo.mined', { ...REALISTIC['repo.mined']!, kept: [{ ...REALISTIC['repo.mined']!.kept[0]!, isolation: 'sandboxed' }] }, 'kept.0.isolation'],
+      ['job.list', [{ ...JOB, kind: 'mine', result: { mined: { folder: '/home/u/code/shop' } } }], '0.result.mined.out'],
     ];
     for (const [name, value, field] of cases) {
       const r = parseOutput(name, value);

@@ -55,6 +55,14 @@ export function defaultImportOut(dataDir: string, kind: ImportKind, input?: stri
   return path.join(dataDir, 'benchmarks', subset ? `${kind}-${slug(subset)}` : kind);
 }
 
+/**
+ * Where mining a repository (repo.mine) writes when no output is named: beside the imports, in the data folder's
+ * benchmarks/mined-<the repository folder's name>.
+ */
+export function defaultMineOut(dataDir: string, folder: string): string {
+  return path.join(dataDir, 'benchmarks', `mined-${slug(path.basename(folder.replace(/[\\/]+$/, '')))}`);
+}
+
 /** The input must exist and be what the importer reads (a folder or a file); else the field's error. */
 function checkInput(field: string, p: string, want: 'folder' | 'file' | 'either', what: string): void {
   const st = fs.statSync(p, { throwIfNoEntry: false });

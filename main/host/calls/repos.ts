@@ -1,6 +1,7 @@
 // Calls over the indexed repositories: repo.pick (the native folder picker, which also allows the folder),
-// repo.allow (allow and remember a folder outside the allowed roots), repo.list, repo.index (an index job) and
-// repo.skipped (the files the index left out, and why).
+// repo.allow (allow and remember a folder outside the allowed roots), repo.list, repo.index (an index job),
+// repo.skipped (the files the index left out, and why), and repo.mine / repo.mined (find tasks in a repository as a
+// job, and read the mined set back: mining.ts).
 
 import path from 'node:path';
 import type { RepoSummary } from '../../../contract/index.ts';
@@ -11,6 +12,7 @@ import { otherFilesOfRun } from '../../model/index-counts.ts';
 import { fail, type Workspace } from '../workspace.ts';
 import type { CallTable } from './index.ts';
 import { startIndexJob } from './indexing.ts';
+import { miningCalls } from './mining.ts';
 
 function summaries(ws: Workspace): RepoSummary[] {
   return ws.store.listRepositories().map((r) => {
@@ -40,7 +42,8 @@ function testFileCounts(ws: Workspace, repoId: number): Record<string, number> {
   return out;
 }
 
-export function repoCalls(ws: Workspace): CallTable<'repo.pick' | 'repo.list' | 'repo.allow' | 'repo.index' | 'repo.skipped'> {
+export function repoCalls(ws: Workspace): CallTable<'repo.pick' | 'repo.list' | 'repo.allow' | 'repo.index' | 'repo.skipped' | 'repo.mine' | 'repo.mined'> {
+  const mining = miningCalls(ws);
   return {
     'repo.pick': async () => {
       if (!ws.pickFolder)
@@ -68,5 +71,7 @@ export function repoCalls(ws: Workspace): CallTable<'repo.pick' | 'repo.list' | 
         .slice(0, limit)
         .map((s) => ({ path: s.path, reason: s.reason, detail: s.detail ?? null }));
     },
+    'repo.mine': (input) => mining.mine(input),
+    'repo.mined': (input) => mining.mined(input),
   };
 }

@@ -132,6 +132,9 @@ export function ProgressBar(props: {
 
 const JOB_TONE: Record<JobInfo['state'], Tone> = { running: 'info', paused: 'warn', done: 'good', cancelled: 'muted', failed: 'bad' };
 
+/** The kinds of job that pause (job.pause): indexing stops after its batch, mining keeps every task it decided. */
+const PAUSABLE: ReadonlySet<JobInfo['kind']> = new Set(['index', 'mine']);
+
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** What the phase was doing, for "nothing to …": the last word of `index parse`. */
@@ -210,7 +213,7 @@ export function JobCard(props: { job: JobInfo; onAction?: (a: 'cancel' | 'pause'
       {job.error ? <div className="job-error">{job.error}</div> : null}
       {props.onAction && active ? (
         <div className="job-actions">
-          {job.kind === 'index' && job.state === 'running' ? (
+          {PAUSABLE.has(job.kind) && job.state === 'running' ? (
             <button type="button" className="btn btn-small" onClick={() => props.onAction!('pause')} disabled={!!stopping} data-testid="job-pause">
               Pause
             </button>

@@ -121,6 +121,20 @@ function RerunCurrent({ sources, methods, current }: { sources: Sources; methods
   );
 }
 
+/** What "Run on a task set" does, naming the loaded manifest (the Task view's, or one handed over: an import, a mined set). */
+function TaskSetSubtitle({ manifest }: { manifest: string | null }) {
+  if (!manifest) return <>Starts an experiment on the first tasks of the loaded manifest; its charts are in the Experiment view.</>;
+  return (
+    <>
+      Starts an experiment on the first tasks of{' '}
+      <span className="mono break" data-testid="ablation-manifest">
+        {manifest}
+      </span>
+      ; its charts are in the Experiment view.
+    </>
+  );
+}
+
 function TaskSetRun({ sources, methods }: { sources: Sources; methods: string[] }) {
   const manifest = useApp((s) => s.manifest);
   const jobs = useApp((s) => s.jobs);
@@ -146,11 +160,7 @@ function TaskSetRun({ sources, methods }: { sources: Sources; methods: string[] 
     }
   };
   return (
-    <Section
-      title="Run on a task set"
-      testId="ablation-taskset"
-      subtitle="Starts an experiment on the first tasks of the loaded manifest; its charts are in the Experiment view."
-    >
+    <Section title="Run on a task set" testId="ablation-taskset" subtitle={<TaskSetSubtitle manifest={manifest} />}>
       {!manifest ? (
         <Empty title="No manifest loaded">Load a manifest in the Task view.</Empty>
       ) : (

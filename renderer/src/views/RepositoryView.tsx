@@ -1,5 +1,6 @@
 // Repository: open a folder (native picker in Electron, a path field in browser mode), index it with live
-// progress and pause / resume / cancel, and see what the index holds and which files it skipped and why.
+// progress and pause / resume / cancel, see what the index holds and which files it skipped and why, and find tasks
+// in it (repository/FindTasks.tsx: a mined benchmark, handed to the Experiment or Ablation view).
 
 import { useEffect, useMemo, useState } from 'react';
 import { PathSchema, type RepoSummary, type SkippedFile } from '../api/contract.ts';
@@ -12,6 +13,7 @@ import { embeddableTexts, repositoryEmbeddedText, repositoryFilesText, TEXT_MEAN
 import { skipDetailText, skipReasonText } from '../../../main/model/skip-reasons.ts';
 import { asCallError, engine, useApp } from '../store.ts';
 import type { CallError } from '../api/contract.ts';
+import { FindTasks } from './repository/FindTasks.tsx';
 import { NoModelNotice } from './settings/NoModelNotice.tsx';
 import './RepositoryView.css';
 
@@ -43,6 +45,7 @@ export function RepositoryView() {
         <EncoderCard />
       </div>
 
+      {current ? <FindTasks key={current.root} repo={current} /> : null}
       {current ? <RepoDetail repo={current} /> : null}
     </div>
   );

@@ -7,6 +7,7 @@ import { Badge, Collapsible, ErrorBox, Loading, Section, Stats } from '../../com
 import { int } from '../../lib/format.ts';
 import { asCallError, engine, getStore } from '../../store.ts';
 import { handOffPassK } from '../import-handoff.ts';
+import { openInExperiment } from '../manifest-handoff.ts';
 import { KINDS, type Summary } from './form.ts';
 
 /** The summary of a finished import, loaded once per job. */
@@ -139,12 +140,7 @@ function ImportWhy({ summary: s }: { summary: Summary }) {
 
 /** The next step: the manifest or the sample set in the Experiment view. */
 function ImportNext({ summary: s }: { summary: Summary }) {
-  const useManifest = () => {
-    const store = getStore().getState();
-    void store.loadTasks(s.manifest!);
-    store.setExperimentForm({ manifest: s.manifest! });
-    store.setView('experiment');
-  };
+  const useManifest = () => openInExperiment(s.manifest!);
   const useSamples = () => {
     const store = getStore().getState();
     store.setExperimentForm({ samples: s.sampleSet! });

@@ -34,7 +34,14 @@ export async function benchMine(record: Record, put: Put): Promise<void> {
     const cmd = parseSuiteCommand(findTestCommand(repo, validator.sandbox.tools.python));
     const files = repositoryFiles(repo, 'tests');
     const run = async (trace: boolean) => {
-      const t = await traceSuite(validator, repo, cmd, { python: null, sources: files.sources, testFiles: files.tests, perTestTimeoutS: 60, suiteTimeoutS: 300, trace });
+      const t = await traceSuite(validator, repo, cmd, {
+        python: null,
+        sources: files.sources,
+        testFiles: files.tests,
+        perTestTimeoutS: 60,
+        suiteTimeoutS: 300,
+        trace,
+      });
       if (t.tests.length === 0 || t.loadError) throw new Error(`the suite did not run: ${t.loadError ?? t.stderr}`);
       return t.durationMs;
     };
@@ -46,7 +53,13 @@ export async function benchMine(record: Record, put: Put): Promise<void> {
       traced.push(await run(true));
     }
     const ratio = median(traced) / median(plain);
-    record('mine: traced suite run (python-string-utils, 407 tests)', `${median(traced).toFixed(0)} ms`, `${median(plain).toFixed(0)} ms untraced`, ratio.toFixed(2), '≤ 2');
+    record(
+      'mine: traced suite run (python-string-utils, 407 tests)',
+      `${median(traced).toFixed(0)} ms`,
+      `${median(plain).toFixed(0)} ms untraced`,
+      ratio.toFixed(2),
+      '≤ 2',
+    );
     put('mine.traceOverSuite', ratio);
     put('mine.tracedSuiteMs', median(traced));
     put('mine.plainSuiteMs', median(plain));
@@ -54,7 +67,12 @@ export async function benchMine(record: Record, put: Put): Promise<void> {
     const t0 = performance.now();
     const summary = await mineRepository({ folder: repo, out }, { validator });
     const ms = performance.now() - t0;
-    record(`mine: whole mining of python-string-utils (${summary.candidates} candidates → ${summary.tasks} tasks, no leak audit)`, `${(ms / 1000).toFixed(1)} s`, '—', '—');
+    record(
+      `mine: whole mining of python-string-utils (${summary.candidates} candidates → ${summary.tasks} tasks, no leak audit)`,
+      `${(ms / 1000).toFixed(1)} s`,
+      '—',
+      '—',
+    );
     put('mine.pythonStringUtilsMs', ms);
     put('mine.pythonStringUtilsTasks', summary.tasks);
   } finally {

@@ -55,7 +55,8 @@ for (const f of files) {
     .check(text.get(f))
     .filter((d) => !(SHARED_NAMESPACE.includes(f) && d.code === 'F821' && !stillUndefined.has(`${f}:${d.start_location.row}:${d.start_location.column}`)))
     .sort((a, b) => a.start_location.row - b.start_location.row || a.start_location.column - b.start_location.column);
-  for (const d of found) console.log(`${path.posix.normalize(`${DIR}/${f}`)}:${d.start_location.row}:${d.start_location.column} ${d.code ?? 'syntax'} ${d.message}`);
+  for (const d of found)
+    console.log(`${path.posix.normalize(`${DIR}/${f}`)}:${d.start_location.row}:${d.start_location.column} ${d.code ?? 'syntax'} ${d.message}`);
   count += found.length;
 }
 if (count > 0) {

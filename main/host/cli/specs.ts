@@ -117,7 +117,7 @@ export const INDEX_SPECS = {
 
 export const MINE_SPECS = {
   mine: {
-    summary: "mine a checked, frozen benchmark from a repository folder and its own tests (no model needed)",
+    summary: 'mine a checked, frozen benchmark from a repository folder and its own tests (no model needed)',
     usage:
       'opencoder mine <folder> --out DIR [--test-command CMD] [--python PATH] [--include GLOB]… [--limit N] [--min-doc-words N] [--seed N] [--mutants N] [--max-tests N] [--per-test-timeout S] [--suite-timeout S] [--sandbox auto|strong|weak] [--no-leak-audit] [--json]',
     options: {

@@ -26,6 +26,7 @@ import { passAtKOf } from '../../main/benchmarks/samples.ts';
 import { DEFAULT_PRICES } from '../../main/generate/cost.ts';
 import { factorialConditions, LADDER, METHODS, type Condition } from '../../main/pipeline/methods.ts';
 import { buildReportFixture } from '../helpers/report-fixture.ts';
+import { minedSetFixture } from '../helpers/mined-set-fixture.ts';
 import { taskResult } from '../renderer/fixtures.ts';
 
 const APP_INFO: AppInfo = {
@@ -112,51 +113,7 @@ const REALISTIC: { [K in CallName]?: CallOutputs[K] } = {
   ],
   'job.cancel': { ...JOB, state: 'cancelled' },
   'repo.mine': { jobId: 'mine-3-0a1b2c', out: '/home/u/.opencoder/benchmarks/mined-shop' },
-  'repo.mined': {
-    out: '/home/u/.opencoder/benchmarks/mined-shop',
-    manifest: '/home/u/.opencoder/benchmarks/mined-shop/tasks.jsonl',
-    report: '/home/u/.opencoder/benchmarks/mined-shop/MINE.md',
-    complete: true,
-    candidates: 3,
-    kept: [
-      {
-        id: 'shop.pricing.apply_discount',
-        file: 'shop/pricing.py',
-        qualname: 'apply_discount',
-        line: 32,
-        tests: 16,
-        mutants: { killed: 8, made: 8, score: 1 },
-        isolation: 'isolated',
-        context: 'project_runnable',
-      },
-    ],
-    dropped: [
-      {
-        id: 'shop.pricing.tax',
-        file: 'shop/pricing.py',
-        qualname: 'tax',
-        line: 50,
-        reason: 'thin',
-        label: 'thin (its tests kill no mutant)',
-        detail: 'its tests kill none of 6 mutants',
-      },
-      {
-        id: 'shop.cart.Cart.__init__',
-        file: 'shop/cart.py',
-        qualname: 'Cart.__init__',
-        line: 9,
-        reason: 'no-docstring',
-        label: 'no docstring',
-        detail: 'it has no docstring',
-      },
-    ],
-    droppedBy: [
-      { reason: 'thin', label: 'thin (its tests kill no mutant)', count: 1 },
-      { reason: 'no-docstring', label: 'no docstring', count: 1 },
-    ],
-    isolated: 1,
-    mutationScore: { median: 1, mean: 1 },
-  },
+  'repo.mined': minedSetFixture('/home/u/.opencoder/benchmarks/mined-shop'),
   'methods.list': { methods: Object.values(METHODS).map(methodInfo), ladder: LADDER.map(methodInfo), factorial: factorialConditions().map(methodInfo) },
   'tasks.list': {
     manifest: '/opt/opencoder/resources/sample-repo/tasks.jsonl',

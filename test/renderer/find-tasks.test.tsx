@@ -9,6 +9,7 @@ import { EngineCallError } from '../../contract/index.ts';
 import { createAppStore, getStore, installStore } from '../../renderer/src/store.ts';
 import { FindTasks } from '../../renderer/src/views/repository/FindTasks.tsx';
 import { mountPerTest } from './dom.ts';
+import { minedSetFixture } from '../helpers/mined-set-fixture.ts';
 
 const ROOT = '/home/u/code/shop';
 const OUT = '/data/benchmarks/mined-shop';
@@ -41,51 +42,7 @@ const mineJob = (state: JobInfo['state'], progress: JobInfo['progress']): JobInf
   result: { mined: { folder: ROOT, out: OUT } },
 });
 
-const SET: MinedSet = {
-  out: OUT,
-  manifest: `${OUT}/tasks.jsonl`,
-  report: `${OUT}/MINE.md`,
-  complete: true,
-  candidates: 3,
-  kept: [
-    {
-      id: 'shop.pricing.apply_discount',
-      file: 'shop/pricing.py',
-      qualname: 'apply_discount',
-      line: 32,
-      tests: 16,
-      mutants: { killed: 7, made: 8, score: 0.875 },
-      isolation: 'isolated',
-      context: 'project_runnable',
-    },
-  ],
-  dropped: [
-    {
-      id: 'shop.pricing.tax',
-      file: 'shop/pricing.py',
-      qualname: 'tax',
-      line: 50,
-      reason: 'thin',
-      label: 'thin (its tests kill no mutant)',
-      detail: 'its tests kill none of 6 mutants',
-    },
-    {
-      id: 'shop.cart.Cart.__init__',
-      file: 'shop/cart.py',
-      qualname: 'Cart.__init__',
-      line: 9,
-      reason: 'no-docstring',
-      label: 'no docstring',
-      detail: 'it has no docstring',
-    },
-  ],
-  droppedBy: [
-    { reason: 'thin', label: 'thin (its tests kill no mutant)', count: 1 },
-    { reason: 'no-docstring', label: 'no docstring', count: 1 },
-  ],
-  isolated: 1,
-  mutationScore: { median: 0.875, mean: 0.875 },
-};
+const SET: MinedSet = minedSetFixture(OUT, 0.875);
 
 const calls: { name: string; input: unknown }[] = [];
 let listed: JobInfo[] = [];

@@ -580,15 +580,8 @@ def _run_unittest(run, cfg, ws):
                 put(test, "failed" if failed else "error", "%s\n%s" % (_safe(subtest, 300), text(err, test)))
 
     run.guard["recorder"](result, handle)  # no class of the runner's among TestResult's subclasses
-    loader = unittest.TestLoader()
-    if opts["patterns"]:
-        loader.testNamePatterns = ["*%s*" % p if "*" not in p else p for p in opts["patterns"]]
     try:
-        if opts["discover"]:
-            d = opts["discover"]
-            suite = loader.discover(d["start"], d["pattern"], d["top"])
-        else:
-            suite = loader.loadTestsFromNames(opts["names"])
+        suite = _load_suite(unittest.TestLoader(), opts)
     except _BaseException as e:
         return _describe(e)
     flush()
@@ -602,6 +595,17 @@ def _run_unittest(run, cfg, ws):
     except _BaseException as e:
         return "the test run stopped: " + _describe(e)
     return None
+
+
+def _load_suite(loader, opts):
+    """The tests `opts` (_parse_unittest_args) name, loaded as `python -m unittest` would (mining's tracer loads its
+    suite through here too)."""
+    if opts["patterns"]:
+        loader.testNamePatterns = ["*%s*" % p if "*" not in p else p for p in opts["patterns"]]
+    if opts["discover"]:
+        d = opts["discover"]
+        return loader.discover(d["start"], d["pattern"], d["top"])
+    return loader.loadTestsFromNames(opts["names"])
 
 
 def _parse_unittest_args(args):

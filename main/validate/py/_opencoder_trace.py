@@ -205,7 +205,7 @@ def _unittest(cfg, start, outcome, stop, tracer):
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
-        from _opencoder_runner import _parse_unittest_args
+        from _opencoder_runner import _load_suite, _parse_unittest_args
     finally:
         sys.path.pop(0)
     opts = _parse_unittest_args(list(cfg.get("testArgs") or []))
@@ -246,14 +246,8 @@ def _unittest(cfg, start, outcome, stop, tracer):
                 outcome("failed" if issubclass(err[0], test.failureException) else "error")
 
     loader = unittest.TestLoader()
-    if opts["patterns"]:
-        loader.testNamePatterns = ["*%s*" % p if "*" not in p else p for p in opts["patterns"]]
     try:
-        if opts["discover"]:
-            d = opts["discover"]
-            suite = loader.discover(d["start"], d["pattern"], d["top"])
-        else:
-            suite = loader.loadTestsFromNames(opts["names"])
+        suite = _load_suite(loader, opts)
     except BaseException as e:
         return "the tests could not be loaded: " + _text(e)
     if tracer is not None:

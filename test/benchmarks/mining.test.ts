@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mineRepository, type MineServices } from '../../main/benchmarks/mining/mine.ts';
+import { mineRepository, staticDrop, type MineServices } from '../../main/benchmarks/mining/mine.ts';
 import { checkTask, stubOf } from '../../main/benchmarks/mining/check.ts';
-import type { Decision, MineEvent, MineSummary } from '../../main/benchmarks/mining/types.ts';
+import type { Decision, MineCandidate, MineEvent, MineSummary } from '../../main/benchmarks/mining/types.ts';
 import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import type { Task } from '../../main/model/task.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
@@ -307,5 +307,31 @@ describe('mining: the checks decide in order', () => {
   });
   it('the stub is the signature with a body that raises NotImplementedError', () => {
     expect(stubOf('@property\ndef f(self):')).toBe('@property\ndef f(self):\n    raise NotImplementedError\n');
+  });
+});
+
+describe('mining: the drops made before anything runs', () => {
+  const base = {
+    id: 'm.f',
+    file: 'm.py',
+    qualname: 'f',
+    line: 1,
+    signature: 'def f(x):',
+    reference: 'def f(x):\n    """Return x plus one."""\n    return x + 1\n',
+    doc: 'Return x plus one.',
+    trivial: null,
+    sameName: 1,
+  } as unknown as MineCandidate;
+  const first = new Map<string, string>();
+
+  it('a candidate whose header cannot be cut out up to its colon is unparsable; a good one is not dropped', () => {
+    expect(staticDrop({ ...base, signature: null }, 3, first)).toMatchObject({ reason: 'unparsable' });
+    expect(staticDrop(base, 3, first)).toBeNull();
+  });
+  it('reasons come in order: no docstring before a short one, before trivial, before duplicate', () => {
+    expect(staticDrop({ ...base, doc: null, trivial: 'only pass or ...' }, 3, first)).toMatchObject({ reason: 'no-docstring' });
+    expect(staticDrop({ ...base, doc: 'Hi.' }, 3, first)).toMatchObject({ reason: 'short-docstring', detail: expect.stringContaining('1 words') });
+    expect(staticDrop({ ...base, trivial: 'only pass or ...', sameName: 2 }, 3, first)).toMatchObject({ reason: 'trivial' });
+    expect(staticDrop({ ...base, sameName: 2 }, 3, first)).toMatchObject({ reason: 'duplicate' });
   });
 });

@@ -75,7 +75,7 @@ function seededOrder<T>(items: T[], seed: number): T[] {
 }
 
 /** A candidate's drop before anything runs (docstring, body, name, header), or null. */
-function staticDrop(
+export function staticDrop(
   c: MineCandidate,
   minDocWords: number,
   firstOfCode: Map<string, string>,

@@ -14,10 +14,11 @@ any of them. One JSON document on stdin, one on stdout:
 
 import ast
 import builtins
+import io
 import json
 import random
-import re
 import sys
+import tokenize
 
 BUILTINS = set(dir(builtins))
 
@@ -162,22 +163,26 @@ def _module_facts(tree):
 
 
 def _signature(text_lines, fn, col):
-    """The header as written, decorators included, up to its colon; None when it cannot be cut out cleanly."""
+    """The header as written, decorators included, up to the colon that ends it (the first at bracket depth 0 after
+    `def`, found with the tokenizer, so comments, strings and annotations cannot mislead it); None if there is none."""
     start = fn.decorator_list[0].lineno if fn.decorator_list else fn.lineno
-    first = fn.body[0]
-    if first.lineno > fn.lineno and text_lines[first.lineno - 1][: first.col_offset].strip() == "":
-        head_lines = list(text_lines[start - 1 : first.lineno - 1])
-    else:  # the body starts on the header's own line
-        head_lines = list(text_lines[start - 1 : first.lineno])
-        head_lines[-1] = head_lines[-1][: first.col_offset]
-    # Blank and comment lines between the header and the body, and a comment after the colon, are not the header.
-    while head_lines and (head_lines[-1].strip() == "" or head_lines[-1].lstrip().startswith("#")):
-        head_lines.pop()
-    if not head_lines:
+    segment = "".join(text_lines[start - 1 : fn.body[0].lineno])
+    depth, seen_def = 0, False
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(segment).readline):
+            if tok.type == tokenize.NAME and tok.string == "def" and depth == 0:
+                seen_def = True
+            elif tok.type == tokenize.OP and tok.string in "([{":
+                depth += 1
+            elif tok.type == tokenize.OP and tok.string in ")]}":
+                depth -= 1
+            elif seen_def and depth == 0 and tok.type == tokenize.OP and tok.string == ":":
+                lines = segment.splitlines(keepends=True)[: tok.end[0]]
+                lines[-1] = lines[-1][: tok.end[1]]
+                return _dedent_by(lines, col).rstrip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
         return None
-    head_lines[-1] = re.sub(r"\s+#[^'\"\n]*$", "", head_lines[-1].rstrip("\r\n")).rstrip()
-    head = _dedent_by(head_lines, col).rstrip()
-    return head if head.endswith(":") else None
+    return None
 
 
 def _scan_file(root, rel):

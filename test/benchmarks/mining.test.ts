@@ -176,9 +176,13 @@ describe(`mining: bad input${sys.note}`, () => {
     await expect(mine(LIB)).rejects.toThrow(/has no test files .*--test-command/);
   });
 
-  it('an output folder that is the repository itself is refused', async () => {
+  it('an output folder that is the repository itself, or lies inside it, is refused', async () => {
     const repo = makeRepo(LIB, 'oc-mine-bad-');
     await expect(mineRepository({ folder: repo, out: repo }, { validator })).rejects.toThrow(/is the repository itself/);
+    await expect(mineRepository({ folder: repo, out: path.join(repo, 'mined') }, { validator })).rejects.toThrow(
+      /lies inside the repository .*answers included/,
+    );
+    expect(fs.existsSync(path.join(repo, 'mined'))).toBe(false);
   });
 
   it('an output folder that holds other files and no earlier mining is refused, and left as it was', async () => {

@@ -282,6 +282,7 @@ describe('repo.mine and repo.mined', () => {
       [{ path: repo, out: outside }, 'forbidden-path', 'out'],
       [{ path: repo, out: busy }, 'invalid-input', 'out'],
       [{ path: repo, out: root }, 'invalid-input', 'out'],
+      [{ path: repo, out: path.join(repo, 'mined') }, 'invalid-input', 'out'],
       [{ path: repo, limit: 0 }, 'invalid-input', 'limit'],
     ];
     for (const [input, code, field] of cases) {

@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { writeManifest } from '../manifest-file.ts';
 import type { TaskRecord } from '../../model/task.ts';
 import { listRepository } from '../../validate/task-plan.ts';
-import { isInside } from '../../util/paths.ts';
 import { DROP_LABELS, DROP_REASONS, type Decision, type DropReason, type MineSummary } from './types.ts';
 
 export const FROZEN_REPO = 'repos';
@@ -28,25 +27,22 @@ export function minedFolderOf(out: string): string | null {
 
 /**
  * Copies the repository's files (the validator's listing: no VCS folders, caches, virtualenvs, credentials or task
- * manifests) to `dest`, replacing what an earlier run left there; the output folder is left out when it lies inside
- * the repository. Returns a hash of the copied files (names and bytes) that keys the resume state.
+ * manifests) to `dest`, replacing what an earlier run left there. Returns a hash of the copied files (names and
+ * bytes) that keys the resume state.
  */
-export function freezeRepository(folder: string, dest: string, outDir: string): string {
+export function freezeRepository(folder: string, dest: string): string {
   const listing = listRepository(folder, folder);
   fs.rmSync(dest, { recursive: true, force: true });
   fs.mkdirSync(dest, { recursive: true });
-  const skip = (rel: string) => isInside(outDir, path.join(folder, rel));
   const h = createHash('sha256');
-  for (const d of listing.dirs) if (!skip(d)) fs.mkdirSync(path.join(dest, d), { recursive: true });
+  for (const d of listing.dirs) fs.mkdirSync(path.join(dest, d), { recursive: true });
   for (const rel of listing.files) {
-    if (skip(rel)) continue;
     const bytes = fs.readFileSync(path.join(folder, rel));
     fs.writeFileSync(path.join(dest, rel), bytes);
     fs.chmodSync(path.join(dest, rel), (fs.statSync(path.join(folder, rel)).mode & 0o755) | 0o644);
     h.update(rel).update('\0').update(bytes).update('\0');
   }
   for (const [rel, target] of listing.links) {
-    if (skip(rel)) continue;
     try {
       fs.symlinkSync(target, path.join(dest, rel));
       h.update(`${rel}\0->${target}\0`);

@@ -130,6 +130,12 @@ function placesOf(opts: MineOptions): { folder: string; out: string } {
   // Mining remakes its repos/ folder there: a folder that holds anything else is not one to write into.
   if (fs.existsSync(out) && fs.readdirSync(out).length && !isMiningOutput(out))
     throw new MineError(`--out ${out} is not empty and holds no earlier mining (no ${STATE_DIR}/ or ${MINE_REPORT}); choose a new folder`);
+  // Inside the repository, the frozen copy (every target unmasked) would become part of it: indexed with it, and
+  // readable by any candidate a later task on the repository runs.
+  if (isInside(folder, out))
+    throw new MineError(
+      `--out ${out} lies inside the repository ${folder}; its frozen copy would become part of the repository, answers included. Choose a folder outside it`,
+    );
   // The frozen copy is remade on every run: a repository inside it would be deleted with it.
   if (isInside(path.join(out, FROZEN_REPO), folder))
     throw new MineError(
@@ -163,7 +169,7 @@ function setUp(opts: MineOptions, validator: Validator, onEvent: Emit): Setup {
   onEvent({ type: 'phase', phase: 'scan', text: `copying ${folder} to ${frozen} and reading its sources` });
   // A copy an earlier run made under another name (the repository renamed) is not the one this run freezes.
   fs.rmSync(path.join(out, FROZEN_REPO), { recursive: true, force: true });
-  const repoHash = freezeRepository(folder, frozen, out);
+  const repoHash = freezeRepository(folder, frozen);
   const testCommand = opts.testCommand ?? findTestCommand(frozen, validator.sandbox.tools.python);
   const cmd = parseSuiteCommand(testCommand);
   const python = interpreterOf(frozen, opts.python, cmd);

@@ -46,13 +46,19 @@ export function miningCalls(ws: Workspace) {
     return `${plain}-${createHash('sha256').update(root).digest('hex').slice(0, 8)}`;
   };
 
-  /** The output, checked: allowed, not holding the repository, and empty or an earlier mining's folder. */
+  /** The output, checked: allowed, neither holding the repository nor inside it, and empty or an earlier mining's folder. */
   const checkOut = (root: string, out: string): string => {
     const c = ws.checkPath('out', out);
     if (isInside(c, root))
       fail('invalid-input', `out ${c} holds the repository ${root}; mining writes its own copy of the repository there, so choose a folder outside it`, [
         { path: 'out', message: 'holds the repository' },
       ]);
+    if (isInside(root, c))
+      fail(
+        'invalid-input',
+        `out ${c} lies inside the repository ${root}; the frozen copy there would become part of the repository, answers included, so choose a folder outside it`,
+        [{ path: 'out', message: 'inside the repository' }],
+      );
     const st = fs.statSync(c, { throwIfNoEntry: false });
     if (st && !st.isDirectory()) fail('invalid-input', `out ${c} is a file; name a folder`, [{ path: 'out', message: 'a file, not a folder' }]);
     if (st && fs.readdirSync(c).length && !isMiningOutput(c))

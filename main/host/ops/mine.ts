@@ -70,6 +70,8 @@ export function mineSummaryText(s: MineSummary): string {
     `Mined ${s.folder} with ${s.testCommand}`,
     `Candidates ${s.candidates}, kept ${s.tasks} (${s.isolated} isolated), mutation score median ${s.mutationScore.median ?? '—'}`,
     `Dropped: ${dropped || 'none'}`,
+    ...(s.unchecked ? [`Not checked: ${s.unchecked} candidates with tests, over --limit`] : []),
+    ...(s.leakAudit ? [] : ['Leak audit: not run (--no-leak-audit)']),
     ...(s.resumed ? [`Resumed: ${s.resumed} decisions taken from the stopped run`] : []),
     ...(s.unparsed.length ? [`Files that do not parse: ${s.unparsed.map((u) => `${u.file} (${u.error})`).join(', ')}`] : []),
     `Manifest: ${s.out} (see MINE.md beside it)`,

@@ -214,6 +214,8 @@ export interface SandboxRunSpec {
   overlays?: { rel: string; host: string }[];
   /** Strong mode: repository paths (relative) no process of this run may read: folders become empty, files empty files. */
   hidden?: { rel: string; dir: boolean }[];
+  /** Each chunk of fd 3 as it arrives (mining's traced suite reports its progress through it); the whole is in `channel` too. */
+  onChannel?: (chunk: Buffer) => void;
 }
 
 export interface SandboxRunResult {
@@ -412,7 +414,7 @@ interface Running {
 export async function runSandboxed(info: SandboxInfo, spec: SandboxRunSpec): Promise<SandboxRunResult> {
   const launch = launchFor(info, spec);
   const started = performance.now();
-  const run = startChild(launch, spec.limits, []);
+  const run = startChild(launch, spec.limits, [], undefined, spec.onChannel);
   const exit = await waitForExit(run, launch.stdinText, spec);
   return finish(info, launch, run, exit, started);
 }
@@ -697,7 +699,7 @@ function tasksOfUser(uid: number | null): number {
  * Spawns the program in its own process group and captures its output, killing it when the output passes its cap.
  * fd 3 is the report channel (read), or with `peer === null` a socket the caller hands on; `peer` becomes fd 4.
  */
-function startChild(l: Launch, limits: Limits, events: SandboxEvent[], peer?: Duplex | null): Running {
+function startChild(l: Launch, limits: Limits, events: SandboxEvent[], peer?: Duplex | null, onChannel?: (chunk: Buffer) => void): Running {
   const stdio = ['pipe', 'pipe', 'pipe', 'pipe', ...(peer ? [peer] : [])] as ('pipe' | Duplex)[];
   const child = spawn(l.file, l.args, { cwd: l.cwd, env: l.env, stdio, detached: true, windowsHide: true });
   const run: Running = {
@@ -747,7 +749,10 @@ function startChild(l: Launch, limits: Limits, events: SandboxEvent[], peer?: Du
     ch.on('data', (b: Buffer) => {
       run.channelBytes += b.length;
       if (run.channelBytes > limits.outputKillBytes) run.kill('output-limit', 'report channel flooded');
-      else run.channel.push(b);
+      else {
+        run.channel.push(b);
+        onChannel?.(b);
+      }
     });
   }
   for (const s of [child.stdin!, ch, child.stdout!, child.stderr!] as (Readable | Writable)[]) s.on('error', () => {});

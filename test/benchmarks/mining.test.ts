@@ -117,6 +117,9 @@ describe(`mining a repository${sys.note}`, () => {
 
   it.skipIf(sys.skip)('reports progress by phase and each decision as it is made', () => {
     expect(events.filter((e) => e.type === 'phase').map((e) => (e as { phase: string }).phase)).toEqual(['scan', 'trace', 'checks', 'leaks', 'freeze']);
+    // The traced run reports as the tests end, against the number the suite loaded.
+    const traced = events.filter((e): e is Extract<MineEvent, { type: 'progress' }> => e.type === 'progress' && e.phase === 'trace');
+    expect(traced.at(-1)).toMatchObject({ done: 10, total: 10 });
     const checks = events.filter((e): e is Extract<MineEvent, { type: 'decision' }> => e.type === 'decision');
     expect(checks.length).toBe(7); // add, clamp, bump, greet, moded, log_it, thin_fn
     expect(checks.at(-1)).toMatchObject({ done: 7, total: 7 });

@@ -218,7 +218,7 @@ async function tracePhase(
     perTestTimeoutS: o.perTestTimeoutS,
     suiteTimeoutS: o.suiteTimeoutS,
     ...(signal ? { signal } : {}),
-    onTest: (t, n) => n % 25 === 0 && onEvent({ type: 'progress', phase: 'trace', done: n, total: 0, current: t.id }),
+    onTest: (t, n, total) => (n % 25 === 0 || n === total) && onEvent({ type: 'progress', phase: 'trace', done: n, total, current: t.id }),
   });
   suiteProblem(trace, s.testCommand, o.suiteTimeoutS);
   state.putCached('trace', trace);

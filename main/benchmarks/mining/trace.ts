@@ -112,6 +112,23 @@ export function discoveryTop(cmd: TestCommand): string | null {
   return t === '.' ? null : t;
 }
 
+/** What the traced suite may print and report in all before it is stopped. */
+const SUITE_OUTPUT_BYTES = 512 * 2 ** 20;
+
+function parseRecord(line: string): Record<string, unknown> | null {
+  if (!line.trim()) return null;
+  try {
+    const r = JSON.parse(line) as unknown;
+    return r && typeof r === 'object' ? (r as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function testOf(r: Record<string, unknown>): TracedTest {
+  return { id: String(r.id), outcome: String(r.outcome), ms: Number(r.ms) || 0, calls: (r.calls as [string, string, number][] | undefined) ?? [] };
+}
+
 export interface TraceRunOptions {
   python: string | null;
   sources: string[];
@@ -121,16 +138,26 @@ export interface TraceRunOptions {
   /** False: the same run with no tracer (the benchmark's plain run). */
   trace?: boolean;
   signal?: AbortSignal;
-  /** Each test as it ends (progress). */
-  onTest?: (t: TracedTest, n: number) => void;
+  /** Each test as it ends (progress), with the number of tests the suite loaded (0 until it says). */
+  onTest?: (t: TracedTest, n: number, total: number) => void;
 }
 
 /** Runs the suite once in the validator's sandbox, on a snapshot of the frozen repository. */
 export async function traceSuite(validator: Validator, root: string, cmd: TestCommand, opts: TraceRunOptions): Promise<SuiteTrace> {
   const repo = validator.snapshotOf(root);
+  // Records are read as they arrive, for progress; the whole channel is read again once the run has ended.
   let seen = 0;
-  const tests: TracedTest[] = [];
-  const suiteMs = opts.suiteTimeoutS * 1000;
+  let total = 0;
+  let partial = '';
+  const onChannel = (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const r = parseRecord(line);
+      if (r?.t === 'loaded') total = Number(r.count) || 0;
+      else if (r?.t === 'test') opts.onTest?.(testOf(r), ++seen, total);
+    }
+  };
   const result: SandboxRunResult = await runSandboxed(validator.sandbox, {
     entry: 'trace',
     ...(opts.python ? { python: opts.python } : {}),
@@ -148,24 +175,20 @@ export async function traceSuite(validator: Validator, root: string, cmd: TestCo
         perTestTimeout: opts.perTestTimeoutS,
         trace: opts.trace !== false,
       }),
-    timeoutMs: suiteMs,
-    limits: { ...validator.limits, cpuSeconds: opts.suiteTimeoutS + 1 },
+    timeoutMs: opts.suiteTimeoutS * 1000,
+    // The repository's own suite may print and report far more than one candidate's run: it is not judged by it.
+    limits: { ...validator.limits, cpuSeconds: opts.suiteTimeoutS + 1, outputKillBytes: SUITE_OUTPUT_BYTES },
     repo: repo.root,
     repoBytes: repo.bytes,
+    onChannel,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const recs = result.channel
     .toString('utf8')
     .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => {
-      try {
-        return JSON.parse(l) as Record<string, unknown>;
-      } catch {
-        return null;
-      }
-    })
+    .map(parseRecord)
     .filter((r): r is Record<string, unknown> => r !== null);
+  const tests: TracedTest[] = [];
   const importCalls = new Set<string>();
   const fixtureCalls = new Set<string>();
   const loadErrors: string[] = [];
@@ -175,10 +198,8 @@ export async function traceSuite(validator: Validator, root: string, cmd: TestCo
   for (const r of recs) {
     if (r.t === 'start') lastStarted = String(r.id);
     else if (r.t === 'test') {
-      const t: TracedTest = { id: String(r.id), outcome: String(r.outcome), ms: Number(r.ms) || 0, calls: (r.calls as [string, string, number][]) ?? [] };
-      tests.push(t);
+      tests.push(testOf(r));
       lastStarted = null;
-      opts.onTest?.(t, ++seen);
     } else if (r.t === 'outside') {
       const into = r.phase === 'import' ? importCalls : fixtureCalls;
       for (const [f, q] of (r.calls as [string, string, number][]) ?? []) into.add(`${f}:${q}`);

@@ -54,6 +54,8 @@ export async function checkTask(validator: Validator, task: Task, mutants: Mutan
   const survivors: { kind: string; line: number | null }[] = [];
   let killed = 0;
   let timeouts = 0;
+  // Kills where a test failed its assertions (not only crashed or hung): what shows the tests check results.
+  let byAssertion = 0;
   let made = 0;
   verdicts.forEach((v, i) => {
     const m = mutants[i]!;
@@ -67,12 +69,21 @@ export async function checkTask(validator: Validator, task: Task, mutants: Mutan
       killed++;
       k[1]++;
       if (v.status === 'timeout') timeouts++;
+      if (v.tests.some((t) => t.outcome === 'failed')) byAssertion++;
     }
   });
   const score = made ? killed / made : 0;
-  const mutantChecks = { made, killed, score: Math.round(score * 1000) / 1000, timeouts, byKind, survivors };
+  const mutantChecks = { made, killed, score: Math.round(score * 1000) / 1000, timeouts, byAssertion, byKind, survivors };
   const checks: TaskChecks = { reference, stub: { status: stub.status }, mutants: mutantChecks, leak: { suspects: 0 } };
   if (made === 0) return { kept: false, reason: 'thin', detail: 'no mutant of the reference could be made or run', checks };
   if (killed === 0) return { kept: false, reason: 'thin', detail: `its tests kill none of ${made} mutants`, checks };
+  // A mutant that crashes (a statement removed leaves a name unbound) or loops is caught by tests that assert nothing.
+  if (byAssertion === 0)
+    return {
+      kept: false,
+      reason: 'thin',
+      detail: `its tests notice ${killed} of ${made} mutants only by a crash or a hang, never by a failed assertion`,
+      checks,
+    };
   return { kept: true, checks };
 }

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Task } from '../../model/task.ts';
 import { abortError } from '../../validate/pool.ts';
-import { isInside } from '../../util/paths.ts';
+import { canonicalPath, isInside } from '../../util/paths.ts';
 import { validatorVersion, type Validator } from '../../validate/validator.ts';
 import { checkTask } from './check.ts';
 import {
@@ -25,7 +25,17 @@ import {
   writeMinedManifest,
 } from './freeze.ts';
 import { makeMutants, repositoryFiles, scanCandidates } from './scan.ts';
-import { discoveryTop, findTestCommand, interpreterOf, MineError, parseSuiteCommand, testsByFunction, traceSuite, type SuiteTrace } from './trace.ts';
+import {
+  discoveryPattern,
+  discoveryTop,
+  findTestCommand,
+  interpreterOf,
+  MineError,
+  parseSuiteCommand,
+  testsByFunction,
+  traceSuite,
+  type SuiteTrace,
+} from './trace.ts';
 import { taskRecordOf, taskTestCommand } from './task-record.ts';
 import type { Decision, MineCandidate, MineEvent, MineOptions, MineSummary, TaskChecks, TestLink } from './types.ts';
 
@@ -97,9 +107,21 @@ function decided(c: MineCandidate, d: { reason: Extract<Decision, { kept: false 
 }
 
 /** What keys the resume state: the repository's bytes, the options that change decisions, the validator and this miner. */
-function stateKey(repoHash: string, opts: MineOptions, testCommand: string): string {
+function stateKey(repoHash: string, opts: MineOptions, testCommand: string, leakAudit: boolean): string {
   const o = { ...MINE_DEFAULTS, ...opts };
-  const decisive = [repoHash, testCommand, o.python ?? null, o.include ?? [], o.limit ?? null, o.minDocWords, o.seed, o.mutants, o.maxTests, o.perTestTimeoutS];
+  const decisive = [
+    repoHash,
+    testCommand,
+    leakAudit,
+    o.python ?? null,
+    o.include ?? [],
+    o.limit ?? null,
+    o.minDocWords,
+    o.seed,
+    o.mutants,
+    o.maxTests,
+    o.perTestTimeoutS,
+  ];
   return createHash('sha256')
     .update(JSON.stringify([MINER_VERSION, validatorVersion(), decisive]))
     .digest('hex');
@@ -116,7 +138,8 @@ function frozenName(folder: string): string {
 
 /** Checks the folder and the output place; the two as absolute paths. */
 function placesOf(opts: MineOptions): { folder: string; out: string } {
-  const folder = path.resolve(opts.folder);
+  // Real paths: a link must not lead the output into the repository (or the repository into the output).
+  const folder = canonicalPath(opts.folder);
   let st: fs.Stats;
   try {
     st = fs.statSync(folder);
@@ -124,7 +147,7 @@ function placesOf(opts: MineOptions): { folder: string; out: string } {
     throw new MineError(`cannot read the repository folder ${folder}: ${(err as Error).message}`);
   }
   if (!st.isDirectory()) throw new MineError(`${folder} is not a folder`);
-  const out = path.resolve(opts.out);
+  const out = canonicalPath(opts.out);
   if (out === folder) throw new MineError(`--out ${out} is the repository itself: mining never writes into the repository's own files; pick another folder`);
   if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new MineError(`--out ${out} is a file, not a folder`);
   // Mining remakes its repos/ folder there: a folder that holds anything else is not one to write into.
@@ -170,10 +193,12 @@ function setUp(opts: MineOptions, validator: Validator, onEvent: Emit): Setup {
   // A copy an earlier run made under another name (the repository renamed) is not the one this run freezes.
   fs.rmSync(path.join(out, FROZEN_REPO), { recursive: true, force: true });
   const repoHash = freezeRepository(folder, frozen);
-  const testCommand = opts.testCommand ?? findTestCommand(frozen, validator.sandbox.tools.python);
+  // The interpreter given decides whether pytest is there to be found; the command's own is taken once it is parsed.
+  const given = opts.python ? interpreterOf(frozen, opts.python, null) : null;
+  const testCommand = opts.testCommand ?? findTestCommand(frozen, given ?? validator.sandbox.tools.python);
   const cmd = parseSuiteCommand(testCommand);
-  const python = interpreterOf(frozen, opts.python, cmd);
-  const files = repositoryFiles(frozen, testStartDir(cmd.args), opts.include);
+  const python = interpreterOf(frozen, opts.python, cmd.interpreter);
+  const files = repositoryFiles(frozen, testStartDir(cmd.args), opts.include, discoveryPattern(cmd));
   if (!files.tests.length && !opts.testCommand)
     throw new MineError(
       `${folder} has no test files (test_*.py, *_test.py, or a tests/ folder), so no task can be checked; pass --test-command if its tests live elsewhere`,
@@ -236,9 +261,16 @@ function tasksPhase(s: Setup, o: Options, undecided: MineCandidate[], trace: Sui
   const importCalls = new Set(trace?.importCalls ?? []);
   const toCheck: ToCheck[] = [];
   for (const c of undecided) {
-    const found = (links.get(`${c.file}\0${c.qualname}`) ?? []).filter((l) => loadableTestId(l.id, s.cmd.mode));
+    const calling = links.get(`${c.file}\0${c.qualname}`) ?? [];
+    const found = calling.filter((l) => loadableTestId(l.id, s.cmd.mode));
     if (!found.length) {
-      state.put(decided(c, { reason: 'untested', detail: 'no passing test of the suite called it' }));
+      const detail = calling.length
+        ? `only tests that cannot be run by name call it (${calling
+            .slice(0, 2)
+            .map((l) => l.id)
+            .join(', ')}: doctests or generated tests)`
+        : 'no passing test of the suite called it';
+      state.put(decided(c, { reason: 'untested', detail }));
       continue;
     }
     const chosen = found.slice(0, o.maxTests);
@@ -330,8 +362,10 @@ export async function mineRepository(opts: MineOptions, services: MineServices, 
   // Every check in flight listens to the one signal: many listeners is expected, not a leak.
   if (signal) setMaxListeners(0, signal);
   const s = setUp(opts, validator, onEvent);
-  const { candidates, unparsed } = await scanCandidates(s.hostPython, s.frozen, s.files.sources, signal);
-  const state = new MineState(path.join(s.out, STATE_DIR), stateKey(s.repoHash, opts, s.testCommand), s.folder);
+  // The folders the suite puts on the path (PYTHONPATH=src) are where module names start.
+  const importRoots = s.cmd.pythonPath.map((p) => path.posix.normalize(p).replace(/\/$/, '')).filter((p) => p !== '.' && !p.startsWith('..'));
+  const { candidates, unparsed } = await scanCandidates(s.hostPython, s.frozen, s.files.sources, signal, importRoots);
+  const state = new MineState(path.join(s.out, STATE_DIR), stateKey(s.repoHash, opts, s.testCommand, services.auditLeaks !== undefined), s.folder);
   const resumed = state.decisions.size;
   const undecided = staticPhase(candidates, state, o.minDocWords);
   const trace = await tracePhase(s, o, state, undecided.length > 0, validator, onEvent, signal);
@@ -390,7 +424,8 @@ function suiteProblem(trace: SuiteTrace, testCommand: string, suiteTimeoutS: num
   if (trace.loadError) throw new MineError(`the test suite could not be run (${testCommand}): ${trace.loadError}`);
   const passed = trace.tests.filter((t) => t.outcome === 'passed').length;
   if (!passed) {
-    const why = trace.loadErrors[0] ?? trace.stderr.slice(-800);
+    const first = trace.tests.find((t) => t.message);
+    const why = trace.loadErrors[0] ?? (first ? `${first.id}: ${first.message}` : trace.stderr.slice(-800));
     throw new MineError(`the test suite ran ${trace.tests.length} tests and none passed (${testCommand}), so no task can be checked${why ? `: ${why}` : ''}`);
   }
 }

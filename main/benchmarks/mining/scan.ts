@@ -55,6 +55,7 @@ export function repositoryFiles(
   root: string,
   testStart: string | null,
   include: readonly string[] = [],
+  testPattern: string | null = null,
 ): { sources: string[]; tests: string[]; generated: string[] } {
   const listing = listRepository(root, root);
   const sources: string[] = [];
@@ -63,7 +64,9 @@ export function repositoryFiles(
   for (const rel of listing.files) {
     if (!rel.endsWith('.py')) continue;
     const inStart = testStart !== null && (rel === testStart || rel.startsWith(`${testStart}/`));
-    if (isTestFile(rel) || inStart) {
+    // A suite that names its own file pattern (`discover -p 'check_*.py'`) says which files are its tests.
+    const byPattern = testPattern !== null && globMatch(testPattern, path.posix.basename(rel));
+    if (isTestFile(rel) || inStart || byPattern) {
       tests.push(rel);
       continue;
     }
@@ -113,9 +116,13 @@ interface ScanFile {
   functions?: (Omit<MineCandidate, 'id' | 'file'> & { name: string })[];
 }
 
-/** The module a repository file is imported as (`pkg/mod.py` → `pkg.mod`, `pkg/__init__.py` → `pkg`). */
-export function moduleOf(rel: string): string {
-  const parts = rel.replace(/\.py$/, '').split('/');
+/**
+ * The module a repository file is imported as (`pkg/mod.py` → `pkg.mod`, `pkg/__init__.py` → `pkg`), from the deepest
+ * import root holding it (`src/pkg/mod.py` → `pkg.mod` when the suite puts `src` on the path).
+ */
+export function moduleOf(rel: string, roots: readonly string[] = []): string {
+  const root = [...roots].sort((a, b) => b.length - a.length).find((r) => rel.startsWith(`${r}/`));
+  const parts = (root ? rel.slice(root.length + 1) : rel).replace(/\.py$/, '').split('/');
   if (parts[parts.length - 1] === '__init__') parts.pop();
   return parts.join('.');
 }
@@ -126,8 +133,9 @@ export async function scanCandidates(
   root: string,
   files: string[],
   signal?: AbortSignal,
+  importRoots: readonly string[] = [],
 ): Promise<{ candidates: MineCandidate[]; unparsed: { file: string; error: string }[] }> {
-  const res = await runMineScript<{ files: ScanFile[] }>(python, { op: 'scan', root, files }, signal);
+  const res = await runMineScript<{ files: ScanFile[] }>(python, { op: 'scan', root, files, roots: importRoots }, signal);
   const candidates: MineCandidate[] = [];
   const unparsed: { file: string; error: string }[] = [];
   const seen = new Map<string, number>();
@@ -138,7 +146,7 @@ export async function scanCandidates(
     }
     for (const fn of f.functions ?? []) {
       // A name defined twice in one file gets its place in the id (it is dropped as a duplicate, but counted once each).
-      const id = `${moduleOf(f.file)}.${fn.qualname}`;
+      const id = `${moduleOf(f.file, importRoots)}.${fn.qualname}`;
       const n = (seen.get(id) ?? 0) + 1;
       seen.set(id, n);
       candidates.push({ ...fn, id: n === 1 ? id : `${id}#${n}`, file: f.file });

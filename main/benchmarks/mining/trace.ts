@@ -24,6 +24,8 @@ export interface TracedTest {
   outcome: string;
   ms: number;
   calls: [string, string, number][];
+  /** Why it did not pass (its end, at most 500 characters). */
+  message?: string;
 }
 
 export interface SuiteTrace {
@@ -81,8 +83,21 @@ export function findTestCommand(root: string, python: string): string {
 }
 
 /** The interpreter a command runs under: the one given (a path or a virtualenv folder), the one it names, or the sandbox's. */
-export function interpreterOf(root: string, given: string | undefined, cmd: TestCommand): string | null {
-  return taskInterpreter({ id: 'mine', repoPath: root, ...(given ? { python: given } : {}) } as Task, cmd.interpreter);
+export function interpreterOf(root: string, given: string | undefined, named: string | null): string | null {
+  return taskInterpreter({ id: 'mine', repoPath: root, ...(given ? { python: given } : {}) } as Task, named);
+}
+
+/** The file pattern unittest discovery looks for (`-p`, or the second positional word), or null (the default, or pytest). */
+export function discoveryPattern(cmd: TestCommand): string | null {
+  if (cmd.mode !== 'unittest' || cmd.args[0] !== 'discover') return null;
+  const positional: string[] = [];
+  for (let i = 1; i < cmd.args.length; i++) {
+    const a = cmd.args[i]!;
+    if (a === '-p' || a === '--pattern') return cmd.args[i + 1] ?? null;
+    if (['-s', '--start-directory', '-t', '--top-level-directory', '-k'].includes(a)) i++;
+    else if (!a.startsWith('-')) positional.push(a);
+  }
+  return positional[1] ?? null;
 }
 
 export function parseSuiteCommand(command: string): TestCommand {
@@ -126,7 +141,14 @@ function parseRecord(line: string): Record<string, unknown> | null {
 }
 
 function testOf(r: Record<string, unknown>): TracedTest {
-  return { id: String(r.id), outcome: String(r.outcome), ms: Number(r.ms) || 0, calls: (r.calls as [string, string, number][] | undefined) ?? [] };
+  const t: TracedTest = {
+    id: String(r.id),
+    outcome: String(r.outcome),
+    ms: Number(r.ms) || 0,
+    calls: (r.calls as [string, string, number][] | undefined) ?? [],
+  };
+  if (typeof r.message === 'string') t.message = r.message;
+  return t;
 }
 
 export interface TraceRunOptions {

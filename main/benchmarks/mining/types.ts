@@ -30,7 +30,7 @@ export const DROP_LABELS: Record<DropReason, string> = {
   'reference-fails': 'reference fails its tests',
   flaky: 'flaky (the reference’s two runs disagree)',
   'stub-passes': 'the NotImplementedError stub passes its tests',
-  thin: 'thin (its tests kill no mutant)',
+  thin: 'thin (its tests kill no mutant, or only by crashes and hangs)',
   leaks: 'leaks (the leak audit found suspects in its retrieved evidence)',
 };
 

@@ -126,6 +126,14 @@ class _Tracer:
         return sorted([k[0], k[1], d] for k, d in got.items())
 
 
+def _why(err):
+    """An outcome's exception, in one line: its type and message."""
+    try:
+        return "%s: %s" % (err[0].__name__, str(err[1])[:400])
+    except BaseException:
+        return "an exception"
+
+
 def _on_alarm(signum, frame):
     raise _TestTimeout("the test ran past its time limit while the suite was traced")
 
@@ -146,19 +154,21 @@ def main(here=None):
     if per_test > 0 and hasattr(signal, "setitimer"):
         signal.signal(signal.SIGALRM, _on_alarm)
     tracer = _Tracer(ws, cfg.get("sources") or [], cfg.get("testFiles") or []) if cfg.get("trace", True) else None
-    state = {"id": None, "outcome": None, "t0": 0.0}
+    state = {"id": None, "outcome": None, "t0": 0.0, "message": None}
 
     def start(test_id):
         if tracer is not None:
             calls = tracer.take()
             if calls:
                 _emit({"t": "outside", "phase": "fixtures", "calls": calls})
-        state["id"], state["outcome"], state["t0"] = test_id, None, time.perf_counter()
+        state["id"], state["outcome"], state["t0"], state["message"] = test_id, None, time.perf_counter(), None
         _emit({"t": "start", "id": test_id})
         if per_test > 0 and hasattr(signal, "setitimer"):
             signal.setitimer(signal.ITIMER_REAL, per_test)
 
-    def outcome(value):
+    def outcome(value, message=None):
+        if message and state["message"] is None:
+            state["message"] = message[-500:]
         rank = {"passed": 0, "skipped": 0, "expected-failure": 0, "unexpected-success": 1, "failed": 2, "error": 3}
         if state["outcome"] is None or rank.get(value, 0) > rank.get(state["outcome"], 0):
             state["outcome"] = value
@@ -169,6 +179,8 @@ def main(here=None):
         rec = {"t": "test", "id": test_id, "outcome": state["outcome"] or "error", "ms": round((time.perf_counter() - state["t0"]) * 1000, 1)}
         if tracer is not None:
             rec["calls"] = tracer.take()
+        if state["message"] and rec["outcome"] not in ("passed", "skipped", "expected-failure"):
+            rec["message"] = state["message"]
         _emit(rec)
         state["id"] = None
 
@@ -224,11 +236,11 @@ def _unittest(cfg, start, outcome, stop, tracer):
             outcome("passed")
 
         def addFailure(self, test, err):
-            outcome("failed")
+            outcome("failed", _why(err))
 
         def addError(self, test, err):
             if hasattr(test, "_testMethodName"):
-                outcome("error")
+                outcome("error", _why(err))
             else:  # a class or module fixture failed: no startTest/stopTest pair
                 _emit({"t": "test", "id": str(test), "outcome": "error", "ms": 0, "calls": [], "fixture": True})
 
@@ -290,7 +302,7 @@ def _pytest(cfg, start, outcome, stop, tracer):
             elif report.outcome == "skipped":
                 outcome("skipped")
             else:
-                outcome("failed" if report.when == "call" else "error")
+                outcome("failed" if report.when == "call" else "error", str(getattr(report, "longreprtext", ""))[-500:])
 
         def pytest_runtest_logfinish(self, nodeid, location):
             stop(nodeid)
@@ -299,7 +311,8 @@ def _pytest(cfg, start, outcome, stop, tracer):
             if report.failed:
                 _emit({"t": "load-errors", "messages": [str(getattr(report, "longreprtext", ""))[-1500:]], "count": 1})
 
-    args = list(cfg.get("testArgs") or []) + ["-p", "no:cacheprovider", "-q"]
+    # A test module that cannot be collected is reported (pytest_collectreport) and the rest of the suite still runs.
+    args = list(cfg.get("testArgs") or []) + ["-p", "no:cacheprovider", "-q", "--continue-on-collection-errors"]
     rc = pytest.main(args, plugins=[Plugin()])
     if int(rc) in (3, 4):
         return "pytest stopped with exit code %d (an internal or usage error)" % int(rc)

@@ -190,8 +190,12 @@ def _scan_file(root, rel):
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        # As Python reads a source file: a BOM, or a coding declaration, says how (PEP 263).
+        encoding = tokenize.detect_encoding(io.BytesIO(raw).readline)[0]
+        text = raw.decode(encoding)
+        if text.startswith("\ufeff"):
+            text = text[1:]
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as e:
         return {"file": rel, "error": "cannot read it: %s" % e}
     try:
         tree = ast.parse(text, filename=rel)
@@ -397,7 +401,13 @@ def _mutants(code, limit, seed):
     return {"mutants": out, "sites": n_sites}
 
 
-def _module_of(rel):
+def _module_of(rel, roots=()):
+    """The module a file is imported as: its path from the deepest import root holding it (`src/pkg/a.py` → `pkg.a`
+    when the suite puts `src` on the path)."""
+    for root in sorted(roots, key=len, reverse=True):
+        if rel.startswith(root.rstrip("/") + "/"):
+            rel = rel[len(root.rstrip("/")) + 1 :]
+            break
     parts = rel[:-3].split("/") if rel.endswith(".py") else rel.split("/")
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
@@ -415,13 +425,13 @@ def _absolute(module, attr, level, here, is_pkg):
     return ".".join(base + ([module] if module else []))
 
 
-def _resolve(files):
+def _resolve(files, roots=()):
     """Each function's API truth (repository functions and classes it uses, `module:qualname`), the other files'
     names it uses, and its context level (CoderEval's: self-contained up to project-runnable)."""
     scanned = [f for f in files if "functions" in f]
     mods = {}
     for f in scanned:
-        name, is_pkg = _module_of(f["file"])
+        name, is_pkg = _module_of(f["file"], roots)
         f["_module"], f["_pkg"] = name, is_pkg
         mods[name] = f
     kinds = {m: {fn["qualname"]: ("method" if fn["method"] else "function") for fn in f["functions"]} for m, f in mods.items()}
@@ -520,7 +530,7 @@ def _resolve(files):
 def main():
     req = json.loads(sys.stdin.read())
     if req.get("op") == "scan":
-        res = {"files": _resolve([_scan_file(req["root"], rel) for rel in req["files"]])}
+        res = {"files": _resolve([_scan_file(req["root"], rel) for rel in req["files"]], req.get("roots") or ())}
     elif req.get("op") == "mutants":
         res = {"items": [{"key": it["key"], **_mutants(it["code"], int(it.get("max", 8)), it.get("seed", 0))} for it in req["items"]]}
     else:

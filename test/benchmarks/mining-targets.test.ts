@@ -53,7 +53,10 @@ describe.skipIf(!present || sys.skip)(`mining python-string-utils against RepoEx
     summary = await mineFolder({ store, encoder }, { folder: PSU, out });
     await encoder.dispose();
   }, 400_000);
-  afterAll(() => store?.close());
+  afterAll(() => {
+    store?.close();
+    if (out) fs.rmSync(out, { recursive: true, force: true });
+  });
 
   it('keeps at least 40 of the 42 targets, each with a passing reference, a failing stub and a mutation score', () => {
     const curated = fs
@@ -124,5 +127,6 @@ describe.skipIf(sys.skip)(`mining the sample repository${sys.note}`, () => {
       expect(m, t.id).toBeDefined();
       expect(m!.tests, t.id).toEqual(expect.arrayContaining(t.tests ?? []));
     }
+    fs.rmSync(out, { recursive: true, force: true });
   }, 300_000);
 });

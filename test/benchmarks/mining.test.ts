@@ -49,7 +49,10 @@ describe(`mining a repository${sys.note}`, () => {
     out = tmpDir('oc-mined-');
     summary = await mineRepository({ folder: repo, out }, { validator, auditLeaks: fakeAudit(['pkg.core.greet']) }, (e) => events.push(e));
   }, 240_000);
-  afterAll(() => validator?.close());
+  afterAll(() => {
+    validator?.close();
+    for (const dir of [repo, out]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it.skipIf(sys.skip)('keeps the documented, tested functions whose tests tell the reference from its stub and mutants', () => {
     const m = readManifest(summary.out);
@@ -213,6 +216,8 @@ describe(`mining: layouts and sources as Python reads them${sys.note}`, () => {
         expect(f.test_command).toContain('PYTHONPATH=src');
       } finally {
         v.close();
+        // Its latin-1 file must not stay in the shared temp folder, where other tests walk every .py file.
+        for (const dir of [repo, out]) fs.rmSync(dir, { recursive: true, force: true });
       }
     },
     180_000,

@@ -3,6 +3,7 @@
 
 import type { MinedSetProvenance } from '../model/report.ts';
 import type { Task } from '../model/task.ts';
+import { quantile } from '../stats/metrics.ts';
 
 interface MinedSource {
   benchmark?: unknown;
@@ -14,17 +15,12 @@ interface MinedSource {
 export function minedProvenanceOf(tasks: readonly Task[]): { mined?: MinedSetProvenance } {
   const mined = tasks.map((t) => t.source as MinedSource | undefined).filter((s): s is MinedSource => s?.benchmark === 'mined');
   if (!mined.length) return {};
-  const scores = mined
-    .map((s) => s.checks?.mutants?.score)
-    .filter((x): x is number => typeof x === 'number' && Number.isFinite(x))
-    .sort((a, b) => a - b);
-  const mid = scores.length >> 1;
-  const median = scores.length ? (scores.length % 2 ? scores[mid]! : (scores[mid - 1]! + scores[mid]!) / 2) : null;
+  const scores = mined.map((s) => s.checks?.mutants?.score).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
   return {
     mined: {
       projects: [...new Set(mined.map((s) => String(s.project ?? '?')))].sort(),
       tasks: mined.length,
-      mutationScore: { median, min: scores.length ? scores[0]! : null },
+      mutationScore: { median: scores.length ? quantile(scores, 0.5) : null, min: scores.length ? Math.min(...scores) : null },
       isolated: mined.filter((s) => s.checks?.reference?.isolation === 'isolated').length,
     },
   };

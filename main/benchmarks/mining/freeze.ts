@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { writeManifest } from '../manifest-file.ts';
+import { mean, quantile } from '../../stats/metrics.ts';
 import type { TaskRecord } from '../../model/task.ts';
 import { listRepository } from '../../validate/task-plan.ts';
 import { DROP_LABELS, DROP_REASONS, type Decision, type DropReason, type MineSummary } from './types.ts';
@@ -207,12 +208,7 @@ export function countDecisions(decisions: Decision[]): Pick<MineSummary, 'tasks'
     if (checks?.reference?.isolation === 'isolated') isolated++;
     if (checks?.mutants) scores.push(checks.mutants.score);
   }
-  scores.sort((a, b) => a - b);
-  const median = scores.length
-    ? scores.length % 2
-      ? scores[(scores.length - 1) / 2]!
-      : (scores[scores.length / 2 - 1]! + scores[scores.length / 2]!) / 2
-    : null;
-  const mean = scores.length ? Math.round((scores.reduce((a, b) => a + b, 0) / scores.length) * 1000) / 1000 : null;
-  return { tasks, dropped, isolated, mutationScore: { median, mean } };
+  const median = scores.length ? quantile(scores, 0.5) : null;
+  const average = scores.length ? Math.round(mean(scores) * 1000) / 1000 : null;
+  return { tasks, dropped, isolated, mutationScore: { median, mean: average } };
 }

@@ -58,6 +58,11 @@ export type SandboxEventKind =
   | 'not-exercised'
   /** Isolated: a call of the target could not cross between the test process and the candidate's (a value that is not data, a dead candidate process). */
   | 'crossing'
+  /**
+   * The target raised control flow (StopIteration, SystemExit, unittest's SkipTest …) into a test where the reference
+   * raised no such exception: it would steer the tests' own loops or outcomes, so the verdict is failed.
+   */
+  | 'control-flow'
   | 'rerun'
   | 'sandbox-failure';
 
@@ -190,6 +195,11 @@ export interface Verdict {
    * verdicts stored before isolation existed: those were all decided in-process.
    */
   isolation?: VerdictIsolation;
+  /**
+   * Per test, the control-flow exception classes (`builtins.StopIteration`, `unittest.case.SkipTest` …) the target
+   * raised into it. A reference's run records them: a candidate may raise the same only in the same tests.
+   */
+  controlFlow?: Record<string, string[]>;
 }
 
 export type VerdictIsolation = 'isolated' | 'in-process';

@@ -118,6 +118,8 @@ export interface ReferenceCheck {
   isolation: VerdictIsolation;
   /** Why (the two runs' outcomes when they differ). */
   isolationReason: string;
+  /** Per test, the control-flow exception classes the reference raised into it (absent in checks stored before). */
+  controlFlow?: Record<string, string[]>;
 }
 
 export interface ReferenceCheckStore {
@@ -553,8 +555,14 @@ export class Validator {
     const timeoutMs = timeoutOverride ?? plan.timeoutMs;
     // A task the facts run could not prepare for isolation (its target cannot be masked) runs in-process.
     const isolated = !staticOnly && how.isolation === 'isolated' && plan.isolation !== null;
+    // Control flow the target may raise into each test: the reference's own run records it (null: allow and record);
+    // a candidate may raise the same only where the reference did (none where the task has no reference).
+    const controlFlow = expected ? (expected.controlFlow ?? {}) : task.reference !== undefined ? null : {};
     const once = async () => {
-      const run = await this.pool.run(() => this.runHarness(plan, { mode: plan.mode, candidate: code, staticOnly, isolated }, timeoutMs, signal), signal);
+      const run = await this.pool.run(
+        () => this.runHarness(plan, { mode: plan.mode, candidate: code, staticOnly, isolated, controlFlow }, timeoutMs, signal),
+        signal,
+      );
       if (run.result.killedBy === 'aborted') throw abortError();
       const sandbox = run.warm ? { ...this.sandbox, label: this.sandbox.label + WARM_LABEL } : this.sandbox;
       return { ...buildVerdict(plan, run.result, run.nonce, timeoutMs, sandbox, run.candidate), expectedFrom: from };
@@ -580,7 +588,7 @@ export class Validator {
 
   private async runHarness(
     plan: TaskPlan,
-    what: { mode: string; candidate: string; staticOnly?: boolean; isolated?: boolean },
+    what: { mode: string; candidate: string; staticOnly?: boolean; isolated?: boolean; controlFlow?: Record<string, string[]> | null },
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<{ result: SandboxRunResult; nonce: string; candidate: SandboxRunResult | null; warm?: boolean }> {
@@ -615,6 +623,7 @@ export class Validator {
           // The harness sets these itself only when prlimit is missing.
           limits: this.harnessLimits(limits),
           isolated: iso !== null,
+          controlFlow: what.controlFlow ?? null,
           stub: iso?.stub ?? null,
           hidden: iso ? iso.hidden.map((h) => h.rel) : [],
         }),
@@ -763,6 +772,7 @@ export function decideIsolation(inProcess: Verdict | null, isolated: Verdict | n
     key,
     isolation,
     isolationReason,
+    controlFlow: chosen.controlFlow ?? {},
   };
 }
 
@@ -834,6 +844,7 @@ interface Decision {
   candidate: SandboxRunResult | null;
   /** Calls that could not cross between the two processes of an isolated run. */
   crossing: string[];
+  controlFlow: string[];
   report: Report;
   tests: TestResult[];
   expected: string[] | null;
@@ -859,7 +870,7 @@ export function buildVerdict(
   const tests = testResults(report, expected);
   limitEvents(plan, run, report, tests, events);
   if (candidate) candidateEvents(candidate, events);
-  const { refused, tampering, crossing } = runnerNotices(report, events);
+  const { refused, tampering, crossing, controlFlow } = runnerNotices(report, events);
   if (!done && !run.killedBy && !harnessError) {
     const setup = /^(bwrap|setpriv|prlimit): .*/m.exec(run.stderr);
     events.push(
@@ -886,7 +897,8 @@ export function buildVerdict(
   const notExercised = target && done?.ran && !done.loadError ? exerciseProblem(target) : null;
   if (notExercised) events.push({ kind: 'not-exercised', detail: notExercised });
 
-  const { status, reason } = statusOf({ run, candidate, report, tests, expected, refused, tampering, crossing, notExercised, timeoutMs });
+  const { status, reason } = statusOf({ run, candidate, report, tests, expected, refused, tampering, crossing, controlFlow, notExercised, timeoutMs });
+  const flow = flowOf(done?.flow);
   if (report.staticRec === undefined && done && !harnessError) {
     events.push({ kind: 'no-report', detail: 'the static-check record is missing' });
   }
@@ -912,7 +924,18 @@ export function buildVerdict(
     flaky: null,
     ...(infrastructure ? { infrastructure } : {}),
     isolation: candidate ? 'isolated' : 'in-process',
+    ...(flow ? { controlFlow: flow } : {}),
   };
+}
+
+/** The runner's record of control flow per test, as plain string lists (anything else in it is dropped). */
+function flowOf(raw: unknown): Record<string, string[]> | null {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const out: Record<string, string[]> = {};
+  for (const [id, names] of Object.entries(raw as Record<string, unknown>)) {
+    if (Array.isArray(names)) out[id] = names.filter((n): n is string => typeof n === 'string').map((n) => n.slice(0, 200));
+  }
+  return Object.keys(out).length ? out : null;
 }
 
 /** What the limits did to an isolated run's candidate process (its end after the tests' is the engine's doing). */
@@ -993,8 +1016,12 @@ function limitEvents(plan: TaskPlan, run: SandboxRunResult, { records, forged, d
 }
 
 /** What the runner refused, took for tampering, or could not carry across (isolated), each also recorded as an event. */
-function runnerNotices({ records, done }: Report, events: SandboxEvent[]): { refused: string[]; tampering: string[]; crossing: string[] } {
+function runnerNotices(
+  { records, done }: Report,
+  events: SandboxEvent[],
+): { refused: string[]; tampering: string[]; crossing: string[]; controlFlow: string[] } {
   const crossing: string[] = [];
+  const controlFlow: string[] = [];
   // Refusals the runner's audit hook noted the moment they happened (also when no final report came).
   const notices = done?.refused ?? records.find((r) => r.t === 'notices')?.refused;
   const refused: string[] = (Array.isArray(notices) ? notices : []).map((x: unknown) => String(x).slice(0, 300));
@@ -1008,6 +1035,9 @@ function runnerNotices({ records, done }: Report, events: SandboxEvent[]): { ref
     } else if (e.kind === 'crossing') {
       crossing.push(detail);
       events.push({ kind: 'crossing', detail });
+    } else if (e.kind === 'control-flow') {
+      controlFlow.push(detail);
+      events.push({ kind: 'control-flow', detail });
     } else if (e.kind === 'refused') {
       if (!refused.includes(detail)) {
         refused.push(detail);
@@ -1018,7 +1048,7 @@ function runnerNotices({ records, done }: Report, events: SandboxEvent[]): { ref
       events.push({ kind: 'refused', detail: `frame access refused (not counted against the candidate): ${detail}` });
     }
   }
-  return { refused, tampering, crossing };
+  return { refused, tampering, crossing, controlFlow };
 }
 
 /** The verdict's status and reason: the first of these that applies, from the run's fate to the tests' results. */
@@ -1060,6 +1090,7 @@ function statusOf(d: Decision): { status: Verdict['status']; reason: string } {
   if (done.loadError) return { status: 'failed', reason: loadReason(String(done.loadError)) };
   if (d.crossing.length)
     return { status: 'failed', reason: `a call of the target could not cross between the test process and the candidate's: ${d.crossing[0]}` };
+  if (d.controlFlow.length) return { status: 'failed', reason: d.controlFlow[0]! };
   if (!tests.length || (done.pytestExit === 5 && !tests.some((t) => t.outcome === 'passed'))) return { status: 'error', reason: 'no tests ran' };
   if (notExercised) return { status: 'error', reason: `the tests did not exercise the candidate: ${notExercised}` };
   const passedExpected = tests.filter((t) => t.expected && t.outcome === 'passed').length;

@@ -218,7 +218,7 @@ print(json.dumps(out))
     });
   });
 
-  it('refuses what is not data: functions and classes the candidate made, always-equal objects, a dead candidate', () => {
+  it('refuses always-equal data and a dead candidate; a function or an object the tests do not rebuild is a proxy that equals only itself', () => {
     const r = pair(
       `
 import os
@@ -242,7 +242,12 @@ out = {}
 for kind in ("function", "own-class", "mock-any", "die", "after"):
     try:
         v = call(kind)
-        out[kind] = "returned " + repr(v)[:40]
+        if kind == "function":
+            out[kind] = "proxy, called: %r, equal to a copy: %s" % (v(), v == (lambda: 1))
+        elif kind == "mock-any":
+            out[kind] = "proxy, equal to 5: %s, to itself: %s" % (v == 5, v == v)
+        else:
+            out[kind] = "returned " + repr(v)[:40]
     except C.CrossingError as e:
         out[kind] = "crossing"
     except Exception as e:
@@ -253,8 +258,15 @@ print(json.dumps({"out": out, "crossings": len(crossings)}))
     expect(r.err).toBe('');
     const got = JSON.parse(r.out);
     // Each one fails its call with a CrossingError (a BaseException: `except Exception` in a test cannot swallow it).
-    expect(got.out).toEqual({ function: 'crossing', 'own-class': 'crossing', 'mock-any': 'crossing', die: 'crossing', after: 'crossing' });
-    expect(got.crossings).toBe(5);
+    expect(got.out).toEqual({
+      function: 'proxy, called: 1, equal to a copy: False',
+      'own-class': 'crossing',
+      // Not data to the tests: it stays in the candidate process, and its __eq__ is never asked.
+      'mock-any': 'proxy, equal to 5: False, to itself: True',
+      die: 'crossing',
+      after: 'crossing',
+    });
+    expect(got.crossings).toBe(3);
   });
 
   it("answers a candidate's use of a handle only on the test's object, and only its public attributes", () => {
@@ -282,5 +294,63 @@ print(json.dumps(call(make())))
     );
     expect(r.err).toBe('');
     expect(JSON.parse(r.out)).toEqual(['refused', 'refused', 'refused', 'refused', 'callback', 42]);
+  });
+});
+
+describe('decoding on the test side: names by origin, bounds over what is built', () => {
+  const decode = (body: string) => {
+    const script = `
+import sys, json, types, unittest
+sys.path.insert(0, ${JSON.stringify(HARNESS_DIR)})
+import _opencoder_codec as C
+import _opencoder_decode as D
+repo = types.ModuleType("repo_mod")
+repo.unittest = unittest
+exec("class Thing:\\n    class Inner:\\n        pass\\n\\ndef helper():\\n    pass\\n", repo.__dict__)
+sys.modules["repo_mod"] = repo
+def dec(node):
+    try:
+        v = D.Decoder(True, lambda mod, obj, why: mod in ("repo_mod", "builtins")).dec(node)
+        return "%s %s" % (type(v).__name__, getattr(v, "__qualname__", ""))
+    except C.CrossingError as e:
+        return "refused: %s" % e
+${body}
+`;
+    const r = spawnSync(defaultPython(), ['-I', '-c', script], { encoding: 'utf8', timeout: 120_000 });
+    expect(r.stderr).toBe('');
+    return JSON.parse(r.stdout);
+  };
+
+  it("resolves a name only to what is defined under it, never through a module's globals", () => {
+    const out = decode(`print(json.dumps([
+    dec(["n", "repo_mod", "Thing.Inner"]), dec(["n", "repo_mod", "helper"]), dec(["n", "builtins", "object.__init__"]),
+    dec(["n", "repo_mod", "unittest.case.TestCase"]), dec(["n", "repo_mod", "unittest.main"]),
+    dec(["o", 0, "repo_mod", "unittest.mock.Mock", None, []]),
+    dec(["x", 0, [["repo_mod", "unittest.case._ShouldStop"]], [], []]),
+]))`);
+    expect(out.slice(0, 3)).toEqual(['type Thing.Inner', 'function helper', 'wrapper_descriptor object.__init__']);
+    expect(out[3]).toMatch(/^refused: .*not something the test process loaded/);
+    expect(out[4]).toMatch(/^refused: .*not something the test process loaded/);
+    expect(out[5]).toMatch(/^refused: .*a class the test process does not have/);
+    expect(out[6]).toBe('Exception '); // the nearest class it trusts: a plain Exception, never unittest's _ShouldStop
+  });
+
+  it('counts depth over what back-references build, and bounds the parts of a message and colliding keys', () => {
+    const out = decode(`N = 600000
+deep = ["l", 0, [["t", 1, [1]]] + [["t", k + 1, [["r", k]]] for k in range(1, N)] + [["fs", N + 1, [["r", N]]]]]
+wide = ["l", 0, [["t", k, [1]] for k in range(1, 150)] + [["l", 200, [["r", k] for k in range(1, 150)]]]]
+P = (1 << 61) - 1
+print(json.dumps([
+    dec(deep), dec(wide), dec(["l", 0, [["l", k, []] for k in range(1, 2100000)]]),
+    dec(["s", 0, [["i", "%x" % (P * k)] for k in range(1, 20000)]]),
+    dec(["d", 0, [[["i", "%x" % (P * k)], 1] for k in range(1, 20000)]]),
+    dec(["s", 0, [["i", "%x" % ((1 << 70) + k)] for k in range(20000)]]),
+]))`);
+    expect(out[0]).toMatch(/^refused: a value nested more than 150 levels deep/);
+    expect(out[1]).toBe('list '); // shared parts side by side do not add up
+    expect(out[2]).toMatch(/^refused: a value of more than 2000000 parts/);
+    expect(out[3]).toMatch(/^refused: a dict or set of 19999 keys with only 1 distinct hashes/);
+    expect(out[4]).toMatch(/^refused: a dict or set of 19999 keys/);
+    expect(out[5]).toBe('set ');
   });
 });

@@ -98,8 +98,22 @@ def test_0():
     assert f(2)(3) == 5
 `;
 
-  it('a target that returns a function is validated in-process, and its verdicts say so', async () => {
+  it('a target that returns a function is validated isolated: the function stays in the candidate process and is called there', async () => {
     const task = templateTask('iso/returns-function', returnsFunction, {
+      reference: 'def f(x):\n    return lambda y: x + y\n',
+      signature: 'def f(x):',
+      tests: ['test_0'],
+    });
+    const check = await validator.referenceCheck(task);
+    expect(check).toMatchObject({ passes: true, isolation: 'isolated' });
+    const wrong = await validator.validate(task, 'def f(x):\n    return lambda y: x - y\n');
+    expect(wrong).toMatchObject({ status: 'failed', isolation: 'isolated' });
+    const right = await validator.validate(task, 'def f(x):\n    def g(y):\n        return y + x\n    return g\n');
+    expect(right).toMatchObject({ status: 'passed', isolation: 'isolated' });
+  }, 120_000);
+
+  it("tests that read a returned function's code keep the task in-process, and its verdicts say so", async () => {
+    const task = templateTask('iso/reads-closure', `${PLACEHOLDER}\n\ndef test_0():\n    g = f(2)\n    assert g(3) == 5 and g.__code__.co_argcount == 1\n`, {
       reference: 'def f(x):\n    return lambda y: x + y\n',
       signature: 'def f(x):',
       tests: ['test_0'],
@@ -107,7 +121,7 @@ def test_0():
     const check = await validator.referenceCheck(task);
     expect(check.passes).toBe(true);
     expect(check.isolation).toBe('in-process');
-    expect(check.isolationReason).toMatch(/cannot cross/);
+    expect(check.isolationReason).toMatch(/__code__/);
     const wrong = await validator.validate(task, 'def f(x):\n    return lambda y: x - y\n');
     expect(wrong).toMatchObject({ status: 'failed', isolation: 'in-process' });
     const right = await validator.validate(task, 'def f(x):\n    def g(y):\n        return y + x\n    return g\n');

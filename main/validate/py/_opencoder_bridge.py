@@ -14,10 +14,12 @@ import os
 import _thread
 
 from _opencoder_codec import (
-    CrossingError, Decoder, Encoder, apply_state, _BaseException, _NO, _HEAPTYPE, _MAX_LINE, _bool, _builtin_base,
+    CrossingError, Encoder, apply_state, _BaseException, _NO, _HEAPTYPE, _MAX_LINE, _bool, _builtin_base,
     _bytearray, _bytes, _contents, _dict, _dumps, _frozenset, _getattr, _id, _int, _isinstance, _len, _list, _loads,
     _obj_getattribute, _object, _safe_repr, _set, _str, _tuple, _type,
 )
+from _opencoder_decode import Decoder
+from _opencoder_proxy import BINARY, UNARY, capabilities, make_handle, new_proxy, proxy_pid, public
 
 # ---------------------------------------------------------------------------------------------
 # The connection: one JSON line a message, either side may ask while it waits for an answer
@@ -115,10 +117,6 @@ def error_reply(q, exc, encoder_factory, tb=None):
 # ---------------------------------------------------------------------------------------------
 # The test side
 
-# Dunder attributes of the tests' objects the candidate may read: names and documentation, plain text.
-_DESCRIPTIVE = frozenset(("__name__", "__qualname__", "__module__", "__doc__"))
-
-
 def _framework_api(obj, name):
     """Whether `name` is an attribute the test framework's own class defines (unittest.mock's Mock API)."""
     for c in _type(obj).__mro__:
@@ -132,12 +130,15 @@ class TestSide:
     """The stub's end: sends calls, rebuilds what comes back as trusted data, serves the candidate's
     uses of the tests' objects (handles) on those objects themselves."""
 
-    def __init__(self, fd, trusted_class, on_crossing):
+    def __init__(self, fd, trusted_class, on_crossing, on_flow=None):
         self.peer = Peer(fd)
         self.trusted_class = trusted_class
         self.on_crossing = on_crossing
+        self.on_flow = on_flow or (lambda cls: None)
         self.lent = {}
         self.lent_ids = {}
+        self.remote = {}  # the candidate's number -> its stand-in here (a pulled iterator or a proxy), one per object
+        self.remote_ids = {}  # id of a stand-in -> (tag, number)
         self.lock = _thread.RLock()
 
     def local(self, hid):
@@ -146,13 +147,32 @@ class TestSide:
         except (KeyError, TypeError):
             raise CrossingError("a handle the test process never lent") from None
 
-    def resolve(self, tag, hid):
-        """["h", n]: one of the tests' own objects, lent before; ["g", n]: an iterator of the candidate's."""
+    def resolve(self, tag, hid, node=None):
+        """["h", n]: one of the tests' own objects, lent before; ["g", n]: an iterator of the candidate's; ["p", n,
+        capabilities, name]: another object of the candidate's. The same object is the same stand-in every time."""
         if tag == "h":
             return self.local(hid)
-        if tag == "g" and _type(hid) is _int:
-            return self._pull(hid)
-        raise CrossingError("malformed value (handle)")
+        if _type(hid) is not _int or tag not in ("g", "p"):
+            raise CrossingError("malformed value (handle)")
+        known = self.remote.get(hid)
+        if known is not None:
+            return known
+        if tag == "g":
+            made = self._pull(hid)
+        else:
+            caps, name = (node[2], node[3]) if node is not None and _len(node) == 4 else (None, None)
+            if _type(caps) is not _list or not all(_type(c) is _str for c in caps) or _type(name) is not _str:
+                raise CrossingError("malformed value (proxy)")
+            made = new_proxy(self, hid, caps, name[:200])
+        self.remote[hid] = made
+        self.remote_ids[_id(made)] = (tag, hid)
+        return made
+
+    def _remote_origin(self, v):
+        known = self.remote_ids.get(_id(v))
+        if known is not None and self.remote.get(known[1]) is v:
+            return [known[0], known[1]]
+        return None
 
     def _lend(self, v):
         hid = self.lent_ids.get(_id(v))
@@ -163,7 +183,7 @@ class TestSide:
         return ["h", hid]
 
     def _encoder(self):
-        return Encoder(fallback=self._lend, nameable=self.trusted_class)
+        return Encoder(origin=self._remote_origin, fallback=self._lend, nameable=self.trusted_class)
 
     def _decoder(self, args=None):
         return Decoder(True, self.trusted_class, args, self)
@@ -188,17 +208,44 @@ class TestSide:
     def call(self, args, kwargs, awaited=False):
         # One call at a time: the tests' threads take turns (the connection is one conversation).
         with self.lock:
-            returned, value = self._guard(self._call, args, kwargs, awaited)
+            returned, value = self._guard(self._call, {"op": "call", "await": awaited is True}, args, kwargs)
         if returned:
             return value
+        self._flow(value)
         # Raised outside the guard: a RecursionError the candidate raised (endless recursion) is its own, not a value
         # too deeply nested for the bridge.
         raise value
 
-    def _call(self, args, kwargs, awaited):
+    def _flow(self, exc):
+        """An exception of the candidate's that would steer the tests' control flow fails the call instead, unless
+        the reference raised the same in this test (the runner's on_flow decides and records)."""
+        why = self.on_flow(_type(exc))
+        if why:
+            raise CrossingError(why)
+
+    def proxy_op(self, proxy, do, args):
+        """A use of a proxy of the candidate's object (iteration, len, an attribute, a call …), served there."""
+        pid = proxy_pid(proxy)
+        if do == "call":
+            args, kwargs = _tuple(args[0]), _dict(args[1])
+        else:
+            kwargs = {}
+        with self.lock:
+            returned, value = self._guard(self._call, {"op": "p", "p": pid, "do": do}, args, kwargs)
+        if returned:
+            if do in ("repr", "str") and _type(value) is not _str:
+                return "<an object of the candidate's (%s)>" % _object.__getattribute__(proxy, "_oc_name")
+            if do == "len" and _type(value) is not _int:
+                raise TypeError("opencoder: len() of the candidate's object is not an int")
+            return value
+        if not (do == "next" and _type(value) is StopIteration):
+            self._flow(value)
+        raise value
+
+    def _call(self, msg, args, kwargs):
         enc = self._encoder()
-        node = enc.enc((_tuple(args), _dict(kwargs)))
-        reply = self.peer.request({"op": "call", "v": node, "await": awaited is True}, self.serve)
+        msg["v"] = enc.enc((_tuple(args), _dict(kwargs)))
+        reply = self.peer.request(msg, self.serve)
         self._output(reply)
         dec = self._decoder(enc.keep)
         for entry in reply.get("post") or ():
@@ -253,6 +300,8 @@ class TestSide:
             raise CrossingError("malformed state update")
 
     def _output(self, reply):
+        if _type(reply) is not _dict:
+            return
         for key, stream in (("out", "stdout"), ("err", "stderr")):
             text = reply.get(key)
             if _type(text) is _str and text:
@@ -267,37 +316,64 @@ class TestSide:
         def remote_items():
             n = 1
             while True:
-                reply = self._guard(self.peer.request, {"op": "next", "g": gid, "n": n}, self.serve)
+                with self.lock:
+                    reply = self._guard(self.peer.request, {"op": "next", "g": gid, "n": n}, self.serve)
                 n = min(n * 4, _BATCH)
-                self._output(reply)
                 dec = self._decoder()
                 items = reply.get("items")
-                if _type(items) is not _list:
+                outs = reply.get("outs")
+                if _type(items) is not _list or _type(outs) is not _list or _len(outs) != _len(items) + 1:
                     self._guard(_malformed)
-                for node in items:
-                    yield self._guard(dec.dec, node)
+                for node, out in zip(items, outs):
+                    value = self._guard(dec.dec, node)
+                    self._output(out)  # what the candidate printed making this item, as the tests take it
+                    yield value
+                self._output(outs[-1])
                 if reply.get("stop"):
                     return
                 if _type(reply.get("uncrossable")) is _str:
                     self.on_crossing(reply["uncrossable"][:500])
                     raise CrossingError(reply["uncrossable"][:500])
                 if "exc" in reply:
-                    raise self._guard(self._exception, dec, reply)
+                    exc = self._guard(self._exception, dec, reply)
+                    self._flow(exc)
+                    raise exc
 
         return remote_items()
 
-    _OPS = frozenset(("call", "getattr", "iter", "next", "len", "bool", "getitem", "contains", "repr", "str", "eq", "hash", "enter", "exit", "batch"))
+    _OPS = frozenset(("call", "getattr", "iter", "next", "len", "bool", "getitem", "contains", "repr", "str", "eq", "hash", "enter", "exit",
+                      "batch", "op", "rop", "unary", "isinstance", "issubclass"))
+
+    def has(self, mod, qual, why):
+        """Whether the test process rebuilds a value named (mod, qual) for this use: the candidate side sends
+        what it does not as a proxy instead (a class only the candidate defines, a functools.partial)."""
+        if _type(mod) is not _str or _type(qual) is not _str or why not in ("name", "instance", "enum"):
+            return False
+        dec = self._decoder()
+        try:
+            obj = dec._find(mod, qual)
+        except _BaseException:
+            return False
+        if obj is None or (why != "name" and not _isinstance(obj, _type)):
+            return False
+        try:
+            return _bool(self.trusted_class(mod, obj, why))
+        except _BaseException:
+            return False
 
     def serve(self, msg):
         """A question of the candidate's about a handle, answered on the test's own object."""
         q = msg.get("q")
+        if msg.get("op") == "has":
+            v = msg.get("v")
+            return {"r": q, "ok": _type(v) is _list and _len(v) == 3 and self.has(v[0], v[1], v[2])}
         try:
             if msg.get("op") != "h" or msg.get("do") not in self._OPS:
                 raise CrossingError("a question the test process does not answer")
             obj = self.local(msg.get("h"))
             arg = self._decoder().dec(msg.get("v"))
             if msg["do"] == "batch":
-                return _batch(q, obj, arg, self._encoder(), None)
+                return _batch(q, obj, arg, self._encoder())
             value = self._handle_op(obj, msg["do"], arg)
             return {"r": q, "ok": self._encoder().enc(value)}
         except CrossingError as e:
@@ -315,7 +391,7 @@ class TestSide:
                 raise CrossingError("malformed call")
             return obj(*arg[0], **arg[1])
         if do == "getattr":
-            if _type(arg) is not _str or (arg.startswith("_") and arg not in _DESCRIPTIVE):
+            if not public(arg):
                 raise AttributeError("opencoder: only public attributes of the tests' objects cross (%r)" % (arg,))
             if _framework_api(obj, arg):
                 # A mock's own controls (configure_mock, assert_called_with, side_effect …) are the tests'.
@@ -343,6 +419,24 @@ class TestSide:
             return hash(obj)
         if do == "enter":
             return obj.__enter__()
+        if do in ("op", "rop"):
+            # The tests' own object compared or combined, by its own operators, here (`<` between two of the
+            # tests' objects inside a sorting target).
+            if _type(arg) is not _tuple or _len(arg) != 2 or arg[0] not in BINARY:
+                raise CrossingError("malformed operator")
+            return BINARY[arg[0]](obj, arg[1]) if do == "op" else BINARY[arg[0]](arg[1], obj)
+        if do == "unary":
+            if arg not in UNARY:
+                raise CrossingError("malformed operator")
+            return UNARY[arg](obj)
+        if do == "isinstance":
+            return isinstance(arg, obj)
+        if do == "issubclass":
+            if _type(arg) is _tuple and _len(arg) == 2 and arg[0] == "type-of":
+                return issubclass(_type(arg[1]), obj)  # the class of one of the tests' own objects
+            return issubclass(arg, obj)
+        if _type(arg) is not _tuple:
+            raise CrossingError("malformed exit")
         return obj.__exit__(*arg)
 
 
@@ -385,41 +479,73 @@ class _Output:
 
 
 class CandidateSide:
-    """The candidate's end: calls the target with the arguments rebuilt, answers with data."""
+    """The candidate's end: calls the target with the arguments rebuilt, answers with data; serves the tests' uses of
+    its objects that are not data (iterators pulled, proxies used)."""
 
     def __init__(self, fd, target, load_error):
         self.peer = Peer(fd)
         self.target = target
         self.load_error = load_error
-        self.proxies = {}
-        self.iters = {}
+        self.proxies = {}  # the tests' objects: number -> handle
+        self.objs = {}  # objects of ours the tests hold: number -> object (never reused: each is its own stream)
+        self.obj_ids = {}  # id -> (tag, number)
+        self.numbered = 0
+        self.exported = 0  # how many times an object of ours or the tests' went out in an answer
         self.buffers = {}
         self.foreign = {}  # id -> (handle, exception) of the tests' exceptions seen here
+        self.known = {}  # (module, qualname, use) -> whether the test process rebuilds it
         self.thread = _thread.get_ident()
         self.out = _Output(1)
         self.err = _Output(2)
 
-    def resolve(self, tag, hid):
-        """["h", n]: a stand-in for one of the tests' objects; ["g", n]: an iterator of ours, sent back."""
+    def resolve(self, tag, hid, node=None):
+        """["h", n]: a stand-in for one of the tests' objects; ["g", n] or ["p", n]: an object of ours, sent back."""
         if tag == "h":
             return self.proxy(hid)
-        if tag == "g" and hid in self.iters:
-            return self.iters[hid]
+        known = self.objs.get(hid) if tag in ("g", "p") and _type(hid) is _int else None
+        if known is not None and self.obj_ids.get(_id(known), (None,))[0] == tag:
+            return known
         raise CrossingError("malformed value (handle)")
 
     def proxy(self, hid):
         p = self.proxies.get(hid)
         if p is None:
-            p = self.proxies[hid] = _make_proxy(self, hid)
+            p = self.proxies[hid] = make_handle(self, hid)
         return p
 
     def ask(self, hid, do, value=None):
-        self._same_thread()
-        reply = self.peer.request({"op": "h", "h": hid, "do": do, "v": Encoder(origin=self._proxy_origin).enc(value)}, self.serve)
+        reply = self.peer.request({"op": "h", "h": hid, "do": do, "v": self._encoder().enc(value)}, self.serve)
         dec = Decoder(False, handles=self)
         if "ok" in reply:
             return dec.dec(reply["ok"])
         raise self._foreign(dec, reply)
+
+    def _nameable(self, mod, obj, why):
+        """Whether the test process has what `obj` is named (asked once per name): a class or function only the
+        candidate defines (or a standard-library one the tests do not rebuild) goes as a proxy."""
+        qual = _getattr(obj, "__qualname__", None)
+        key = (mod, qual, why)
+        known = self.known.get(key)
+        if known is None:
+            reply = self.peer.request({"op": "has", "v": [mod, qual, why]}, self.serve)
+            known = self.known[key] = reply.get("ok") is True
+        return known
+
+    def _encoder(self, origin=None):
+        return Encoder(origin=origin or self._origin, fallback=self._export, nameable=self._nameable)
+
+    def check_class(self, hid, do, obj):
+        """isinstance or issubclass against a class of the tests': an object of ours is never an instance of it."""
+        of = _getattr(obj, "_oc_type_of", None) if do == "issubclass" else None
+        if of is not None and self.proxies.get(of) is not None and _type(self.proxies[of]) is obj:
+            return _bool(self.ask(hid, do, ("type-of", self.proxies[of])))
+        try:
+            Encoder(origin=self._origin, nameable=self._nameable).enc(obj)
+        except CrossingError:
+            if do == "isinstance":
+                return False
+            raise TypeError("issubclass() arg 1 must be a class") from None
+        return _bool(self.ask(hid, do, obj))
 
     def _foreign(self, dec, reply):
         """The tests' exception, remembered so that it goes back as itself."""
@@ -430,17 +556,37 @@ class CandidateSide:
             self.foreign[_id(exc)] = (reply["lent"], exc)
         return exc
 
-    def _same_thread(self):
-        pass  # any thread: the connection's lock makes them take turns
-
-    def _proxy_origin(self, v):
+    def _origin(self, v):
+        """How a value that is not ours to copy goes back: one of the tests' objects as its handle, one of ours
+        the tests already hold as its number."""
         hid = _getattr(_type(v), "_oc_proxy_of", None)
         if hid is not None and self.proxies.get(hid) is v:
+            self.exported += 1
             return ["h", hid]
         known = self.foreign.get(_id(v))
         if known is not None and known[1] is v:
             return ["h", known[0]]
+        mine = self.obj_ids.get(_id(v))
+        if mine is not None and self.objs.get(mine[1]) is v:
+            self.exported += 1
+            return [mine[0], mine[1]]
         return None
+
+    def _export(self, v):
+        """An object that is not data stays here; the tests get a stand-in. A generator or a builtin iterator is
+        pulled as a stream ("g"); anything else (an instance of the candidate's own class, a function it made) is a
+        proxy ("p") whose uses are served here."""
+        self.numbered += 1
+        n = self.numbered
+        t = _type(v)
+        if not (t.__flags__ & _HEAPTYPE) and _getattr(t, "__next__", None) is not None and _getattr(t, "__iter__", None) is not None:
+            node = ["g", n]
+        else:
+            node = ["p", n, capabilities(t), "%s.%s" % (_getattr(t, "__module__", "?"), _getattr(t, "__qualname__", "?"))]
+        self.objs[n] = v
+        self.obj_ids[_id(v)] = (node[0], n)
+        self.exported += 1
+        return node
 
     def serve_forever(self):
         while True:
@@ -457,7 +603,17 @@ class CandidateSide:
         if op == "hello":
             return {"r": q, "ok": {"loadError": self.load_error}}
         if op == "call":
-            return self._call(q, msg.get("v"), msg.get("await") is True)
+            if self.target is None:
+                return self._reply(q, error_reply(q, RuntimeError("the candidate failed to load: %s" % (self.load_error or "?")), Encoder))
+            awaited = msg.get("await") is True
+            target = self.target
+            return self._call(q, msg.get("v"), lambda a, k: self._await(target(*a, **k), awaited))
+        if op == "p":
+            obj = self.objs.get(msg.get("p")) if _type(msg.get("p")) is _int else None
+            use = _USES.get(msg.get("do"))
+            if obj is None or use is None:
+                return error_reply(q, RuntimeError("opencoder: an unknown object or use"), Encoder)
+            return self._call(q, msg.get("v"), lambda a, k: use(obj, a, k))
         if op == "next":
             n = msg.get("n")
             return self._next(q, msg.get("g"), n if _type(n) is _int and 0 < n <= _BATCH else 1)
@@ -474,8 +630,9 @@ class CandidateSide:
             if sys.stderr is self.err:
                 sys.stderr = saved[1]
 
-    def _reply(self, q, body):
-        body["r"] = q
+    def _taken(self):
+        """What the candidate printed since the last answer."""
+        body = {}
         out, err = self.out.take(), self.err.take()
         if out:
             body["out"] = out
@@ -483,9 +640,12 @@ class CandidateSide:
             body["err"] = err
         return body
 
-    def _call(self, q, node, awaited):
-        if self.target is None:
-            return self._reply(q, error_reply(q, RuntimeError("the candidate failed to load: %s" % (self.load_error or "?")), Encoder))
+    def _reply(self, q, body):
+        body["r"] = q
+        body.update(self._taken())
+        return body
+
+    def _call(self, q, node, fn):
         dec = Decoder(False, handles=self)
         try:
             args, kwargs = dec.dec(node)
@@ -498,14 +658,14 @@ class CandidateSide:
             k = made.get(_id(v))
             if k is not None:
                 return ["a", k]
-            return self._proxy_origin(v)
+            return self._origin(v)
 
         try:
-            result = self._run(lambda: self._await(self.target(*args, **kwargs), awaited))
+            result = self._run(lambda: fn(args, kwargs))
             failed = None
         except _BaseException as e:
             result, failed = None, e
-        enc = Encoder(origin=origin, fallback=self._export)
+        enc = self._encoder(origin)
         body = {}
         try:
             post = []
@@ -562,46 +722,75 @@ class CandidateSide:
         )
         return [k, "o", [value, enc.attrs(v, t, 1)]]
 
-    def _export(self, v):
-        t = _type(v)
-        if _getattr(t, "__next__", None) is not None and _getattr(t, "__iter__", None) is not None:
-            gid = _len(self.iters) + 1
-            self.iters[gid] = v
-            return ["g", gid]
-        return None
-
     def _next(self, q, gid, n):
-        it = self.iters.get(gid)
-        if it is None:
+        """Items of one of our iterators the tests are reading. Read ahead (a batch) only where the tests cannot see
+        it: while the candidate holds none of the tests' objects, and up to an item that brings an object the
+        tests hold by reference (another iterator of ours, a proxy, one of their own); what is printed making each
+        item goes with that item."""
+        it = self.objs.get(gid) if _type(gid) is _int else None
+        if it is None or self.obj_ids.get(_id(it), (None,))[0] != "g":
             return error_reply(q, RuntimeError("unknown iterator"), Encoder)
-        body = _batch(q, it, n, Encoder(origin=self._proxy_origin, fallback=self._export), self._run)
-        if body.get("stop"):
-            self.iters.pop(gid, None)
-        return self._reply(q, body)
+        if self.proxies:
+            n = 1
+        items = []
+        outs = []
+        body = {"r": q, "items": items, "outs": outs}
+        enc = self._encoder()
+        try:
+            for _ in range(n):
+                before = self.exported
+                item = self._run(lambda: next(it))
+                items.append(enc.enc(item))
+                outs.append(self._taken())
+                if self.exported != before or self.proxies:
+                    break
+        except StopIteration:
+            body["stop"] = True
+        except (CrossingError, RecursionError) as e:
+            why = _str(e) if _type(e) is CrossingError else "a value too deeply nested to cross"
+            body.update(error_reply(q, RuntimeError("opencoder: an item cannot cross: %s" % why), Encoder))
+            body["uncrossable"] = why
+        except _BaseException as e:
+            body.update(error_reply(q, e, lambda: enc, _format_tb(e)))
+        body["items"], body["outs"] = items, outs + [self._taken()]
+        return body
 
     def next_of(self, hid):
-        """The next item of one of the tests' iterators, fetched in batches."""
-        buf = self.buffers.get(hid)
-        if buf is None:
-            buf = self.buffers[hid] = [[], 0, None, 1]  # items, position, what ends them, next batch size
-        items, pos, end, n = buf
-        if pos < _len(items):
-            buf[1] = pos + 1
-            return items[pos]
-        if end is not None:
-            raise end
-        self._same_thread()
-        reply = self.peer.request({"op": "h", "h": hid, "do": "batch", "v": n}, self.serve)
+        """The next item of one of the tests' iterators, fetched one at a time: the tests may count what was taken."""
+        reply = self.peer.request({"op": "h", "h": hid, "do": "batch", "v": 1}, self.serve)
         dec = Decoder(False, handles=self)
         got = reply.get("items")
-        buf[:] = [[dec.dec(x) for x in got] if _type(got) is _list else [], 0, None, min(n * 4, _BATCH)]
+        items = [dec.dec(x) for x in got] if _type(got) is _list else []
+        if items:
+            return items[0]
         if reply.get("stop"):
-            buf[2] = StopIteration()
-        elif "exc" in reply:
-            buf[2] = self._foreign(dec, reply)
-        elif not buf[0]:
-            buf[2] = RuntimeError("opencoder: a malformed answer")
-        return self.next_of(hid)
+            raise StopIteration
+        if "exc" in reply:
+            raise self._foreign(dec, reply)
+        raise RuntimeError("opencoder: a malformed answer")
+
+
+def _use_call(obj, a, k):
+    return obj(*a, **k)
+
+
+def _use_getattr(obj, a, k):
+    if _len(a) != 1 or not public(a[0]):
+        raise AttributeError("opencoder: only public attributes of the candidate's objects are read")
+    return _getattr(obj, a[0])
+
+
+def _use_exit(obj, a, k):
+    return obj.__exit__(*a)
+
+
+# What the tests may do with a proxy of one of the candidate's objects (read-only: no setting, no deleting).
+_USES = {
+    "call": _use_call, "getattr": _use_getattr, "iter": lambda o, a, k: iter(o), "next": lambda o, a, k: next(o),
+    "len": lambda o, a, k: _len(o), "getitem": lambda o, a, k: o[a[0]], "contains": lambda o, a, k: a[0] in o,
+    "repr": lambda o, a, k: repr(o), "str": lambda o, a, k: _str(o), "enter": lambda o, a, k: o.__enter__(),
+    "exit": _use_exit,
+}
 
 
 def _contents_of_base(v, t):
@@ -641,25 +830,19 @@ def _malformed():
     raise CrossingError("a malformed message from the other process")
 
 
-def _batch(q, it, n, enc, run):
-    """Up to n items of an iterator, encoded, and what ended the batch early (exhausted, or an exception)."""
+def _batch(q, it, n, enc):
+    """Up to n items of one of the tests' iterators, encoded, and what ended the batch early (exhausted, or an exception)."""
     items = []
     body = {"r": q, "items": items}
     if _type(n) is not _int or not 0 < n <= _BATCH:
         n = 1
     try:
         for _ in range(n):
-            item = run(lambda: next(it)) if run is not None else next(it)
-            items.append(enc.enc(item))
+            items.append(enc.enc(next(it)))
     except StopIteration:
         body["stop"] = True
-    except (CrossingError, RecursionError) as e:
-        why = _str(e) if _type(e) is CrossingError else "a value too deeply nested to cross"
-        body.update(error_reply(q, RuntimeError("opencoder: an item cannot cross: %s" % why), Encoder))
-        body["uncrossable"] = why
-        body["items"] = items
     except _BaseException as e:
-        body.update(error_reply(q, e, lambda: enc, _format_tb(e) if run is not None else None))
+        body.update(error_reply(q, e, lambda: enc))
         body["items"] = items
     return body
 
@@ -670,49 +853,3 @@ def _format_tb(e):
         return "".join(traceback.format_exception(_type(e), e, e.__traceback__, limit=-8))
     except _BaseException:
         return None
-
-
-def _make_proxy(side, hid):
-    """A stand-in for one of the tests' objects: its uses are asked of the test process."""
-
-    def op(do):
-        def f(self, *a):
-            return side.ask(hid, do, a[0] if a else None)
-        return f
-
-    class Handle:
-        _oc_proxy_of = hid
-        __slots__ = ()
-
-        def __call__(self, *args, **kwargs):
-            return side.ask(hid, "call", (args, kwargs))
-
-        def __getattr__(self, name):
-            if name.startswith("_") and name not in _DESCRIPTIVE:
-                raise AttributeError(name)
-            return side.ask(hid, "getattr", name)
-
-        def __eq__(self, other):
-            return self is other or side.ask(hid, "eq", other)
-
-        def __ne__(self, other):
-            return not self.__eq__(other)
-
-        def __exit__(self, *a):
-            return side.ask(hid, "exit", a)
-
-        __iter__ = op("iter")
-
-        def __next__(self):
-            return side.next_of(hid)
-
-        __len__ = op("len")
-        __bool__ = op("bool")
-        __getitem__ = op("getitem")
-        __contains__ = op("contains")
-        __repr__ = op("repr")
-        __str__ = op("str")
-        __hash__ = op("hash")
-        __enter__ = op("enter")
-
-    return Handle()

@@ -625,6 +625,8 @@ def _on_handoff(args, actor):
     want, handler = ep
     if want is not None and args[1] is not want:
         return
+    if args[0] == "flow" and _candidate_context(actor, False):
+        return  # the target raised inside the candidate's own call of it: the outermost call is judged
     if _candidate_context(actor):
         _refuse("report to the runner (%s) from its own code" % args[0])
     args[2].append(handler)

@@ -64,8 +64,8 @@ def _runner_child(here, cfg_r, cfg_w, rep_r, rep_w, note_r, note_w, keep=None):
             sys.path.remove(here)
             sys.modules.pop("_opencoder_runner", None)
             sys.modules.pop("_opencoder_wire", None)
-            sys.modules.pop("_opencoder_codec", None)
-            sys.modules.pop("_opencoder_bridge", None)
+            for name in ("_opencoder_codec", "_opencoder_decode", "_opencoder_proxy", "_opencoder_bridge"):
+                sys.modules.pop(name, None)
         runner.main(cfg_r, rep_w, note_w, path)
         code = 0
     except BaseException:
@@ -295,6 +295,13 @@ def _frame(fd, obj, marshal):
         data = data[n:]
 
 
+def _control_flow(raw):
+    """The control flow the target may raise, per test (None: the reference's own run, which records it)."""
+    if not isinstance(raw, dict):
+        return None
+    return {str(k): [str(n) for n in v] for k, v in raw.items() if isinstance(v, list)}
+
+
 def _candidate_parts(spliced, line_map):
     """The candidate and the rest of the check program, as spliced, padded with blank lines so line
     numbers match program.py (the part before the candidate went out in the runner's first frame)."""
@@ -393,6 +400,7 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
                 "limits": cfg.get("limits"),
                 "isolated": isolated,
                 "hidden": [str(h) for h in cfg.get("hidden") or []],
+                "controlFlow": _control_flow(cfg.get("controlFlow")),
             }
             if mode == "program":
                 rcfg.update({"program": cfg["program"], "before": _prelude_of(target["template"], target["placeholder"]),
@@ -478,7 +486,7 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
         done = {"t": "done", "results": reports.results, "ran": True, "maxrss": reports.done.get("maxrss"),
                 "events": reports.events, "forged": reports.forged, "otherPid": reports.other_pid,
                 "target": reports.target, "environment": reports.env, "refused": notices}
-        for k in ("loadError", "pytestExit"):
+        for k in ("loadError", "pytestExit", "flow"):
             if k in reports.done:
                 done[k] = reports.done[k]
         send(done)

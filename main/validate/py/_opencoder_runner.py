@@ -48,6 +48,7 @@ import marshal
 import _signal
 import _opencoder_wire as _wire  # from the runner's own folder (the supervisor puts it on the path)
 import _opencoder_bridge as _bridge  # likewise: builtin imports only (it loads _opencoder_codec)
+from _opencoder_codec import control_flow as _control_flow
 
 _type = type
 _str = str
@@ -265,7 +266,9 @@ def _Run(cfg, send, events, cand):
     run = _Namespace(cfg=cfg, send=send, events=events, cand=cand, targets=[], clones=[], dispatching=False,
                      reported=set(), snapshot=None, guard=cand.guard, api=None, armed=False, check=None,
                      bridge=None,    # isolated runs: the connection to the candidate process
-                     prelude=None)   # isolated check programs: ids of what the code before the candidate defined
+                     prelude=None,   # isolated check programs: ids of what the code before the candidate defined
+                     current=None,   # the test running now (its id), for control flow
+                     flow={})        # test id -> the control-flow exception classes the target raised in it
 
     def event(kind, detail):
         key = (kind, detail)
@@ -305,7 +308,28 @@ def _Run(cfg, send, events, cand):
                 run.targets.append(fn)
                 run.clones.append(clone)
 
+    def flow(cls):
+        """The target (or what it returned) raised an exception of cls: None when the tests may see it, else why not.
+        Control flow (StopIteration, SkipTest, SystemExit …) crosses only into a test where the reference raised
+        the same class (the reference's own run records them); the tests' loops and outcomes are theirs."""
+        name = _control_flow(cls)
+        if name is None:
+            return None
+        tid = run.current if _type(run.current) is _str else "(outside any test)"
+        seen = run.flow.get(tid)
+        if seen is None:
+            seen = run.flow[tid] = []
+        if name not in seen:
+            seen.append(name)
+        allowed = run.cfg.get("controlFlow")
+        if allowed is None or name in (allowed.get(tid) or ()):
+            return None
+        why = "the target raised %s in %s, where the reference raised none: control flow that belongs to the tests" % (name, tid)
+        event("control-flow", why)
+        return "opencoder: " + why
+
     run.event, run.flush_events, run.check_integrity = event, flush_events, check_integrity
+    run.on_flow = flow
     run.set_in_test, run.calls, run.wrap_targets = set_in_test, calls, wrap_targets
     return run
 
@@ -400,12 +424,14 @@ def _run_program(run, cfg, ws):
     # The rest of the program is the tests' own code: a check program may compute its cases as it
     # loads (CoderEval's templates do), so calls made then count as the tests' calls.
     run.set_in_test(True)
+    run.current = "(loading the tests)"
     try:
         exec(compile(cfg["after"], prog, "exec", dont_inherit=True), pd)
     except _BaseException as e:
         return "the tests failed to load: " + _describe(e)
     finally:
         run.set_in_test(False)
+        run.current = None
     tests = [(name, _dict.get(pd, name)) for name in cfg.get("tests") or []]
     send, flush = run.send, run.flush_events
     per_test = _int(cfg.get("perTestTimeout") or 0)
@@ -425,11 +451,13 @@ def _run_program(run, cfg, ws):
                     alarm(per_test)
                 try:
                     _reseed()
+                    run.current = name
                     run.set_in_test(True)
                     fn()
                     rec = {"t": "test", "id": name, "outcome": "passed"}
                 finally:
                     run.set_in_test(False)
+                    run.current = None
                     if use_alarm:
                         alarm(0)
             except _Timeout:
@@ -551,11 +579,12 @@ def _run_unittest(run, cfg, ws):
         """What unittest told the result object (its methods are the guard's stubs: they hand this
         function over only when no candidate code is on the stack)."""
         if op == "startTest":
-            key_of(test)
+            run.current = key_of(test)
             _reseed()
             run.set_in_test(True)
         elif op == "stopTest":
             run.set_in_test(False)
+            run.current = None
             k = key_of(test)
             keys.pop(_id(test), None)
             emit(k)
@@ -715,10 +744,12 @@ def _run_pytest(run, cfg, ws):
             run.check_integrity(False)
             run.final_checked = True
         elif op == "pytest_runtest_logstart":
+            run.current = a
             _reseed()
             run.set_in_test(True)
         elif op == "pytest_runtest_logfinish":
             run.set_in_test(False)
+            run.current = None
             got = results.pop(a, None) or ("error", "pytest reported no outcome for this test")
             flush()
             registry_check()
@@ -815,6 +846,7 @@ def main(cfg_fd, rep_fd, note_fd, runner_file):
     else:
         # Before any workspace code runs: the audit hook, and stubs in place of what must not be called raw.
         run.api = cand.api = cand.guard["install"](cfg["candFile"], cfg["mode"] == "program", runner_file, note_fd, events, ws)
+        run.api.endpoint("flow", None, run.on_flow)  # the target's wrapper asks, after a call that raised
         run.armed = True
     if run.api is None:
         run.api = cand.guard["install_light"]()  # counts the target's calls, answers the recorder's stubs
@@ -841,6 +873,8 @@ def main(cfg_fd, rep_fd, note_fd, runner_file):
             run.check_integrity(False)
         run.flush_events()
         done = {"t": "done", "maxrss": _max_rss()}
+        if run.flow:
+            done["flow"] = run.flow
         if load_error is not None:
             done["loadError"] = load_error
         pr = _getattr(run, "pytest_rc", None)
@@ -947,7 +981,7 @@ def _install_bridge(run, ws):
     def crossing(detail):
         run.event("crossing", detail)
 
-    bridge = _bridge.TestSide(_BRIDGE_FD, _trust(run, ws), crossing)
+    bridge = _bridge.TestSide(_BRIDGE_FD, _trust(run, ws), crossing, run.on_flow)
     run.bridge = bridge
     builtins.__opencoder_forward__ = bridge.call
 

@@ -111,7 +111,7 @@ def _load(cfg, here, harness, startup):
     # What this process imported to get here (the splicer's ast, tokenize …) goes: the candidate's module
     # and everything it imports come from the workspace where it has them, as the tests' copies do.
     for mod in list(sys.modules):
-        if mod not in startup and mod not in ("_opencoder_codec", "_opencoder_bridge", "_json"):
+        if mod not in startup and mod not in ("_opencoder_codec", "_opencoder_decode", "_opencoder_proxy", "_opencoder_bridge", "_json", "_operator"):
             del sys.modules[mod]
     if name:
         import importlib

@@ -353,7 +353,7 @@ _function_dict = _FunctionType.__dict__["__dict__"].__get__  # a function's attr
 
 
 def _raised_stub(e, _claims=None, _list=None, _args=None, _Error=None, _what=None, _type=None, _issubclass=None,
-                 _BaseException=None):
+                 _BaseException=None, _audit=None):
     """After a call of the target (or of a function it returned) that raised e: what e carries (its args, and its
     attributes and type, which the claims walk) passes the check a returned value does. A forged value in a raised
     KeyError's args met a test's `e.args == ('zz',)` unchecked."""
@@ -362,6 +362,12 @@ def _raised_stub(e, _claims=None, _list=None, _args=None, _Error=None, _what=Non
     why = _claims((_args(e), e), _list())
     if why:
         raise _Error("opencoder: %s an exception carrying %s" % (_what[2], why))
+    out = _list()
+    _audit("opencoder.handoff", "flow", None, out)  # the runner's rule on control flow (none inside candidate code)
+    if out:
+        why = out[0](_type(e))
+        if why:
+            raise _Error(why)
 
 
 _WHAT_TARGET = ("the target returned", "the call of the target", "the target raised")
@@ -387,7 +393,7 @@ def make_check(what=_WHAT_TARGET):
     check = _stub(_check_stub, (), None, None, _type, _PLAIN, claims, shadows, AssertionError, _list, _audit, what, _callable,
                   _NOT_SELF, _type_mro, _type_dict, _function_dict, name="check")
     raised = _stub(_raised_stub, claims, _list, _exception_args, AssertionError, what, _type, _issubclass, _BaseException,
-                   name="raised")
+                   _audit, name="raised")
     return pre, check, raised
 
 

@@ -334,7 +334,7 @@ def _warm_up(side, init, here):
         if side == "t":
             rest = ("_opencoder_harness", "_opencoder_check", "unittest")
         else:
-            rest = ("_opencoder_codec", "_opencoder_bridge", "_opencoder_harness", "_opencoder_check")
+            rest = ("_opencoder_codec", "_opencoder_decode", "_opencoder_proxy", "_opencoder_bridge", "_opencoder_harness", "_opencoder_check")
         for name in rest:
             __import__(name)
     finally:

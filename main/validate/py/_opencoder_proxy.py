@@ -1,0 +1,190 @@
+"""Stand-ins that let an object stay in its own process while the other one uses it (an isolated validation).
+
+Two kinds, one per direction:
+
+- On the candidate side, a *handle* stands in for one of the tests' objects that is not data (a callback, a file-like
+  object, a class the tests pass, an `object()` marker). Every use — a call, a public attribute, iteration, len,
+  indexing, and the operators (`<`, `==`, `+`, `hash` …) — is asked of the test process and served there on the
+  tests' own object, so that comparing two of the tests' objects inside the target means what it means to the tests.
+- On the test side, a *candidate proxy* stands in for an object of the candidate's that is not data (an instance of a
+  class only the candidate defines, such as its own iterator class, or a function it made). Its uses — iteration, next,
+  len, indexing, `in`, attribute reads, calls, `with` — are served in the candidate process and come back as data
+  (or as further proxies). It is read-only, and nothing that decides a test is left to candidate code: a proxy equals
+  only itself, hashes by identity and is always true.
+
+Only builtin modules are imported here (the test process loads this before the workspace is on the path).
+"""
+
+import _operator
+
+_type = type
+_str = str
+_int = int
+_float = float
+_bool = bool
+_tuple = tuple
+_dict = dict
+_id = id
+_getattr = getattr
+_object = object
+_BaseException = BaseException
+
+# Dunder attributes the other side may read: names and documentation, plain text.
+DESCRIPTIVE = frozenset(("__name__", "__qualname__", "__module__", "__doc__"))
+
+# Binary operators served on the object's own side: name -> the function that applies it.
+BINARY = {
+    "lt": _operator.lt, "le": _operator.le, "gt": _operator.gt, "ge": _operator.ge, "ne": _operator.ne,
+    "add": _operator.add, "sub": _operator.sub, "mul": _operator.mul, "truediv": _operator.truediv,
+    "floordiv": _operator.floordiv, "mod": _operator.mod, "pow": _operator.pow, "lshift": _operator.lshift,
+    "rshift": _operator.rshift, "and": _operator.and_, "or": _operator.or_, "xor": _operator.xor,
+    "matmul": _operator.matmul, "divmod": divmod,
+}
+UNARY = {"neg": _operator.neg, "pos": _operator.pos, "abs": abs, "invert": _operator.invert, "index": _operator.index,
+         "int": _int, "float": _float}
+
+
+def public(name):
+    return _type(name) is _str and (not name.startswith("_") or name in DESCRIPTIVE)
+
+
+# ---------------------------------------------------------------------------------------------
+# The candidate side: handles of the tests' objects
+
+def make_handle(side, hid):
+    """A stand-in for one of the tests' objects: its uses are asked of the test process."""
+
+    def op(do):
+        def f(self, *a):
+            return side.ask(hid, do, a[0] if a else None)
+        return f
+
+    def binary(name):
+        def f(self, other):
+            return side.ask(hid, "op", (name, other))
+        return f
+
+    def reflected(name):
+        def f(self, other):
+            return side.ask(hid, "rop", (name, other))
+        return f
+
+    def unary(name):
+        def f(self):
+            return side.ask(hid, "unary", name)
+        return f
+
+    ns = {
+        "_oc_proxy_of": hid,
+        "__slots__": (),
+        "__call__": lambda self, *args, **kwargs: side.ask(hid, "call", (args, kwargs)),
+        "__getattr__": lambda self, name: side.ask(hid, "getattr", name) if public(name) else _raise_attr(name),
+        "__eq__": lambda self, other: self is other or side.ask(hid, "eq", other),
+        "__ne__": lambda self, other: self is not other and side.ask(hid, "op", ("ne", other)),
+        "__exit__": lambda self, *a: side.ask(hid, "exit", a),
+        "__next__": lambda self: side.next_of(hid),
+        "__iter__": op("iter"), "__len__": op("len"), "__bool__": op("bool"), "__getitem__": op("getitem"),
+        "__contains__": op("contains"), "__repr__": op("repr"), "__str__": op("str"), "__hash__": op("hash"),
+        "__enter__": op("enter"),
+        # A class of the tests' (passed to the target): isinstance and issubclass are the tests' to answer.
+        "__instancecheck__": lambda self, obj: side.check_class(hid, "isinstance", obj),
+        "__subclasscheck__": lambda self, cls: side.check_class(hid, "issubclass", cls),
+    }
+    for name in ("lt", "le", "gt", "ge", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift",
+                 "and", "or", "xor", "matmul", "divmod"):
+        dunder = name + "_" if name in ("and", "or") else name
+        ns["__%s__" % dunder] = binary(name)
+        if name not in ("lt", "le", "gt", "ge"):
+            ns["__r%s__" % dunder] = reflected(name)
+    for name in UNARY:
+        ns["__%s__" % name] = unary(name)
+    ns["_oc_type_of"] = hid  # type(handle) stands for the class of the tests' object (issubclass)
+    return _type("Handle", (_object,), ns)()
+
+
+def _raise_attr(name):
+    raise AttributeError(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# The test side: proxies of the candidate's objects
+
+# What an object of the candidate's can be asked, by the special methods its type has.
+CAPABILITIES = (("iter", "__iter__"), ("next", "__next__"), ("len", "__len__"), ("getitem", "__getitem__"),
+                ("contains", "__contains__"), ("call", "__call__"), ("enter", "__enter__"))
+
+
+def capabilities(t):
+    """The capabilities an object of type t offers (read from its type, as Python's own protocols are)."""
+    return [cap for cap, dunder in CAPABILITIES if _getattr(t, dunder, None) is not None]
+
+
+_PROXY_CLASSES = {}
+
+
+def proxy_class(caps):
+    """The test side's class for proxies with these capabilities (one per set: `isinstance(p, Iterator)` holds
+    exactly where the candidate's object is an iterator)."""
+    key = frozenset(caps)
+    cls = _PROXY_CLASSES.get(key)
+    if cls is not None:
+        return cls
+
+    def use(do):
+        def f(self, *a):
+            return _object.__getattribute__(self, "_oc_side").proxy_op(self, do, a)
+        return f
+
+    ns = {
+        "__slots__": ("_oc_side", "_oc_pid", "_oc_name"),
+        "__doc__": "An object of the candidate's, used from the test process (its uses are served in the candidate process).",
+        # Equality, ordering, truth and hashing are never the candidate's to decide.
+        "__eq__": lambda self, other: self is other,
+        "__ne__": lambda self, other: self is not other,
+        "__hash__": _object.__hash__,
+        "__bool__": lambda self: True,
+        "__repr__": use("repr"),
+        "__str__": use("str"),
+        "__getattr__": _proxy_getattr,
+        "__setattr__": _read_only,
+        "__delattr__": _read_only,
+    }
+    for cap, dunder in CAPABILITIES:
+        if cap in key:
+            ns[dunder] = use(cap)
+    if "call" in key:
+        ns["__call__"] = _proxy_call
+    if "enter" in key:
+        ns["__exit__"] = use("exit")
+    cls = _PROXY_CLASSES[key] = _type("CandidateObject", (_object,), ns)
+    return cls
+
+
+def new_proxy(side, pid, caps, name):
+    cls = proxy_class(caps)
+    p = _object.__new__(cls)
+    _object.__setattr__(p, "_oc_side", side)
+    _object.__setattr__(p, "_oc_pid", pid)
+    _object.__setattr__(p, "_oc_name", name)
+    return p
+
+
+def proxy_pid(p):
+    """The candidate's number for a proxy of the test side, or None when p is not one."""
+    if _type(p) not in _PROXY_CLASSES.values():
+        return None
+    return _object.__getattribute__(p, "_oc_pid")
+
+
+def _proxy_getattr(self, name):
+    if not public(name):
+        raise AttributeError("opencoder: only public attributes of the candidate's objects are read (%r)" % (name,))
+    return _object.__getattribute__(self, "_oc_side").proxy_op(self, "getattr", (name,))
+
+
+def _proxy_call(self, *args, **kwargs):
+    return _object.__getattribute__(self, "_oc_side").proxy_op(self, "call", (args, kwargs))
+
+
+def _read_only(self, *a):
+    raise AttributeError("opencoder: an object of the candidate's is read-only in the test process")

@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { bwrapArgs, sharedArea, type BwrapSpec } from './bwrap.ts';
+import { bwrapArgs, interpreterDirs, sharedArea, type BwrapSpec } from './bwrap.ts';
 import { processTempDir, removeLeftovers, removeTree } from './cleanup.ts';
 import type { Limits, SandboxEvent, SandboxInfo } from '../model/verdict.ts';
 import { OpenCoderError } from '../model/errors.ts';
@@ -87,7 +87,7 @@ export interface SandboxOptions {
 const strongLabel = (uid: number) =>
   `strong: bubblewrap — no network, read-only root, private /tmp and workspace, unprivileged uid ${uid} (uid 0 only inside its own user namespace), own PID namespace, no capabilities, rlimits`;
 const weakLabel = (reason: string, dropped: boolean, pidns: boolean, netns: boolean) =>
-  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, each run as a uid of its own (${RUN_UID_BASE}+), an isolated run's tests and candidate as two` : ''}${pidns ? ', own PID namespace' : ''}${netns ? ', own network namespace (no network, loopback its own)' : ''}; NO filesystem${netns ? '' : ' or network'} isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}; the tests' temporary folders not shared with an isolated run's candidate`;
+  `weak: ${reason} — rlimits, clean environment, wall-clock kill, temporary folders not shared between an isolated run's tests and candidate${dropped ? `, each run as a uid of its own (${RUN_UID_BASE}+), an isolated run's tests and candidate as two` : ''}${pidns ? ', own PID namespace' : ''}${netns ? ', own network namespace (no network, loopback its own)' : ''}; NO filesystem${netns ? '' : ' or network'} isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}`;
 
 /** Whether an isolated run's candidate process runs as another uid than its tests (weak mode as root). */
 export function splitsUids(info: SandboxInfo): boolean {
@@ -352,7 +352,10 @@ export async function runSandboxedPair(
 ): Promise<{ tests: SandboxRunResult; candidate: SandboxRunResult }> {
   // Strong mode: both sandboxes bind one host folder of the run's own at /tmp and /dev/shm, so the target sees
   // what the tests make there (weak mode shares nothing: its two uids cannot share tempfile's 0700 folders).
-  const shared = info.strength === 'strong' ? sharedArea(info.uid, info.uid === null ? null : SANDBOX_GID) : null;
+  // Not where the task's interpreter lives below /tmp or /dev/shm: the candidate could move the folder above it and put
+  // modules of its own where the tests import the interpreter's from.
+  const inTemp = interpreterDirs(tests.python ?? info.tools.python).some((d) => /^\/(tmp|dev\/shm)\//.test(d));
+  const shared = info.strength === 'strong' && !inTemp ? sharedArea(info.uid, info.uid === null ? null : SANDBOX_GID) : null;
   const cLaunch = launchFor(info, shared ? { ...candidate, shared: shared.dir } : candidate);
   const tLaunch = launchFor(info, shared ? { ...tests, shared: shared.dir } : tests);
   const started = performance.now();

@@ -202,7 +202,7 @@ describe.skipIf(STRONG.skip)(`an isolated run's tests and candidate share /tmp a
 describe('weak mode shares no temporary folder with an isolated candidate, and says so', () => {
   it('in its label', async () => {
     const weak = await detectSandbox({ mode: 'weak' });
-    expect(weak.label).toContain("the tests' temporary folders not shared with an isolated run's candidate");
+    expect(weak.label).toContain("temporary folders not shared between an isolated run's tests and candidate");
   });
 });
 

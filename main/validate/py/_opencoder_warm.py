@@ -632,7 +632,10 @@ class _Server:
         sides = [0]
         c_fds = None
         # An isolated run's two sides share /tmp and /dev/shm (the holder's namespaces, entered by both relays).
-        shared = _shared_area(self.init) if doc.get("c") else None
+        # Not where the task's interpreter lives below /tmp or /dev/shm: the candidate could move the folder above it
+        # and put modules of its own where the tests import the interpreter's from.
+        in_temp = any(d.startswith(("/tmp/", "/dev/shm/")) for d in self.init.get("rebind") or ())
+        shared = _shared_area(self.init) if doc.get("c") and not in_temp else None
         if shared:
             fds.update({_NS_USER_FD: shared[0], _NS_MNT_FD: shared[1]})
         if doc.get("c"):

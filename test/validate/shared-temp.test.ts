@@ -9,7 +9,7 @@ import type { Task } from '../../main/model/task.ts';
 import type { Verdict } from '../../main/model/verdict.ts';
 import { detectSandbox } from '../../main/validate/sandbox.ts';
 import { createValidator, WARM_LABEL, type Validator } from '../../main/validate/validator.ts';
-import { makeRepo } from '../helpers/tmp-repo.ts';
+import { makeRepo, tmpDir } from '../helpers/tmp-repo.ts';
 import { needsStrongSandbox } from '../helpers/system.ts';
 
 const STRONG = await needsStrongSandbox();
@@ -190,6 +190,28 @@ describe.skipIf(STRONG.skip)(`an isolated run's tests and candidate share /tmp a
       expect(after.status, detail(after)).toBe('passed');
     }, 120_000);
   }
+
+  it('a task whose interpreter lives below /tmp shares nothing (warm and cold)', async () => {
+    // A virtualenv in the host's /tmp is bound there in the sandbox: inside a shared /tmp a candidate could move the
+    // folder above it and plant modules where the tests import the interpreter's.
+    const venv = tmpDir('oc-shared-venv-');
+    try {
+      fs.chmodSync(venv, 0o755);
+      fs.mkdirSync(`${venv}/bin`);
+      fs.symlinkSync('/usr/bin/python3', `${venv}/bin/python3`);
+      fs.writeFileSync(`${venv}/pyvenv.cfg`, 'home = /usr/bin\ninclude-system-site-packages = false\n');
+      const inVenv: Task = { ...task, id: 'shared-temp/tally-venv', python: `${venv}/bin/python3` };
+      for (const v of [warm, cold]) {
+        const iso = await v.validate(inVenv, task.reference!, { isolation: 'isolated' });
+        expect(iso.isolation).toBe('isolated');
+        expect(iso.status, detail(iso)).toBe('failed');
+        const inProcess = await v.validate(inVenv, task.reference!, { isolation: 'in-process' });
+        expect(inProcess.status, detail(inProcess)).toBe('passed');
+      }
+    } finally {
+      fs.rmSync(venv, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('a cold run removes its shared folder', async () => {
     const before = sharedRuns();

@@ -11,6 +11,8 @@
 // process count is per sandbox: RLIMIT_NPROC is counted per user namespace). The engine kills the
 // whole process group at the wall-clock limit and when captured output passes its cap; tearing
 // down the PID namespace reaps every background process.
+// An isolated run's two sandboxes bind one host folder of the run's own at /tmp and /dev/shm instead (bwrap.ts
+// sharedArea), so the target sees what the tests make there; it is removed when both are over.
 //
 // Weak mode (no bubblewrap, macOS, Windows, or a failed probe): the same limits (prlimit, or the
 // harness's own setrlimit), a clean environment, privilege drop to 65534 when running as root,

@@ -11,6 +11,8 @@
 // process count is per sandbox: RLIMIT_NPROC is counted per user namespace). The engine kills the
 // whole process group at the wall-clock limit and when captured output passes its cap; tearing
 // down the PID namespace reaps every background process.
+// An isolated run's two sandboxes bind one host folder of the run's own at /tmp and /dev/shm instead (bwrap.ts
+// sharedArea), so the target sees what the tests make there; it is removed when both are over.
 //
 // Weak mode (no bubblewrap, macOS, Windows, or a failed probe): the same limits (prlimit, or the
 // harness's own setrlimit), a clean environment, privilege drop to 65534 when running as root,
@@ -24,9 +26,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { bwrapArgs, interpreterDirs, sharedArea, type BwrapSpec } from './bwrap.ts';
 import { processTempDir, removeLeftovers, removeTree } from './cleanup.ts';
 import type { Limits, SandboxEvent, SandboxInfo } from '../model/verdict.ts';
 import { OpenCoderError } from '../model/errors.ts';
+
+export { interpreterDirs } from './bwrap.ts';
 
 export const HARNESS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'py');
 export const SANDBOX_UID = 65534;
@@ -84,7 +89,7 @@ export interface SandboxOptions {
 const strongLabel = (uid: number) =>
   `strong: bubblewrap — no network, read-only root, private /tmp and workspace, unprivileged uid ${uid} (uid 0 only inside its own user namespace), own PID namespace, no capabilities, rlimits`;
 const weakLabel = (reason: string, dropped: boolean, pidns: boolean, netns: boolean) =>
-  `weak: ${reason} — rlimits, clean environment, wall-clock kill${dropped ? `, each run as a uid of its own (${RUN_UID_BASE}+), an isolated run's tests and candidate as two` : ''}${pidns ? ', own PID namespace' : ''}${netns ? ', own network namespace (no network, loopback its own)' : ''}; NO filesystem${netns ? '' : ' or network'} isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}`;
+  `weak: ${reason} — rlimits, clean environment, wall-clock kill, temporary folders not shared between an isolated run's tests and candidate${dropped ? `, each run as a uid of its own (${RUN_UID_BASE}+), an isolated run's tests and candidate as two` : ''}${pidns ? ', own PID namespace' : ''}${netns ? ', own network namespace (no network, loopback its own)' : ''}; NO filesystem${netns ? '' : ' or network'} isolation${pidns ? '' : ', NO process isolation'}${dropped ? '' : ', and the candidate runs as this user, so it can change what the tests read (its process limit counts above this user’s own processes)'}`;
 
 /** Whether an isolated run's candidate process runs as another uid than its tests (weak mode as root). */
 export function splitsUids(info: SandboxInfo): boolean {
@@ -192,7 +197,7 @@ async function probe(opts: SandboxOptions): Promise<SandboxInfo> {
   return info;
 }
 
-export interface SandboxRunSpec {
+export interface SandboxRunSpec extends BwrapSpec {
   /** What is written to the program's stdin (then closed). */
   stdin: string | ((paths: { ws: string; base: string | null; harness: string }) => string);
   timeoutMs: number;
@@ -232,40 +237,6 @@ export interface SandboxRunResult {
   endedWithPartner?: boolean;
 }
 
-// What of /etc the sandbox sees: the account list (tests look users and groups up; the
-// passwords are in shadow, which stays out), name resolution for localhost, time zones, the
-// loader cache, MIME types and Debian's python3.X site configuration.
-const ETC_FILES = [
-  'passwd',
-  'group',
-  'localtime',
-  'timezone',
-  'hosts',
-  'nsswitch.conf',
-  'host.conf',
-  'gai.conf',
-  'protocols',
-  'services',
-  'mime.types',
-  'ld.so.cache',
-  'ld.so.conf',
-  'ld.so.conf.d',
-  'alternatives',
-  'ssl',
-  'ca-certificates',
-];
-let etcPython: string[] | null = null;
-function etcFiles(): string[] {
-  if (!etcPython) {
-    try {
-      etcPython = fs.readdirSync('/etc').filter((n) => /^python3(\.\d+)?$/.test(n));
-    } catch {
-      etcPython = [];
-    }
-  }
-  return [...ETC_FILES, ...etcPython];
-}
-
 // The harness as the sandbox user sees it: a world-readable copy made once per process, since
 // the checkout may sit where uid 65534 cannot read (a private home, a umask-077 clone), with the
 // bytecode compiled beside it once (the sandbox runs Python with -B, which still reads it): the
@@ -302,54 +273,6 @@ const sigOf = (code: number | null): string | null => {
   const name = Object.entries(os.constants.signals).find(([, n]) => n === code - 128)?.[0];
   return name ?? `SIG${code - 128}`;
 };
-
-function rootEntries(): string[] {
-  const out: string[] = [];
-  for (const name of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
-    const p = `/${name}`;
-    try {
-      const st = fs.lstatSync(p);
-      if (st.isSymbolicLink()) out.push('--symlink', fs.readlinkSync(p), p);
-      else if (st.isDirectory()) out.push('--ro-bind', p, p);
-    } catch {
-      /* absent */
-    }
-  }
-  return out;
-}
-
-/**
- * What of the file system an interpreter needs, bound read-only at the same paths: the prefix of
- * the real executable (unless under /usr, which is bound anyway), and for a virtualenv its own
- * folder (pyvenv.cfg, site-packages) and the base interpreter's prefix that pyvenv.cfg names.
- */
-export function interpreterDirs(python: string): string[] {
-  const dirs = new Set<string>();
-  const add = (exe: string) => {
-    let real = exe;
-    try {
-      real = fs.realpathSync(exe);
-    } catch {
-      /* keep */
-    }
-    if (!real.startsWith('/usr/')) dirs.add(path.dirname(path.dirname(real)));
-  };
-  add(python);
-  const venv = path.dirname(path.dirname(path.resolve(python)));
-  try {
-    const cfg = fs.readFileSync(path.join(venv, 'pyvenv.cfg'), 'utf8');
-    dirs.add(venv);
-    const home = /^\s*home\s*=\s*(.+?)\s*$/m.exec(cfg)?.[1];
-    if (home) add(path.join(home, 'python3'));
-  } catch {
-    /* not a virtualenv */
-  }
-  return [...dirs].filter((d) => d !== '/' && !d.startsWith('/usr/') && d !== '/usr');
-}
-
-function pythonPrefixBind(python: string): string[] {
-  return interpreterDirs(python).flatMap((d) => ['--ro-bind', d, d]);
-}
 
 function limitArgs(prlimit: string, l: Limits, server = false): string[] {
   return [
@@ -429,8 +352,14 @@ export async function runSandboxedPair(
   tests: SandboxRunSpec,
   candidate: SandboxRunSpec,
 ): Promise<{ tests: SandboxRunResult; candidate: SandboxRunResult }> {
-  const cLaunch = launchFor(info, candidate);
-  const tLaunch = launchFor(info, tests);
+  // Strong mode: both sandboxes bind one host folder of the run's own at /tmp and /dev/shm, so the target sees
+  // what the tests make there (weak mode shares nothing: its two uids cannot share tempfile's 0700 folders).
+  // Not where the task's interpreter lives below /tmp or /dev/shm: the candidate could move the folder above it and put
+  // modules of its own where the tests import the interpreter's from.
+  const inTemp = interpreterDirs(tests.python ?? info.tools.python).some((d) => /^\/(tmp|dev\/shm)\//.test(d));
+  const shared = info.strength === 'strong' && !inTemp ? sharedArea(info.uid, info.uid === null ? null : SANDBOX_GID) : null;
+  const cLaunch = launchFor(info, shared ? { ...candidate, shared: shared.dir } : candidate);
+  const tLaunch = launchFor(info, shared ? { ...tests, shared: shared.dir } : tests);
   const started = performance.now();
   const cRun = startChild(cLaunch, candidate.limits, [], null);
   // Node's end of the candidate's socket goes to the test process as its fd 4, and Node lets go of it.
@@ -442,6 +371,8 @@ export async function runSandboxedPair(
   cRun.ended = true;
   cRun.killGroup();
   const [t, c] = await Promise.all([finish(info, tLaunch, tRun, tExit, started), cExit.then((exit) => finish(info, cLaunch, cRun, exit, started))]);
+  const problem = shared?.remove();
+  if (problem) t.events.push({ kind: 'sandbox-failure', detail: problem });
   return { tests: t, candidate: c };
 }
 
@@ -515,12 +446,10 @@ function innerCommand(info: SandboxInfo, spec: SandboxRunSpec, python: string, h
 
 /** Strong mode: bwrap (started through setpriv when privileges must be dropped first) with an empty environment. */
 function strongLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): Launch {
-  const { limits } = spec;
   const ws = '/ws';
   const base = spec.repo ? '/base' : null;
   const harness = '/opencoder';
   const stdinText = typeof spec.stdin === 'function' ? spec.stdin({ ws, base, harness }) : spec.stdin;
-  const wsBytes = limits.workspaceBytes + (spec.repoBytes ?? 0);
   // A warm server (warm.ts) runs as the sandbox uid inside its namespace, not as 0: each of its children maps its own
   // uid 0 onto the server's, and a user namespace may map its parent's uid 0 only with CAP_SETFCAP there. Each child
   // makes its own user namespace (and then forbids any further one), so bwrap's ban on them is left to the children.
@@ -528,61 +457,15 @@ function strongLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): 
   // Inside its user namespace the candidate is uid 0, as benchmark harnesses usually run tests
   // (RepoExec's reference runs were made as root); outside it stays the unprivileged uid, and
   // bwrap leaves it no capabilities (empty bounding set, no_new_privs).
-  const bw = [
-    '--unshare-all',
-    '--unshare-user',
-    '--uid',
-    server ? String(SANDBOX_UID) : '0',
-    '--gid',
-    server ? String(SANDBOX_GID) : '0',
-    ...(server ? [] : ['--disable-userns']),
-    '--die-with-parent',
-    '--new-session',
-    '--cap-drop',
-    'ALL',
-    '--hostname',
-    'sandbox',
-    '--ro-bind',
-    '/usr',
-    '/usr',
-    ...rootEntries(),
-    '--dir',
-    '/etc',
-    ...etcFiles().flatMap((f) => ['--ro-bind-try', `/etc/${f}`, `/etc/${f}`]),
-    '--proc',
-    '/proc',
-    '--dev',
-    '/dev',
-    '--size',
-    String(limits.tmpBytes),
-    '--tmpfs',
-    '/dev/shm',
-    '--size',
-    String(limits.tmpBytes),
-    '--tmpfs',
-    '/tmp',
-    '--size',
-    String(wsBytes),
-    '--tmpfs',
-    '/ws',
-    // after the private /tmp: a task's virtualenv may live under the host's /tmp
-    ...pythonPrefixBind(python),
-    '--ro-bind',
-    harnessDirFor(info),
+  const bw = bwrapArgs(spec, {
+    server,
+    uid: server ? SANDBOX_UID : 0,
+    gid: server ? SANDBOX_GID : 0,
+    python,
+    harnessHost: harnessDirFor(info),
     harness,
-    ...(spec.repo ? ['--ro-bind', spec.repo, '/base'] : []),
-    ...(spec.repo ? repositoryCovers(spec) : []),
-    '--chdir',
-    '/ws',
-    '--remount-ro',
-    '/',
-    // --dev makes /dev a tmpfs of its own, writable and without a size (bwrap's --size applies to --tmpfs only): a
-    // candidate wrote 739 MiB there. Read-only, its device nodes still work; /dev/shm below it keeps its quota.
-    '--remount-ro',
-    '/dev',
-    ...Object.entries({ ...env('/ws'), USER: 'root', LOGNAME: 'root' }).flatMap(([k, v]) => ['--setenv', k, v]),
-    '--',
-  ];
+    env: { ...env('/ws'), USER: 'root', LOGNAME: 'root' },
+  });
   const inner = innerCommand(info, spec, python, harness);
   const launch = { cwd: '/', env: {}, stdinText, ws, cleanupDir: null };
   if (info.uid !== null && info.tools.setpriv) {
@@ -600,14 +483,6 @@ function strongLaunch(info: SandboxInfo, spec: SandboxRunSpec, python: string): 
     return { ...launch, file: info.tools.setpriv, args };
   }
   return { ...launch, file: info.tools.bwrap!, args: [...bw, ...inner] };
-}
-
-/** Binds over the repository at /base: masked files in place of originals, hidden paths emptied. */
-function repositoryCovers(spec: SandboxRunSpec): string[] {
-  const out: string[] = [];
-  for (const h of spec.hidden ?? []) out.push(...(h.dir ? ['--tmpfs', `/base/${h.rel}`] : ['--ro-bind', '/dev/null', `/base/${h.rel}`]));
-  for (const o of spec.overlays ?? []) out.push('--ro-bind', o.host, `/base/${o.rel}`);
-  return out;
 }
 
 /** Weak mode: a fresh host folder as work folder, a clean environment, setpriv's privilege drop when running as root. */

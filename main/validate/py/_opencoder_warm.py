@@ -23,6 +23,14 @@ every capability, sets no_new_privs, and forks the run's first process: the supe
 cold run. The init reaps and, when that process ends, exits with its status; the kernel then kills
 whatever else of the namespace is left. P ends a run by SIGTERM to its relay, which kills the init.
 
+An isolated run's two sides share their temporary folders, as the target would in-process: before it
+starts the run, P forks a *holder* that makes a user and a mount namespace of the run's own and mounts
+fresh size-limited tmpfs /tmp and /dev/shm there; P keeps the two namespaces by descriptor and the
+holder exits. Both relays enter them (their uid, the server's, owns them) before they make their own
+namespaces, which are then copies of the holder's: the same two tmpfs in both sides, nothing else of
+either side's (each still mounts its own /ws, and the candidate's covers). The run's namespaces hold
+the last references: when its processes are gone, so are the two tmpfs.
+
 Protocol. Engine -> P (fd 0): frames `>I` length + JSON: first the init document, then `run` and
 `kill` requests. Engine -> F (fd 3): frames `>IIB` length, run id, side (0 tests, 1 candidate) +
 the bytes for that side's stdin. P -> engine (fd 1): frames `>IIB` length, run id, stream + bytes;
@@ -43,6 +51,7 @@ import socket  # noqa: E402
 import struct  # noqa: E402
 import time  # noqa: E402
 import ctypes  # noqa: E402
+import fcntl  # noqa: E402
 
 # What the server itself needed: taken out of sys.modules again (its objects stay referenced here), so
 # a run's sys.modules holds what a cold run's would plus the warm-up's modules, not this machinery.
@@ -74,6 +83,11 @@ PR_CAP_AMBIENT_CLEAR_ALL = 4
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
+
+# Where a relay finds the shared area's namespaces (its user and mount namespace), when its run has one.
+_NS_USER_FD = 10
+_NS_MNT_FD = 11
 
 
 class _CapHeader(ctypes.Structure):
@@ -139,10 +153,11 @@ def _read_exact(fd, n):
 
 def _place_fds(fds):
     """fds: {target fd: current fd}. Puts each at its target, closes every other descriptor."""
-    moved = {t: os.dup(f) for t, f in fds.items()}  # above every target first: no dup2 clobbers a source
+    top = max(list(fds) + [2]) + 1
+    # Above every target first, so that no dup2 below clobbers a source.
+    moved = {t: fcntl.fcntl(f, fcntl.F_DUPFD_CLOEXEC, top) for t, f in fds.items()}
     for t, f in moved.items():
         os.dup2(f, t, inheritable=True)
-    top = max(list(fds) + [2]) + 1
     os.closerange(top, 1 << 16)
     for t in range(3, top):
         if t not in fds:
@@ -184,7 +199,13 @@ def _complain(text):
 def _relay(side, init, here):
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    uid, gid = os.getuid(), os.getgid()
+    if init.get("shared"):
+        # The run's shared area: the namespaces below are made inside the holder's, and so copy its two tmpfs.
+        _check(_libc.setns(_NS_USER_FD, CLONE_NEWUSER), "entering the shared area's user namespace")
+        _check(_libc.setns(_NS_MNT_FD, CLONE_NEWNS), "entering the shared area's mount namespace")
+        os.close(_NS_USER_FD)
+        os.close(_NS_MNT_FD)
+    uid, gid = os.getuid(), os.getgid()  # in the holder's namespace, 0: still the server's uid outside
     lim = init["limits"]
     _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET), "unshare")
     # After the user namespace is made, not before: the kernel bounds every run's processes together, in the server's
@@ -232,6 +253,85 @@ def _loopback_up():
             _complain("a run's loopback could not be brought up (errno %d)" % ctypes.get_errno())
 
 
+_FRESH = ("/ws", "/tmp", "/dev/shm")
+
+
+def _fresh_mounts(init, where):
+    """Fresh size-limited tmpfs at `where` (some of /ws, /tmp, /dev/shm); folders of the task's interpreter that one
+    covers are bound again where they were, read-only."""
+    under = lambda d: any(d.startswith(p + "/") for p in where)  # noqa: E731
+    # The task's interpreter (a virtualenv under /tmp, say) was bound below a folder the fresh tmpfs covers: held
+    # open across the mount, and bound again where it was, read-only.
+    held = [(d, os.open(d, os.O_PATH | os.O_DIRECTORY)) for d in init.get("rebind") or () if under(d)]
+    for p in where:
+        size, mode = (init["wsBytes"], "0755") if p == "/ws" else (init["tmpBytes"], "1777")
+        _mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=%s" % (size, mode))
+    for d, fd in held:
+        os.makedirs(d, exist_ok=True)
+        _mount("/proc/self/fd/%d" % fd, d, None, MS_BIND | MS_REC)
+        _mount(None, d, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.close(fd)
+
+
+def _holder(init):
+    """An isolated run's shared area (in a child of the test zygote, which holds nothing of any run): a user and a
+    mount namespace of the run's own, with fresh size-limited tmpfs /tmp and /dev/shm. Both sides' relays make their
+    namespaces inside these, so both see the same two tmpfs, and nothing an earlier run left."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare")
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", "0 %d 1" % uid)
+    _write("/proc/self/gid_map", "0 %d 1" % gid)
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _fresh_mounts(init, ("/tmp", "/dev/shm"))
+
+
+def _shared_area(init):
+    """Makes a run's shared area; returns descriptors of its user and mount namespaces, or None where it could not
+    be made (the run then goes on with private temporary folders on each side, as before)."""
+    ready_r, ready_w = os.pipe()
+    done_r, done_w = os.pipe()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGCHLD})
+    pid = os.fork()
+    if pid == 0:
+        code = 73
+        try:
+            os.close(ready_r)
+            os.close(done_w)
+            _holder(init)
+            os.write(ready_w, b"1")
+            os.read(done_r, 1)  # until the test zygote has the namespaces (or is gone)
+            code = 0
+        except BaseException as e:
+            _complain("a run's shared temporary folders could not be made: %s" % e)
+        os._exit(code)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGCHLD})
+    os.close(ready_w)
+    os.close(done_r)
+    fds = []
+    try:
+        if _read_exact(ready_r, 1) == b"1":
+            for ns in ("user", "mnt"):
+                fds.append(os.open("/proc/%d/ns/%s" % (pid, ns), os.O_RDONLY | os.O_CLOEXEC))
+    except OSError as e:
+        _complain("a run's shared temporary folders could not be kept: %s" % e)
+        for f in fds:
+            os.close(f)
+        fds = []
+    finally:
+        os.close(ready_r)
+        os.close(done_w)
+        while True:
+            try:
+                os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                break
+    return tuple(fds) if len(fds) == 2 else None
+
+
 def _init(side, init, here):
     """PID 1 of the run's namespaces: its file system, its limits, no capabilities; then the run."""
     # Belt and braces: the relay kills this process when told to; should the relay die first, so does this.
@@ -240,15 +340,10 @@ def _init(side, init, here):
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     # The task's interpreter (a virtualenv under /tmp, say) was bound below a folder the fresh tmpfs covers: held
     # open across the mount, and bound again where it was, read-only.
-    held = [(d, os.open(d, os.O_PATH | os.O_DIRECTORY)) for d in init.get("rebind") or ()]
-    _mount("tmpfs", "/ws", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=0755" % init["wsBytes"])
-    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % init["tmpBytes"])
-    _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % init["tmpBytes"])
-    for d, fd in held:
-        os.makedirs(d, exist_ok=True)
-        _mount("/proc/self/fd/%d" % fd, d, None, MS_BIND | MS_REC)
-        _mount(None, d, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-        os.close(fd)
+    # An isolated run's /tmp and /dev/shm are the shared area's, already here (the holder rebound what they cover).
+    shared = bool(init.get("shared"))
+    fresh = ("/ws",) if shared else _FRESH
+    _fresh_mounts(init, fresh)
     if side == "c":
         # What the candidate may not read: folders become empty, files empty files (as bwrap's covers do).
         for h in init.get("covers") or []:
@@ -472,9 +567,13 @@ def _candidate_zygote(sock, init, here):
                     if rid is not None:
                         socket.send_fds(sock, [json.dumps({"id": rid, "exit": code}).encode()], [])
                 continue
-            doc, got = _receive(sock, 4)
-            run_init = dict(init, limits=doc["limits"])
-            pid = _spawn({0: got[0], 1: got[1], 2: got[2], 3: got[3]}, "c", run_init, here)
+            doc, got = _receive(sock, 6)
+            shared = bool(doc.get("shared")) and len(got) == 6
+            run_init = dict(init, limits=doc["limits"], shared=shared)
+            fds = {0: got[0], 1: got[1], 2: got[2], 3: got[3]}
+            if shared:
+                fds.update({_NS_USER_FD: got[4], _NS_MNT_FD: got[5]})
+            pid = _spawn(fds, "c", run_init, here)
             for f in got:
                 os.close(f)
             runs[pid] = doc["id"]
@@ -532,6 +631,13 @@ class _Server:
         feed = [t_in_w]
         sides = [0]
         c_fds = None
+        # An isolated run's two sides share /tmp and /dev/shm (the holder's namespaces, entered by both relays).
+        # Not where the task's interpreter lives below /tmp or /dev/shm: the candidate could move the folder above it
+        # and put modules of its own where the tests import the interpreter's from.
+        in_temp = any(d.startswith(("/tmp/", "/dev/shm/")) for d in self.init.get("rebind") or ())
+        shared = _shared_area(self.init) if doc.get("c") and not in_temp else None
+        if shared:
+            fds.update({_NS_USER_FD: shared[0], _NS_MNT_FD: shared[1]})
         if doc.get("c"):
             st, sc = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             fds[4] = st.fileno()
@@ -540,13 +646,16 @@ class _Server:
             feed.append(c_in_w)
             sides.append(1)
         run.t = _Side({t_out_r: 1, t_err_r: 2, t_ch_r: 3})
-        run.t.pid = _spawn(fds, "t", dict(self.init, limits=doc["t"]["limits"]), self.here)
+        run.t.pid = _spawn(fds, "t", dict(self.init, limits=doc["t"]["limits"], shared=bool(shared)), self.here)
         self.by_pid[run.t.pid] = run
         for f in (t_in_r, t_out_w, t_err_w, t_ch_w):
             os.close(f)
         if c_fds is not None:
             run.c = _Side({c_out_r: 4, c_err_r: 5})
-            socket.send_fds(self.czyg, [json.dumps({"id": rid, "limits": doc["c"]["limits"]}).encode()], c_fds)
+            msg = {"id": rid, "limits": doc["c"]["limits"], "shared": bool(shared)}
+            socket.send_fds(self.czyg, [json.dumps(msg).encode()], c_fds + list(shared or ()))
+            for f in shared or ():
+                os.close(f)
             st.close()
             sc.close()
             for f in (c_in_r, c_out_w, c_err_w):

@@ -629,3 +629,80 @@ describe('correct but unusual values cross; wrong ones still fail (unittest)', (
     });
   }
 });
+
+// The same kinds of value in a check program (the tests' classes after the placeholder are theirs) and under pytest.
+const PROGRAM_CASES: Record<string, Case> = {
+  ownIterator: {
+    task: () =>
+      programTask(
+        'own-iterator',
+        'def repeat_last(xs):\n    return itertools.chain(xs, itertools.repeat(xs[-1]))\n',
+        'import itertools',
+        'def test_head():\n    assert list(itertools.islice(repeat_last([1, 2, 3]), 6)) == [1, 2, 3, 3, 3, 3]\n\n\ndef test_next():\n    it = repeat_last(["a"])\n    assert iter(it) is it\n    assert [next(it), next(it)] == ["a", "a"]\n',
+      ),
+    right: CASES.ownIterator!.right,
+    wrong: CASES.ownIterator!.wrong,
+  },
+  sortHandles: {
+    task: () =>
+      programTask(
+        'sort-handles',
+        'def smallest_two(xs):\n    return sorted(xs)[:2]\n',
+        '',
+        'class Version:\n    def __init__(self, major, minor):\n        self.v = (major, minor)\n\n    def __eq__(self, other):\n        return isinstance(other, Version) and self.v == other.v\n\n    def __lt__(self, other):\n        return self.v < other.v\n\n    def __hash__(self):\n        return hash(self.v)\n\n\ndef test_versions():\n    vs = [Version(3, 1), Version(1, 2), Version(2, 0)]\n    assert smallest_two(vs) == [vs[1], vs[2]]\n\n\ndef test_plain():\n    assert smallest_two([5, 1, 3]) == [1, 3]\n',
+      ),
+    right: { minTwice: CASES.sortHandles!.right.minTwice!, heap: CASES.sortHandles!.right.heap! },
+    wrong: CASES.sortHandles!.wrong,
+  },
+  functions: {
+    task: () =>
+      programTask(
+        'functions',
+        'def adder(n):\n    return lambda x: x + n\n',
+        '',
+        'def test_call():\n    assert adder(2)(3) == 5\n\n\ndef test_map():\n    assert list(map(adder(1), [1, 2])) == [2, 3]\n',
+      ),
+    right: { partial: CASES.functions!.right.partial!, callableClass: CASES.functions!.right.callableClass! },
+    wrong: CASES.functions!.wrong,
+  },
+  partition: {
+    task: () =>
+      programTask(
+        'partition',
+        'def partition(pred, xs):\n    a, b = itertools.tee(xs)\n    return itertools.filterfalse(pred, a), filter(pred, b)\n',
+        'import itertools',
+        'def test_unread_then_again():\n    evens, odds = partition(lambda x: x > 2, [1, 2, 3, 4])\n    assert next(evens) == 1\n    small, big = partition(lambda x: x > 10, [5, 50])\n    assert list(small) == [5] and list(big) == [50]\n    assert list(odds) == [3, 4]\n',
+      ),
+    right: { lists: CASES.partition!.right.lists!, ownClass: CASES.partition!.right.ownClass! },
+    wrong: CASES.partition!.wrong,
+  },
+};
+
+describe('correct but unusual values cross; wrong ones still fail (check programs)', () => {
+  for (const [name, c] of Object.entries(PROGRAM_CASES)) {
+    it(name, async () => {
+      const task = c.task();
+      const check = await validator.referenceCheck(task);
+      expect.soft(check, JSON.stringify(check)).toMatchObject({ passes: true, isolation: 'isolated' });
+      await correct(validator, task, c.right, 'isolated');
+      const wrong = await judge(validator, task, c.wrong, 'isolated');
+      for (const [w, v] of Object.entries(wrong)) expect.soft(v.status, show(task, w, v)).toBe('failed');
+    });
+  }
+});
+
+describe('correct but unusual values cross (pytest)', () => {
+  it("the candidate's own iterator class and a proxy's methods, under pytest", async () => {
+    if (!pyValidator) return; // said once by pytestPython(): no python3 with pytest on PATH
+    const task = pytestTask(
+      'own-iterator',
+      'import itertools\n\n\ndef repeat_last(xs):\n    return itertools.chain(xs, itertools.repeat(xs[-1]))\n',
+      'import itertools\nfrom pkg.mod import repeat_last\n\n\ndef test_head():\n    assert list(itertools.islice(repeat_last([1, 2, 3]), 6)) == [1, 2, 3, 3, 3, 3]\n\n\ndef test_next():\n    it = repeat_last(["a"])\n    assert iter(it) is it\n    assert [next(it), next(it)] == ["a", "a"]\n',
+    );
+    const check = await pyValidator.referenceCheck(task);
+    expect.soft(check, JSON.stringify(check)).toMatchObject({ passes: true, isolation: 'isolated' });
+    await correct(pyValidator, task, CASES.ownIterator!.right, 'isolated');
+    const wrong = await judge(pyValidator, task, CASES.ownIterator!.wrong, 'isolated');
+    for (const [w, v] of Object.entries(wrong)) expect.soft(v.status, show(task, w, v)).toBe('failed');
+  });
+});

@@ -213,6 +213,46 @@ describe.skipIf(STRONG.skip)(`an isolated run's tests and candidate share /tmp a
     }
   }, 120_000);
 
+  it("tests that run code they wrote to the shared area are not validated isolated: that code is the candidate's to rewrite", async () => {
+    const plugins = makeRepo(
+      {
+        'pkg/__init__.py': '',
+        'pkg/mod.py': 'import os\n\n\ndef touch(folder):\n    open(os.path.join(folder, "seen"), "w").close()\n    return True\n',
+        'tests/__init__.py': '',
+        'tests/test_plug.py':
+          'import os\nimport sys\nimport tempfile\nimport unittest\n\nfrom pkg.mod import touch\n\n\nclass T(unittest.TestCase):\n    def test_plugin(self):\n        d = tempfile.mkdtemp()\n        with open(os.path.join(d, "plug.py"), "w") as f:\n            f.write("VALUE = 1\\n")\n        self.assertTrue(touch(d))\n        sys.path.insert(0, d)\n        try:\n            import plug\n        finally:\n            sys.path.remove(d)\n        self.assertEqual(plug.VALUE, 1)\n',
+      },
+      'oc-shared-plug-',
+    );
+    try {
+      const plug: Task = {
+        id: 'shared-temp/plugin',
+        repo: '.',
+        repoPath: plugins,
+        file: 'pkg/mod.py',
+        qualname: 'touch',
+        requirement: 'touch',
+        signature: 'def touch(folder):',
+        reference: 'def touch(folder):\n    open(os.path.join(folder, "seen"), "w").close()\n    return True\n',
+        test_command: 'python3 -m unittest tests.test_plug',
+        tests: ['tests.test_plug.T.test_plugin'],
+      };
+      for (const v of [warm, cold]) {
+        const check = await v.referenceCheck(plug);
+        expect(check, JSON.stringify(check)).toMatchObject({ passes: true, isolation: 'in-process' });
+        expect(check.isolationReason).toMatch(/temporary folder they share with the candidate/);
+        // Forced isolated, a candidate that rewrites the plugin to disarm the tests' assertions is refused, not passed.
+        const hostile =
+          'import os\n\n\ndef touch(folder):\n    with open(os.path.join(folder, "plug.py"), "w") as f:\n        f.write("import unittest\\nunittest.TestCase.assertEqual = lambda *a, **k: None\\nVALUE = 2\\n")\n    return True\n';
+        const r = await v.validate(plug, hostile, { isolation: 'isolated' });
+        expect(r.status, detail(r)).toBe('failed');
+        expect(r.reason).toMatch(/temporary folder they share with the candidate/);
+      }
+    } finally {
+      fs.rmSync(plugins, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it('a cold run removes its shared folder', async () => {
     const before = sharedRuns();
     const r = await cold.validate(task, task.reference!, { isolation: 'isolated' });

@@ -984,6 +984,36 @@ def _install_bridge(run, ws):
     bridge = _bridge.TestSide(_BRIDGE_FD, _trust(run, ws), crossing, run.on_flow)
     run.bridge = bridge
     builtins.__opencoder_forward__ = bridge.call
+    interpreter = (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.executable)
+    if ws.rstrip("/") == "/ws" and not any(_type(p) is _str and _startswith(p + "/", _SHARED_AREAS) for p in interpreter):
+        _guard_shared_code(crossing)  # strong mode, where /tmp and /dev/shm are shared (not below a venv there)
+
+
+_SHARED_AREAS = ("/tmp/", "/dev/shm/")
+
+
+def _guard_shared_code(crossing):
+    """Strong mode shares /tmp and /dev/shm with the candidate process: code the tests would run from there (a module
+    they wrote and import, a file they exec) is the candidate's to rewrite, so the test process refuses to run it."""
+
+    def shared(path):
+        return _type(path) is _str and _startswith(path.rstrip("/") + "/", _SHARED_AREAS)
+
+    def hook(event, args):
+        if event == "exec" and args:
+            where = _getattr(args[0], "co_filename", None)
+            if shared(where):
+                why = "the tests ran code from %s, in the temporary folder they share with the candidate (its to rewrite)" % where[:200]
+                crossing(why)
+                raise ImportError("opencoder: " + why)
+        elif event == "import" and _len(args) > 2 and _type(args[2]) is _list:
+            for p in args[2]:
+                if shared(p):
+                    why = "the tests import with %s, a temporary folder they share with the candidate, on sys.path" % p[:200]
+                    crossing(why)
+                    raise ImportError("opencoder: " + why)
+
+    sys.addaudithook(hook)
 
 
 def _candidate_loaded(run):

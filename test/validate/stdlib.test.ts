@@ -3,13 +3,13 @@
 // (or the old harness) would have imported first (textwrap, tokenize, ast, json). A target in a
 // module the interpreter loads at start-up cannot be exercised, and the verdict says so.
 
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../main/benchmarks/manifest-file.ts';
 import type { Task } from '../../main/model/task.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
+import { copyStdlib, sourceOf, stub } from '../helpers/stdlib-copy.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 import { needs } from '../helpers/system.ts';
 import { cpythonTestSuite } from '../../scripts/system-packages.mjs';
@@ -18,25 +18,9 @@ import { cpythonTestSuite } from '../../scripts/system-packages.mjs';
 const found = cpythonTestSuite();
 const SUITE = needs('libpython3.11-testsuite');
 
-const SKIP_DIRS = new Set([
-  'site-packages',
-  'dist-packages',
-  '__pycache__',
-  'idlelib',
-  'tkinter',
-  'turtledemo',
-  'lib2to3',
-  'ensurepip',
-  'pydoc_data',
-  'lib-dynload',
-  'tests',
-  'test',
-]);
-// The suites used here, what they import, and the files test_tokenize's round trip reads (it
+// The suites used here, the packages they read, and the files test_tokenize's round trip reads (it
 // removes seven by name and samples ten of the rest).
 const TEST_PARTS = [
-  '__init__.py',
-  'support',
   'typinganndata',
   'tokenizedata',
   'test_textwrap.py',
@@ -48,51 +32,6 @@ const TEST_PARTS = [
     (n) => `test_${n}.py`,
   ),
 ];
-
-/** A copy of the standard library's Python files (and the test modules used here) as a repository. */
-function copyStdlib(stdlib: string, dest: string): void {
-  const walk = (rel: string) => {
-    for (const ent of fs.readdirSync(path.join(stdlib, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${ent.name}` : ent.name;
-      if (ent.isDirectory()) {
-        if (SKIP_DIRS.has(ent.name) || ent.name.startsWith('config-')) continue;
-        walk(r);
-      } else if (ent.isFile() && ent.name.endsWith('.py')) {
-        fs.mkdirSync(path.join(dest, rel), { recursive: true });
-        fs.copyFileSync(path.join(stdlib, r), path.join(dest, r));
-      }
-    }
-  };
-  walk('');
-  for (const part of TEST_PARTS) {
-    const src = path.join(stdlib, 'test', part);
-    if (fs.existsSync(src)) fs.cpSync(src, path.join(dest, 'test', part), { recursive: true, filter: (s) => !s.includes('__pycache__') });
-  }
-}
-
-/** The source of `qualname` in `file`, found with Python's ast (the reference). */
-function sourceOf(python: string, file: string, qualname: string): string {
-  const code = [
-    'import ast, sys',
-    'src = open(sys.argv[1], encoding="utf-8").read()',
-    'node = ast.parse(src)',
-    'for part in sys.argv[2].split("."):',
-    '    node = next(n for n in node.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part)',
-    'lines = src.split("\\n")[node.lineno - 1 - len(node.decorator_list): node.end_lineno]',
-    'ind = len(lines[0]) - len(lines[0].lstrip())',
-    'print("\\n".join(l[ind:] for l in lines))',
-  ].join('\n');
-  const r = spawnSync(python, ['-I', '-c', code, file, qualname], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return r.stdout;
-}
-
-/** The reference's def line(s) with a body that only raises. */
-function stub(reference: string): string {
-  const lines = reference.split('\n');
-  const end = lines.findIndex((l) => /\)\s*(->[^:]*)?:\s*$/.test(l));
-  return `${lines.slice(0, end + 1).join('\n')}\n    raise NotImplementedError\n`;
-}
 
 const TARGETS = [
   { id: 'stdlib/textwrap.dedent', file: 'textwrap.py', qualname: 'dedent', command: 'PYTHONPATH=. python3 -m unittest -q test.test_textwrap' },
@@ -110,7 +49,7 @@ describe.skipIf(SUITE.skip)(`the standard library as a repository (CPython’s o
 
   beforeAll(async () => {
     dir = tmpDir('oc-stdlib-');
-    copyStdlib(found!.stdlib, path.join(dir, 'repo'));
+    copyStdlib(found!.stdlib, path.join(dir, 'repo'), TEST_PARTS);
     const lines = TARGETS.map((t) =>
       JSON.stringify({
         id: t.id,

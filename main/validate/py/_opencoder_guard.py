@@ -67,6 +67,8 @@ _gc_isenabled, _gc_disable, _gc_enable = _gc.isenabled, _gc.disable, _gc.enable
 _real_signal, _real_getsignal, _raise_signal = _signal.signal, _signal.getsignal, _signal.raise_signal
 _real_create_builtin, _real_exec_builtin, _real_create_dynamic = _imp.create_builtin, _imp.exec_builtin, _imp.create_dynamic
 _real_set_debug = _gc.set_debug
+_is_frozen, _get_frozen_object = _imp.is_frozen, _imp.get_frozen_object
+_builtin_names = frozenset(sys.builtin_module_names)
 _real_setrecursionlimit, _real_getrecursionlimit = sys.setrecursionlimit, sys.getrecursionlimit
 _modules = sys.modules  # the interpreter's own dict (a rebound sys.modules attribute is not it)
 _str_copy = _str.__str__  # an exact str from a str subclass, without its methods
@@ -530,7 +532,7 @@ def _on_exec(args, actor):
         return
     co_name, fname = _name(code.co_name), _name(code.co_filename)
     if _st.window_execs is not None and co_name == "<module>" and fname is not None:
-        _st.window_execs[fname] = 1  # a module the import system executed while the target's loaded
+        _st.window_execs[fname] = code  # a module the import system executed while the target's loaded
     if not _st.program and co_name == "<module>" and fname == _st.cand_file and _st.spans:
         if not _candidate_context(actor):
             if not _st.loaded:

@@ -189,7 +189,7 @@ def window_start(target):
                     cd = _type_dict(v)
                     classes.append((name, v, _tuple(cd), _tuple(cd.values())))
     _st.window_execs = {}
-    _window.active = (target, mods, classes, _dict.fromkeys(_modules))
+    _window.active = (target, mods, classes, _dict(_modules))
 
 
 def window_abort():
@@ -230,10 +230,11 @@ def window_end(target):
             if k in _QUIET or old_of.get(k, missing) is cur.get(k, missing):
                 continue
             found.append("%s.%s.%s" % (name, _text(_type_qualname(cls), 100), k))
+    earlier = {_id(m[1]): m for m in mods}
     for name, mod in _list(_modules.items()):
         if name in before or _type(name) is not _str:
             continue
-        if _planted(name, mod, execs):
+        if _planted(name, mod, execs) and not _repository_made(name, mod, execs, earlier):
             found.append("_modules[%r] (a module planted for the tests to import)" % name[:100])
     why = import_system_problem()
     if why:
@@ -258,6 +259,55 @@ def _planted(name, mod, execs):
         return f not in execs and not f.endswith((".so", ".pyd"))
     path = d.get("__path__")
     return path is None  # a namespace package has a path and no file
+
+
+def _repository_made(name, mod, execs, earlier):
+    """Whether a module that appeared in sys.modules under `name` while the target's module loaded is one the
+    import system or the repository's own modules put there, with nothing of the candidate's in it (a repository
+    that shadows the standard library runs its own importlib/__init__.py and xml/parsers/expat.py then):
+    what the repository defines or re-imports is the repository's. Three kinds, none of which the candidate can
+    fill with values of its choosing: a module loaded before the window, unchanged since but for its dunder
+    data (importlib binds _frozen_importlib as importlib._bootstrap); the interpreter's frozen module of that
+    name, executed from its frozen code (importlib.machinery, importlib.util); an extension module's own
+    submodule that a module the import system executed in the window (not a package: no file of the
+    repository can stand behind the name) binds under that name (pyexpat.model as xml.parsers.expat.model)."""
+    if _type(mod) is not _ModuleType or _planted_or_cand(mod):
+        return False
+    d = _module_dict(mod)
+    got = earlier.get(_id(mod))
+    if got is not None and got[1] is mod:
+        _, _, _, keys, vals, _, _ = got
+        old = _dict(zip(keys, vals))
+        missing = _object()
+        for k in _list(d) + [k for k in keys if k not in d]:
+            if _type(k) is not _str:
+                return False
+            if not (k.startswith("__") and k.endswith("__")) and old.get(k, missing) is not d.get(k, missing):
+                return False
+        return True
+    own = d.get("__name__")
+    if _type(own) is not _str:
+        return False
+    if own == name:
+        code = execs.get("<frozen %s>" % name)
+        try:
+            return _type(code) is _CodeType and _is_frozen(name) and code == _get_frozen_object(name)
+        except _BaseException:
+            return False
+    ext_name, _, child = own.rpartition(".")
+    ext = _modules.get(ext_name)
+    if "__file__" in d or _type(ext) is not _ModuleType or _module_dict(ext).get(child) is not mod:
+        return False
+    ef = _module_dict(ext).get("__file__")
+    if not ((_type(ef) is _str and ef.endswith((".so", ".pyd"))) or ext_name in _builtin_names):
+        return False
+    parent_name, _, pchild = name.rpartition(".")
+    parent = _modules.get(parent_name)
+    if _type(parent) is not _ModuleType:
+        return False
+    pd = _module_dict(parent)
+    pf = pd.get("__file__")
+    return "__path__" not in pd and _type(pf) is _str and pf in execs and pd.get(pchild) is mod
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,12 +1,19 @@
 // Every verdict says why it was decided where it was (Verdict.isolationReason): the task's reference check's reason,
 // the validator's or the caller's setting, or the default for a task without a reference. Reused verdicts say it too.
 
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../main/benchmarks/manifest-file.ts';
+import { sealText, unsealText } from '../../main/experiment/queue/seal.ts';
 import { findTask } from '../../main/model/manifest.ts';
-import { isolationReasonOf, ISOLATION_REASON_NOT_RECORDED } from '../../main/model/verdict.ts';
+import type { VerdictSummary } from '../../main/model/results.ts';
+import { isolationReasonOf, ISOLATION_REASON_NOT_RECORDED, type Verdict } from '../../main/model/verdict.ts';
+import { summariseVerdict } from '../../main/pipeline/task-result.ts';
+import { ExperimentStore } from '../../main/store/experiments.ts';
+import { Store } from '../../main/store/store.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
+import { tmpDir } from '../helpers/tmp-repo.ts';
 import { SAMPLE_REPO, templateTask } from './helpers.ts';
 
 const manifest = readManifest(path.join(SAMPLE_REPO, 'tasks.jsonl'));
@@ -54,4 +61,35 @@ describe('why a verdict was decided where it was', () => {
     expect(isolationReasonOf({})).toBe(ISOLATION_REASON_NOT_RECORDED);
     expect(isolationReasonOf({ isolationReason: 'the reference passes the same tests isolated as in-process' })).toMatch(/same tests/);
   });
+
+  it('stored results keep it (and older ones without it still load, as not recorded); a sealed shared verdict keeps it', async () => {
+    const v = await auto.validate(task, WRONG);
+    const summary = summariseVerdict(v);
+    expect(summary.isolationReason).toBe(v.isolationReason);
+    const store = Store.open(path.join(tmpDir('oc-isolation-reason-'), 'w.db'));
+    try {
+      const experiments = new ExperimentStore(store.db, store.path);
+      experiments.create({
+        id: 'r1',
+        kind: 'run',
+        manifestFile: 'm.jsonl',
+        manifestHash: 'h',
+        taskIds: [task.id],
+        conditions: [{ id: 'c' }],
+        backend: {},
+        provenance: {},
+        options: {},
+      });
+      const old: VerdictSummary = { status: 'failed', reason: 'r', passedTests: 0, totalTests: 5, durationMs: 1, isolation: 'in-process' };
+      const result = { taskId: task.id, condition: 'c', candidates: [{ verdict: summary }, { verdict: old }] };
+      experiments.saveResult('r1', { taskId: task.id, condition: 'c', status: 'ok', costUsd: null, result });
+      const [back] = experiments.results<typeof result>('r1');
+      expect(back!.result.candidates.map((c) => isolationReasonOf(c.verdict))).toEqual([v.isolationReason, ISOLATION_REASON_NOT_RECORDED]);
+    } finally {
+      store.close();
+    }
+    const secret = crypto.randomBytes(32);
+    const shared = unsealText<Verdict>(secret, 'verdict', 'k', sealText(secret, 'verdict', 'k', v));
+    expect(shared?.isolationReason).toBe(v.isolationReason);
+  }, 60_000);
 });

@@ -3,7 +3,7 @@
 
 import { cellSources } from '../pipeline/methods.ts';
 
-import { isolationOf, type VerdictIsolation, type VerdictStatus } from '../model/verdict.ts';
+import { isolationOf, isolationReasonOf, type VerdictIsolation, type VerdictStatus } from '../model/verdict.ts';
 import { auprc, auroc, ece, mean } from '../stats/metrics.ts';
 import type {
   ApiAggregate,
@@ -12,6 +12,7 @@ import type {
   FactorialAnalysis,
   FlakyCounts,
   InProcessCounts,
+  InProcessReason,
   LeakCounts,
   ReportModel,
   TaskRow,
@@ -229,7 +230,26 @@ export function inProcessCounts(rs: TaskResult[]): InProcessCounts {
     (r) => selectedIsolation(r) === 'in-process',
   );
   const { candidates, candidateVerdicts } = counts;
-  return { ...counts, isolatedShare: candidateVerdicts ? (candidateVerdicts - candidates) / candidateVerdicts : null };
+  return { ...counts, isolatedShare: candidateVerdicts ? (candidateVerdicts - candidates) / candidateVerdicts : null, reasons: inProcessReasons(rs) };
+}
+
+/** Per task, each distinct reason its in-process verdicts give for not being isolated, with how many give it. */
+function inProcessReasons(rs: TaskResult[]): InProcessReason[] {
+  const counts = new Map<string, Map<string, number>>();
+  const add = (taskId: string, v: { isolationReason?: string }) => {
+    const byReason = counts.get(taskId) ?? new Map<string, number>();
+    const reason = isolationReasonOf(v);
+    byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+    counts.set(taskId, byReason);
+  };
+  for (const r of rs) {
+    for (const c of r.candidates) if (isolationOf(c.verdict) === 'in-process') add(r.taskId, c.verdict);
+    if (selectedIsolation(r) === 'in-process') add(r.taskId, r.selected);
+  }
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...counts]
+    .sort(([a], [b]) => byText(a, b))
+    .flatMap(([taskId, byReason]) => [...byReason].sort(([a], [b]) => byText(a, b)).map(([reason, verdicts]) => ({ taskId, reason, verdicts })));
 }
 
 const CELL_OUTCOMES: { outcome: 'pass@1' | 'uncertainty'; label: string; of: (r: TaskResult) => number }[] = [

@@ -187,6 +187,20 @@ export type FlakyCounts = VerdictsApart;
 export interface InProcessCounts extends VerdictsApart {
   /** Raw-candidate verdicts decided isolated, as a share of `candidateVerdicts`; null when there are none. */
   isolatedShare: number | null;
+  /**
+   * Why each task of `taskIds` was not isolated: a row per task and distinct reason its in-process verdicts (raw
+   * candidates' and the selected output's) give, sorted by task then reason. A verdict stored before the reason was
+   * kept gives ISOLATION_REASON_NOT_RECORDED (model/verdict.ts).
+   */
+  reasons: InProcessReason[];
+}
+
+/** One task's reason for being validated in-process (model/verdict.ts isolationReason), and how many verdicts give it. */
+export interface InProcessReason {
+  taskId: string;
+  reason: string;
+  /** The task's in-process verdicts giving this reason: raw candidates' plus the selected output's. */
+  verdicts: number;
 }
 
 export interface PermutationTest {

@@ -30,6 +30,8 @@ export interface VerdictSummary {
   infrastructure?: InfrastructureFault;
   /** Where the verdict was decided (model/verdict.ts); absent in results stored before it was recorded: read with isolationOf (in-process). */
   isolation?: VerdictIsolation;
+  /** Why it was decided there (model/verdict.ts isolationReason); absent in results stored before it was recorded. */
+  isolationReason?: string;
 }
 
 export interface CandidateOutcome {
@@ -190,6 +192,8 @@ export interface TaskResult {
      * Absent in results stored before it was recorded: read with isolationOf (those were all in-process).
      */
     isolation?: VerdictIsolation;
+    /** Why it was decided there (model/verdict.ts isolationReason); absent in results stored before it was recorded. */
+    isolationReason?: string;
     code: string;
   };
   repairs: { round: number; passed: boolean; code: string; reason: string }[];

@@ -196,6 +196,13 @@ export interface Verdict {
    */
   isolation?: VerdictIsolation;
   /**
+   * Why the verdict was decided where it was: the task's reference check's reason (`the reference passes every test
+   * the task names isolated`, `isolated, the reference was judged failed (…)`), the validator's or the caller's
+   * setting, or `the task has no reference: isolated by default`. Absent in verdicts stored before it was recorded
+   * (read with isolationReasonOf), and in static-only checks.
+   */
+  isolationReason?: string;
+  /**
    * Per test, the control-flow exception classes (`builtins.StopIteration`, `unittest.case.SkipTest` …) the target
    * raised into it. A reference's run records them: a candidate may raise the same only in the same tests.
    */
@@ -207,6 +214,14 @@ export type VerdictIsolation = 'isolated' | 'in-process';
 /** A verdict's isolation, reading verdicts stored before the field existed as in-process (they all were). */
 export function isolationOf(v: Pick<Verdict, 'isolation'>): VerdictIsolation {
   return v.isolation ?? 'in-process';
+}
+
+/** What a verdict says of why it was decided where it was, or what to show when it was stored before that was recorded. */
+export const ISOLATION_REASON_NOT_RECORDED = 'not recorded (stored before the reason was kept)';
+
+/** A verdict's isolation reason, or ISOLATION_REASON_NOT_RECORDED for one stored before the field existed. */
+export function isolationReasonOf(v: Pick<Verdict, 'isolationReason'>): string {
+  return v.isolationReason || ISOLATION_REASON_NOT_RECORDED;
 }
 
 export interface TargetUse {

@@ -35,6 +35,7 @@ export function summariseVerdict(v: Verdict): VerdictSummary {
     durationMs: v.durationMs,
     ...(v.infrastructure ? { infrastructure: v.infrastructure } : {}),
     isolation: isolationOf(v),
+    ...(v.isolationReason ? { isolationReason: v.isolationReason } : {}),
   };
 }
 
@@ -119,6 +120,7 @@ export function buildTaskResult(o: TaskOutcome, timingsMs: TaskResult['timingsMs
       correct: selectedVerdict.status === 'passed',
       status: selectedVerdict.status,
       isolation: isolationOf(selectedVerdict),
+      ...(selectedVerdict.isolationReason ? { isolationReason: selectedVerdict.isolationReason } : {}),
       verified: config.validation.verify ? selection.passed : null,
       code: selection.code,
     },

@@ -370,21 +370,27 @@ export class Validator {
     const expected = task.reference !== undefined ? await this.referenceCheck(task, opts) : null;
     if (expected && !expected.passes)
       throw new TaskError(`its reference does not pass its own tests (${expected.reason}), so no candidate can be judged`, task.id);
-    return this.shared(task, code, false, { ...opts, isolation: this.isolationFor(opts, expected) }, expected);
+    const place = this.placementFor(opts, expected, 'the task has no reference: isolated by default');
+    return withPlacement(await this.shared(task, code, false, { ...opts, isolation: place.isolation }, expected), place);
   }
 
-  /** Where a candidate's verdict is decided: the caller's or the validator's choice, else what the reference check found. */
-  private isolationFor(opts: ValidateOptions, expected: ReferenceCheck | null): VerdictIsolation {
-    if (opts.isolation) return opts.isolation;
+  /**
+   * Where a candidate's verdict is decided, and why: the caller's or the validator's choice, else what the reference
+   * check found, else `otherwise` (isolated).
+   */
+  private placementFor(opts: ValidateOptions, expected: ReferenceCheck | null, otherwise: string): Placement {
+    if (opts.isolation) return { isolation: opts.isolation, reason: `${opts.isolation}, as the caller asked for this run` };
     const forced = this.opts.isolation ?? 'auto';
-    if (forced !== 'auto') return forced;
-    return expected?.isolation ?? 'isolated';
+    if (forced !== 'auto') return { isolation: forced, reason: `${forced} by the validator's setting (isolation: '${forced}')` };
+    if (expected) return { isolation: expected.isolation, reason: expected.isolationReason || `${expected.isolation} by the task's reference check` };
+    return { isolation: 'isolated', reason: otherwise };
   }
 
   /** Validates the manifest's reference solution (against the task's own test list, nothing frozen); isolated unless told otherwise. */
-  validateReference(task: Task, opts: ValidateOptions = {}): Promise<Verdict> {
-    if (!task.reference) return Promise.reject(new TaskError('it has no reference solution', task.id));
-    return this.shared(task, task.reference, false, { ...opts, isolation: this.isolationFor(opts, null) }, null);
+  async validateReference(task: Task, opts: ValidateOptions = {}): Promise<Verdict> {
+    if (!task.reference) throw new TaskError('it has no reference solution', task.id);
+    const place = this.placementFor(opts, null, 'a reference run on its own is isolated unless told otherwise');
+    return withPlacement(await this.shared(task, task.reference, false, { ...opts, isolation: place.isolation }, null), place);
   }
 
   /**
@@ -774,6 +780,25 @@ export function decideIsolation(inProcess: Verdict | null, isolated: Verdict | n
     isolationReason,
     controlFlow: chosen.controlFlow ?? {},
   };
+}
+
+/** Where a verdict is to be decided, and the words that say why (Verdict.isolationReason). */
+interface Placement {
+  isolation: VerdictIsolation;
+  reason: string;
+}
+
+/**
+ * The verdict with why it was decided where it was (reused and shared verdicts too: the reason is the asker's, so it
+ * is attached here, never kept with the run). A verdict decided in-process where isolated was asked for says so.
+ */
+function withPlacement(v: Verdict, place: Placement): Verdict {
+  const decided = v.isolation ?? 'in-process';
+  const reason =
+    decided === place.isolation
+      ? place.reason
+      : `${place.reason}; but this run was decided ${decided} (the task could not be prepared for an isolated run, or no candidate process started)`;
+  return { ...v, isolationReason: reason };
 }
 
 /** A verdict that a slower or faster machine could have turned: a timeout, or a run close to the limit. */

@@ -3,7 +3,7 @@ import { buildReportModel, factorialOf, summariseCondition } from '../../main/ex
 import { crossRunComparisons } from '../../main/experiment/comparisons.ts';
 import type { LoadedRun } from '../../main/experiment/loaded-run.ts';
 import type { ApiProtocolScore, ApiScore, ApiSetScore, ReplyKind, TaskFailure, TaskResult } from '../../main/model/results.ts';
-import type { VerdictIsolation, VerdictStatus } from '../../main/model/verdict.ts';
+import { ISOLATION_REASON_NOT_RECORDED, type VerdictIsolation, type VerdictStatus } from '../../main/model/verdict.ts';
 import { DEFAULT_BOOTSTRAP, passAtK } from '../../main/stats/stats.ts';
 import { factorialConditions, METHODS } from '../../main/pipeline/methods.ts';
 import { storedConditions } from '../../main/experiment/runner.ts';
@@ -33,6 +33,8 @@ interface Spec {
   isolation?: (VerdictIsolation | undefined)[];
   /** The selected output's stored isolation; absent as in results stored before it was recorded. */
   selectedIsolation?: VerdictIsolation;
+  /** Why, given to every verdict above that says where it was decided (absent: not recorded, as in results stored before it). */
+  isolationReason?: string;
 }
 
 const setScore = (f1: number): ApiSetScore => ({ precision: f1 / 2, recall: f1, f1, exact: f1 === 1, count: 'over' });
@@ -107,6 +109,7 @@ function result(s: Spec, n = 5): TaskResult {
           totalTests: 3,
           durationMs: 5,
           ...(s.isolation?.[i] ? { isolation: s.isolation[i] } : {}),
+          ...(s.isolation?.[i] && s.isolationReason ? { isolationReason: s.isolationReason } : {}),
         },
       };
     }),
@@ -121,6 +124,7 @@ function result(s: Spec, n = 5): TaskResult {
       code: 'c0',
       ...(s.selectedStatus ? { status: s.selectedStatus } : {}),
       ...(s.selectedIsolation ? { isolation: s.selectedIsolation } : {}),
+      ...(s.selectedIsolation && s.isolationReason ? { isolationReason: s.isolationReason } : {}),
     },
     repairs: s.repaired ? [{ round: 1, passed: s.repaired === 'recovered', code: 'r', reason: '' }] : [],
     repairRecovered: s.repaired === 'recovered',
@@ -322,25 +326,58 @@ describe('flaky verdicts', () => {
 });
 
 describe('in-process verdicts', () => {
+  const WHY_T1 = 'isolated, the reference was judged failed (CrossingError: a value that is not data)';
+  const WHY_T2 = 'in-process, as the caller asked for this run';
   const iso = (inProcess: number[] = []): VerdictIsolation[] => Array.from({ length: 5 }, (_, i) => (inProcess.includes(i) ? 'in-process' : 'isolated'));
   const specs: Spec[] = [
     // Baseline RAG returns candidate 0, decided in-process; the other four were isolated.
-    { task: 't1', cond: 'baseline-rag', c: 1, correct: true, isolation: iso([0]), selectedIsolation: 'in-process' },
+    { task: 't1', cond: 'baseline-rag', c: 1, correct: true, isolation: iso([0]), selectedIsolation: 'in-process', isolationReason: WHY_T1 },
     { task: 't2', cond: 'baseline-rag', c: 2, correct: true, isolation: iso(), selectedIsolation: 'isolated' },
     // Stored before isolation was recorded: every verdict, the selected output's too, counts as in-process.
     { task: 't3', cond: 'baseline-rag', c: 0, correct: false },
     // An in-process raw candidate that OpenCoder did not select.
-    { task: 't1', cond: 'opencoder', c: 1, correct: true, isolation: iso([2]), selectedIsolation: 'isolated' },
+    { task: 't1', cond: 'opencoder', c: 1, correct: true, isolation: iso([2]), selectedIsolation: 'isolated', isolationReason: WHY_T1 },
     // Every raw candidate isolated; the selected repair's verdict was decided in-process.
-    { task: 't2', cond: 'opencoder', c: 0, correct: false, repaired: 'failed', origin: 'repair', isolation: iso(), selectedIsolation: 'in-process' },
+    {
+      task: 't2',
+      cond: 'opencoder',
+      c: 0,
+      correct: false,
+      repaired: 'failed',
+      origin: 'repair',
+      isolation: iso(),
+      selectedIsolation: 'in-process',
+      isolationReason: WHY_T2,
+    },
     { task: 't3', cond: 'opencoder', c: 3, correct: true, isolation: iso(), selectedIsolation: 'isolated' },
   ];
   const run = loaded('r7', 'run', methods, specs);
 
   it('counts in-process candidate and selected verdicts per condition, lists their tasks, and gives the share decided isolated', () => {
     const [base, oc] = [summariseCondition(run, methods[0]!, BOOT), summariseCondition(run, methods[1]!, BOOT)];
-    expect(base.inProcess).toEqual({ candidates: 6, candidateVerdicts: 15, selected: 2, taskIds: ['t1', 't3'], isolatedShare: 9 / 15 });
-    expect(oc.inProcess).toEqual({ candidates: 1, candidateVerdicts: 15, selected: 1, taskIds: ['t1', 't2'], isolatedShare: 14 / 15 });
+    expect(base.inProcess).toEqual({
+      candidates: 6,
+      candidateVerdicts: 15,
+      selected: 2,
+      taskIds: ['t1', 't3'],
+      isolatedShare: 9 / 15,
+      // Why each task was not isolated: t1's reason on its candidate and selected output, t3 stored before reasons.
+      reasons: [
+        { taskId: 't1', reason: WHY_T1, verdicts: 2 },
+        { taskId: 't3', reason: ISOLATION_REASON_NOT_RECORDED, verdicts: 6 },
+      ],
+    });
+    expect(oc.inProcess).toEqual({
+      candidates: 1,
+      candidateVerdicts: 15,
+      selected: 1,
+      taskIds: ['t1', 't2'],
+      isolatedShare: 14 / 15,
+      reasons: [
+        { taskId: 't1', reason: WHY_T1, verdicts: 1 },
+        { taskId: 't2', reason: WHY_T2, verdicts: 1 },
+      ],
+    });
     // Counted apart, not out: the figures still count every verdict as it came out.
     expect(base.tasks).toBe(3);
     expect(base.selectedCorrect.estimate).toBeCloseTo(2 / 3, 12);
@@ -349,13 +386,21 @@ describe('in-process verdicts', () => {
 
   it('says none for an all-isolated condition, and null share for a condition without verdicts', () => {
     const clean = loaded('r8', 'run', methods, [{ task: 't1', cond: 'opencoder', c: 2, correct: true, isolation: iso(), selectedIsolation: 'isolated' }]);
-    expect(summariseCondition(clean, methods[1]!, BOOT).inProcess).toEqual({ candidates: 0, candidateVerdicts: 5, selected: 0, taskIds: [], isolatedShare: 1 });
+    expect(summariseCondition(clean, methods[1]!, BOOT).inProcess).toEqual({
+      candidates: 0,
+      candidateVerdicts: 5,
+      selected: 0,
+      taskIds: [],
+      isolatedShare: 1,
+      reasons: [],
+    });
     expect(summariseCondition(clean, methods[0]!, BOOT).inProcess).toEqual({
       candidates: 0,
       candidateVerdicts: 0,
       selected: 0,
       taskIds: [],
       isolatedShare: null,
+      reasons: [],
     });
   });
 

@@ -11,10 +11,13 @@ import {
   HOSTILE_NOTE,
   HOSTILE_TASK_ID,
   IN_PROCESS_PLANTED,
+  IN_PROCESS_REASONS,
   IN_PROCESS_RUN,
   TASK_IDS,
 } from '../helpers/report-fixture.ts';
-import { IN_PROCESS_MEANING, LEAK_MEANING } from '../../main/experiment/report/format.ts';
+import { IN_PROCESS_MEANING, IN_PROCESS_REASONS_TITLE, LEAK_MEANING } from '../../main/experiment/report/format.ts';
+import { md as mdText } from '../../main/experiment/report/markdown.ts';
+import { ISOLATION_REASON_NOT_RECORDED } from '../../main/model/verdict.ts';
 import { tmpDir } from '../helpers/tmp-repo.ts';
 
 const CHARTS = ['factorial-effects', 'pass-at-k', 'uncertainty-vs-correctness', 'api-f1'] as const;
@@ -640,7 +643,11 @@ describe('in-process verdicts in every format', () => {
         selected: inSelected.length,
         taskIds: [...new Set([...inCands, ...inSelected].map((x) => x.taskId))].sort(),
         isolatedShare: (rows.length - inCands.length) / rows.length,
+        reasons: c.inProcess.reasons,
       });
+      // A reason row per in-process task here (each gives one reason), its verdicts those counted above.
+      expect(c.inProcess.reasons.map((r) => r.taskId)).toEqual(c.inProcess.taskIds);
+      expect(c.inProcess.reasons.reduce((n, r) => n + r.verdicts, 0)).toBe(inCands.length + inSelected.length);
       if (c.runId === IN_PROCESS_RUN) expect(c.inProcess, key(c)).toMatchObject({ candidates: rows.length, selected: c.tasks, isolatedShare: 0 });
     }
     // The planted verdicts, exactly: Baseline RAG's in-process candidate 0 is its selected output; OpenCoder's
@@ -652,14 +659,26 @@ describe('in-process verdicts in every format', () => {
       selected: 1,
       taskIds: ['repo-a/fmt_date'],
       isolatedShare: 28 / 30,
+      reasons: [{ taskId: 'repo-a/fmt_date', reason: IN_PROCESS_REASONS.fmtDate, verdicts: 3 }],
     });
-    expect(cond(model, 'rag-verify-repair').inProcess).toEqual({ candidates: 0, candidateVerdicts: 30, selected: 0, taskIds: [], isolatedShare: 1 });
+    expect(cond(model, 'rag-verify-repair').inProcess).toEqual({
+      candidates: 0,
+      candidateVerdicts: 30,
+      selected: 0,
+      taskIds: [],
+      isolatedShare: 1,
+      reasons: [],
+    });
     expect(cond(model, 'opencoder').inProcess).toEqual({
       candidates: 1,
       candidateVerdicts: 30,
       selected: 1,
       taskIds: ['repo-a/fmt_date', 'repo-c/json "merge"'],
       isolatedShare: 29 / 30,
+      reasons: [
+        { taskId: 'repo-a/fmt_date', reason: IN_PROCESS_REASONS.fmtDate, verdicts: 1 },
+        { taskId: 'repo-c/json "merge"', reason: IN_PROCESS_REASONS.merge, verdicts: 1 },
+      ],
     });
     // The interrupted ablation: one task never reached and one unscored in f111, so 4 tasks and 20 verdicts, all in-process.
     expect(cond(model, 'f111').inProcess).toEqual({
@@ -668,6 +687,9 @@ describe('in-process verdicts in every format', () => {
       selected: 4,
       taskIds: TASK_IDS.slice(0, 4).sort(),
       isolatedShare: 0,
+      reasons: TASK_IDS.slice(0, 4)
+        .sort()
+        .map((taskId) => ({ taskId, reason: ISOLATION_REASON_NOT_RECORDED, verdicts: 6 })),
     });
     expect(model.tasks.find((t) => t.condition === 'opencoder' && t.taskId === 'repo-c/json "merge"')).toMatchObject({
       selectedOrigin: 'repair',
@@ -692,6 +714,45 @@ describe('in-process verdicts in every format', () => {
       'OpenCoder (uncertainty-aware) opencoder: 1 of 30 candidate verdicts and 1 of 6 selected outputs in-process (96.7 % of candidate verdicts isolated), on 2 task(s): repo-a/fmt_date, repo-c/json "merge"',
     );
     expect(at('f111')).toContain('20 of 20 candidate verdicts and 4 of 4 selected outputs in-process (0.0 % of candidate verdicts isolated), on 4 task(s):');
+  });
+
+  it('HTML and Markdown list each in-process task with why it was not isolated, per run; none for an all-isolated one', () => {
+    const html = renderHtml(model);
+    const tables = [...html.matchAll(/<table data-table="in-process-reasons">[\s\S]*?<\/table>/g)].map((m) => m[0]);
+    // One per run (the method run and the ablation), after the in-process list.
+    expect(tables).toHaveLength(2);
+    expect(html.indexOf(`<strong>${IN_PROCESS_REASONS_TITLE}.</strong>`)).toBeGreaterThan(html.indexOf('<ul data-list="in-process">'));
+    const text = (cell: string) =>
+      cell
+        .replace(/<[^>]+>/g, '')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, '&');
+    const rows = (t: string) =>
+      [...t.matchAll(/<tr data-run="[^"]*" data-condition="([^"]*)">([\s\S]*?)<\/tr>/g)].map((m) => [
+        m[1],
+        ...[...m[2]!.matchAll(/<td data-col="[^"]*"[^>]*>([\s\S]*?)<\/td>/g)].slice(1).map((c) => text(c[1]!)),
+      ]);
+    expect(rows(tables[0]!)).toEqual([
+      ['baseline-rag', 'repo-a/fmt_date', IN_PROCESS_REASONS.fmtDate, '3'],
+      ['opencoder', 'repo-a/fmt_date', IN_PROCESS_REASONS.fmtDate, '1'],
+      ['opencoder', 'repo-c/json "merge"', IN_PROCESS_REASONS.merge, '1'],
+    ]);
+    // The ablation stored before reasons were kept: every row says so.
+    expect(rows(tables[1]!).every((r) => r[2] === ISOLATION_REASON_NOT_RECORDED)).toBe(true);
+    expect(renderHtml(clean)).not.toContain('in-process-reasons');
+
+    const md = renderMarkdown(model);
+    expect(md).toContain(`_${IN_PROCESS_REASONS_TITLE}._`);
+    expect(md).toContain('| Condition | Task | Why in-process | Verdicts |');
+    expect(md).toContain(`| Baseline RAG (\`baseline-rag\`) | \`repo-a/fmt_date\` | ${mdText(IN_PROCESS_REASONS.fmtDate)} | 3 |`);
+    expect(md).toContain(`| OpenCoder (uncertainty-aware) (\`opencoder\`) | <code>repo-c/json "merge"</code> | ${mdText(IN_PROCESS_REASONS.merge)} | 1 |`);
+    expect(renderMarkdown(clean)).not.toContain('Why in-process');
+    // CSV: the same rows, as JSON in the conditions table.
+    const conds = records(renderCsv(model).conditions);
+    expect(JSON.parse(conds.find((r) => r.condition === 'baseline-rag')!.inProcessReasons!)).toEqual(cond(model, 'baseline-rag').inProcess.reasons);
   });
 
   it('HTML and Markdown list each condition’s leak suspects, what they are over, and say which conditions were not audited', () => {

@@ -8,7 +8,7 @@
 
 import crypto from 'node:crypto';
 import type { Source } from '../../main/model/config.ts';
-import type { VerdictIsolation } from '../../main/model/verdict.ts';
+import { ISOLATION_REASON_NOT_RECORDED, type VerdictIsolation } from '../../main/model/verdict.ts';
 import { auprc, auroc, ece, mean, quantile } from '../../main/stats/metrics.ts';
 import { apiAggregate } from '../../main/experiment/analysis.ts';
 import type {
@@ -48,10 +48,16 @@ export const FLAKY_PLANTED: { runId: string; condition: string; taskId: string; 
  * its in-process candidate 0 is also an in-process selected output; OpenCoder's in-process candidate 1 on
  * repo-a/fmt_date is not the one it selects; its repair on repo-c/json "merge" was decided in-process.
  */
-export const IN_PROCESS_PLANTED: { runId: string; condition: string; taskId: string; candidates: number[]; repair?: boolean }[] = [
-  { runId: 'run-20250301-a1', condition: 'baseline-rag', taskId: 'repo-a/fmt_date', candidates: [0, 3] },
-  { runId: 'run-20250301-a1', condition: 'opencoder', taskId: 'repo-a/fmt_date', candidates: [1] },
-  { runId: 'run-20250301-a1', condition: 'opencoder', taskId: 'repo-c/json "merge"', candidates: [], repair: true },
+/** Why the planted tasks' verdicts were decided in-process (their reference checks' reasons). */
+export const IN_PROCESS_REASONS = {
+  fmtDate: 'isolated, the reference was judged failed (CrossingError: a value that is not data <lambda>)',
+  merge: 'isolated, the reference passes other tests than in-process (the tests see something the process boundary changes)',
+};
+
+export const IN_PROCESS_PLANTED: { runId: string; condition: string; taskId: string; candidates: number[]; repair?: boolean; reason: string }[] = [
+  { runId: 'run-20250301-a1', condition: 'baseline-rag', taskId: 'repo-a/fmt_date', candidates: [0, 3], reason: IN_PROCESS_REASONS.fmtDate },
+  { runId: 'run-20250301-a1', condition: 'opencoder', taskId: 'repo-a/fmt_date', candidates: [1], reason: IN_PROCESS_REASONS.fmtDate },
+  { runId: 'run-20250301-a1', condition: 'opencoder', taskId: 'repo-c/json "merge"', candidates: [], repair: true, reason: IN_PROCESS_REASONS.merge },
 ];
 
 /** The ablation run reads as one stored before isolation was recorded: every verdict in it counts as in-process. */
@@ -463,6 +469,15 @@ export function buildReportFixture(options: ReportFixtureOptions = {}): ReportMo
         selected: inProcessSelected.length,
         taskIds: [...new Set([...inProcessCands.map((c) => c.taskId), ...inProcessSelected.map((t) => t.taskId)])].sort(),
         isolatedShare: cands.length ? (cands.length - inProcessCands.length) / cands.length : null,
+        // Each in-process task's reason: its planted one, or none recorded in the run stored before isolation was.
+        reasons: [...new Set([...inProcessCands, ...inProcessSelected].map((x) => x.taskId))].sort().map((taskId) => ({
+          taskId,
+          reason:
+            runId === IN_PROCESS_RUN
+              ? ISOLATION_REASON_NOT_RECORDED
+              : IN_PROCESS_PLANTED.find((f) => f.runId === runId && f.condition === spec.id && f.taskId === taskId)!.reason,
+          verdicts: [...inProcessCands, ...inProcessSelected].filter((x) => x.taskId === taskId).length,
+        })),
       },
       // The method run was audited for leaks (one suspect dropped in its first task under OpenCoder); the factorial
       // run was stored before the audit existed.

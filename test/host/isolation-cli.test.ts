@@ -30,21 +30,29 @@ const VERDICT: Verdict = {
 };
 
 describe('opencoder validate: the verdict’s isolation', () => {
-  const isolation = (v: Verdict) => verdictLines(v).filter((l) => l.startsWith('Isolation: '));
+  const isolation = (v: Verdict) => {
+    const lines = verdictLines(v);
+    const at = lines.findIndex((l) => l.startsWith('Isolation: '));
+    return lines.slice(at, at + 2);
+  };
 
-  it('prints what an isolated and an in-process verdict promise, right after the sandbox', () => {
-    expect(isolation({ ...VERDICT, isolation: 'isolated' })).toEqual([
-      'Isolation: isolated (the tests ran in a process the candidate never ran in and only data crossed, so a wrong candidate can pass only by returning what the tests accept)',
+  it('prints where the verdict was decided and why, then what that promises, right after the sandbox', () => {
+    const reason = 'the reference passes every test the task names isolated';
+    expect(isolation({ ...VERDICT, isolation: 'isolated', isolationReason: reason })).toEqual([
+      `Isolation: isolated — ${reason}`,
+      '  (the tests ran in a process the candidate never ran in and only data crossed, so a wrong candidate can pass only by returning what the tests accept)',
     ]);
-    expect(isolation({ ...VERDICT, isolation: 'in-process' })).toEqual([
-      'Isolation: in-process (the candidate ran inside the test process under hardening, and hardening inside one interpreter is a best effort, never a guarantee)',
+    expect(isolation({ ...VERDICT, isolation: 'in-process', isolationReason: "in-process by the validator's setting (isolation: 'in-process')" })).toEqual([
+      "Isolation: in-process — in-process by the validator's setting (isolation: 'in-process')",
+      '  (the candidate ran inside the test process under hardening, and hardening inside one interpreter is a best effort, never a guarantee)',
     ]);
     const lines = verdictLines({ ...VERDICT, isolation: 'isolated' });
-    expect(lines.indexOf(isolation({ ...VERDICT, isolation: 'isolated' })[0]!)).toBe(lines.findIndex((l) => l.startsWith('Sandbox: ')) + 1);
+    expect(lines.findIndex((l) => l.startsWith('Isolation: '))).toBe(lines.findIndex((l) => l.startsWith('Sandbox: ')) + 1);
   });
 
-  it('reads a verdict without isolation as in-process', () => {
-    expect(isolation(VERDICT)).toEqual(isolation({ ...VERDICT, isolation: 'in-process' }));
+  it('reads a verdict without isolation as in-process, and one without a reason as not recorded', () => {
+    expect(isolation(VERDICT)[0]).toBe('Isolation: in-process — not recorded (stored before the reason was kept)');
+    expect(isolation(VERDICT)[1]).toEqual(isolation({ ...VERDICT, isolation: 'in-process' })[1]);
   });
 });
 

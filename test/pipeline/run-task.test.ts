@@ -421,6 +421,18 @@ describe('runTask: where verdicts were decided', () => {
     expect(result.candidates.map((c) => c.verdict.isolation)).toEqual(['isolated', 'in-process', 'in-process', 'in-process', 'isolated']);
     expect(result.selected).toMatchObject({ candidateIndex: 0, isolation: 'isolated' });
   });
+
+  it('stores why each verdict was decided there, and the selected output’s; none where the validator gave none', async () => {
+    const why: Record<string, string> = { [GOOD_A]: 'the reference passes every test the task names isolated' };
+    const fake: Pick<Validator, 'validate'> = {
+      validate: async (_task, code) => ({ ...verdict(code), isolation: 'isolated', ...(why[code] ? { isolationReason: why[code] } : {}) }),
+    };
+    const cond = withConfig(METHODS['baseline-rag']!, { validation: { unverifiedOutput: 'first' } });
+    const { result } = await run(cond, { candidates: [GOOD_A, BAD_2, GOOD_B, BAD_2, GOOD_A] }, { validator: fake as Validator });
+    expect(result.candidates.map((c) => c.verdict.isolationReason)).toEqual([why[GOOD_A], undefined, undefined, undefined, why[GOOD_A]]);
+    expect(result.candidates[1]!.verdict).not.toHaveProperty('isolationReason');
+    expect(result.selected).toMatchObject({ candidateIndex: 0, isolationReason: why[GOOD_A] });
+  });
 });
 
 describe('runTask: failures', () => {

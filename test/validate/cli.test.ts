@@ -46,6 +46,27 @@ describe('opencoder validate', () => {
     expect(text).toMatch(/Duration: \d+ ms \(limit \d+ ms\)/);
     expect(text).toMatch(/Interpreter: \S+python3\S* \(Python 3\.\d+\.\d+\)/);
     expect(text).toMatch(/Target: program\.py, loaded from program\.py, called \d+ time\(s\) while tests ran/);
+    // Where the task's candidates are validated and why (the reference check), and where this verdict was decided.
+    expect(text).toMatch(/^Reference check: passes; candidates (isolated|in-process) — \S/m);
+    expect(text).toMatch(/^Isolation: (isolated|in-process) — \S/m);
+  });
+
+  it('--json says where the verdict was decided and why, and for --reference the reference check’s reason', async () => {
+    const r = await cli(['validate', '--manifest', manifest, '--id', 'tiny/f', '--reference', '--json']);
+    expect(r.code).toBe(0);
+    const doc = r.json();
+    expect(doc.isolation).toMatch(/^(isolated|in-process)$/);
+    expect(typeof doc.isolationReason).toBe('string');
+    expect(doc.isolationReason.length).toBeGreaterThan(0);
+    expect(doc.referenceCheck).toMatchObject({ passes: true, isolation: doc.isolation });
+    // The verdict's reason is the reference check's, where the check decided it.
+    if (doc.verdict.isolation === doc.referenceCheck.isolation) expect(doc.isolationReason).toBe(doc.referenceCheck.isolationReason);
+    expect(doc.verdict).toMatchObject({ isolation: doc.isolation, isolationReason: doc.isolationReason });
+    const cand = path.join(dir, 'cand-ok.py');
+    fs.writeFileSync(cand, GOOD);
+    const c = (await cli(['validate', '--manifest', manifest, '--id', 'tiny/f', '--candidate', cand, '--json'])).json();
+    expect(c.isolationReason).toBe(doc.isolationReason);
+    expect(c.referenceCheck).toBeUndefined();
   });
 
   it('validates a candidate file; --json ends stdout with the verdict; a failing verdict exits 4', async () => {

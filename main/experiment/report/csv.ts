@@ -172,6 +172,8 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       'inProcessSelected',
       'inProcessTaskIds',
       'isolatedShare',
+      // Why each in-process task was not isolated: [{taskId, reason, verdicts}] as JSON.
+      'inProcessReasons',
       // The leakage audit: its policy (empty: not audited), suspects, items checked, tasks audited, tasks with a suspect.
       'leakPolicy',
       'leakSuspects',
@@ -220,6 +222,7 @@ export function renderCsv(model: ReportModel): Record<CsvTable, string> {
       c.inProcess.selected,
       JSON.stringify(c.inProcess.taskIds),
       c.inProcess.isolatedShare,
+      JSON.stringify(c.inProcess.reasons),
       c.leak.policy ?? '',
       c.leak.suspects,
       c.leak.checked,

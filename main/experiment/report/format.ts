@@ -161,6 +161,16 @@ export function leakCountsText(c: ConditionSummary): string {
   return l.taskIds.length ? `leak suspects: ${formatInt(l.suspects)} ${over}, on ${formatInt(l.taskIds.length)} task(s):` : `leak suspects: 0 ${over}.`;
 }
 
+/** The heading of the in-process tasks' reasons, and what a row says. */
+export const IN_PROCESS_REASONS_TITLE = 'Why each in-process task was not isolated';
+export const IN_PROCESS_REASONS_MEANING =
+  "A row per condition, task and reason its in-process verdicts give (the task's reference check's reason, or the validator's setting), with how many of its verdicts (raw candidates' and the selected output's) give it.";
+
+/** The rows of a run's in-process reasons table: condition, task, reason and verdicts, in the conditions' order. */
+export function inProcessReasonRows(conditions: ConditionSummary[]): { c: ConditionSummary; taskId: string; reason: string; verdicts: number }[] {
+  return conditions.flatMap((c) => c.inProcess.reasons.map((r) => ({ c, ...r })));
+}
+
 /** What every format counts apart per condition, in the order it is shown: a title, what it means, the counts and task ids. */
 export const VERDICTS_APART: {
   list: string;
@@ -168,9 +178,18 @@ export const VERDICTS_APART: {
   meaning: string;
   ids: (c: ConditionSummary) => string[];
   text: (c: ConditionSummary) => string;
+  /** Whether the kind is followed by its tasks' reasons (inProcessReasonRows). */
+  reasons?: true;
 }[] = [
   { list: 'flaky', title: 'Flaky verdicts', meaning: FLAKY_MEANING, ids: (c) => c.flaky.taskIds, text: flakyCountsText },
-  { list: 'in-process', title: 'In-process verdicts', meaning: IN_PROCESS_MEANING, ids: (c) => c.inProcess.taskIds, text: inProcessCountsText },
+  {
+    list: 'in-process',
+    title: 'In-process verdicts',
+    meaning: IN_PROCESS_MEANING,
+    ids: (c) => c.inProcess.taskIds,
+    text: inProcessCountsText,
+    reasons: true,
+  },
   { list: 'leak', title: 'Leak suspects', meaning: LEAK_MEANING, ids: (c) => c.leak.taskIds, text: leakCountsText },
 ];
 

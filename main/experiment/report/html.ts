@@ -18,6 +18,9 @@ import {
   formatP,
   formatRate,
   formatUsd,
+  IN_PROCESS_REASONS_MEANING,
+  IN_PROCESS_REASONS_TITLE,
+  inProcessReasonRows,
   isPartial,
   KIND_LABEL,
   mcnemarFlag,
@@ -221,8 +224,25 @@ export function verdictsApartHtml(conditions: ConditionSummary[]): string {
         .join(', ');
       return `<li data-run="${h(c.runId)}" data-condition="${h(c.condition)}">${h(c.label)} <code class="muted">${h(c.condition)}</code>: ${h(kind.text(c))}${ids ? ` ${ids}` : ''}</li>`;
     });
-    return `<h4>${h(kind.title)}</h4>\n<p class="muted">${h(kind.meaning)}</p>\n<ul data-list="${h(kind.list)}">\n${items.join('\n')}\n</ul>`;
+    const section = `<h4>${h(kind.title)}</h4>\n<p class="muted">${h(kind.meaning)}</p>\n<ul data-list="${h(kind.list)}">\n${items.join('\n')}\n</ul>`;
+    return kind.reasons ? `${section}${inProcessReasonsHtml(conditions)}` : section;
   }).join('\n');
+}
+
+/** The run's in-process tasks with why each was not isolated (nothing when no condition has one). */
+function inProcessReasonsHtml(conditions: ConditionSummary[]): string {
+  const rows = inProcessReasonRows(conditions).map(
+    (r) =>
+      `<tr data-run="${h(r.c.runId)}" data-condition="${h(r.c.condition)}">${td(`${h(r.c.label)} <code class="muted">${h(r.c.condition)}</code>`, 'condition', 'name')}${td(`<code>${h(r.taskId)}</code>`, 'task')}${td(h(r.reason), 'reason')}${td(formatInt(r.verdicts), 'verdicts', 'num')}</tr>`,
+  );
+  if (!rows.length) return '';
+  const headers: Header[] = [
+    { label: 'Condition' },
+    { label: 'Task' },
+    { label: 'Why in-process' },
+    { label: 'Verdicts', num: true, title: 'In-process verdicts of the task giving this reason (raw candidates’ and the selected output’s)' },
+  ];
+  return `\n<p class="muted"><strong>${h(IN_PROCESS_REASONS_TITLE)}.</strong> ${h(IN_PROCESS_REASONS_MEANING)}</p>\n${table('in-process-reasons', headers, rows)}`;
 }
 
 export function comparisonsHtml(model: ReportModel, name: (r: string, c: string, l: string) => string, level: string): string {

@@ -21,6 +21,9 @@ import {
   formatP,
   formatRate,
   formatUsd,
+  IN_PROCESS_REASONS_MEANING,
+  IN_PROCESS_REASONS_TITLE,
+  inProcessReasonRows,
   isPartial,
   KIND_LABEL,
   mcnemarFlag,
@@ -163,7 +166,24 @@ function verdictsApartMd(conditions: ConditionSummary[]): string[] {
       return `- ${md(c.label)} (${mdCode(c.condition)}): ${md(kind.text(c))}${ids ? ` ${ids}` : ''}`;
     }),
     '',
+    ...(kind.reasons ? inProcessReasonsMd(conditions) : []),
   ]);
+}
+
+/** The run's in-process tasks with why each was not isolated (nothing when no condition has one). */
+function inProcessReasonsMd(conditions: ConditionSummary[]): string[] {
+  const rows = inProcessReasonRows(conditions);
+  if (!rows.length) return [];
+  return [
+    `_${md(IN_PROCESS_REASONS_TITLE)}._ ${md(IN_PROCESS_REASONS_MEANING)}`,
+    '',
+    mdTable(
+      ['Condition', 'Task', 'Why in-process', 'Verdicts'],
+      rows.map((r) => [`${md(r.c.label)} (${mdCode(r.c.condition)})`, mdId(r.taskId), md(r.reason), String(r.verdicts)]),
+      ['l', 'l', 'l', 'r'],
+    ),
+    '',
+  ];
 }
 
 /** Per condition: what its figures are over and what they leave out (unscored pairs), and its replies without code. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { findTask } from '../../../model/manifest.ts';
 import { readManifest } from '../../../benchmarks/manifest-file.ts';
 import { createValidator } from '../../../validate/validator.ts';
-import { isolationOf } from '../../../model/verdict.ts';
+import { isolationOf, isolationReasonOf } from '../../../model/verdict.ts';
 import { allowOf, sandboxModeOf, UsageError, type Command, type CommandResult } from '../kit.ts';
 import { VALIDATE_SPECS } from '../specs.ts';
 import { verdictLines } from '../text/validate-text.ts';
@@ -42,15 +42,26 @@ export const VALIDATE_COMMANDS: Record<string, Command> = {
       const validator = await createValidator({ sandbox: { mode } });
       try {
         const verdict = await validator.validate(task, code, { timeoutMs });
+        // validate() made the task's reference check first (kept by the validator): where it put the task, and why.
+        const check = useReference ? await validator.referenceCheck(task) : null;
+        const isolation = isolationOf(verdict);
+        const isolationReason = isolationReasonOf(verdict);
         return {
-          text: [`Task: ${task.id} (${task.check_template !== undefined ? 'check template' : `repository, ${task.test_command}`})`, ...verdictLines(verdict)],
-          // The verdict as decided, with its isolation said even where the validator left it out (then in-process).
+          text: [
+            `Task: ${task.id} (${task.check_template !== undefined ? 'check template' : `repository, ${task.test_command}`})`,
+            ...(check ? [`Reference check: ${check.passes ? 'passes' : 'fails'}; candidates ${check.isolation} — ${check.isolationReason}`] : []),
+            ...verdictLines(verdict),
+          ],
+          // The verdict as decided, with its isolation (and why) said even where the validator left it out (then in-process).
           json: {
             ok: true,
             command: 'validate',
             task: task.id,
             candidate: useReference ? 'reference' : path.resolve(candidateFile!),
-            verdict: { ...verdict, isolation: isolationOf(verdict) },
+            isolation,
+            isolationReason,
+            ...(check ? { referenceCheck: { passes: check.passes, isolation: check.isolation, isolationReason: check.isolationReason } } : {}),
+            verdict: { ...verdict, isolation, isolationReason },
           },
           exit: verdict.status === 'passed' ? 0 : 4,
         };

@@ -1,16 +1,17 @@
-// How a verdict reads in a terminal: its status and reason, where and how it ran (sandbox, isolation, interpreter,
-// what was withheld), the target and the expected tests, the static findings, and a line per test.
+// How a verdict reads in a terminal: its status and reason, where and how it ran (sandbox, isolation and why,
+// interpreter, what was withheld), the target and the expected tests, the static findings, and a line per test.
 
 import { ISOLATION_PROMISE } from '../../../experiment/eval/scoring.ts';
 import { bytes } from '../../../model/format.ts';
-import { isolationOf, type Verdict } from '../../../model/verdict.ts';
+import { isolationOf, isolationReasonOf, type Verdict } from '../../../model/verdict.ts';
 
 export function verdictLines(v: Verdict): string[] {
   const lines = [
     `Verdict: ${v.status.toUpperCase()} — ${v.reason}`,
     `Duration: ${v.durationMs} ms (limit ${v.timeoutMs} ms)${v.peakMemoryBytes !== null ? `; peak memory ${bytes(v.peakMemoryBytes)}` : ''}${v.cached ? ' (reused verdict of an identical candidate)' : ''}`,
     `Sandbox: ${v.sandbox.label}`,
-    `Isolation: ${isolationOf(v)} (${ISOLATION_PROMISE[isolationOf(v)]})`,
+    `Isolation: ${isolationOf(v)} — ${isolationReasonOf(v)}`,
+    `  (${ISOLATION_PROMISE[isolationOf(v)]})`,
     `Interpreter: ${
       v.environment
         ? `${v.environment.python} (Python ${v.environment.version})${

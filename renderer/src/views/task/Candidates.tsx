@@ -1,4 +1,5 @@
-// The candidates: verdict badge, which one the method selected, per-test results and static findings, code.
+// The candidates: verdict badge, where the verdict was decided (isolated / in-process, and why), which one the
+// method selected, per-test results and static findings, code.
 
 import { useState } from 'react';
 import type { TaskResult } from '../../api/contract.ts';
@@ -25,6 +26,43 @@ function CandidateNote({ c }: { c: TaskResult['candidates'][number] }) {
     </Badge>
   ) : null;
 }
+
+type CandidateVerdict = TaskResult['candidates'][number]['verdict'];
+
+/** What each place promises, as the tooltip and the opened card say it (docs/validation.md). */
+const ISOLATION_MEANING: Record<'isolated' | 'in-process', string> = {
+  isolated: 'the tests ran in a process the candidate never ran in; only data crossed',
+  'in-process': 'the candidate ran inside the test process under best-effort hardening, never a guarantee',
+};
+const REASON_NOT_RECORDED = 'why: not recorded (stored before the reason was kept)';
+
+/** `isolated` or `in-process` (warning tone), the reason as its tooltip; nothing for a verdict that does not say where. */
+function IsolationBadge({ v }: { v: CandidateVerdict }) {
+  if (!v.isolation) return null;
+  const why = v.isolationReason ? `${v.isolation}: ${v.isolationReason}` : `${v.isolation}; ${REASON_NOT_RECORDED}`;
+  return (
+    <Badge tone={v.isolation === 'in-process' ? 'warn' : 'muted'} testId="candidate-isolation" title={why}>
+      {v.isolation}
+    </Badge>
+  );
+}
+
+/** The opened card's line: where the verdict was decided, why, and what that promises. */
+function IsolationLine({ v }: { v: CandidateVerdict }) {
+  if (!v.isolation)
+    return (
+      <p className="small muted" data-testid="candidate-isolation-detail" data-isolation="unknown">
+        Isolation not recorded.
+      </p>
+    );
+  return (
+    <p className="small cand-isolation" data-testid="candidate-isolation-detail" data-isolation={v.isolation}>
+      <IsolationBadge v={v} /> <span data-testid="candidate-isolation-reason">{v.isolationReason ?? REASON_NOT_RECORDED}</span>
+      <span className="muted"> — {ISOLATION_MEANING[v.isolation]}.</span>
+    </p>
+  );
+}
+
 const OUTCOME_TONE: Record<string, Tone> = { passed: 'good', failed: 'bad', error: 'warn', skipped: 'muted', 'not-run': 'muted', timeout: 'warn' };
 
 /** Test ids share a long module prefix; show the distinguishing tail. */
@@ -99,6 +137,7 @@ export function Candidates({ result }: { result: TaskResult }) {
             <span className="tabular small muted">
               {c.verdict.passedTests}/{c.verdict.totalTests} target tests
             </span>
+            <IsolationBadge v={c.verdict} />
             <CandidateNote c={c} />
             {selectedIdx === c.index ? (
               <span className="sel-mark">selected</span>
@@ -121,6 +160,7 @@ export function Candidates({ result }: { result: TaskResult }) {
               </span>
             </div>
             <p className="small">{c.verdict.reason}</p>
+            <IsolationLine v={c.verdict} />
             {c.origin ? <p className="small muted">Origin: {c.origin}</p> : null}
             <div className="grid-2 grid-top">
               <div>

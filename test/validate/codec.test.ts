@@ -269,14 +269,21 @@ print(json.dumps({"out": out, "crossings": len(crossings)}))
     expect(got.crossings).toBe(3);
   });
 
-  it("answers a candidate's use of a handle only on the test's object, and only its public attributes", () => {
+  it("answers a candidate's use of a handle only on the test's object, and only its public attributes and its code's shape", () => {
     const r = pair(
       `
 def target(cb):
     out = []
-    for name in ("__globals__", "__code__", "__self__", "_private"):
+    for name in ("__globals__", "__closure__", "__self__", "_private"):
         try:
             out.append(repr(getattr(cb, name))[:30])
+        except AttributeError:
+            out.append("refused")
+    # Its code's shape (introspection reads it), never its bytecode or constants.
+    out.append(cb.__code__.co_argcount)
+    for name in ("co_consts", "co_code"):
+        try:
+            out.append(repr(getattr(cb.__code__, name))[:30])
         except AttributeError:
             out.append("refused")
     out.append(cb.__name__)
@@ -293,7 +300,7 @@ print(json.dumps(call(make())))
 `,
     );
     expect(r.err).toBe('');
-    expect(JSON.parse(r.out)).toEqual(['refused', 'refused', 'refused', 'refused', 'callback', 42]);
+    expect(JSON.parse(r.out)).toEqual(['refused', 'refused', 'refused', 'refused', 1, 'refused', 'refused', 'callback', 42]);
   });
 });
 

@@ -266,6 +266,23 @@ describe("control flow stays the tests'", () => {
     }
   });
 
+  it("applies the rule to what the target returned: a proxy's method and a returned function raising StopIteration", async () => {
+    const ref =
+      'class Checker:\n    def check(self, x):\n        return x > 0\n\n\ndef checker():\n    """An object whose check(x) says whether x is positive."""\n    return Checker()\n';
+    const tests = T(
+      'T',
+      '    def test_good(self):\n        self.assertTrue(all(map(checker().check, [1, 2])))\n\n    def test_bad(self):\n        self.assertFalse(any(map(checker().check, [0, -1])))\n',
+      'from pkg.mod import checker',
+    );
+    const task = unittestTask('flow-proxy', ref, tests);
+    expect(await validator.referenceCheck(task)).toMatchObject({ passes: true, isolation: 'isolated' });
+    const own =
+      'class Mine:\n    def check(self, x):\n        if x > 0:\n            return True\n        raise StopIteration\n\n\ndef checker():\n    return Mine()\n';
+    for (const isolation of ['isolated', 'in-process'] as const)
+      await hostile(validator, task, { own }, isolation, /raised builtins\.StopIteration in tests\.test_mod\.T\.test_bad/);
+    await correct(validator, task, { own: own.replace('raise StopIteration', 'return False') }, 'isolated');
+  });
+
   it('lets control flow cross where the reference raised the same class in the same test', async () => {
     const task = unittestTask('first', FIRST, FIRST_TESTS);
     const check = await validator.referenceCheck(task);
@@ -677,6 +694,54 @@ const PROGRAM_CASES: Record<string, Case> = {
     wrong: CASES.partition!.wrong,
   },
 };
+
+// The tests' objects as the target sees them in-process: type(h) reads as their class, only the special methods their
+// type has, their function's code's shape, a typing construct's __origin__; builtin methods of data and the attribute
+// descriptors of builtin classes come back as themselves.
+Object.assign(PROGRAM_CASES, {
+  typeName: {
+    task: () =>
+      programTask(
+        'type-name',
+        'def kind(obj):\n    return type(obj).__qualname__\n',
+        '',
+        'class Point:\n    pass\n\n\ndef test_kinds():\n    assert kind(print) == "builtin_function_or_method"\n    assert kind(lambda: 0) == "function"\n    assert kind(Point()) == "Point"\n    assert kind(object()) == "object"\n\n\ndef test_iterable():\n    assert kind({}.keys) == "builtin_function_or_method"\n',
+      ),
+    right: {
+      viaClass: 'def kind(obj):\n    return obj.__class__.__qualname__ if False else type(obj).__qualname__\n',
+      viaName: 'def kind(obj):\n    t = type(obj)\n    return getattr(t, "__qualname__", t.__name__)\n',
+    },
+    wrong: { name: 'def kind(obj):\n    return type(obj).__module__\n' },
+  },
+  attrPath: {
+    task: () =>
+      programTask(
+        'attr-path',
+        'def attr(obj, path):\n    for part in path.split("."):\n        obj = getattr(obj, part)\n    return obj\n',
+        'from typing import Optional, Union',
+        'def test_bound():\n    assert attr(10, "bit_length") == (10).bit_length\n    assert attr(1, "__abs__") == (1).__abs__\n    assert attr(0, "__class__.mro") == int.mro\n\n\ndef test_descriptor():\n    assert attr(OSError, "errno") == OSError.errno\n\n\ndef test_code():\n    assert attr(lambda a, b: a + b, "__code__.co_argcount") == 2\n\n\ndef test_typing():\n    assert attr(Optional[int], "__origin__") is Union\n',
+      ),
+    right: {
+      reduce: 'import functools\n\n\ndef attr(obj, path):\n    return functools.reduce(getattr, path.split("."), obj)\n',
+      recursive: 'def attr(obj, path):\n    head, _, rest = path.partition(".")\n    obj = getattr(obj, head)\n    return attr(obj, rest) if rest else obj\n',
+    },
+    wrong: { last: 'def attr(obj, path):\n    return getattr(obj, path.split(".")[0])\n' },
+  },
+  iterable: {
+    task: () =>
+      programTask(
+        'iterable',
+        'def iterable(x):\n    return hasattr(x, "__iter__")\n',
+        '',
+        'class Bag:\n    def __iter__(self):\n        return iter([1])\n\n\ndef test_not():\n    assert not iterable({}.keys)\n    assert not iterable(len)\n    assert not iterable(object())\n\n\ndef test_yes():\n    assert iterable([1])\n    assert iterable(Bag())\n',
+      ),
+    right: {
+      iterCheck: 'def iterable(x):\n    try:\n        iter(x)\n    except TypeError:\n        return False\n    return True\n',
+      typeCheck: 'def iterable(x):\n    return any("__iter__" in vars(c) for c in type(x).__mro__)\n',
+    },
+    wrong: { always: 'def iterable(x):\n    return callable(x) is False\n' },
+  },
+} satisfies Record<string, Case>);
 
 describe('correct but unusual values cross; wrong ones still fail (check programs)', () => {
   for (const [name, c] of Object.entries(PROGRAM_CASES)) {

@@ -19,7 +19,7 @@ from _opencoder_codec import (
     _obj_getattribute, _object, _safe_repr, _set, _str, _tuple, _type,
 )
 from _opencoder_decode import Decoder
-from _opencoder_proxy import BINARY, UNARY, capabilities, make_handle, new_proxy, proxy_pid, public
+from _opencoder_proxy import BINARY, CODE_FIELDS, UNARY, capabilities, handle_info, make_handle, new_proxy, proxy_pid, public
 
 # ---------------------------------------------------------------------------------------------
 # The connection: one JSON line a message, either side may ask while it waits for an answer
@@ -139,6 +139,7 @@ class TestSide:
         self.lent_ids = {}
         self.remote = {}  # the candidate's number -> its stand-in here (a pulled iterator or a proxy), one per object
         self.remote_ids = {}  # id of a stand-in -> (tag, number)
+        self.type_info = {}  # type -> what a handle of one of its objects mirrors (handle_info)
         self.lock = _thread.RLock()
 
     def local(self, hid):
@@ -180,7 +181,11 @@ class TestSide:
             hid = _len(self.lent) + 1
             self.lent[hid] = v
             self.lent_ids[_id(v)] = hid
-        return ["h", hid]
+        t = _type(v)
+        info = self.type_info.get(t)
+        if info is None:
+            info = self.type_info[t] = handle_info(t)
+        return ["h", hid, info[0], info[1], info[2]]
 
     def _encoder(self):
         return Encoder(origin=self._remote_origin, fallback=self._lend, nameable=self.trusted_class)
@@ -396,6 +401,8 @@ class TestSide:
             if _framework_api(obj, arg):
                 # A mock's own controls (configure_mock, assert_called_with, side_effect …) are the tests'.
                 raise AttributeError("opencoder: %r belongs to the test framework's object, not to what it stands in for" % arg)
+            if _type(obj) is _CodeType and arg not in CODE_FIELDS:
+                raise AttributeError("opencoder: of the tests' code, only its shape is read (%r)" % arg)
             return _getattr(obj, arg)
         if do == "iter":
             return iter(obj)
@@ -501,16 +508,17 @@ class CandidateSide:
     def resolve(self, tag, hid, node=None):
         """["h", n]: a stand-in for one of the tests' objects; ["g", n] or ["p", n]: an object of ours, sent back."""
         if tag == "h":
-            return self.proxy(hid)
+            return self.proxy(hid, node)
         known = self.objs.get(hid) if tag in ("g", "p") and _type(hid) is _int else None
         if known is not None and self.obj_ids.get(_id(known), (None,))[0] == tag:
             return known
         raise CrossingError("malformed value (handle)")
 
-    def proxy(self, hid):
+    def proxy(self, hid, node=None):
         p = self.proxies.get(hid)
         if p is None:
-            p = self.proxies[hid] = make_handle(self, hid)
+            info = node[2:5] if node is not None and _len(node) == 5 and _type(node[4]) is _list else None
+            p = self.proxies[hid] = make_handle(self, hid, info)
         return p
 
     def ask(self, hid, do, value=None):
@@ -532,7 +540,7 @@ class CandidateSide:
         return known
 
     def _encoder(self, origin=None):
-        return Encoder(origin=origin or self._origin, fallback=self._export, nameable=self._nameable)
+        return Encoder(origin=origin or self._origin, fallback=self._export, nameable=self._nameable, methods=True)
 
     def check_class(self, hid, do, obj):
         """isinstance or issubclass against a class of the tests': an object of ours is never an instance of it."""
@@ -824,6 +832,7 @@ def _is_same_item(x, y):
 
 
 _BATCH = 256
+_CodeType = _type((lambda: 0).__code__)
 
 
 def _malformed():

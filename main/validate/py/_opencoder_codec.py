@@ -186,12 +186,16 @@ def name_of(obj):
 
 
 _FUNC_TYPES = None
+_BOUND = frozenset((_type(len), _type((1).__abs__)))  # builtin methods and method-wrappers
 
 
 def _func_types():
     global _FUNC_TYPES
     if _FUNC_TYPES is None:
-        _FUNC_TYPES = (_type(_walk), _type(len), _type(str.upper), _type(object.__init__), _type(_dict.__dict__["fromkeys"]))
+        # Functions, and the attribute descriptors of builtin classes (OSError.errno): named, never rebuilt.
+        _FUNC_TYPES = (_type(_walk), _type(len), _type(str.upper), _type(object.__init__), _type(_dict.__dict__["fromkeys"]),
+                       _type(_type.__dict__["__name__"]), _type(_BaseException.__dict__["__traceback__"]),
+                       _type(slice.__dict__["start"]))
     return _FUNC_TYPES
 
 
@@ -212,7 +216,8 @@ class Encoder:
     `origin(obj)` gives a node for objects that came from the peer (they go back as themselves);
     `fallback(obj)` a node for objects that are not data (a handle), or None to refuse them."""
 
-    def __init__(self, origin=None, fallback=None, nameable=None):
+    def __init__(self, origin=None, fallback=None, nameable=None, methods=False):
+        self.methods = methods  # the candidate side: a builtin method of data goes as (its data, its name)
         self.memo = {}
         self.keep = []
         self.origin = origin
@@ -294,10 +299,14 @@ class Encoder:
             return node
         if t is _type(sys):
             return ["m", v.__name__]
-        if _isinstance(v, _type) or t in _func_types():
+        if _isinstance(v, _type) or t in _func_types() or t in _BOUND:
             named = name_of(v)
             if named is not None and self.nameable(named[0], v, "name"):
                 return ["n", named[0], named[1]]
+            if self.methods and t in _BOUND:
+                node = self.bound(v, d)
+                if node is not None:
+                    return node
         elif _isinstance(v, _BaseException):
             return self.exception(v, d)
         else:
@@ -309,6 +318,21 @@ class Encoder:
             if node is not None:
                 return node
         raise CrossingError("%s cannot cross between the processes" % _describe_type(t))
+
+    def bound(self, v, d):
+        """(10).bit_length, (1).__abs__, int.mro: a builtin type's method bound to data, as that data and the name
+        (the test side looks the name up on the value it rebuilt: builtin code only)."""
+        owner = _getattr(v, "__self__", None)
+        name = _getattr(v, "__name__", None)
+        if _type(name) is not _str or owner is None or _type(owner) is _type(sys):
+            return None
+        ot = _type(owner)
+        if ot.__flags__ & _HEAPTYPE and ot is not _type:
+            return None
+        try:
+            return ["bm", self.enc(owner, d), name]
+        except CrossingError:
+            return None
 
     def items(self, v, d):
         """A container's items; at C speed when they are all strings, or all ints in range (a test's

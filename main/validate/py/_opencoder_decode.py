@@ -8,7 +8,7 @@ import sys
 from _opencoder_codec import (
     CrossingError, _BaseException, _DEPTH, _NO, _STDLIB_VALUES, _bool, _builtin_base, _bytearray, _bytes, _complex,
     _dict, _float, _frozenset, _func_types, _getattr, _id, _import, _int, _is_slot, _is_struct_seq, _isinstance,
-    _issubclass, _len, _list, _obj_getattribute, _obj_setattr, _object, _PLAIN, _set, _shadows_code, _str, _tuple,
+    _issubclass, _len, _list, _HEAPTYPE, _obj_getattribute, _obj_setattr, _object, _PLAIN, _set, _shadows_code, _str, _tuple,
     _type, _walk,
 )
 
@@ -429,6 +429,17 @@ class Decoder:
             return _type(_type.__dict__)(_dict(pairs))
         raise CrossingError("malformed view")
 
+    def _bound(self, n, d):
+        owner = self.dec(n[1], d)
+        name = n[2]
+        ot = _type(owner)
+        if _type(name) is not _str or (ot.__flags__ & _HEAPTYPE and ot is not _type):
+            raise CrossingError("malformed bound method")
+        m = _getattr(owner, name, None)
+        if _type(m).__name__ not in ("builtin_function_or_method", "method-wrapper"):
+            raise CrossingError("%s is not a builtin method of a %s" % (name[:100], ot.__name__))
+        return m
+
     def _constant(self, n, d):
         return Ellipsis if n[0] == "..." else NotImplemented
 
@@ -437,7 +448,7 @@ class Decoder:
         "g": _origin, "i": _int, "f": _float, "b": _bytes, "ba": _bytearray, "mv": _memoryview, "c": _complex,
         "p": _origin, "rg": _range, "sl": _slice, "m": _module, "n": _named, "od": _odict, "dd": _ddict, "dq": _deque,
         "dt": _datetime, "tz": _tz, "dec": _decimal, "re": _pattern, "sq": _struct_seq, "path": _path,
-        "e": _enum, "x": _exception, "o": _instance, "dv": _view, "...": _constant, "NI": _constant, "zi": _zoneinfo,
+        "e": _enum, "x": _exception, "o": _instance, "dv": _view, "...": _constant, "NI": _constant, "zi": _zoneinfo, "bm": _bound,
         "arr": _array, "ns": _namespace,
     }
 

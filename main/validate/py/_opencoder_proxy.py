@@ -29,8 +29,14 @@ _getattr = getattr
 _object = object
 _BaseException = BaseException
 
-# Dunder attributes the other side may read: names and documentation, plain text.
+# Dunder attributes the other side may read: names and documentation, plain text; and what introspection of a
+# function, a wrapper or a typing construct reads (a code object's own fields only: see CODE_FIELDS).
 DESCRIPTIVE = frozenset(("__name__", "__qualname__", "__module__", "__doc__"))
+READABLE = DESCRIPTIVE | frozenset(("__wrapped__", "__defaults__", "__kwdefaults__", "__code__", "__annotations__",
+                                    "__origin__", "__args__", "__parameters__", "__self__", "__func__"))
+# What of the tests' code objects the candidate may read: their shape, never their bytecode or constants.
+CODE_FIELDS = frozenset(("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals", "co_flags", "co_name",
+                         "co_qualname", "co_varnames", "co_cellvars", "co_freevars", "co_filename", "co_firstlineno"))
 
 # Binary operators served on the object's own side: name -> the function that applies it.
 BINARY = {
@@ -45,14 +51,58 @@ UNARY = {"neg": _operator.neg, "pos": _operator.pos, "abs": abs, "invert": _oper
 
 
 def public(name):
-    return _type(name) is _str and (not name.startswith("_") or name in DESCRIPTIVE)
+    return _type(name) is _str and (not name.startswith("_") or name in READABLE)
 
 
 # ---------------------------------------------------------------------------------------------
 # The candidate side: handles of the tests' objects
 
-def make_handle(side, hid):
+# The special methods a handle may have: it has exactly those the tests' object's type has (hasattr(h, "__len__")
+# answers as it would in-process), each asked of the test process.
+_BINARY_NAMES = ("lt", "le", "gt", "ge", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift",
+                 "and", "or", "xor", "matmul", "divmod")
+_PROTOCOL = (("iter", "__iter__"), ("next", "__next__"), ("len", "__len__"), ("getitem", "__getitem__"),
+             ("contains", "__contains__"), ("call", "__call__"), ("enter", "__enter__"), ("bool", "__bool__"))
+
+
+def _dunder(name):
+    return "__%s__" % (name + "_" if name in ("and", "or") else name)
+
+
+def handle_info(t):
+    """What the candidate side needs to stand in for an object of type t: its type's module and qualname (type(h)
+    reads as the tests' class does) and the special methods t has."""
+    caps = [cap for cap, dunder in _PROTOCOL if _getattr(t, dunder, None) is not None]
+    for name in _BINARY_NAMES + _tuple(UNARY):
+        if _getattr(t, _dunder(name), None) is not None:
+            caps.append(name)
+        if name in _BINARY_NAMES and name not in ("lt", "le", "gt", "ge") and _getattr(t, "__r%s" % _dunder(name)[2:], None) is not None:
+            caps.append("r" + name)
+    if _getattr(t, "__hash__", None) is None:
+        caps.append("unhashable")
+    if isinstance(t, _type) and issubclass(t, _type):
+        caps.append("class")
+    mod, qual = _getattr(t, "__module__", "?"), _getattr(t, "__qualname__", "?")
+    return [mod if _type(mod) is _str else "?", qual if _type(qual) is _str else "?", caps]
+
+
+class _HandleType(type):
+    """The class of a handle reads as the tests' class does (module, qualname), while a handle's own __module__ and
+    __doc__ are asked of the tests' object."""
+
+    @property
+    def __module__(cls):
+        return type.__getattribute__(cls, "_oc_module")
+
+    @property
+    def __doc__(cls):
+        return None
+
+
+def make_handle(side, hid, info=None):
     """A stand-in for one of the tests' objects: its uses are asked of the test process."""
+    mod, qual, caps = info if info is not None else ("builtins", "object", [])
+    caps = frozenset(caps)
 
     def op(do):
         def f(self, *a):
@@ -76,30 +126,41 @@ def make_handle(side, hid):
 
     ns = {
         "_oc_proxy_of": hid,
+        "_oc_type_of": hid,  # type(handle) stands for the class of the tests' object (issubclass)
         "__slots__": (),
-        "__call__": lambda self, *args, **kwargs: side.ask(hid, "call", (args, kwargs)),
+        "_oc_module": mod,
+        "__module__": property(lambda self: side.ask(hid, "getattr", "__module__")),
+        "__doc__": property(lambda self: side.ask(hid, "getattr", "__doc__")),
         "__getattr__": lambda self, name: side.ask(hid, "getattr", name) if public(name) else _raise_attr(name),
         "__eq__": lambda self, other: self is other or side.ask(hid, "eq", other),
         "__ne__": lambda self, other: self is not other and side.ask(hid, "op", ("ne", other)),
-        "__exit__": lambda self, *a: side.ask(hid, "exit", a),
-        "__next__": lambda self: side.next_of(hid),
-        "__iter__": op("iter"), "__len__": op("len"), "__bool__": op("bool"), "__getitem__": op("getitem"),
-        "__contains__": op("contains"), "__repr__": op("repr"), "__str__": op("str"), "__hash__": op("hash"),
-        "__enter__": op("enter"),
-        # A class of the tests' (passed to the target): isinstance and issubclass are the tests' to answer.
-        "__instancecheck__": lambda self, obj: side.check_class(hid, "isinstance", obj),
-        "__subclasscheck__": lambda self, cls: side.check_class(hid, "issubclass", cls),
+        "__repr__": op("repr"), "__str__": op("str"),
+        "__hash__": None if "unhashable" in caps else op("hash"),
     }
-    for name in ("lt", "le", "gt", "ge", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift",
-                 "and", "or", "xor", "matmul", "divmod"):
-        dunder = name + "_" if name in ("and", "or") else name
-        ns["__%s__" % dunder] = binary(name)
-        if name not in ("lt", "le", "gt", "ge"):
-            ns["__r%s__" % dunder] = reflected(name)
+    for cap, dunder in _PROTOCOL:
+        if cap in caps:
+            ns[dunder] = op(cap)
+    if "call" in caps:
+        ns["__call__"] = lambda self, *args, **kwargs: side.ask(hid, "call", (args, kwargs))
+    if "next" in caps:
+        ns["__next__"] = lambda self: side.next_of(hid)
+    if "enter" in caps:
+        ns["__exit__"] = lambda self, *a: side.ask(hid, "exit", a)
+    for name in _BINARY_NAMES:
+        if name in caps:
+            ns[_dunder(name)] = binary(name)
+        if "r" + name in caps:
+            ns["__r%s" % _dunder(name)[2:]] = reflected(name)
     for name in UNARY:
-        ns["__%s__" % name] = unary(name)
-    ns["_oc_type_of"] = hid  # type(handle) stands for the class of the tests' object (issubclass)
-    return _type("Handle", (_object,), ns)()
+        if name in caps:
+            ns[_dunder(name)] = unary(name)
+    if "class" in caps:
+        # A class of the tests' (passed to the target): isinstance and issubclass are the tests' to answer.
+        ns["__instancecheck__"] = lambda self, obj: side.check_class(hid, "isinstance", obj)
+        ns["__subclasscheck__"] = lambda self, cls: side.check_class(hid, "issubclass", cls)
+    cls = _HandleType(qual.rpartition(".")[2] or "Handle", (_object,), ns)
+    cls.__qualname__ = qual
+    return cls()
 
 
 def _raise_attr(name):

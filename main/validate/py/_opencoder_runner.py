@@ -915,6 +915,7 @@ _FUNCTION_MODULES = frozenset(("operator", "math", "cmath", "string", "statistic
 _PURE_BUILTINS = frozenset(("abs", "all", "any", "ascii", "bin", "callable", "chr", "divmod", "format", "hash", "hex", "isinstance",
                             "issubclass", "iter", "len", "max", "min", "next", "oct", "ord", "pow", "repr", "round", "sorted", "sum"))
 # Never: the test framework's own objects (mock.ANY equals anything), and the harness's.
+_DESCRIPTORS = frozenset(("getset_descriptor", "member_descriptor"))  # OSError.errno: reads, never runs code
 _NOT_DATA = frozenset(("unittest", "doctest", "pytest", "_pytest", "test", "__main__", "builtins"))
 
 
@@ -943,7 +944,7 @@ def _trust(run, ws):
         is_class = _isinstance(obj, _type)
         if mod == "builtins":
             # Classes and exceptions; of the functions, only pure ones (a Mock handed `exec` runs code).
-            return is_class or _getattr(obj, "__name__", None) in _PURE_BUILTINS
+            return is_class or _getattr(obj, "__name__", None) in _PURE_BUILTINS or _type(obj).__name__ in _DESCRIPTORS
         if is_class and not _plain_class(obj, why):
             return False
         if mod == "__main__" and run.prelude is not None:

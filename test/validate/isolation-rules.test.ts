@@ -314,6 +314,28 @@ describe('trust by origin', () => {
   });
 });
 
+describe("the candidate's own function is what is judged", () => {
+  it('even where its module rebinds the name after it (an accelerator, as bisect.py imports _bisect)', async () => {
+    const mod =
+      'def double(x):\n    """Twice x."""\n    return x + x\n\n\ntry:\n    from pkg._fast import double  # noqa: F811\nexcept ImportError:\n    pass\n';
+    const tests = T(
+      'T',
+      '    def test_pure(self):\n        sys.modules["pkg._fast"] = None\n        sys.modules.pop("pkg.mod", None)\n        try:\n            import pkg.mod as m\n            self.assertEqual([m.double(3), m.double("ab")], [6, "abab"])\n        finally:\n            del sys.modules["pkg._fast"]\n',
+      'import sys',
+    );
+    const task = unittestTask('accelerated', mod, tests, { 'pkg/_fast.py': 'def double(x):\n    return x * 2\n' });
+    expect(await validator.referenceCheck(task)).toMatchObject({ passes: true, isolation: 'isolated' });
+    const got = await judge(
+      validator,
+      task,
+      { stub: 'def double(x):\n    raise NotImplementedError\n', wrong: 'def double(x):\n    return x * 3\n' },
+      'isolated',
+    );
+    for (const [name, v] of Object.entries(got)) expect.soft(v.status, show(task, name, v)).toBe('failed');
+    await correct(validator, task, { cached: 'import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef double(x):\n    return 2 * x\n' }, 'isolated');
+  });
+});
+
 describe('bounded decoding', () => {
   // Built once, when the candidate's module loads: the candidate side's own time is not what is tested.
   const N = 600_000;

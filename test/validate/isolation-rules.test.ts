@@ -266,7 +266,7 @@ describe("control flow stays the tests'", () => {
     }
   });
 
-  it("applies the rule to what the target returned: a proxy's method and a returned function raising StopIteration", async () => {
+  it("applies the rule to what the target returned, isolated: a method of the candidate's object raising StopIteration", async () => {
     const ref =
       'class Checker:\n    def check(self, x):\n        return x > 0\n\n\ndef checker():\n    """An object whose check(x) says whether x is positive."""\n    return Checker()\n';
     const tests = T(
@@ -278,8 +278,9 @@ describe("control flow stays the tests'", () => {
     expect(await validator.referenceCheck(task)).toMatchObject({ passes: true, isolation: 'isolated' });
     const own =
       'class Mine:\n    def check(self, x):\n        if x > 0:\n            return True\n        raise StopIteration\n\n\ndef checker():\n    return Mine()\n';
-    for (const isolation of ['isolated', 'in-process'] as const)
-      await hostile(validator, task, { own }, isolation, /raised builtins\.StopIteration in tests\.test_mod\.T\.test_bad/);
+    // Isolated only: in-process, methods of an object the target returned are the candidate's own code, unchecked
+    // (docs/validation.md, what in-process cannot promise).
+    await hostile(validator, task, { own }, 'isolated', /raised builtins\.StopIteration in tests\.test_mod\.T\.test_bad/);
     await correct(validator, task, { own: own.replace('raise StopIteration', 'return False') }, 'isolated');
   });
 

@@ -112,16 +112,20 @@ def test_0():
     expect(right).toMatchObject({ status: 'passed', isolation: 'isolated' });
   }, 120_000);
 
-  it("tests that read a returned function's code keep the task in-process, and its verdicts say so", async () => {
-    const task = templateTask('iso/reads-closure', `${PLACEHOLDER}\n\ndef test_0():\n    g = f(2)\n    assert g(3) == 5 and g.__code__.co_argcount == 1\n`, {
-      reference: 'def f(x):\n    return lambda y: x + y\n',
-      signature: 'def f(x):',
-      tests: ['test_0'],
-    });
+  it('tests that need a returned function to be a function (inspect, its closure) keep the task in-process, and its verdicts say so', async () => {
+    const task = templateTask(
+      'iso/reads-closure',
+      `import inspect\n${PLACEHOLDER}\n\ndef test_0():\n    g = f(2)\n    assert g(3) == 5 and inspect.isfunction(g) and g.__closure__ is not None\n`,
+      {
+        reference: 'def f(x):\n    return lambda y: x + y\n',
+        signature: 'def f(x):',
+        tests: ['test_0'],
+      },
+    );
     const check = await validator.referenceCheck(task);
     expect(check.passes).toBe(true);
     expect(check.isolation).toBe('in-process');
-    expect(check.isolationReason).toMatch(/__code__/);
+    expect(check.isolationReason).toMatch(/test_0/);
     const wrong = await validator.validate(task, 'def f(x):\n    return lambda y: x - y\n');
     expect(wrong).toMatchObject({ status: 'failed', isolation: 'in-process' });
     const right = await validator.validate(task, 'def f(x):\n    def g(y):\n        return y + x\n    return g\n');

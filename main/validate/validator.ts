@@ -302,7 +302,7 @@ export class Validator {
   }
 
   /** An isolated run's pieces, from the facts run's stub and masked file; null when the task cannot run isolated. */
-  private isolationPlan(plan: TaskPlan, parts: { stub?: unknown; masked?: unknown; error?: unknown } | undefined): TaskPlan['isolation'] {
+  private isolationPlan(plan: TaskPlan, parts: { stub?: unknown; masked?: unknown; maskedHex?: unknown; error?: unknown } | undefined): TaskPlan['isolation'] {
     if (!parts || typeof parts.error === 'string' || typeof parts.stub !== 'string') return null;
     if (plan.target.kind !== 'file' || !plan.repo) return { stub: parts.stub, masked: null, hidden: [], copy: null };
     if (typeof parts.masked !== 'string') return null;
@@ -314,11 +314,13 @@ export class Validator {
     // Not secret (the answer is what it leaves out): readable by the sandbox user, who binds it over the original.
     // One per task: tasks in the same file each mask their own target.
     const masked = path.join(this.maskDir, `${planKey(plan.task).slice(0, 32)}.py`);
-    fs.writeFileSync(masked, parts.masked, { mode: 0o644 });
+    // In the encoding the file declares (a latin-1 module stays latin-1 under its coding line).
+    const maskedBytes = typeof parts.maskedHex === 'string' ? Buffer.from(parts.maskedHex, 'hex') : Buffer.from(parts.masked, 'utf8');
+    fs.writeFileSync(masked, maskedBytes, { mode: 0o644 });
     fs.chmodSync(masked, 0o644);
     const hidden = testPaths(plan.repo, plan.target.file, plan.testArgs);
     const copy = withoutPaths(plan.repo, hidden);
-    return { stub: parts.stub, masked, hidden, copy, candidateRepo: this.candidateView(plan.repo, copy, plan.target.file, parts.masked, masked) };
+    return { stub: parts.stub, masked, hidden, copy, candidateRepo: this.candidateView(plan.repo, copy, plan.target.file, maskedBytes, masked) };
   }
 
   /**
@@ -330,7 +332,7 @@ export class Validator {
     repo: RepoListing,
     copy: NonNullable<IsolationPlan['copy']>,
     target: string,
-    maskedText: string,
+    maskedText: Buffer,
     maskedFile: string,
   ): string | undefined {
     if (this.sandbox.strength !== 'weak' || !splitsUids(this.sandbox)) return undefined;

@@ -337,6 +337,26 @@ describe("the candidate's own function is what is judged", () => {
   });
 });
 
+describe('the target file as Python reads it', () => {
+  it('a latin-1 module with its coding line and a UTF-8 module with a BOM: references pass and stubs fail, both isolations', async () => {
+    const body = 'def greet(name):\n    """A greeting."""\n    return GREETING + name\n';
+    const prelude = 'GREETING = "Grüß dich, "\n\n\n';
+    const tests = T('T', '    def test_greet(self):\n        self.assertEqual(greet("Zoë"), "Grüß dich, Zoë")\n', 'from pkg.mod import greet');
+    const latin1 = unittestTask('latin1', body, tests);
+    fs.writeFileSync(`${latin1.repoPath}/pkg/mod.py`, Buffer.from(`# -*- coding: latin-1 -*-\n${prelude}${body}`, 'latin1'));
+    const bom = unittestTask('bom', body, tests);
+    fs.writeFileSync(`${bom.repoPath}/pkg/mod.py`, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${prelude}${body}`, 'utf8')]));
+    for (const task of [latin1, bom]) {
+      expect(await validator.referenceCheck(task)).toMatchObject({ passes: true, isolation: 'isolated' });
+      for (const isolation of ['isolated', 'in-process'] as const) {
+        await correct(validator, task, { ref: body, other: 'def greet(name):\n    return "%s%s" % (GREETING, name)\n' }, isolation);
+        const stub = await judge(validator, task, { stub: 'def greet(name):\n    raise NotImplementedError\n' }, isolation);
+        expect.soft(stub.stub!.status, show(task, 'stub', stub.stub!)).toBe('failed');
+      }
+    }
+  });
+});
+
 describe('bounded decoding', () => {
   // Built once, when the candidate's module loads: the candidate side's own time is not what is tested.
   const N = 600_000;

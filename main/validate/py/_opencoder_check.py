@@ -8,6 +8,7 @@ findings are the candidate's own (1-based), not the spliced file's.
 import ast
 import builtins
 import io
+import os
 import symtable
 import sys
 import tokenize
@@ -851,6 +852,32 @@ def analyze(target, candidate, root, search_path, facts=None, full=True):
     return out
 
 
+def read_source(path):
+    """A Python file's text and the encoding Python reads it with (a BOM, or a coding declaration in its first two
+    lines, PEP 263; else UTF-8): a latin-1 module with its declaration is read as Python reads it."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:
+        raise TaskProblem("%s: %s" % (path, e)) from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as e:
+        raise TaskProblem("%s is not in its declared encoding %s: %s" % (path, encoding, e)) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
+
+
+def write_source(path, text, encoding):
+    """Writes a spliced module back in the encoding its file declares (utf-8-sig keeps the BOM)."""
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError as e:
+        raise TaskProblem("the spliced %s holds a character its declared encoding %s cannot (%s)" % (os.path.basename(path), encoding, e.reason)) from None
+    with open(path, "wb") as f:
+        f.write(data)
+
+
 FORWARD = "__opencoder_forward__"
 
 
@@ -889,7 +916,12 @@ def isolation_parts(target, root, search_path):
     if masked.get("spliced") is None or masked.get("blocking"):
         raise TaskProblem("the target %s could not be masked in its file" % target["qualname"])
     doc = ast.get_docstring(node, clean=False)
-    return {"stub": forwarding_stub(node.name, decorators, is_async, doc), "masked": masked["spliced"]}
+    encoding = target.get("encoding") or "utf-8"
+    try:
+        data = masked["spliced"].encode(encoding)
+    except UnicodeEncodeError as e:
+        raise TaskProblem("the masked %s cannot be written in its declared encoding %s (%s)" % (target["file"], encoding, e.reason)) from None
+    return {"stub": forwarding_stub(node.name, decorators, is_async, doc), "masked": masked["spliced"], "maskedHex": data.hex()}
 
 
 def protected_names(template, placeholder):

@@ -419,10 +419,11 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
         import _opencoder_check as check
         sys.path.remove(here)
 
-        if target["kind"] == "file":
-            with open(os.path.join(ws, target["file"]), encoding="utf-8") as f:
-                target["file_text"] = f.read()
+        encoding = "utf-8"
         try:
+            if target["kind"] == "file":
+                target["file_text"], encoding = check.read_source(os.path.join(ws, target["file"]))
+                target["encoding"] = encoding
             if mode == "facts":
                 facts = check.context_facts(target, ws, search_path)
                 try:
@@ -458,8 +459,12 @@ def _supervise(here, pid, cfg_w, rep_r, note_r):
             part = {"candidate": candidate, "after": after, "candSpans": [list(span)],
                     "protected": sorted(analysis.get("protected") or [])}
         else:
-            with open(os.path.join(ws, target["file"]), "w", encoding="utf-8") as f:
-                f.write(text)
+            try:
+                check.write_source(os.path.join(ws, target["file"]), text, encoding)
+            except check.TaskProblem as e:
+                send({"t": "static", "findings": [{"kind": "splice", "message": _safe_text(e, 500)}], "blocking": True})
+                send({"t": "done", "results": [], "ran": False})
+                return
             part = {"candSpans": _spans(line_map)}
         try:
             _frame(cfg_w, part, marshal)

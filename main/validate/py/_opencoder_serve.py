@@ -72,8 +72,7 @@ def _load(cfg, here, harness, startup):
         import _opencoder_check as check
         sys.path.remove(here)
         if target["kind"] == "file":
-            with open(os.path.join(ws, target["file"]), encoding="utf-8") as f:
-                target["file_text"] = f.read()
+            target["file_text"], target["encoding"] = check.read_source(os.path.join(ws, target["file"]))
         analysis = check.analyze(target, cfg["candidate"], ws, search_path, None, False)
         if analysis.get("spliced") is None:
             raise RuntimeError("the candidate could not be spliced: %s" % "; ".join(f["message"] for f in analysis["findings"]))
@@ -105,8 +104,7 @@ def _load(cfg, here, harness, startup):
         exec(compile(candidate, prog, "exec", dont_inherit=True), module.__dict__)
         return _resolve(module, target["qualname"])
     path = os.path.join(ws, target["file"])
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(analysis["spliced"])
+    check.write_source(path, analysis["spliced"], target.get("encoding") or "utf-8")
     name = harness._module_name(target["file"], ["."] + list(cfg.get("pythonPath") or []))
     # What this process imported to get here (the splicer's ast, tokenize …) goes: the candidate's module
     # and everything it imports come from the workspace where it has them, as the tests' copies do.

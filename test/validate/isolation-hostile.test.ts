@@ -440,10 +440,12 @@ const OWN_SOURCE = "import inspect, os\n\ndef f(x):\n    src = inspect.getsource
 describe.skipIf(STRONG.skip)(`hostile candidates, isolated: check programs${STRONG.note}`, () => {
   it('lying values: equality that lies, in containers, from the framework, and spoofed classes of the program', async () => {
     const vs = await noPass(T.plain, LYING);
-    // A class only the candidate defines (an int subclass included), and mock.ANY, stay in the candidate process as
-    // proxies that equal only themselves: no test passes with one.
-    for (const k of ['alwaysEqual', 'intSubclass', 'mockAny', 'raisesOnObject'] as const)
+    // A class only the candidate defines, and mock.ANY, stay in the candidate process as proxies that equal only
+    // themselves: no test passes with one. The int subclass crosses as its honest int value, 0: only test_2 (f(-1) == 0)
+    // passes with it, as it would with a plain 0.
+    for (const k of ['alwaysEqual', 'mockAny', 'raisesOnObject'] as const)
       expect(vs[k]!.tests.filter((t) => t.outcome === 'passed').length, k).toBe(0);
+    expect(vs.intSubclass!.tests.filter((t) => t.outcome === 'passed').map((t) => t.id)).toEqual(['test_2']);
     await noPass(T.spoof, {
       // a permissive class of the tests (after the placeholder), named from the candidate side
       testClass: "class Anything:\n    def __eq__(self, o):\n        return True\nAnything.__module__ = '__main__'\n\ndef f(x):\n    return Anything()\n",

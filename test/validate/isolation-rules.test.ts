@@ -284,6 +284,29 @@ describe("control flow stays the tests'", () => {
     await correct(validator, task, { own: own.replace('raise StopIteration', 'return False') }, 'isolated');
   });
 
+  it("a returned builtin iterator's bound __next__ is a proxy: its StopIteration is control flow too", async () => {
+    const ref =
+      'def make_stepper():\n    """A function returning 1, 2, 3 … on successive calls."""\n    n = [0]\n\n    def step():\n        n[0] += 1\n        return n[0]\n    return step\n';
+    const tests = T(
+      'T',
+      '    def test_steps(self):\n        step = make_stepper()\n        self.assertTrue(all(map(lambda n: step() == n, [1, 2, 3, 4, 5])))\n',
+      'from pkg.mod import make_stepper',
+    );
+    const task = unittestTask('stepper', ref, tests);
+    await hostile(
+      validator,
+      task,
+      {
+        listNext: 'def make_stepper():\n    return iter([1]).__next__\n',
+        generatorNext: 'def make_stepper():\n    def g():\n        yield 1\n    return g().__next__\n',
+        onObject: 'class S:\n    def __init__(self):\n        self.step = iter([1]).__next__\n\n\ndef make_stepper():\n    return S().step\n',
+      },
+      'isolated',
+      /StopIteration in tests\.test_mod\.T\.test_steps/,
+    );
+    await correct(validator, task, { countNext: 'import itertools\n\n\ndef make_stepper():\n    return itertools.count(1).__next__\n' }, 'isolated');
+  });
+
   it('lets control flow cross where the reference raised the same class in the same test', async () => {
     const task = unittestTask('first', FIRST, FIRST_TESTS);
     const check = await validator.referenceCheck(task);
@@ -676,6 +699,50 @@ const CASES: Record<string, Case> = {
     wrong: { short: 'def windows(xs, n):\n    xs = list(xs)\n    return (iter(xs[i:i + n - 1]) for i in range(len(xs) - n + 1))\n' },
   },
 };
+
+// Found by a red team working from docs/validation.md and the CLI only: values of the candidate's own subclasses of
+// builtin values, a lazy generator whose later items are expensive, a returned bound __next__ of a builtin iterator.
+Object.assign(CASES, {
+  ownValues: {
+    task: () =>
+      unittestTask(
+        'own-values',
+        'import enum\n\n\nclass Code(enum.IntEnum):\n    OK = 200\n\n\ndef status(name):\n    """(the code, the words, the pair, the counts) for a status name."""\n    return Code.OK, name.upper(), divmod(7, 2), {"a": 2, "b": 1}\n',
+        T(
+          'T',
+          '    def test_values(self):\n        code, words, pair, counts = status("ok")\n        self.assertEqual(code, 200)\n        self.assertEqual(words, "OK")\n        self.assertEqual(pair, (3, 1))\n        self.assertEqual(counts, {"a": 2, "b": 1})\n        self.assertEqual({code: 1}, {200: 1})\n\n    def test_names(self):\n        code, _, pair, _ = status("ok")\n        self.assertEqual(code.name, "OK")\n        self.assertEqual(pair[0], 3)\n',
+          'from pkg.mod import status',
+        ),
+      ),
+    right: {
+      ownClasses:
+        'import collections\nimport enum\n\n\nclass MyCode(enum.IntEnum):\n    OK = 200\n\n\nclass Loud(str):\n    pass\n\n\nclass Counts(dict):\n    def __missing__(self, k):\n        return 0\n\n\nQR = collections.namedtuple("QR", "q r")\n\n\ndef status(name):\n    return MyCode.OK, Loud(name.upper()), QR(7 // 2, 7 % 2), Counts(a=2, b=1)\n',
+      intSubclass:
+        'class Int(int):\n    name = "OK"\n\n\nclass Pair(tuple):\n    pass\n\n\ndef status(name):\n    return Int(200), name.upper(), Pair((3, 1)), dict(a=2, b=1)\n',
+    },
+    wrong: {
+      lyingInt:
+        'class Int(int):\n    name = "OK"\n\n    def __eq__(self, other):\n        return True\n\n    __hash__ = int.__hash__\n\n\ndef status(name):\n    return Int(0), name.upper(), (3, 1), {"a": 2, "b": 1}\n',
+    },
+  },
+  lazySearch: {
+    task: () =>
+      unittestTask(
+        'lazy-search',
+        'def perfect():\n    """Perfect numbers, in order."""\n    yield from [6, 28, 496, 8128, 33550336]\n',
+        T(
+          'T',
+          '    def test_three(self):\n        self.assertEqual(list(itertools.islice(perfect(), 3)), [6, 28, 496])\n',
+          'import itertools\nfrom pkg.mod import perfect',
+        ),
+      ),
+    right: {
+      search:
+        'def perfect():\n    n = 2\n    while True:\n        if sum(d for d in range(1, n // 2 + 1) if n % d == 0) == n:\n            yield n\n        n += 1\n',
+    },
+    wrong: { off: 'def perfect():\n    yield from [6, 28, 495]\n' },
+  },
+} satisfies Record<string, Case>);
 
 describe('correct but unusual values cross; wrong ones still fail (unittest)', () => {
   for (const [name, c] of Object.entries(CASES)) {

@@ -12,14 +12,17 @@ workspace is on the path).
 import sys
 import os
 import _thread
+from time import perf_counter as _clock  # a builtin module
 
 from _opencoder_codec import (
-    CrossingError, Encoder, apply_state, _BaseException, _NO, _HEAPTYPE, _MAX_LINE, _bool, _builtin_base,
+    CrossingError, Encoder, apply_state, VALUE_BASES, _BaseException, _NO, _HEAPTYPE, _MAX_LINE, _bool, _builtin_base,
     _bytearray, _bytes, _contents, _dict, _dumps, _frozenset, _getattr, _id, _int, _isinstance, _len, _list, _loads,
     _obj_getattribute, _object, _safe_repr, _set, _str, _tuple, _type,
 )
 from _opencoder_decode import Decoder
-from _opencoder_proxy import BINARY, CODE_FIELDS, UNARY, capabilities, handle_info, make_handle, new_proxy, proxy_pid, public
+from _opencoder_proxy import (
+    BINARY, CODE_FIELDS, UNARY, capabilities, handle_info, make_handle, new_proxy, proxy_pid, public, value_stand_in,
+)
 
 # ---------------------------------------------------------------------------------------------
 # The connection: one JSON line a message, either side may ask while it waits for an answer
@@ -153,13 +156,15 @@ class TestSide:
         capabilities, name]: another object of the candidate's. The same object is the same stand-in every time."""
         if tag == "h":
             return self.local(hid)
-        if _type(hid) is not _int or tag not in ("g", "p"):
+        if _type(hid) is not _int or tag not in ("g", "p", "pv"):
             raise CrossingError("malformed value (handle)")
         known = self.remote.get(hid)
         if known is not None:
             return known
         if tag == "g":
             made = self._pull(hid)
+        elif tag == "pv":
+            made = node[2]  # made by the decoder (Decoder._value_proxy)
         else:
             caps, name = (node[2], node[3]) if node is not None and _len(node) == 4 else (None, None)
             if _type(caps) is not _list or not all(_type(c) is _str for c in caps) or _type(name) is not _str:
@@ -172,8 +177,20 @@ class TestSide:
     def _remote_origin(self, v):
         known = self.remote_ids.get(_id(v))
         if known is not None and self.remote.get(known[1]) is v:
-            return [known[0], known[1]]
+            return ["p" if known[0] == "pv" else known[0], known[1]]
         return None
+
+    def value_proxy(self, pid, value, name, caps):
+        """The candidate's subclass of a builtin value: a copy of the value, in a class named like the candidate's,
+        whose other attributes (a namedtuple's fields, an enum member's name, its methods) are asked of the
+        candidate process; the same object each time it crosses."""
+        known = self.remote.get(pid)
+        if known is not None:
+            return known
+        made = value_stand_in(self, value, name, caps)
+        self.remote[pid] = made
+        self.remote_ids[_id(made)] = ("pv", pid)
+        return made
 
     def _lend(self, v):
         hid = self.lent_ids.get(_id(v))
@@ -230,7 +247,8 @@ class TestSide:
 
     def proxy_op(self, proxy, do, args):
         """A use of a proxy of the candidate's object (iteration, len, an attribute, a call …), served there."""
-        pid = proxy_pid(proxy)
+        known = self.remote_ids.get(_id(proxy))
+        pid = known[1] if known is not None and self.remote.get(known[1]) is proxy else proxy_pid(proxy)
         if do == "call":
             args, kwargs = _tuple(args[0]), _dict(args[1])
         else:
@@ -239,7 +257,7 @@ class TestSide:
             returned, value = self._guard(self._call, {"op": "p", "p": pid, "do": do}, args, kwargs)
         if returned:
             if do in ("repr", "str") and _type(value) is not _str:
-                return "<an object of the candidate's (%s)>" % _object.__getattribute__(proxy, "_oc_name")
+                return "<an object of the candidate's>"
             if do == "len" and _type(value) is not _int:
                 raise TypeError("opencoder: len() of the candidate's object is not an int")
             return value
@@ -509,8 +527,8 @@ class CandidateSide:
         """["h", n]: a stand-in for one of the tests' objects; ["g", n] or ["p", n]: an object of ours, sent back."""
         if tag == "h":
             return self.proxy(hid, node)
-        known = self.objs.get(hid) if tag in ("g", "p") and _type(hid) is _int else None
-        if known is not None and self.obj_ids.get(_id(known), (None,))[0] == tag:
+        known = self.objs.get(hid) if tag in ("g", "p", "pv") and _type(hid) is _int else None
+        if known is not None and self.obj_ids.get(_id(known), (None,))[0] in (tag, "pv" if tag == "p" else tag):
             return known
         raise CrossingError("malformed value (handle)")
 
@@ -577,7 +595,7 @@ class CandidateSide:
         mine = self.obj_ids.get(_id(v))
         if mine is not None and self.objs.get(mine[1]) is v:
             self.exported += 1
-            return [mine[0], mine[1]]
+            return ["p" if mine[0] == "pv" else mine[0], mine[1]]
         return None
 
     def _export(self, v):
@@ -587,10 +605,14 @@ class CandidateSide:
         self.numbered += 1
         n = self.numbered
         t = _type(v)
+        name = "%s.%s" % (_getattr(t, "__module__", "?"), _getattr(t, "__qualname__", "?"))
         if not (t.__flags__ & _HEAPTYPE) and _getattr(t, "__next__", None) is not None and _getattr(t, "__iter__", None) is not None:
             node = ["g", n]
+        elif t.__flags__ & _HEAPTYPE and _builtin_base(t) in VALUE_BASES:
+            # Its value is data (compared, hashed and tested for truth as that value); the rest is asked of it.
+            node = ["pv", n, None, name, ["missing"] if _getattr(t, "__missing__", None) is not None else []]
         else:
-            node = ["p", n, capabilities(t), "%s.%s" % (_getattr(t, "__module__", "?"), _getattr(t, "__qualname__", "?"))]
+            node = ["p", n, capabilities(t), name]
         self.objs[n] = v
         self.obj_ids[_id(v)] = (node[0], n)
         self.exported += 1
@@ -744,13 +766,20 @@ class CandidateSide:
         outs = []
         body = {"r": q, "items": items, "outs": outs}
         enc = self._encoder()
+        start = _clock()
         try:
             for _ in range(n):
                 before = self.exported
+                began = _clock()
                 item = self._run(lambda: next(it))
                 items.append(enc.enc(item))
                 outs.append(self._taken())
                 if self.exported != before or self.proxies:
+                    break
+                # Read ahead only while items come cheap: an item the tests never take must not cost them time (a
+                # lazy search whose next item takes minutes timed a correct candidate out).
+                now = _clock()
+                if now - began > _AHEAD_ITEM or now - start > _AHEAD_BATCH:
                     break
         except StopIteration:
             body["stop"] = True
@@ -832,6 +861,8 @@ def _is_same_item(x, y):
 
 
 _BATCH = 256
+_AHEAD_ITEM = 0.0005  # seconds an item may have taken for the next one to be read ahead
+_AHEAD_BATCH = 0.005  # seconds a batch may take in all
 _CodeType = _type((lambda: 0).__code__)
 
 

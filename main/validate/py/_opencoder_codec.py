@@ -187,6 +187,7 @@ def name_of(obj):
 
 _FUNC_TYPES = None
 _BOUND = frozenset((_type(len), _type((1).__abs__)))  # builtin methods and method-wrappers
+_METHOD_OWNERS = frozenset((int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset, range, slice, bool))
 
 
 def _func_types():
@@ -316,6 +317,10 @@ class Encoder:
         if self.fallback is not None:
             node = self.fallback(v)
             if node is not None:
+                if node[0] == "pv":
+                    # An instance of the candidate's own subclass of a builtin value (a namedtuple, an IntEnum
+                    # member, a str subclass): its value as data, its other uses asked of it where it stays.
+                    node[2] = self.enc(base_value(v, _builtin_base(t)), d)
                 return node
         raise CrossingError("%s cannot cross between the processes" % _describe_type(t))
 
@@ -324,10 +329,9 @@ class Encoder:
         (the test side looks the name up on the value it rebuilt: builtin code only)."""
         owner = _getattr(v, "__self__", None)
         name = _getattr(v, "__name__", None)
-        if _type(name) is not _str or owner is None or _type(owner) is _type(sys):
-            return None
-        ot = _type(owner)
-        if ot.__flags__ & _HEAPTYPE and ot is not _type:
+        if _type(name) is not _str or owner is None or (_type(owner) not in _METHOD_OWNERS and not _isinstance(owner, _type)):
+            # Only methods of plain data: a generator's or an iterator's bound __next__ stays a proxy, whose calls are
+            # checked for control flow (its StopIteration would otherwise end the tests' own map()).
             return None
         try:
             return ["bm", self.enc(owner, d), name]
@@ -453,6 +457,24 @@ class Encoder:
             except AttributeError:
                 pass
         return [(key, val) for key, val in items if _type(key) is _str]
+
+
+# Builtin bases whose value crosses as data when the candidate's own subclass of one cannot be named.
+VALUE_BASES = frozenset((_int, _float, _complex, _str, _bytes, _tuple, _frozenset, _list, _dict, _set, _bytearray))
+
+
+def base_value(v, base):
+    """v's value as its builtin base holds it (the base's own code: no method of v's class runs)."""
+    if base is _dict:
+        return _dict(_dict.items(v))
+    if base in (_tuple, _frozenset, _list, _set, _bytearray):
+        return base(base.__iter__(v))
+    return _EXACT[base](v)
+
+
+# The base's own slot, which returns an exact copy for a subclass (int(v) would call the subclass's __int__).
+_EXACT = {_int: lambda v: _int.__add__(v, 0), _float: _float.__float__, _complex: _complex.__complex__, _str: _str.__str__,
+          _bytes: _bytes.__bytes__}
 
 
 def _is_struct_seq(t):

@@ -8,7 +8,7 @@ import sys
 from _opencoder_codec import (
     CrossingError, _BaseException, _DEPTH, _NO, _STDLIB_VALUES, _bool, _builtin_base, _bytearray, _bytes, _complex,
     _dict, _float, _frozenset, _func_types, _getattr, _id, _import, _int, _is_slot, _is_struct_seq, _isinstance,
-    _issubclass, _len, _list, _HEAPTYPE, _obj_getattribute, _obj_setattr, _object, _PLAIN, _set, _shadows_code, _str, _tuple,
+    _issubclass, _len, _list, _METHOD_OWNERS, VALUE_BASES, _obj_getattribute, _obj_setattr, _object, _PLAIN, _set, _shadows_code, _str, _tuple,
     _type, _walk,
 )
 
@@ -433,12 +433,20 @@ class Decoder:
         owner = self.dec(n[1], d)
         name = n[2]
         ot = _type(owner)
-        if _type(name) is not _str or (ot.__flags__ & _HEAPTYPE and ot is not _type):
+        if _type(name) is not _str or (ot not in _METHOD_OWNERS and ot is not _type):
             raise CrossingError("malformed bound method")
         m = _getattr(owner, name, None)
         if _type(m).__name__ not in ("builtin_function_or_method", "method-wrapper"):
             raise CrossingError("%s is not a builtin method of a %s" % (name[:100], ot.__name__))
         return m
+
+    def _value_proxy(self, n, d):
+        if self.handles is None or _len(n) != 5 or _type(n[1]) is not _int or _type(n[3]) is not _str or _type(n[4]) is not _list:
+            raise CrossingError("malformed value (proxy)")
+        value = self.dec(n[2], d)
+        if _type(value) not in VALUE_BASES:
+            raise CrossingError("malformed value of a proxy")
+        return self.handles.value_proxy(n[1], value, n[3][:200], [c for c in n[4] if c == "missing"])
 
     def _constant(self, n, d):
         return Ellipsis if n[0] == "..." else NotImplemented
@@ -448,7 +456,7 @@ class Decoder:
         "g": _origin, "i": _int, "f": _float, "b": _bytes, "ba": _bytearray, "mv": _memoryview, "c": _complex,
         "p": _origin, "rg": _range, "sl": _slice, "m": _module, "n": _named, "od": _odict, "dd": _ddict, "dq": _deque,
         "dt": _datetime, "tz": _tz, "dec": _decimal, "re": _pattern, "sq": _struct_seq, "path": _path,
-        "e": _enum, "x": _exception, "o": _instance, "dv": _view, "...": _constant, "NI": _constant, "zi": _zoneinfo, "bm": _bound,
+        "e": _enum, "x": _exception, "o": _instance, "dv": _view, "...": _constant, "NI": _constant, "zi": _zoneinfo, "bm": _bound, "pv": _value_proxy,
         "arr": _array, "ns": _namespace,
     }
 

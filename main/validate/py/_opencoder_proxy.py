@@ -33,7 +33,8 @@ _BaseException = BaseException
 # function, a wrapper or a typing construct reads (a code object's own fields only: see CODE_FIELDS).
 DESCRIPTIVE = frozenset(("__name__", "__qualname__", "__module__", "__doc__"))
 READABLE = DESCRIPTIVE | frozenset(("__wrapped__", "__defaults__", "__kwdefaults__", "__code__", "__annotations__",
-                                    "__origin__", "__args__", "__parameters__", "__self__", "__func__"))
+                                    "__origin__", "__args__", "__parameters__", "__self__", "__func__",
+                                    "_fields", "_field_defaults", "_asdict", "_replace"))  # a namedtuple's API
 # What of the tests' code objects the candidate may read: their shape, never their bytecode or constants.
 CODE_FIELDS = frozenset(("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals", "co_flags", "co_name",
                          "co_qualname", "co_varnames", "co_cellvars", "co_freevars", "co_filename", "co_firstlineno"))
@@ -235,6 +236,45 @@ def proxy_pid(p):
     if _type(p) not in _PROXY_CLASSES.values():
         return None
     return _object.__getattribute__(p, "_oc_pid")
+
+
+_VALUE_CLASSES = {}
+
+
+def value_stand_in(side, value, name, caps):
+    """A copy of the value of an object of the candidate's own subclass of a builtin value type (a namedtuple, an
+    IntEnum member, a str or dict subclass), as an instance of a class named like the candidate's: equality, hashing,
+    ordering, truth, length and iteration are the builtin value's, never the candidate's; an attribute the value does
+    not have (a namedtuple's field, an enum member's name, a method) is read in the candidate process."""
+    base = _type(value)
+    key = (_id(side), base, name, "missing" in caps)
+    cls = _VALUE_CLASSES.get(key)
+    if cls is None:
+        ns = {"__getattr__": _value_getattr(side), "__doc__": "A value of the candidate's %s (its other attributes are read there)." % name}
+        if "missing" in caps and base is _dict:
+            ns["__missing__"] = lambda self, k: side.proxy_op(self, "getitem", (k,))
+        cls = _type(name.rpartition(".")[2] or "CandidateValue", (base,), ns)
+        cls.__qualname__ = name.rpartition(".")[2] or "CandidateValue"
+        cls.__module__ = name.rpartition(".")[0] or "candidate"
+        _VALUE_CLASSES[key] = cls
+    if base in (list, dict, set, bytearray):
+        made = cls()
+        if base is dict:
+            dict.update(made, value)
+        elif base is set:
+            set.update(made, value)
+        else:
+            base.extend(made, value)
+        return made
+    return base.__new__(cls, value)
+
+
+def _value_getattr(side):
+    def getattr_(self, name):
+        if not public(name):
+            raise AttributeError(name)
+        return side.proxy_op(self, "getattr", (name,))
+    return getattr_
 
 
 def _proxy_getattr(self, name):

@@ -443,8 +443,7 @@ describe.skipIf(STRONG.skip)(`hostile candidates, isolated: check programs${STRO
     // A class only the candidate defines, and mock.ANY, stay in the candidate process as proxies that equal only
     // themselves: no test passes with one. The int subclass crosses as its honest int value, 0: only test_2 (f(-1) == 0)
     // passes with it, as it would with a plain 0.
-    for (const k of ['alwaysEqual', 'mockAny', 'raisesOnObject'] as const)
-      expect(vs[k]!.tests.filter((t) => t.outcome === 'passed').length, k).toBe(0);
+    for (const k of ['alwaysEqual', 'mockAny', 'raisesOnObject'] as const) expect(vs[k]!.tests.filter((t) => t.outcome === 'passed').length, k).toBe(0);
     expect(vs.intSubclass!.tests.filter((t) => t.outcome === 'passed').map((t) => t.id)).toEqual(['test_2']);
     await noPass(T.spoof, {
       // a permissive class of the tests (after the placeholder), named from the candidate side

@@ -353,7 +353,7 @@ print(json.dumps([
     dec(["d", 0, [[["i", "%x" % (P * k)], 1] for k in range(1, 20000)]]),
     dec(["s", 0, [["i", "%x" % ((1 << 70) + k)] for k in range(20000)]]),
 ]))`);
-    expect(out[0]).toMatch(/^refused: a value nested more than 150 levels deep/);
+    expect(out[0]).toMatch(/^refused: a value nested more than 160 levels deep/);
     expect(out[1]).toBe('list '); // shared parts side by side do not add up
     expect(out[2]).toMatch(/^refused: a value of more than 2000000 parts/);
     expect(out[3]).toMatch(/^refused: a dict or set of 19999 keys with only 1 distinct hashes/);

@@ -14,6 +14,7 @@ from _opencoder_codec import (
 
 _intern = sys.intern
 _NODES = 2_000_000  # parts a message may rebuild (each holds memory in the test process)
+_BUILT_DEPTH = _DEPTH + 10  # what is built: a little over what the encoder sends, so that no value it sends is refused
 _CLASH = 4096  # keys of one dict or set that may share their hashes with others (each insertion compares them all)
 
 class Decoder:
@@ -75,8 +76,8 @@ class Decoder:
         else:
             h = self.hmax + 1
             self.height[_id(v)] = h
-        if h > _DEPTH:
-            raise CrossingError("a value nested more than %d levels deep (parts built before counted)" % _DEPTH)
+        if h > _BUILT_DEPTH:
+            raise CrossingError("a value nested more than %d levels deep (parts built before counted)" % _BUILT_DEPTH)
         self.hmax = h if h > outer else outer
         return v
 

@@ -742,6 +742,27 @@ Object.assign(CASES, {
     },
     wrong: { off: 'def perfect():\n    yield from [6, 28, 495]\n' },
   },
+  warnings: {
+    task: () =>
+      unittestTask(
+        'warnings',
+        'import warnings\n\n\nclass OldStyle(DeprecationWarning):\n    pass\n\n\ndef split(s=None):\n    """Words of s; None is deprecated (an empty list, with a warning)."""\n    if s is None:\n        warnings.warn("None is deprecated", OldStyle, stacklevel=2)\n        return []\n    return s.split()\n',
+        T(
+          'T',
+          '    def test_warns(self):\n        with self.assertWarns(DeprecationWarning):\n            self.assertEqual(split(None), [])\n\n    def test_own_class(self):\n        with self.assertWarnsRegex(OldStyle, "deprecated"):\n            split()\n\n    def test_error_filter(self):\n        with warnings.catch_warnings():\n            warnings.simplefilter("error")\n            with self.assertRaises(DeprecationWarning):\n                split(None)\n\n    def test_quiet(self):\n        with warnings.catch_warnings():\n            warnings.simplefilter("error")\n            self.assertEqual(split("a b"), ["a", "b"])\n',
+          'import warnings\nfrom pkg.mod import OldStyle, split',
+        ),
+      ),
+    right: {
+      explicit:
+        'import warnings\n\n\ndef split(s=None):\n    if s is None:\n        warnings.warn(OldStyle("None is deprecated"))\n        return []\n    return list(s.split())\n',
+    },
+    wrong: {
+      silent: 'def split(s=None):\n    return [] if s is None else s.split()\n',
+      plainUser:
+        'import warnings\n\n\ndef split(s=None):\n    if s is None:\n        warnings.warn("None is deprecated")\n        return []\n    return s.split()\n',
+    },
+  },
 } satisfies Record<string, Case>);
 
 describe('correct but unusual values cross; wrong ones still fail (unittest)', () => {

@@ -12,6 +12,7 @@ workspace is on the path).
 import sys
 import os
 import _thread
+import _warnings
 from time import perf_counter as _clock  # a builtin module
 
 from _opencoder_codec import (
@@ -283,11 +284,25 @@ class TestSide:
         dec = self._decoder(enc.keep)
         for entry in reply.get("post") or ():
             self._update(dec, enc.keep, entry)
+        self._warn(dec, reply.get("warned"))
         if "ok" in reply:
             return True, dec.dec(reply["ok"])
         if _type(reply.get("uncrossable")) is _str:
             raise CrossingError(reply["uncrossable"][:500])
         return False, self._exception(dec, reply)
+
+    def _warn(self, dec, warned):
+        """The warnings the candidate issued during the call, issued again here, through the tests' own filters
+        (assertWarns sees them; a filter set to "error" raises them from the call, as in-process)."""
+        if _type(warned) is not _list:
+            return
+        for entry in warned[:100]:
+            if _type(entry) is not _list or _len(entry) != 3 or _type(entry[1]) is not _str or _type(entry[2]) is not _int:
+                raise CrossingError("malformed warning")
+            w = dec.dec(entry[0])
+            if not _isinstance(w, Warning):
+                w = UserWarning(_str(w)[:2000])
+            _warnings.warn_explicit(w, _type(w), entry[1][:500], entry[2])
 
     def _exception(self, dec, reply):
         exc = dec.dec(reply.get("exc"))
@@ -700,14 +715,22 @@ class CandidateSide:
                 return ["a", k]
             return self._origin(v)
 
-        try:
-            result = self._run(lambda: fn(args, kwargs))
-            failed = None
-        except _BaseException as e:
-            result, failed = None, e
+        import warnings  # the candidate's process: its copy, where the workspace has one
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # each one goes to the tests' filters, which decide
+            try:
+                result = self._run(lambda: fn(args, kwargs))
+                failed = None
+            except _BaseException as e:
+                result, failed = None, e
         enc = self._encoder(origin)
         body = {}
         try:
+            warned = [[enc.enc(w.message), _str(w.filename), w.lineno if _type(w.lineno) is _int else 0]
+                      for w in caught[:100] if _isinstance(w.message, Warning)]
+            if warned:
+                body["warned"] = warned
             post = []
             for k, v in dec.table:
                 fp = self._fingerprint(v)

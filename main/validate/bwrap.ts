@@ -20,7 +20,16 @@ export interface BwrapSpec {
   hidden?: { rel: string; dir: boolean }[];
   /** An isolated run's shared area (sharedArea): its tmp and shm folders become /tmp and /dev/shm. */
   shared?: string;
+  /** The candidate's side of it: the tests' working-folder view (SHARED_CWD) read-only. */
+  sharedReadOnly?: boolean;
 }
+
+/**
+ * Inside the shared /tmp, the folder an isolated run's tests work in while their tests run: links to the repository's
+ * top-level entries (each process resolves them to its own copy), and what the tests make there. The candidate sees it
+ * read-only, live: the files the tests make in their working folder, at the same paths, none it could change.
+ */
+export const SHARED_CWD = '.opencoder-cwd';
 
 // What of /etc the sandbox sees: the account list (tests look users and groups up; the
 // passwords are in shadow, which stays out), name resolution for localhost, time zones, the
@@ -112,7 +121,15 @@ export function bwrapArgs(
   const wsBytes = limits.workspaceBytes + (spec.repoBytes ?? 0);
   // An isolated run's /tmp and /dev/shm: one host folder of the run's, bound in both of its sandboxes.
   const temp = spec.shared
-    ? ['--bind', path.join(spec.shared, 'shm'), '/dev/shm', '--bind', path.join(spec.shared, 'tmp'), '/tmp']
+    ? [
+        '--bind',
+        path.join(spec.shared, 'shm'),
+        '/dev/shm',
+        '--bind',
+        path.join(spec.shared, 'tmp'),
+        '/tmp',
+        ...(spec.sharedReadOnly ? ['--ro-bind', path.join(spec.shared, 'tmp', SHARED_CWD), `/tmp/${SHARED_CWD}`] : []),
+      ]
     : ['--size', String(limits.tmpBytes), '--tmpfs', '/dev/shm', '--size', String(limits.tmpBytes), '--tmpfs', '/tmp'];
   return [
     '--unshare-all',
@@ -180,7 +197,7 @@ export function sharedArea(uid: number | null, gid: number | null): { dir: strin
   }
   const dir = fs.mkdtempSync(path.join(sharedRoot, 'run-'));
   fs.chmodSync(dir, 0o711);
-  for (const name of ['tmp', 'shm']) {
+  for (const name of ['tmp', 'shm', `tmp/${SHARED_CWD}`]) {
     const p = path.join(dir, name);
     fs.mkdirSync(p, { mode: 0o700 });
     if (uid !== null) fs.chownSync(p, uid, gid ?? uid);

@@ -358,7 +358,7 @@ export async function runSandboxedPair(
   // modules of its own where the tests import the interpreter's from.
   const inTemp = interpreterDirs(tests.python ?? info.tools.python).some((d) => /^\/(tmp|dev\/shm)\//.test(d));
   const shared = info.strength === 'strong' && !inTemp ? sharedArea(info.uid, info.uid === null ? null : SANDBOX_GID) : null;
-  const cLaunch = launchFor(info, shared ? { ...candidate, shared: shared.dir } : candidate);
+  const cLaunch = launchFor(info, shared ? { ...candidate, shared: shared.dir, sharedReadOnly: true } : candidate);
   const tLaunch = launchFor(info, shared ? { ...tests, shared: shared.dir } : tests);
   const started = performance.now();
   const cRun = startChild(cLaunch, candidate.limits, [], null);

@@ -253,6 +253,50 @@ describe.skipIf(STRONG.skip)(`an isolated run's tests and candidate share /tmp a
     }
   }, 180_000);
 
+  it("the target sees what the tests make in their working folder, read-only, and cannot change it or the repository's links", async () => {
+    const lister =
+      'import os\n\n\ndef listing(folder):\n    """The names in folder (relative to the working folder), sorted."""\n    return sorted(os.listdir(folder))\n';
+    const cwdRepo = makeRepo(
+      {
+        'pkg/__init__.py': '',
+        'pkg/mod.py': lister,
+        'data/expected.txt': 'a.txt,b.txt\n',
+        'tests/__init__.py': '',
+        'tests/test_cwd.py':
+          'import os\nimport shutil\nimport unittest\n\nfrom pkg.mod import listing\n\n\nclass T(unittest.TestCase):\n    def test_made_here(self):\n        os.mkdir("@made_dir")\n        try:\n            for n in ("a.txt", "b.txt"):\n                open(os.path.join("@made_dir", n), "w").close()\n            with open("data/expected.txt") as f:\n                want = f.read().strip().split(",")\n            self.assertEqual(listing("@made_dir"), want)\n            self.assertEqual(open("data/expected.txt").read(), "a.txt,b.txt\\n")\n        finally:\n            shutil.rmtree("@made_dir")\n',
+      },
+      'oc-shared-cwd-',
+    );
+    try {
+      const cwdTask: Task = {
+        id: 'shared-temp/cwd',
+        repo: '.',
+        repoPath: cwdRepo,
+        file: 'pkg/mod.py',
+        qualname: 'listing',
+        requirement: 'listing',
+        signature: 'def listing(folder):',
+        reference: lister.slice(lister.indexOf('def listing')),
+        test_command: 'python3 -m unittest tests.test_cwd',
+        tests: ['tests.test_cwd.T.test_made_here'],
+      };
+      // Writes into what the tests made, and swaps the working folder's link to the data for its own: refused
+      // (read-only), so the tests still read their own expectations.
+      const tamper =
+        'import os\n\n\ndef listing(folder):\n    for p in (os.path.join(folder, "a.txt"), "data"):\n        try:\n            if p == "data":\n                os.unlink(p)\n                os.makedirs("data")\n                open("data/expected.txt", "w").write("z\\n")\n            else:\n                open(p, "w").write("x")\n        except OSError:\n            pass\n    return ["z"]\n';
+      for (const v of [warm, cold]) {
+        const check = await v.referenceCheck(cwdTask);
+        expect(check, JSON.stringify(check)).toMatchObject({ passes: true, isolation: 'isolated' });
+        const wrong = await v.validate(cwdTask, 'import os\n\n\ndef listing(folder):\n    return sorted(os.listdir("."))\n', { isolation: 'isolated' });
+        expect(wrong.status, detail(wrong) + wrong.stderr).toBe("failed");
+        const t = await v.validate(cwdTask, tamper, { isolation: 'isolated' });
+        expect(t.status, detail(t)).toBe('failed');
+      }
+    } finally {
+      fs.rmSync(cwdRepo, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it('a cold run removes its shared folder', async () => {
     const before = sharedRuns();
     const r = await cold.validate(task, task.reference!, { isolation: 'isolated' });

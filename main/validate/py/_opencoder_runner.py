@@ -433,6 +433,7 @@ def _run_program(run, cfg, ws):
         run.set_in_test(False)
         run.current = None
     tests = [(name, _dict.get(pd, name)) for name in cfg.get("tests") or []]
+    _enter_shared_cwd(run)
     send, flush = run.send, run.flush_events
     per_test = _int(cfg.get("perTestTimeout") or 0)
     use_alarm = per_test > 0 and _getattr(_signal, "SIGALRM", None) is not None
@@ -617,6 +618,7 @@ def _run_unittest(run, cfg, ws):
     run.check_integrity(False)
     run.snapshot.add_all()
     run.wrap_targets(_target_modules(run, ws))
+    _enter_shared_cwd(run)
     try:
         result.startTestRun()
         suite.run(result)
@@ -728,6 +730,7 @@ def _run_pytest(run, cfg, ws):
                 registry.pm = a.config.pluginmanager
                 registry.base = guard["pm_state"](registry.pm)
         elif op == "pytest_collection_finish":
+            _enter_shared_cwd(run)
             flush()
             registry_check()
             run.check_integrity(False, lenient=True)
@@ -988,9 +991,30 @@ def _install_bridge(run, ws):
     interpreter = (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.executable)
     if ws.rstrip("/") == "/ws" and not any(_type(p) is _str and _startswith(p + "/", _SHARED_AREAS) for p in interpreter):
         _guard_shared_code(crossing)  # strong mode, where /tmp and /dev/shm are shared (not below a venv there)
+        run.shared_cwd = ws  # links made once the tests are loaded (the workspace is complete by then)
 
 
 _SHARED_AREAS = ("/tmp/", "/dev/shm/")
+_SHARED_CWD = "/tmp/.opencoder-cwd"  # bwrap.ts's SHARED_CWD: the candidate sees it read-only
+
+
+def _enter_shared_cwd(run):
+    """Strong mode, isolated, once the tests are loaded: the working folder they run in is a folder of the shared area
+    holding a link to each top-level entry of the repository, so that what the tests make in their working folder the
+    target sees at the same path (read-only: it cannot change what the tests made, nor the links). Each process
+    resolves the links to its own copy of the repository."""
+    ws = _getattr(run, "shared_cwd", None)
+    run.shared_cwd = None
+    if not ws:
+        return
+    try:
+        if not os.path.isdir(_SHARED_CWD) or os.listdir(_SHARED_CWD):
+            return
+        for name in os.listdir(ws):
+            os.symlink(os.path.join(ws, name), os.path.join(_SHARED_CWD, name))
+        os.chdir(_SHARED_CWD)
+    except OSError:
+        pass
 
 
 def _guard_shared_code(crossing):

@@ -273,6 +273,9 @@ def _fresh_mounts(init, where):
         os.close(fd)
 
 
+SHARED_CWD = "/tmp/.opencoder-cwd"  # bwrap.ts's SHARED_CWD, below the shared /tmp
+
+
 def _holder(init):
     """An isolated run's shared area (in a child of the test zygote, which holds nothing of any run): a user and a
     mount namespace of the run's own, with fresh size-limited tmpfs /tmp and /dev/shm. Both sides' relays make their
@@ -284,6 +287,7 @@ def _holder(init):
     _write("/proc/self/gid_map", "0 %d 1" % gid)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _fresh_mounts(init, ("/tmp", "/dev/shm"))
+    os.mkdir(SHARED_CWD, 0o755)  # the tests' working folder while their tests run; the candidate's view is read-only
 
 
 def _shared_area(init):
@@ -344,6 +348,9 @@ def _init(side, init, here):
     shared = bool(init.get("shared"))
     fresh = ("/ws",) if shared else _FRESH
     _fresh_mounts(init, fresh)
+    if side == "c" and shared and os.path.isdir(SHARED_CWD):
+        _mount(SHARED_CWD, SHARED_CWD, None, MS_BIND)
+        _mount(None, SHARED_CWD, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     if side == "c":
         # What the candidate may not read: folders become empty, files empty files (as bwrap's covers do).
         for h in init.get("covers") or []:

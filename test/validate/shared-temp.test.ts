@@ -288,7 +288,7 @@ describe.skipIf(STRONG.skip)(`an isolated run's tests and candidate share /tmp a
         const check = await v.referenceCheck(cwdTask);
         expect(check, JSON.stringify(check)).toMatchObject({ passes: true, isolation: 'isolated' });
         const wrong = await v.validate(cwdTask, 'import os\n\n\ndef listing(folder):\n    return sorted(os.listdir("."))\n', { isolation: 'isolated' });
-        expect(wrong.status, detail(wrong) + wrong.stderr).toBe("failed");
+        expect(wrong.status, detail(wrong) + wrong.stderr).toBe('failed');
         const t = await v.validate(cwdTask, tamper, { isolation: 'isolated' });
         expect(t.status, detail(t)).toBe('failed');
       }

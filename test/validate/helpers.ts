@@ -83,6 +83,17 @@ if __name__ == "__main__":
 
 export const GOOD = 'def f(x):\n    return x + OFFSET\n';
 
+/** The test ids of a unittest module's source: module.Class.test_name for each test method. */
+export function unittestIds(module: string, src: string): string[] {
+  const ids: string[] = [];
+  let cls = '';
+  for (const m of src.matchAll(/^class (\w+)\(unittest\.TestCase\)|^ {4}def (test_\w+)/gm)) {
+    if (m[1]) cls = m[1];
+    else ids.push(`${module}.${cls}.${m[2]}`);
+  }
+  return ids;
+}
+
 export function templateTask(id = 'tiny/f', template = TEMPLATE, extra: Partial<Task> = {}): Task {
   return {
     id,

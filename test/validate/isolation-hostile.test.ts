@@ -14,7 +14,7 @@ import type { Task } from '../../main/model/task.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import type { Verdict, VerdictIsolation } from '../../main/model/verdict.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
-import { PLACEHOLDER, TEMPLATE, templateTask } from './helpers.ts';
+import { PLACEHOLDER, TEMPLATE, templateTask, unittestIds } from './helpers.ts';
 import { needsStrongSandbox } from '../helpers/system.ts';
 
 const STRONG = await needsStrongSandbox();
@@ -98,16 +98,6 @@ const T = {
 };
 
 const PKG_F = 'import math\n\n\ndef f(x):\n    """Return x plus one.\n\n    >>> f(1)\n    2\n    """\n    return x + 1\n';
-/** The test ids of a unittest module's source: module.Class.test_name for each test method. */
-const unittestIds = (module: string, src: string) => {
-  const ids: string[] = [];
-  let cls = '';
-  for (const m of src.matchAll(/^class (\w+)\(unittest\.TestCase\)|^ {4}def (test_\w+)/gm)) {
-    if (m[1]) cls = m[1];
-    else ids.push(`${module}.${cls}.${m[2]}`);
-  }
-  return ids;
-};
 
 /** A repository task: pkg/mod.py and tests/test_mod.py unless `more` says otherwise; the target named by its signature. */
 function repoTask(

@@ -16,7 +16,7 @@ import type { Verdict, VerdictIsolation } from '../../main/model/verdict.ts';
 import { createValidator, type Validator } from '../../main/validate/validator.ts';
 import { makeRepo } from '../helpers/tmp-repo.ts';
 import { needsStrongSandbox } from '../helpers/system.ts';
-import { PLACEHOLDER, pytestPython, templateTask } from './helpers.ts';
+import { PLACEHOLDER, pytestPython, templateTask, unittestIds } from './helpers.ts';
 
 await needsStrongSandbox();
 
@@ -40,16 +40,6 @@ afterAll(() => {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Task shapes: each task has a reference, so control flow is frozen from its own run.
-
-const unittestIds = (module: string, src: string) => {
-  const ids: string[] = [];
-  let cls = '';
-  for (const m of src.matchAll(/^class (\w+)\(unittest\.TestCase\)|^ {4}def (test_\w+)/gm)) {
-    if (m[1]) cls = m[1];
-    else ids.push(`${module}.${cls}.${m[2]}`);
-  }
-  return ids;
-};
 
 /** A repository task under unittest: pkg/mod.py holds the reference (and `extra` files beside it). */
 function unittestTask(id: string, reference: string, tests: string, extra: Record<string, string> = {}): Task {
@@ -765,18 +755,23 @@ Object.assign(CASES, {
   },
 } satisfies Record<string, Case>);
 
-describe('correct but unusual values cross; wrong ones still fail (unittest)', () => {
-  for (const [name, c] of Object.entries(CASES)) {
-    it(name, async () => {
-      const task = c.task();
-      const check = await validator.referenceCheck(task);
-      expect.soft(check, JSON.stringify(check)).toMatchObject({ passes: true, isolation: 'isolated' });
-      await correct(validator, task, c.right, 'isolated');
-      const wrong = await judge(validator, task, c.wrong, 'isolated');
-      for (const [w, v] of Object.entries(wrong)) expect.soft(v.status, show(task, w, v)).toBe('failed');
-    });
-  }
-});
+/** Each case's reference is validated isolated, its correct candidates pass isolated, its wrong ones fail. */
+function caseSuite(title: string, cases: Record<string, Case>): void {
+  describe(title, () => {
+    for (const [name, c] of Object.entries(cases)) {
+      it(name, async () => {
+        const task = c.task();
+        const check = await validator.referenceCheck(task);
+        expect.soft(check, JSON.stringify(check)).toMatchObject({ passes: true, isolation: 'isolated' });
+        await correct(validator, task, c.right, 'isolated');
+        const wrong = await judge(validator, task, c.wrong, 'isolated');
+        for (const [w, v] of Object.entries(wrong)) expect.soft(v.status, show(task, w, v)).toBe('failed');
+      });
+    }
+  });
+}
+
+caseSuite('correct but unusual values cross; wrong ones still fail (unittest)', CASES);
 
 // The same kinds of value in a check program (the tests' classes after the placeholder are theirs) and under pytest.
 const PROGRAM_CASES: Record<string, Case> = {
@@ -874,18 +869,7 @@ Object.assign(PROGRAM_CASES, {
   },
 } satisfies Record<string, Case>);
 
-describe('correct but unusual values cross; wrong ones still fail (check programs)', () => {
-  for (const [name, c] of Object.entries(PROGRAM_CASES)) {
-    it(name, async () => {
-      const task = c.task();
-      const check = await validator.referenceCheck(task);
-      expect.soft(check, JSON.stringify(check)).toMatchObject({ passes: true, isolation: 'isolated' });
-      await correct(validator, task, c.right, 'isolated');
-      const wrong = await judge(validator, task, c.wrong, 'isolated');
-      for (const [w, v] of Object.entries(wrong)) expect.soft(v.status, show(task, w, v)).toBe('failed');
-    });
-  }
-});
+caseSuite('correct but unusual values cross; wrong ones still fail (check programs)', PROGRAM_CASES);
 
 describe('correct but unusual values cross (pytest)', () => {
   it("the candidate's own iterator class and a proxy's methods, under pytest", async () => {

@@ -463,6 +463,18 @@ class Encoder:
 VALUE_BASES = frozenset((_int, _float, _complex, _str, _bytes, _tuple, _frozenset, _list, _dict, _set, _bytearray))
 
 
+def fill(made, base, value):
+    """Gives `made` (a fresh instance of a subclass of the mutable builtin `base`) the items of `value`, by the
+    base's own methods."""
+    if base is _dict:
+        _dict.update(made, value)
+    elif base is _set:
+        _set.update(made, value)
+    else:
+        base.extend(made, value)
+    return made
+
+
 def base_value(v, base):
     """v's value as its builtin base holds it (the base's own code: no method of v's class runs)."""
     if base is _dict:

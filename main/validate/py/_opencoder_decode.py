@@ -9,7 +9,7 @@ from _opencoder_codec import (
     CrossingError, _BaseException, _DEPTH, _NO, _STDLIB_VALUES, _bool, _builtin_base, _bytearray, _bytes, _complex,
     _dict, _float, _frozenset, _func_types, _getattr, _id, _import, _int, _is_slot, _is_struct_seq, _isinstance,
     _issubclass, _len, _list, _METHOD_OWNERS, VALUE_BASES, _obj_getattribute, _obj_setattr, _object, _PLAIN, _set, _shadows_code, _str, _tuple,
-    _type, _walk,
+    _type, _walk, fill,
 )
 
 _intern = sys.intern
@@ -379,12 +379,7 @@ class Decoder:
             value = self.dec(n[4], d)
             if _type(value) is not base:
                 raise CrossingError("malformed %s value" % n[3])
-            if base is _dict:
-                _dict.update(inst, value)
-            elif base is _set:
-                _set.update(inst, value)
-            else:
-                base.extend(inst, value)
+            fill(inst, base, value)
         else:
             raise CrossingError("an instance of %s, whose builtin base %s cannot be rebuilt" % (n[3], base.__name__))
         self._set_attrs(inst, n[5], d)

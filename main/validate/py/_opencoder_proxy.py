@@ -17,6 +17,8 @@ Only builtin modules are imported here (the test process loads this before the w
 
 import _operator
 
+from _opencoder_codec import fill
+
 _type = type
 _str = str
 _int = int
@@ -258,14 +260,7 @@ def value_stand_in(side, value, name, caps):
         cls.__module__ = name.rpartition(".")[0] or "candidate"
         _VALUE_CLASSES[key] = cls
     if base in (list, dict, set, bytearray):
-        made = cls()
-        if base is dict:
-            dict.update(made, value)
-        elif base is set:
-            set.update(made, value)
-        else:
-            base.extend(made, value)
-        return made
+        return fill(cls(), base, value)
     return base.__new__(cls, value)
 
 

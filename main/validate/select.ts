@@ -14,7 +14,7 @@ import type { Task } from '../model/task.ts';
 import { DEFAULT_CONFIG, type PipelineConfig } from '../model/config.ts';
 import type { StaticFinding, Verdict, VerdictStatus } from '../model/verdict.ts';
 import { passedCount } from '../model/verdict.ts';
-import { failureText } from './validator.ts';
+import { failureText } from './verdict-report.ts';
 
 export interface CandidateValidator {
   validate(task: Task, code: string, opts?: { signal?: AbortSignal }): Promise<Verdict>;

@@ -205,11 +205,11 @@ describe(`mining: layouts and sources as Python reads them${sys.note}`, () => {
         expect(s.unparsed).toEqual([]);
         const tasks = readManifest(s.out).tasks;
         // Module names start where the suite's path does; the suite's own files are never targets.
-        expect(tasks.map((t) => t.id).sort()).toEqual(['pkg.a.f', 'pkg.a.helper']);
-        // Read as Python reads them, a BOM and a coding declaration make candidates; the validator reads a target's file
-        // as UTF-8 (a known limit, docs/mining.md), so their references are refused with the reason, not lost.
+        // Read as Python reads them, a file with a BOM and one with a coding declaration make tasks too: the validator
+        // reads and writes a target's file in its own encoding.
+        expect(tasks.map((t) => t.id).sort()).toEqual(['pkg.a.f', 'pkg.a.helper', 'pkg.bom.h', 'pkg.lat.g']);
         const d = decisions(out);
-        for (const id of ['pkg.bom.h', 'pkg.lat.g']) expect(d.get(id), id).toMatchObject({ kept: false, reason: 'reference-fails' });
+        for (const id of ['pkg.bom.h', 'pkg.lat.g']) expect(d.get(id), id).toMatchObject({ kept: true });
         const f = tasks.find((t) => t.id === 'pkg.a.f')!;
         expect(f.ground_truth_apis).toEqual(['pkg.a:helper']);
         expect((f.source as { context: { level: string; thirdParty: string[] } }).context).toMatchObject({ level: 'file_runnable', thirdParty: [] });

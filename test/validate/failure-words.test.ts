@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../main/benchmarks/manifest-file.ts';
-import { createValidator, loadReason, type Validator } from '../../main/validate/validator.ts';
+import { createValidator, type Validator } from '../../main/validate/validator.ts';
+import { loadReason } from '../../main/validate/verdict-report.ts';
 import { SAMPLE_REPO, templateTask } from './helpers.ts';
 
 describe('loadReason', () => {

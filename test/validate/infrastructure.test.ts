@@ -9,7 +9,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxInfo } from '../../main/model/verdict.ts';
 import { type SandboxRunResult } from '../../main/validate/sandbox.ts';
-import { buildVerdict, createValidator } from '../../main/validate/validator.ts';
+import { createValidator } from '../../main/validate/validator.ts';
+import { buildVerdict } from '../../main/validate/verdict-report.ts';
 import type { TaskPlan } from '../../main/validate/task-plan.ts';
 import { GOOD, templateTask } from './helpers.ts';
 

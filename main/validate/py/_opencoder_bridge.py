@@ -22,7 +22,7 @@ from _opencoder_codec import (
 )
 from _opencoder_decode import Decoder
 from _opencoder_proxy import (
-    BINARY, CODE_FIELDS, UNARY, capabilities, handle_info, make_handle, new_proxy, proxy_pid, public, value_stand_in,
+    BINARY, CODE_FIELDS, UNARY, capabilities, handle_info, make_handle, new_proxy, public, value_stand_in,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -157,20 +157,18 @@ class TestSide:
         capabilities, name]: another object of the candidate's. The same object is the same stand-in every time."""
         if tag == "h":
             return self.local(hid)
-        if _type(hid) is not _int or tag not in ("g", "p", "pv"):
+        if _type(hid) is not _int or tag not in ("g", "p"):
             raise CrossingError("malformed value (handle)")
         known = self.remote.get(hid)
         if known is not None:
             return known
         if tag == "g":
             made = self._pull(hid)
-        elif tag == "pv":
-            made = node[2]  # made by the decoder (Decoder._value_proxy)
         else:
             caps, name = (node[2], node[3]) if node is not None and _len(node) == 4 else (None, None)
             if _type(caps) is not _list or not all(_type(c) is _str for c in caps) or _type(name) is not _str:
                 raise CrossingError("malformed value (proxy)")
-            made = new_proxy(self, hid, caps, name[:200])
+            made = new_proxy(self, caps)
         self.remote[hid] = made
         self.remote_ids[_id(made)] = (tag, hid)
         return made
@@ -259,7 +257,9 @@ class TestSide:
     def proxy_op(self, proxy, do, args):
         """A use of a proxy of the candidate's object (iteration, len, an attribute, a call …), served there."""
         known = self.remote_ids.get(_id(proxy))
-        pid = known[1] if known is not None and self.remote.get(known[1]) is proxy else proxy_pid(proxy)
+        if known is None or self.remote.get(known[1]) is not proxy:
+            raise CrossingError("an object of the candidate's this test process never received")
+        pid = known[1]
         if do == "call":
             args, kwargs = _tuple(args[0]), _dict(args[1])
         else:
@@ -552,7 +552,7 @@ class CandidateSide:
         """["h", n]: a stand-in for one of the tests' objects; ["g", n] or ["p", n]: an object of ours, sent back."""
         if tag == "h":
             return self.proxy(hid, node)
-        known = self.objs.get(hid) if tag in ("g", "p", "pv") and _type(hid) is _int else None
+        known = self.objs.get(hid) if tag in ("g", "p") and _type(hid) is _int else None
         if known is not None and self.obj_ids.get(_id(known), (None,))[0] in (tag, "pv" if tag == "p" else tag):
             return known
         raise CrossingError("malformed value (handle)")

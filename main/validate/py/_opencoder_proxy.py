@@ -64,8 +64,11 @@ def public(name):
 # answers as it would in-process), each asked of the test process.
 _BINARY_NAMES = ("lt", "le", "gt", "ge", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift",
                  "and", "or", "xor", "matmul", "divmod")
-_PROTOCOL = (("iter", "__iter__"), ("next", "__next__"), ("len", "__len__"), ("getitem", "__getitem__"),
-             ("contains", "__contains__"), ("call", "__call__"), ("enter", "__enter__"), ("bool", "__bool__"))
+# What an object of the candidate's can be asked, by the special methods its type has (a handle also has __bool__ where
+# the tests' class has it: a proxy's truth is never the candidate's).
+CAPABILITIES = (("iter", "__iter__"), ("next", "__next__"), ("len", "__len__"), ("getitem", "__getitem__"),
+                ("contains", "__contains__"), ("call", "__call__"), ("enter", "__enter__"))
+_PROTOCOL = CAPABILITIES + (("bool", "__bool__"),)
 
 
 def _dunder(name):
@@ -173,10 +176,6 @@ def _raise_attr(name):
 # ---------------------------------------------------------------------------------------------
 # The test side: proxies of the candidate's objects
 
-# What an object of the candidate's can be asked, by the special methods its type has.
-CAPABILITIES = (("iter", "__iter__"), ("next", "__next__"), ("len", "__len__"), ("getitem", "__getitem__"),
-                ("contains", "__contains__"), ("call", "__call__"), ("enter", "__enter__"))
-
 
 def capabilities(t):
     """The capabilities an object of type t offers (read from its type, as Python's own protocols are)."""
@@ -200,7 +199,7 @@ def proxy_class(caps):
         return f
 
     ns = {
-        "__slots__": ("_oc_side", "_oc_pid", "_oc_name"),
+        "__slots__": ("_oc_side",),
         "__doc__": "An object of the candidate's, used from the test process (its uses are served in the candidate process).",
         # Equality, ordering, truth and hashing are never the candidate's to decide.
         "__eq__": lambda self, other: self is other,
@@ -224,20 +223,11 @@ def proxy_class(caps):
     return cls
 
 
-def new_proxy(side, pid, caps, name):
-    cls = proxy_class(caps)
-    p = _object.__new__(cls)
+def new_proxy(side, caps):
+    """A proxy of the candidate's object; the side keeps its number (TestSide.remote_ids)."""
+    p = _object.__new__(proxy_class(caps))
     _object.__setattr__(p, "_oc_side", side)
-    _object.__setattr__(p, "_oc_pid", pid)
-    _object.__setattr__(p, "_oc_name", name)
     return p
-
-
-def proxy_pid(p):
-    """The candidate's number for a proxy of the test side, or None when p is not one."""
-    if _type(p) not in _PROXY_CLASSES.values():
-        return None
-    return _object.__getattribute__(p, "_oc_pid")
 
 
 _VALUE_CLASSES = {}
